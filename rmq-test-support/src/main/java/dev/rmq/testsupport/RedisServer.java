@@ -1,0 +1,517 @@
+package dev.rmq.testsupport;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.lang.ProcessBuilder.Redirect;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One real {@code redis-server} process on a free {@code 127.0.0.1} port with its own data directory.
+ *
+ * <p>Output goes to {@code redis.log} in the data directory rather than the test's console. The
+ * process is registered with a JVM shutdown hook, so it dies with the JVM even if nobody calls
+ * {@link #close()}.
+ */
+public final class RedisServer implements AutoCloseable {
+
+    public static final String HOST = "127.0.0.1";
+
+    private static final Logger log = LoggerFactory.getLogger(RedisServer.class);
+    private static final int PORT_ATTEMPTS = 5;
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
+    private static final int LOG_TAIL_LINES = 40;
+    private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(15);
+    // Short, so a probe stuck on something that accepts but never answers cannot eat the startup timeout.
+    private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(1);
+
+    private final RedisBinary binary;
+    private final Options options;
+    private final int port;
+    private final Path dir;
+    private final boolean ownsDir;
+    private final Path logFile;
+    private volatile Process process;
+    private volatile boolean closed;
+
+    private RedisServer(RedisBinary binary, Options options, int port, Path dir, boolean ownsDir) {
+        this.binary = binary;
+        this.options = options;
+        this.port = port;
+        this.dir = dir;
+        this.ownsDir = ownsDir;
+        this.logFile = dir.resolve("redis.log");
+    }
+
+    /** Starts a plain standalone server without persistence. */
+    public static RedisServer start() {
+        return start(Options.defaults());
+    }
+
+    public static RedisServer start(Options options) {
+        Objects.requireNonNull(options, "options");
+        RedisBinary binary = RedisBinary.resolve();
+        boolean ownsDir = options.dataDir() == null;
+        Path dir = createDir(options.dataDir());
+        try {
+            PortInUseException lastClash = null;
+            for (int attempt = 1; attempt <= PORT_ATTEMPTS; attempt++) {
+                RedisServer server = new RedisServer(binary, options, FreePorts.pick(options.clusterEnabled()), dir, ownsDir);
+                try {
+                    server.launch();
+                    return server;
+                } catch (PortInUseException e) {
+                    // Someone took the port between our probe and redis-server's bind; pick another.
+                    lastClash = e;
+                }
+            }
+            throw new IllegalStateException("redis-server could not bind a free port in " + PORT_ATTEMPTS + " attempts", lastClash);
+        } catch (RuntimeException e) {
+            if (ownsDir) {
+                deleteRecursively(dir);
+            }
+            throw e;
+        }
+    }
+
+    public String host() {
+        return HOST;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** {@code redis://127.0.0.1:<port>}, the form Redisson's {@code setAddress}/{@code addNodeAddress} expect. */
+    public String address() {
+        return "redis://" + HOST + ":" + port;
+    }
+
+    /** Pid of the current process; changes after {@link #restart()}. */
+    public long pid() {
+        return currentProcess().pid();
+    }
+
+    public String version() {
+        return binary.version();
+    }
+
+    public RedisBinary binary() {
+        return binary;
+    }
+
+    /** Working directory holding the AOF/RDB files, {@code nodes.conf} and {@code redis.log}. */
+    public Path dataDir() {
+        return dir;
+    }
+
+    public Path logFile() {
+        return logFile;
+    }
+
+    public boolean isRunning() {
+        Process p = process;
+        return p != null && p.isAlive();
+    }
+
+    /**
+     * Sends one command on a fresh connection.
+     *
+     * @return a String, Long, {@code List<Object>} or null, as RESP2 replies map (an error nested in an
+     *         array, e.g. inside an EXEC reply, appears as a {@link RedisReplyException} element)
+     * @throws RedisReplyException when Redis answers with an error
+     * @throws UncheckedIOException when the server cannot be reached
+     */
+    public Object command(String... args) {
+        return call(COMMAND_TIMEOUT, args);
+    }
+
+    private Object call(Duration readTimeout, String... args) {
+        if (args.length == 0) {
+            throw new IllegalArgumentException("command needs at least the command name");
+        }
+        try {
+            return Resp.call(HOST, port, readTimeout, args);
+        } catch (IOException e) {
+            throw new UncheckedIOException(args[0] + " to " + HOST + ":" + port + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** Parses {@code INFO <section>} into {@code field -> value}, e.g. {@code info("replication").get("role")}. */
+    public Map<String, String> info(String section) {
+        return parseInfo((String) command("INFO", section));
+    }
+
+    public Map<String, String> info() {
+        return parseInfo((String) command("INFO"));
+    }
+
+    /** {@code master} or {@code slave}, as {@code ROLE} reports it. */
+    public String role() {
+        return (String) ((List<?>) command("ROLE")).get(0);
+    }
+
+    /** Graceful stop (SHUTDOWN NOSAVE, escalating to SIGTERM and SIGKILL); the data directory is kept. */
+    public synchronized void stop() {
+        Process p = process;
+        if (p == null || !p.isAlive()) {
+            return;
+        }
+        try {
+            // NOW (7.0+) skips waiting for lagging replicas, which would stall cluster teardown.
+            command(binary.majorVersion() >= 7 ? new String[] {"SHUTDOWN", "NOSAVE", "NOW"} : new String[] {"SHUTDOWN", "NOSAVE"});
+        } catch (RuntimeException expected) {
+            // A successful SHUTDOWN closes the connection without replying.
+        }
+        if (!awaitExit(p, STOP_TIMEOUT)) {
+            log.warn("redis-server on port {} ignored SHUTDOWN; sending SIGTERM", port);
+            p.destroy();
+            if (!awaitExit(p, STOP_TIMEOUT)) {
+                p.destroyForcibly();
+                awaitExit(p, STOP_TIMEOUT);
+            }
+        }
+    }
+
+    /** SIGKILL without any chance to flush, to simulate a crash. */
+    public synchronized void kill() {
+        Process p = process;
+        if (p != null) {
+            p.destroyForcibly();
+            if (!awaitExit(p, STOP_TIMEOUT)) {
+                throw new IllegalStateException("redis-server pid " + p.pid() + " survived SIGKILL for " + STOP_TIMEOUT);
+            }
+        }
+    }
+
+    /** Stops (if running) and starts again on the same port and data directory, e.g. to reload the AOF. */
+    public synchronized void restart() {
+        if (closed) {
+            throw new IllegalStateException("Cannot restart " + this + ": it is closed");
+        }
+        stop();
+        try {
+            launch();
+        } catch (PortInUseException e) {
+            throw new IllegalStateException("Cannot restart on port " + port + ": another process took it", e);
+        }
+    }
+
+    /** Stops the server and deletes its data directory unless the caller supplied it. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            stop();
+        } finally {
+            trackForExit(false);
+            deleteDirIfOwned();
+        }
+    }
+
+    @Override
+    public String toString() {
+        Process p = process;
+        return "redis-server " + version() + " at " + HOST + ":" + port + (p != null ? " (pid " + p.pid() + ")" : "");
+    }
+
+    // --- startup ---------------------------------------------------------------------------------------------
+
+    private void launch() {
+        List<String> command = commandLine();
+        long logOffset = logSize();
+        try {
+            process = new ProcessBuilder(command)
+                    .directory(dir.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(Redirect.appendTo(logFile.toFile()))
+                    .start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not start " + String.join(" ", command), e);
+        }
+        trackForExit(true);
+        try {
+            awaitPong(logOffset);
+        } catch (RuntimeException e) {
+            destroyForcibly();
+            awaitExit(process, STOP_TIMEOUT);
+            trackForExit(false);
+            throw e;
+        }
+        log.debug("Started {} in {}", this, dir);
+    }
+
+    /** Puts the server on the exit hook's list, or takes it off, unless its owner alone stops it. */
+    private void trackForExit(boolean track) {
+        // not even touched otherwise: its class adds the exit hook, which fails while the JVM is exiting
+        if (!options.killedAtExit()) {
+            return;
+        }
+        if (track) {
+            ServerRegistry.register(this);
+        } else {
+            ServerRegistry.deregister(this);
+        }
+    }
+
+    private List<String> commandLine() {
+        List<String> command = new ArrayList<>(List.of(binary.path().toString(),
+                "--port", Integer.toString(port),
+                "--bind", HOST,
+                "--save", "",
+                "--appendonly", "no",
+                "--dir", dir.toString(),
+                "--daemonize", "no",
+                "--protected-mode", "no"));
+        // Appended last because redis-server lets a later --option override an earlier one.
+        command.addAll(options.args());
+        return command;
+    }
+
+    private void awaitPong(long logOffset) {
+        Process p = process;
+        Poll.until(options.startupTimeout(), () -> {
+            if (!p.isAlive()) {
+                String output = logSince(logOffset);
+                if (output.contains("Address already in use")) {
+                    throw new PortInUseException(port, output);
+                }
+                throw new ExitedException("redis-server exited with code " + p.exitValue() + " while starting on port " + port
+                        + "; " + logFile + " ends with:\n" + tail(output));
+            }
+            // Ask who answers, not just whether something does: until our process has bound the port,
+            // whatever else holds it (a squatter, another Redis) must not pass for this server.
+            return "PONG".equals(call(PROBE_TIMEOUT, "PING"))
+                    && Long.toString(p.pid()).equals(parseInfo((String) call(PROBE_TIMEOUT, "INFO", "server")).get("process_id"));
+        }, () -> "redis-server on port " + port + " did not answer PING within " + options.startupTimeout()
+                + "; " + logFile + " ends with:\n" + tail(logSince(logOffset)));
+    }
+
+    private static final class ExitedException extends Poll.GiveUp {
+        private static final long serialVersionUID = 1L;
+
+        ExitedException(String message) {
+            super(message);
+        }
+    }
+
+    private static final class PortInUseException extends Poll.GiveUp {
+        private static final long serialVersionUID = 1L;
+
+        PortInUseException(int port, String output) {
+            super("Port " + port + " (or its cluster bus port) is already in use:\n" + tail(output));
+        }
+    }
+
+    // --- used by the shutdown hook ---------------------------------------------------------------------------
+
+    void destroyForcibly() {
+        Process p = process;
+        if (p != null) {
+            p.toHandle().destroyForcibly();
+        }
+    }
+
+    void awaitExitAndDeleteDir() {
+        Process p = process;
+        if (p != null) {
+            awaitExit(p, Duration.ofSeconds(5));
+        }
+        deleteDirIfOwned();
+    }
+
+    // --- helpers ---------------------------------------------------------------------------------------------
+
+    private Process currentProcess() {
+        Process p = process;
+        if (p == null) {
+            throw new IllegalStateException("redis-server on port " + port + " was never started");
+        }
+        return p;
+    }
+
+    private static boolean awaitExit(Process p, Duration timeout) {
+        boolean interrupted = false;
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try {
+            while (true) {
+                try {
+                    return p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    // Finish the wait anyway: returning early would leave a process whose port is still bound.
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    static Map<String, String> parseInfo(String text) {
+        Map<String, String> fields = new LinkedHashMap<>();
+        for (String line : text.split("\r?\n")) {
+            int colon = line.indexOf(':');
+            if (line.isBlank() || line.startsWith("#") || colon < 0) {
+                continue;
+            }
+            fields.put(line.substring(0, colon), line.substring(colon + 1).trim());
+        }
+        return fields;
+    }
+
+    private static Path createDir(Path requested) {
+        try {
+            return requested != null ? Files.createDirectories(requested).toAbsolutePath()
+                    : Files.createTempDirectory("rmq-redis-").toAbsolutePath();
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not create a data directory for redis-server", e);
+        }
+    }
+
+    private void deleteDirIfOwned() {
+        if (ownsDir) {
+            deleteRecursively(dir);
+        }
+    }
+
+    private static void deleteRecursively(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path path : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
+                Files.deleteIfExists(path);
+            }
+        } catch (IOException | UncheckedIOException e) {
+            log.warn("Could not delete {}: {}", dir, e.toString());
+        }
+    }
+
+    private long logSize() {
+        try {
+            return Files.exists(logFile) ? Files.size(logFile) : 0;
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    private String logSince(long offset) {
+        try (InputStream in = Files.newInputStream(logFile)) {
+            in.skipNBytes(Math.min(offset, Files.size(logFile)));
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "(could not read " + logFile + ": " + e + ")";
+        }
+    }
+
+    private static String tail(String output) {
+        List<String> lines = output.lines().toList();
+        return String.join("\n", lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size()));
+    }
+
+    /**
+     * How to start a server. Immutable; each {@code with*} returns a copy.
+     *
+     * <pre>{@code Options.defaults().withArgs("--appendonly", "yes", "--appendfsync", "always")}</pre>
+     */
+    public static final class Options {
+
+        // The helper owns these; letting callers change them would break port bookkeeping,
+        // cleanup, or (daemonize) the process handle itself.
+        private static final Set<String> RESERVED = Set.of("--port", "--dir", "--daemonize", "--logfile");
+
+        private final List<String> args;
+        private final Path dataDir;
+        private final Duration startupTimeout;
+        private final boolean killedAtExit;
+
+        private Options(List<String> args, Path dataDir, Duration startupTimeout, boolean killedAtExit) {
+            this.args = List.copyOf(args);
+            this.dataDir = dataDir;
+            this.startupTimeout = startupTimeout;
+            this.killedAtExit = killedAtExit;
+        }
+
+        /** No persistence, fresh temp directory, 10 s to answer PING, killed when the JVM exits. */
+        public static Options defaults() {
+            return new Options(List.of(), null, Duration.ofSeconds(10), true);
+        }
+
+        /**
+         * Extra {@code redis-server} arguments, appended after the defaults so they override them
+         * ({@code "--appendonly", "yes"} wins over the default {@code --appendonly no}).
+         */
+        public Options withArgs(String... extra) {
+            for (String arg : extra) {
+                if (RESERVED.contains(Objects.requireNonNull(arg, "arg").toLowerCase(Locale.ROOT))) {
+                    throw new IllegalArgumentException(arg + " is managed by RedisServer and cannot be overridden"
+                            + (arg.equalsIgnoreCase("--dir") ? "; use withDataDir(...)" : ""));
+                }
+            }
+            List<String> all = new ArrayList<>(args);
+            all.addAll(Arrays.asList(extra));
+            return new Options(all, dataDir, startupTimeout, killedAtExit);
+        }
+
+        /** Use this directory instead of a fresh temp one; it is created if needed and never deleted. */
+        public Options withDataDir(Path dir) {
+            return new Options(args, Objects.requireNonNull(dir, "dir"), startupTimeout, killedAtExit);
+        }
+
+        public Options withStartupTimeout(Duration timeout) {
+            return new Options(args, dataDir, Objects.requireNonNull(timeout, "timeout"), killedAtExit);
+        }
+
+        /**
+         * Leaves stopping the server to its owner alone: no JVM shutdown hook kills it. For an application
+         * whose own graceful shutdown must still reach Redis, which the hook would race.
+         */
+        public Options stoppedOnlyByClose() {
+            return new Options(args, dataDir, startupTimeout, false);
+        }
+
+        public boolean killedAtExit() {
+            return killedAtExit;
+        }
+
+        public List<String> args() {
+            return args;
+        }
+
+        /** Null means a fresh temp directory per server. */
+        public Path dataDir() {
+            return dataDir;
+        }
+
+        public Duration startupTimeout() {
+            return startupTimeout;
+        }
+
+        boolean clusterEnabled() {
+            int i = args.lastIndexOf("--cluster-enabled");
+            return i >= 0 && i + 1 < args.size() && args.get(i + 1).equalsIgnoreCase("yes");
+        }
+    }
+}
