@@ -1,0 +1,55 @@
+package dev.rmq.consumer;
+
+import java.time.Duration;
+
+/**
+ * How a container consumes.
+ *
+ * @param concurrency     worker threads; each polls its own slots one after another
+ * @param batchSize       the most messages one poll moves into prepare (1..1000)
+ * @param idlePoll        the longest an idle slot waits between polls; sends wake it earlier
+ * @param shutdownTimeout how long a graceful stop lets in-flight messages finish
+ * @param recoverLimit    the most expired leases one poll recovers
+ */
+public record ConsumerSettings(int concurrency, int batchSize, Duration idlePoll, Duration shutdownTimeout,
+                               int recoverLimit) {
+
+    public static final int MAX_BATCH_SIZE = 1000;
+
+    public static final ConsumerSettings DEFAULTS =
+            new ConsumerSettings(1, 64, Duration.ofSeconds(1), Duration.ofSeconds(30), 100);
+
+    public ConsumerSettings {
+        if (concurrency < 1 || concurrency > 1024) {
+            throw new IllegalArgumentException("concurrency must be in 1..1024, was " + concurrency);
+        }
+        if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
+            throw new IllegalArgumentException("batchSize must be in 1.." + MAX_BATCH_SIZE + ", was " + batchSize);
+        }
+        if (idlePoll == null || idlePoll.toMillis() < 1 || idlePoll.compareTo(Duration.ofMinutes(1)) > 0) {
+            throw new IllegalArgumentException("idlePoll must be between 1 ms and 1 min, was " + idlePoll);
+        }
+        if (shutdownTimeout == null || shutdownTimeout.isNegative()) {
+            throw new IllegalArgumentException("shutdownTimeout must be zero or positive, was " + shutdownTimeout);
+        }
+        if (recoverLimit < 1 || recoverLimit > MAX_BATCH_SIZE) {
+            throw new IllegalArgumentException("recoverLimit must be in 1.." + MAX_BATCH_SIZE + ", was " + recoverLimit);
+        }
+    }
+
+    public ConsumerSettings withConcurrency(int value) {
+        return new ConsumerSettings(value, batchSize, idlePoll, shutdownTimeout, recoverLimit);
+    }
+
+    public ConsumerSettings withBatchSize(int value) {
+        return new ConsumerSettings(concurrency, value, idlePoll, shutdownTimeout, recoverLimit);
+    }
+
+    public ConsumerSettings withIdlePoll(Duration value) {
+        return new ConsumerSettings(concurrency, batchSize, value, shutdownTimeout, recoverLimit);
+    }
+
+    public ConsumerSettings withShutdownTimeout(Duration value) {
+        return new ConsumerSettings(concurrency, batchSize, idlePoll, value, recoverLimit);
+    }
+}

@@ -1,0 +1,44 @@
+package dev.rmq.consumer;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/** A delivered message: its payload and what rmq knows of it. */
+public interface RmqMessage<T> {
+
+    String topic();
+
+    int slot();
+
+    /** The merge key. */
+    String key();
+
+    /** Which delivery this is: 1 the first time, 2 on the first retry, and so on. */
+    int attempt();
+
+    /** For range-merge and fixed-time messages, when the message was due (by the Redis clock). */
+    Optional<Instant> dueTime();
+
+    /** For priority messages, the priority. */
+    OptionalLong priority();
+
+    /** The reason of the previous failed attempt, empty on a first delivery. */
+    String lastError();
+
+    Map<String, String> headers();
+
+    T payload();
+
+    /** When the current lease ends, by the Redis clock; after it the message may be delivered again. */
+    Instant leaseDeadline();
+
+    /**
+     * Extends the lease to {@code duration} from now (by the Redis clock), for a handler that needs longer.
+     *
+     * @throws dev.rmq.RmqException when the lease was already lost: the message may be redelivered elsewhere
+     */
+    void extendLease(Duration duration);
+}

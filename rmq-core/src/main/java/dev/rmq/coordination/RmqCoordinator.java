@@ -1,0 +1,237 @@
+package dev.rmq.coordination;
+
+import dev.rmq.RmqContext;
+import dev.rmq.topic.TopicDefinition;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.zookeeper.data.ACL;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.Closeable;
+import java.net.InetAddress;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One per application: registers its topic definitions in ZooKeeper (refusing conflicting ones) and
+ * gives each consumer container a {@link ZooKeeperSlotAssignment}. It uses the caller's started
+ * {@link CuratorFramework} and does not close it. Like Curator's recipes it starts once and closes once.
+ *
+ * <p>While ZooKeeper is unreachable the workers keep exclusivity rather than availability: on SUSPENDED
+ * they stop polling, on LOST they give up their slots, and they resume only once they hold them again.
+ */
+public final class RmqCoordinator implements Closeable {
+
+    private static final Logger log = LoggerFactory.getLogger(RmqCoordinator.class);
+
+    private final CuratorFramework curator;
+    private final RmqContext context;
+    private final ZkPaths paths;
+    private final List<ACL> acl;
+    private final String instanceId;
+    private final String origin;
+    private final AtomicBoolean started = new AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final List<ZooKeeperSlotAssignment> assignments = new CopyOnWriteArrayList<>();
+    private final ConnectionStateListener connectionListener = this::onConnectionState;
+
+    private RmqCoordinator(Builder builder) {
+        this.curator = builder.curator;
+        this.context = builder.context;
+        this.paths = new ZkPaths(builder.root);
+        this.acl = builder.acl == null ? null : List.copyOf(builder.acl);
+        this.instanceId = builder.instanceId != null ? builder.instanceId : defaultInstanceId();
+        this.origin = builder.origin != null ? builder.origin : "instance " + instanceId;
+    }
+
+    public static Builder builder(CuratorFramework curator, RmqContext context) {
+        return new Builder(curator, context);
+    }
+
+    /**
+     * Registers every topic of the context.
+     *
+     * @throws TopicConflictException when another application defined a topic differently
+     * @throws IllegalStateException  when started twice, or Curator is not started
+     */
+    public void start() {
+        if (!started.compareAndSet(false, true)) {
+            throw new IllegalStateException("RmqCoordinator " + instanceId + " was already started");
+        }
+        if (curator.getState() != CuratorFrameworkState.STARTED) {
+            throw new IllegalStateException("the CuratorFramework must be started before the RmqCoordinator");
+        }
+        for (TopicDefinition topic : context.topics().all()) {
+            try {
+                TopicRegistration.register(curator, paths, acl, topic, origin);
+            } catch (TopicConflictException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot register topic '" + topic.name() + "' at "
+                        + paths.topic(topic.name()) + " in ZooKeeper " + curator.getZookeeperClient().getCurrentConnectionString()
+                        + " (is it reachable?): " + e, e);
+            }
+        }
+        curator.getConnectionStateListenable().addListener(connectionListener);
+        log.info("rmq coordination {} started under {} for topics {}", instanceId, paths.root(),
+                context.topics().all().stream().map(TopicDefinition::name).toList());
+    }
+
+    /** A new assignment for one container; it joins the topic's members when the container starts it. */
+    public ZooKeeperSlotAssignment newAssignment() {
+        requireStarted();
+        ZooKeeperSlotAssignment assignment = new ZooKeeperSlotAssignment(this);
+        assignments.add(assignment);
+        return assignment;
+    }
+
+    /** The current plan of a topic: slot → worker. */
+    public Map<Integer, String> plan(String topic) {
+        requireStarted();
+        return Ownership.readPlan(curator, paths, context.topics().require(topic).name());
+    }
+
+    /** Who holds each slot of a topic now: slot → worker (slots nobody holds are absent). */
+    public Map<Integer, String> owners(String topic) {
+        requireStarted();
+        return Ownership.readOwners(curator, paths, context.topics().require(topic));
+    }
+
+    /** Who holds one slot of a topic now, if anyone. */
+    public Optional<String> owner(String topic, int slot) {
+        requireStarted();
+        TopicDefinition definition = context.topics().require(topic);
+        return Ownership.readOwner(curator, paths, definition, definition.requireSlot(slot));
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        curator.getConnectionStateListenable().removeListener(connectionListener);
+        for (ZooKeeperSlotAssignment assignment : assignments) {
+            assignment.close();
+        }
+    }
+
+    private void onConnectionState(CuratorFramework client, ConnectionState state) {
+        log.info("rmq coordination {}: ZooKeeper connection {}", instanceId, state);
+        for (ZooKeeperSlotAssignment assignment : assignments) {
+            assignment.onConnectionState(state);
+        }
+    }
+
+    void forget(ZooKeeperSlotAssignment assignment) {
+        assignments.remove(assignment);
+    }
+
+    private void requireStarted() {
+        if (!started.get() || closed.get()) {
+            throw new IllegalStateException("RmqCoordinator " + instanceId + " is not running");
+        }
+    }
+
+    CuratorFramework curator() {
+        return curator;
+    }
+
+    RmqContext context() {
+        return context;
+    }
+
+    ZkPaths paths() {
+        return paths;
+    }
+
+    /** The explicit ACL, or null to leave it to the CuratorFramework's ACLProvider. */
+    List<ACL> acl() {
+        return acl;
+    }
+
+    String instanceId() {
+        return instanceId;
+    }
+
+    String origin() {
+        return origin;
+    }
+
+    private static String defaultInstanceId() {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (Exception e) {
+            host = "unknown-host";
+        }
+        return host.replaceAll("[^A-Za-z0-9.-]", "-") + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    /** Collects the coordinator's settings. */
+    public static final class Builder {
+        private final CuratorFramework curator;
+        private final RmqContext context;
+        private String root = "/rmq";
+        /** Null: the CuratorFramework's own ACLProvider decides, as for any other Curator create. */
+        private List<ACL> acl;
+        private String instanceId;
+        private String origin;
+
+        private Builder(CuratorFramework curator, RmqContext context) {
+            if (curator == null || context == null) {
+                throw new IllegalArgumentException("a CuratorFramework and an RmqContext are required");
+            }
+            this.curator = curator;
+            this.context = context;
+        }
+
+        /** The root znode of rmq's data; {@code /rmq} by default. */
+        public Builder root(String value) {
+            new ZkPaths(value);
+            this.root = value;
+            return this;
+        }
+
+        /**
+         * The ACL of every znode rmq creates. By default the CuratorFramework's {@code ACLProvider} decides
+         * (open, unless the client was built with a provider of its own).
+         */
+        public Builder acl(List<ACL> value) {
+            if (value == null || value.isEmpty()) {
+                throw new IllegalArgumentException("acl must name at least one entry");
+            }
+            this.acl = value;
+            return this;
+        }
+
+        /** This application instance's id, unique in the cluster; host name plus a random suffix by default. */
+        public Builder instanceId(String value) {
+            if (value == null || !value.matches("[A-Za-z0-9._-]{1,100}")) {
+                throw new IllegalArgumentException("instanceId must be 1 to 100 letters, digits, '.', '_' or '-', was "
+                        + value);
+            }
+            this.instanceId = value;
+            return this;
+        }
+
+        /** Where this application's definitions come from, named in conflict errors. */
+        public Builder origin(String value) {
+            if (value == null || value.isBlank()) {
+                throw new IllegalArgumentException("origin must not be blank");
+            }
+            this.origin = value;
+            return this;
+        }
+
+        public RmqCoordinator build() {
+            return new RmqCoordinator(this);
+        }
+    }
+}

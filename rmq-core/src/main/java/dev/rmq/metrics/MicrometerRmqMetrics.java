@@ -1,0 +1,107 @@
+package dev.rmq.metrics;
+
+import dev.rmq.consumer.ConsumeResult;
+import dev.rmq.topic.TopicDefinition;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Micrometer meters for rmq, tagged only with {@code topic}, {@code type} and {@code result}:
+ * <ul>
+ * <li>{@code rmq.send} timer per send call, {@code rmq.send.messages} counter of messages sent;</li>
+ * <li>{@code rmq.consume} timer per handled message, result {@code success}, {@code retry} or {@code dead};</li>
+ * <li>{@code rmq.merges}, {@code rmq.retries}, {@code rmq.dead}, {@code rmq.lease.recovered},
+ * {@code rmq.ack.stale} counters;</li>
+ * <li>{@code rmq.lateness} distribution (ms) of consume start minus due time, for time-based topics.</li>
+ * </ul>
+ */
+public final class MicrometerRmqMetrics implements RmqMetrics {
+
+    private final MeterRegistry registry;
+    /** Meters once registered, so the consumer loop does not build and look one up per message. */
+    private final ConcurrentMap<MeterKey, Object> meters = new ConcurrentHashMap<>();
+
+    private record MeterKey(String name, String topic, String result) {
+    }
+
+    public MicrometerRmqMetrics(MeterRegistry registry) {
+        if (registry == null) {
+            throw new IllegalArgumentException("a MeterRegistry is required");
+        }
+        this.registry = registry;
+    }
+
+    @Override
+    public void sent(TopicDefinition topic, int messages, int merged, long nanos, Throwable error) {
+        String result = error == null ? "success" : "failure";
+        meter("rmq.send", topic, result, () -> Timer.builder("rmq.send").description("Send calls (a batch is one call)")
+                .tags("topic", topic.name(), "type", type(topic), "result", result)
+                .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+        counter("rmq.send.messages", "Messages sent", topic, result).increment(messages);
+        if (merged > 0) {
+            counter("rmq.merges", "Sends that merged into a waiting message", topic, null).increment(merged);
+        }
+    }
+
+    @Override
+    public void consumed(TopicDefinition topic, ConsumeResult.Outcome outcome, long nanos) {
+        String result = outcome.name().toLowerCase(Locale.ROOT);
+        meter("rmq.consume", topic, result, () -> Timer.builder("rmq.consume").description("Messages handled by listeners")
+                .tags("topic", topic.name(), "type", type(topic), "result", result)
+                .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void lateness(TopicDefinition topic, long millis) {
+        DistributionSummary lateness = meter("rmq.lateness", topic, null, () -> DistributionSummary.builder("rmq.lateness")
+                .baseUnit("milliseconds").description("Consume start minus due time, by the Redis clock")
+                .tags("topic", topic.name(), "type", type(topic)).publishPercentileHistogram().register(registry));
+        lateness.record(Math.max(0, millis));
+    }
+
+    @Override
+    public void acknowledged(TopicDefinition topic, String result) {
+        switch (result) {
+            case "retry" -> counter("rmq.retries", "Messages rolled back for a retry", topic, null).increment();
+            case "dead" -> counter("rmq.dead", "Messages moved to the dead queue", topic, null).increment();
+            case "stale" -> counter("rmq.ack.stale", "Acks refused because the lease was lost", topic, null).increment();
+            default -> {
+            }
+        }
+    }
+
+    @Override
+    public void recovered(TopicDefinition topic, long leases) {
+        if (leases > 0) {
+            counter("rmq.lease.recovered", "Expired leases recovered as failures", topic, null).increment(leases);
+        }
+    }
+
+    private Counter counter(String name, String description, TopicDefinition topic, String result) {
+        return meter(name, topic, result, () -> {
+            Counter.Builder builder = Counter.builder(name).description(description)
+                    .tags("topic", topic.name(), "type", type(topic));
+            if (result != null) {
+                builder.tag("result", result);
+            }
+            return builder.register(registry);
+        });
+    }
+
+    @SuppressWarnings("unchecked")
+    private <M> M meter(String name, TopicDefinition topic, String result, Supplier<M> register) {
+        return (M) meters.computeIfAbsent(new MeterKey(name, topic.name(), result), key -> register.get());
+    }
+
+    private static String type(TopicDefinition topic) {
+        return topic.type().name().toLowerCase(Locale.ROOT);
+    }
+}

@@ -1,0 +1,38 @@
+package dev.rmq.metrics;
+
+import dev.rmq.consumer.ConsumeResult;
+import dev.rmq.topic.TopicDefinition;
+
+/**
+ * Receives what the producer and the consumers do. Implementations must be fast and thread-safe, and
+ * must never tag anything with a message key. Every method does nothing by default.
+ */
+public interface RmqMetrics {
+
+    /** Reports nothing. */
+    RmqMetrics NONE = new RmqMetrics() {
+    };
+
+    /**
+     * A send call finished: {@code messages} of one topic (more than one in a batch), {@code merged} of
+     * them merged into waiting ones. {@code error} is null on success.
+     */
+    default void sent(TopicDefinition topic, int messages, int merged, long nanos, Throwable error) {
+    }
+
+    /** A handler finished one message with this outcome. */
+    default void consumed(TopicDefinition topic, ConsumeResult.Outcome outcome, long nanos) {
+    }
+
+    /** A time-based message started being handled this long after it was due (by the Redis clock). */
+    default void lateness(TopicDefinition topic, long millis) {
+    }
+
+    /** What Redis did with one acknowledgement: committed, retry, dead, merged, released or stale. */
+    default void acknowledged(TopicDefinition topic, String result) {
+    }
+
+    /** A poll recovered this many expired leases (each counted as a failed attempt). */
+    default void recovered(TopicDefinition topic, long leases) {
+    }
+}

@@ -1,0 +1,5 @@
+/**
+ * Sending messages ({@link dev.rmq.producer.RmqProducer}, {@link dev.rmq.producer.OutgoingMessage}) and
+ * operating on waiting messages by key (cancel, reschedule, get, exists).
+ */
+package dev.rmq.producer;

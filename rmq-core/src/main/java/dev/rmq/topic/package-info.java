@@ -1,0 +1,7 @@
+/**
+ * Topic definitions, their validation, and slot routing.
+ *
+ * <p>A topic's messages are spread over {@code slotAmount} slots; the slot of a message is
+ * {@code CRC32(UTF-8 bytes of slotBasis) mod slotAmount} (see {@link dev.rmq.topic.SlotRouter}).
+ */
+package dev.rmq.topic;

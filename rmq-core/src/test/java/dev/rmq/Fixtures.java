@@ -1,0 +1,53 @@
+package dev.rmq;
+
+import dev.rmq.testsupport.RedisCluster;
+import dev.rmq.testsupport.RedisServer;
+import dev.rmq.topic.BackoffPolicy;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicType;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+import java.time.Duration;
+import java.util.List;
+
+/** Redisson clients and topics for tests against real redis-server processes. */
+public final class Fixtures {
+
+    private Fixtures() {
+    }
+
+    public static RedissonClient redisson(RedisServer server) {
+        return redisson(server.address());
+    }
+
+    /** A client of the standalone Redis at {@code address} ("redis://127.0.0.1:port"). */
+    public static RedissonClient redisson(String address) {
+        Config config = new Config();
+        config.useSingleServer().setAddress(address).setConnectionMinimumIdleSize(2)
+                .setConnectionPoolSize(8).setRetryAttempts(1).setTimeout(3000);
+        return Redisson.create(config);
+    }
+
+    public static RedissonClient redisson(RedisCluster cluster) {
+        Config config = new Config();
+        config.useClusterServers().setMasterConnectionMinimumIdleSize(2).setMasterConnectionPoolSize(8)
+                .setSlaveConnectionMinimumIdleSize(1).setSlaveConnectionPoolSize(2).setTimeout(3000)
+                .setNodeAddresses(cluster.nodeAddresses());
+        return Redisson.create(config);
+    }
+
+    /** Redis server time in ms, read the same way the scripts read it. */
+    public static long redisTimeMs(RedisServer server) {
+        @SuppressWarnings("unchecked")
+        List<Object> time = (List<Object>) server.command("TIME");
+        return Long.parseLong(String.valueOf(time.get(0))) * 1000 + Long.parseLong(String.valueOf(time.get(1))) / 1000;
+    }
+
+    /** A topic with fast leases and backoff, so failure tests run in seconds. */
+    public static TopicDefinition topic(String name, TopicType type, int slots) {
+        return TopicDefinition.builder(name, type).slotAmount(slots).leaseTimeout(Duration.ofSeconds(2))
+                .maxRetries(2).backoff(BackoffPolicy.fixed(Duration.ofMillis(100))).build();
+    }
+}

@@ -1,0 +1,43 @@
+package dev.rmq;
+
+import dev.rmq.testsupport.RedisServer;
+import dev.rmq.testsupport.RedisTestServers;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.redisson.api.RedissonClient;
+
+/** Base of the tests that share one real standalone redis-server per class, emptied before each test. */
+public abstract class StandaloneRedisTest {
+
+    protected static RedisServer redis;
+    protected static RedissonClient redisson;
+
+    @BeforeAll
+    static void startRedis() {
+        redis = RedisTestServers.newStandalone();
+        redisson = Fixtures.redisson(redis);
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        try {
+            if (redisson != null) {
+                redisson.shutdown();
+            }
+        } finally {
+            if (redis != null) {
+                redis.close();
+            }
+        }
+    }
+
+    @BeforeEach
+    void emptyRedis() {
+        redis.command("FLUSHALL");
+    }
+
+    protected long redisTimeMs() {
+        return Fixtures.redisTimeMs(redis);
+    }
+}

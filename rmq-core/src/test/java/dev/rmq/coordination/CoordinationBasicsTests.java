@@ -1,0 +1,217 @@
+package dev.rmq.coordination;
+
+import dev.rmq.Fixtures;
+import dev.rmq.RmqClient;
+import dev.rmq.consumer.ConsumeResult;
+import dev.rmq.producer.OutgoingMessage;
+import dev.rmq.redis.SlotFencedException;
+import dev.rmq.testsupport.RedisServer;
+import dev.rmq.testsupport.RedisTestServers;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicType;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Id;
+import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+class CoordinationBasicsTests {
+
+    private static RedisServer redis;
+    private static TestingServer zookeeper;
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+
+    @BeforeAll
+    static void servers() throws Exception {
+        redis = RedisTestServers.newStandalone();
+        zookeeper = new TestingServer(true);
+    }
+
+    @AfterAll
+    static void stopServers() throws Exception {
+        ZooKeeperNode.closeAll(zookeeper, redis);
+    }
+
+    @BeforeEach
+    void empty() throws Exception {
+        redis.command("FLUSHALL");
+        ZooKeeperNode.deleteRoot(zookeeper.getConnectString());
+    }
+
+    @org.junit.jupiter.api.AfterEach
+    void close() throws Exception {
+        for (int i = closeables.size() - 1; i >= 0; i--) {
+            closeables.get(i).close();
+        }
+    }
+
+    private static CuratorFramework curator() {
+        CuratorFramework c = CuratorFrameworkFactory.newClient(zookeeper.getConnectString(), new RetryOneTime(100));
+        c.start();
+        return c;
+    }
+
+    private <T extends AutoCloseable> T closing(T closeable) {
+        closeables.add(closeable);
+        return closeable;
+    }
+
+    private static TopicDefinition topic(TopicType type, int slots) {
+        return TopicDefinition.builder("orders", type).slotAmount(slots).leaseTimeout(Duration.ofSeconds(5)).build();
+    }
+
+    @Test
+    void aConflictingDefinitionFailsStartUpNamingBothDefinitions() {
+        CuratorFramework curator = closing(curator());
+        RedissonClient redisson = Fixtures.redisson(redis);
+        closing(redisson::shutdown);
+        RmqClient first = RmqClient.builder(redisson).topic(topic(TopicType.FIXED_TIME, 16)).build();
+        closing(RmqCoordinator.builder(curator, first.context()).origin("billing-service (application.yml)").build()).start();
+
+        RmqClient second = RmqClient.builder(redisson).topic(topic(TopicType.PRIORITY, 16)).build();
+        RmqCoordinator conflicting = RmqCoordinator.builder(curator, second.context()).origin("shipping-service").build();
+        assertThatThrownBy(conflicting::start).isInstanceOf(TopicConflictException.class)
+                .hasMessage("topic 'orders' is defined differently: FIXED_TIME with 16 slots by billing-service"
+                        + " (application.yml), but PRIORITY with 16 slots by shipping-service; every application must"
+                        + " agree on a topic's type and slotAmount");
+
+        RmqClient fewerSlots = RmqClient.builder(redisson).topic(topic(TopicType.FIXED_TIME, 8)).build();
+        assertThatThrownBy(() -> RmqCoordinator.builder(curator, fewerSlots.context()).origin("x").build().start())
+                .hasMessageContaining("FIXED_TIME with 8 slots by x");
+        RmqClient same = RmqClient.builder(redisson).topic(topic(TopicType.FIXED_TIME, 16)).build();
+        closing(RmqCoordinator.builder(curator, same.context()).build()).start();
+    }
+
+    @Test
+    void refusesASecondStartAndAnUnstartedCurator() {
+        CuratorFramework curator = closing(curator());
+        RedissonClient redisson = Fixtures.redisson(redis);
+        closing(redisson::shutdown);
+        RmqClient rmq = RmqClient.builder(redisson).topic(topic(TopicType.PRIORITY, 4)).build();
+        RmqCoordinator coordinator = closing(RmqCoordinator.builder(curator, rmq.context()).build());
+        coordinator.start();
+        assertThatThrownBy(coordinator::start).hasMessageContaining("was already started");
+        CuratorFramework unstarted = CuratorFrameworkFactory.newClient(zookeeper.getConnectString(), new RetryOneTime(100));
+        assertThatThrownBy(() -> RmqCoordinator.builder(unstarted, rmq.context()).build().start())
+                .hasMessage("the CuratorFramework must be started before the RmqCoordinator");
+        assertThatThrownBy(() -> RmqCoordinator.builder(curator, rmq.context()).root("rmq/"))
+                .hasMessageContaining("ZooKeeper root must be an absolute path");
+    }
+
+    @Test
+    void workersSplitTheSlotsEvenlyAndEveryMessageIsConsumedByTheSlotsOwner() {
+        TopicDefinition topic = topic(TopicType.PRIORITY, 16);
+        Map<String, String> consumedBy = new ConcurrentHashMap<>();
+        ZooKeeperNode a = closing(new ZooKeeperNode("a", redis.address(), zookeeper.getConnectString(), topic, 2,
+                m -> record(consumedBy, "a", m.key(), m.slot()))).start();
+        ZooKeeperNode b = closing(new ZooKeeperNode("b", redis.address(), zookeeper.getConnectString(), topic, 2,
+                m -> record(consumedBy, "b", m.key(), m.slot()))).start();
+
+        await().atMost(Duration.ofSeconds(15)).until(() -> a.coordinator.owners("orders").size() == 16
+                && a.container.ownedSlots().size() == 8 && b.container.ownedSlots().size() == 8);
+        Map<Integer, String> plan = a.coordinator.plan("orders");
+        assertThat(plan.values().stream().distinct()).hasSize(4);
+        assertThat(a.coordinator.owners("orders")).isEqualTo(plan);
+
+        for (int i = 0; i < 200; i++) {
+            a.rmq.producer().send(OutgoingMessage.priority("orders", "m" + i, 20).withKey("k" + i));
+        }
+        await().atMost(Duration.ofSeconds(15)).until(() -> consumedBy.size() == 200);
+        Set<Integer> aSlots = a.container.ownedSlots();
+        consumedBy.forEach((key, who) -> {
+            int slot = Integer.parseInt(who.substring(2));
+            assertThat(who.charAt(0)).isEqualTo(aSlots.contains(slot) ? 'a' : 'b');
+        });
+    }
+
+    private static ConsumeResult record(Map<String, String> consumedBy, String node, String key, int slot) {
+        consumedBy.put(key, node + ":" + slot);
+        return ConsumeResult.success();
+    }
+
+    @Test
+    void aWorkerWithAStaleTokenCanNeitherPollNorAcknowledge() {
+        RedissonClient redisson = Fixtures.redisson(redis);
+        closing(redisson::shutdown);
+        RmqClient rmq = RmqClient.builder(redisson).topic(topic(TopicType.PRIORITY, 1)).build();
+        rmq.producer().send(OutgoingMessage.priority("orders", "x", 30).withKey("k"));
+        redis.command("SET", "owner{orders_0}", "new-owner/2");
+        dev.rmq.redis.SlotKeys keys = rmq.context().keys().slot("orders", 0);
+
+        assertThatThrownBy(() -> dev.rmq.redis.Futures.join(rmq.context().scripts().list(dev.rmq.redis.Script.PREPARE, keys,
+                "P", 16, 1000, 2.0, 60000, 0.0, 0, 10, 30000, "old-owner/1", 1000, 100)))
+                .isInstanceOf(SlotFencedException.class).hasMessage("the slot is owned by another worker");
+        assertThatThrownBy(() -> dev.rmq.redis.Futures.join(rmq.context().scripts().list(dev.rmq.redis.Script.ACK, keys,
+                "P", 16, 1000, 2.0, 60000, 0.0, 0, "old-owner/1", 1, "C", "k", 1, "")))
+                .isInstanceOf(SlotFencedException.class);
+        assertThat(redis.command("ZCARD", "orders_0")).isEqualTo(1L);
+    }
+
+    @Test
+    void takingASlotHoldsOffUntilTheLeasesInFlightAreOverEvenAfterACleanReleaseInBetween() {
+        RedissonClient redisson = Fixtures.redisson(redis);
+        closing(redisson::shutdown);
+        RmqClient rmq = RmqClient.builder(redisson).topic(topic(TopicType.PRIORITY, 1)).build();
+        rmq.producer().send(OutgoingMessage.priority("orders", "x", 30).withKey("k"));
+        dev.rmq.redis.SlotKeys keys = rmq.context().keys().slot("orders", 0);
+        Fence fence = new Fence(rmq.context());
+        TopicDefinition orders = rmq.topics().require("orders");
+
+        // worker a polls under a 10 s lease, then is cut off without releasing
+        assertThat(fence.take(orders, 0, "a/1")).isEqualTo(new Fence.Taken("", Duration.ZERO));
+        dev.rmq.redis.Futures.join(rmq.context().scripts().list(dev.rmq.redis.Script.PREPARE, keys,
+                "P", 16, 1000, 2.0, 60000, 0.0, 0, 10, 10_000, "a/1", 1000, 100));
+        Fence.Taken byB = fence.take(orders, 0, "b/1");
+        assertThat(byB.previousToken()).isEqualTo("a/1");
+        assertThat(byB.holdOff()).isBetween(Duration.ofSeconds(8), Duration.ofMillis(10_001));
+
+        // b gives the slot up cleanly before it ever polled: c must still wait for a's lease
+        fence.give(orders, 0, "b/1");
+        Fence.Taken byC = fence.take(orders, 0, "c/1");
+        assertThat(byC.previousToken()).isEmpty();
+        assertThat(byC.holdOff()).isBetween(Duration.ofSeconds(8), Duration.ofMillis(10_001));
+        fence.give(orders, 0, "b/1");
+        assertThat(redis.command("GET", "owner{orders_0}")).isEqualTo("c/1");
+    }
+
+    @Test
+    void digestAclsKeepOtherClientsOutOfRmqsZnodes() throws Exception {
+        CuratorFramework authorized = closing(CuratorFrameworkFactory.builder().connectString(zookeeper.getConnectString())
+                .retryPolicy(new RetryOneTime(100)).authorization("digest", "rmq:secret".getBytes(StandardCharsets.UTF_8))
+                .build());
+        authorized.start();
+        RedissonClient redisson = Fixtures.redisson(redis);
+        closing(redisson::shutdown);
+        RmqClient rmq = RmqClient.builder(redisson).topic(topic(TopicType.PRIORITY, 4)).build();
+        List<ACL> acl = List.of(new ACL(ZooDefs.Perms.ALL, new Id("digest", DigestAuthenticationProvider.generateDigest("rmq:secret"))));
+        closing(RmqCoordinator.builder(authorized, rmq.context()).root("/secured").acl(acl).build()).start();
+
+        assertThat(authorized.getData().forPath("/secured/topics/orders")).isNotEmpty();
+        CuratorFramework stranger = closing(curator());
+        assertThatThrownBy(() -> stranger.getData().forPath("/secured/topics/orders"))
+                .isInstanceOf(KeeperException.NoAuthException.class);
+        assertThatThrownBy(() -> stranger.setData().forPath("/secured/topics/orders", new byte[0]))
+                .isInstanceOf(KeeperException.NoAuthException.class);
+    }
+}

@@ -1,0 +1,121 @@
+package dev.rmq.producer;
+
+import dev.rmq.Fixtures;
+import dev.rmq.RmqClient;
+import dev.rmq.testsupport.RedisCluster;
+import dev.rmq.testsupport.RedisServer;
+import dev.rmq.testsupport.RedisTestServers;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicType;
+import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+class DurableSendTests {
+
+    @Test
+    void aDurableSendWaitsForReplicasOnEveryMasterItWroteTo() {
+        RedisCluster cluster = RedisTestServers.sharedCluster();
+        RedissonClient redisson = Fixtures.redisson(cluster);
+        try {
+            RmqClient rmq = RmqClient.builder(redisson).topic(Fixtures.topic("durable", TopicType.PRIORITY, 16)).build();
+            RmqProducer durable = rmq.producer().withDurability(Durability.replicas(1, Duration.ofSeconds(2)));
+            List<OutgoingMessage> batch = new ArrayList<>();
+            for (int i = 0; i < 64; i++) {
+                batch.add(OutgoingMessage.priority("durable", "d" + i, 50).withKey("durable-key-" + i));
+            }
+            assertThat(durable.sendAll(batch)).hasSize(64);
+            assertThat(durable.send(OutgoingMessage.priority("durable", "one", 60).withKey("single")).merged()).isFalse();
+            assertThat(rmq.inspector().totals("durable").backlog()).isEqualTo(65);
+            assertThat(rmq.deadQueue().purge("durable")).isZero();
+            for (int slot = 0; slot < 16; slot++) {
+                redisson.getKeys().delete(rmq.context().keys().slot("durable", slot).store(),
+                        rmq.context().keys().slot("durable", slot).body());
+            }
+        } finally {
+            redisson.shutdown();
+        }
+    }
+
+    @Test
+    void aDurableSendWithoutEnoughReplicasFailsSayingTheMessageIsOnlyOnTheMaster() {
+        try (RedisServer redis = RedisTestServers.newStandalone()) {
+            RedissonClient redisson = Fixtures.redisson(redis);
+            try {
+                RmqClient rmq = RmqClient.builder(redisson).topic(Fixtures.topic("durable", TopicType.PRIORITY, 4)).build();
+                RmqProducer durable = rmq.producer().withDurability(Durability.replicas(1, Duration.ofMillis(200)));
+                assertThatThrownBy(() -> durable.send(OutgoingMessage.priority("durable", "x", 30).withKey("k")))
+                        .isInstanceOf(NotReplicatedException.class)
+                        .hasMessage("1 message(s) were written to the master but acknowledged by 0 of the 1 required"
+                                + " replica(s) within PT0.2S; they may be lost if the master fails before replicating them");
+                assertThat(rmq.producer().exists(MessageRef.of("durable", "k"))).isTrue();
+                assertThat(rmq.producer().durability()).isEqualTo(Durability.MASTER_ONLY);
+            } finally {
+                redisson.shutdown();
+            }
+        }
+    }
+
+    /**
+     * The loss that durability prevents, made deterministic: the replica is promoted before the writes reach
+     * it, as a failover right after a master crash would leave it, and the old master then dies. What the
+     * master alone acknowledged is gone; a durable send is either acknowledged and on the replica, or refused.
+     */
+    @Test
+    void aMasterCrashLosesWhatOnlyTheMasterAcknowledgedButNoDurableSend() {
+        try (RedisServer master = RedisTestServers.newStandalone();
+             RedisServer replica = RedisTestServers.newStandalone(RedisServer.Options.defaults()
+                     .withArgs("--replicaof", master.host(), String.valueOf(master.port())))) {
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> "up".equals(replica.info("replication").get("master_link_status")));
+            RedissonClient toMaster = Fixtures.redisson(master);
+            RedissonClient toReplica = Fixtures.redisson(replica);
+            try {
+                TopicDefinition topic = Fixtures.topic("orders", TopicType.PRIORITY, 8);
+                RmqProducer plain = RmqClient.builder(toMaster).topic(topic).build().producer();
+                RmqProducer durable = plain.withDurability(Durability.replicas(1, Duration.ofMillis(300)));
+                List<OutgoingMessage> replicated = batch("replicated", 40);
+                List<OutgoingMessage> masterOnly = batch("master-only", 40);
+
+                assertThat(durable.sendAll(replicated)).hasSize(40);
+                replica.command("REPLICAOF", "NO", "ONE");
+                assertThat(plain.sendAll(masterOnly)).as("acknowledged by the master alone").hasSize(40);
+                assertThatThrownBy(() -> durable.sendAll(batch("refused", 40))).isInstanceOf(NotReplicatedException.class);
+                master.kill();
+
+                RmqProducer promoted = RmqClient.builder(toReplica).topic(topic).build().producer();
+                assertThat(replicated).as("durable sends survive the crash")
+                        .allSatisfy(m -> assertThat(promoted.exists(MessageRef.of("orders", m.key()))).isTrue());
+                assertThat(masterOnly).as("master-only sends are lost with the master")
+                        .noneSatisfy(m -> assertThat(promoted.exists(MessageRef.of("orders", m.key()))).isTrue());
+            } finally {
+                toMaster.shutdown();
+                toReplica.shutdown();
+            }
+        }
+    }
+
+    private static List<OutgoingMessage> batch(String prefix, int count) {
+        List<OutgoingMessage> batch = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            batch.add(OutgoingMessage.priority("orders", prefix + " " + i, 50).withKey(prefix + "-" + i));
+        }
+        return batch;
+    }
+
+    @Test
+    void refusesNonsensicalDurability() {
+        assertThatIllegalArgumentException().isThrownBy(() -> Durability.replicas(-1, Duration.ofSeconds(1)))
+                .withMessage("replicas must be in 0..16, was -1");
+        assertThatIllegalArgumentException().isThrownBy(() -> Durability.replicas(1, Duration.ZERO))
+                .withMessage("replication timeout must be between 1 ms and 1 min, was PT0S");
+    }
+}
