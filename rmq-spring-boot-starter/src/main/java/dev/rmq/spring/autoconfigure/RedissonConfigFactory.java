@@ -1,0 +1,118 @@
+package dev.rmq.spring.autoconfigure;
+
+import org.redisson.config.BaseConfig;
+import org.redisson.config.ClusterServersConfig;
+import org.redisson.config.Config;
+import org.redisson.config.SentinelServersConfig;
+import org.redisson.config.SingleServerConfig;
+import org.springframework.boot.ssl.NoSuchSslBundleException;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
+
+import java.time.Duration;
+
+/**
+ * Turns a {@link RedisConnection} into Redisson's {@link Config}. Credentials and TLS go on the top-level
+ * config, where Redisson 4 keeps them for every mode; a {@code rediss://} address is what switches TLS on.
+ */
+final class RedissonConfigFactory {
+
+    private RedissonConfigFactory() {
+    }
+
+    /**
+     * @param sslBundles the application's SSL bundles, or null when it has none
+     * @throws IllegalArgumentException naming the problem and where the settings came from
+     */
+    static Config create(RedisConnection connection, SslBundles sslBundles) {
+        Config config = new Config();
+        if (connection.username() != null && !connection.username().isBlank()) {
+            config.setUsername(connection.username());
+        }
+        if (connection.password() != null && !connection.password().isEmpty()) {
+            config.setPassword(connection.password());
+        }
+        switch (connection.mode()) {
+            case SINGLE -> {
+                SingleServerConfig single = config.useSingleServer().setAddress(connection.addresses().get(0));
+                if (connection.database() != null) {
+                    single.setDatabase(connection.database());
+                }
+                common(single, connection);
+            }
+            case CLUSTER -> {
+                if (connection.database() != null && connection.database() != 0) {
+                    throw new IllegalArgumentException("Redis Cluster has only database 0, but database "
+                            + connection.database() + " is set in " + connection.source());
+                }
+                ClusterServersConfig cluster = config.useClusterServers()
+                        .addNodeAddress(connection.addresses().toArray(String[]::new));
+                common(cluster, connection);
+            }
+            case SENTINEL -> {
+                SentinelServersConfig sentinel = config.useSentinelServers()
+                        .setMasterName(connection.sentinelMaster())
+                        .addSentinelAddress(connection.addresses().toArray(String[]::new));
+                if (connection.sentinelUsername() != null) {
+                    sentinel.setSentinelUsername(connection.sentinelUsername());
+                }
+                if (connection.sentinelPassword() != null) {
+                    sentinel.setSentinelPassword(connection.sentinelPassword());
+                }
+                if (connection.database() != null) {
+                    sentinel.setDatabase(connection.database());
+                }
+                common(sentinel, connection);
+            }
+        }
+        if (connection.ssl()) {
+            ssl(config, connection, sslBundles);
+        }
+        return config;
+    }
+
+    private static void common(BaseConfig<?> server, RedisConnection connection) {
+        server.setTimeout(millis(connection.timeout(), "timeout", connection));
+        server.setConnectTimeout(millis(connection.connectTimeout(), "connect timeout", connection));
+        if (connection.clientName() != null && !connection.clientName().isBlank()) {
+            server.setClientName(connection.clientName());
+        }
+    }
+
+    private static void ssl(Config config, RedisConnection connection, SslBundles sslBundles) {
+        config.setSslVerificationMode(connection.verification());
+        String bundleName = connection.sslBundle();
+        if (bundleName == null || bundleName.isBlank()) {
+            return; // the JVM's default trust store
+        }
+        if (sslBundles == null) {
+            throw new IllegalArgumentException("SSL bundle '" + bundleName + "' is named in " + connection.source()
+                    + ", but the application has no SslBundles (spring.ssl.bundle.*)");
+        }
+        SslBundle bundle;
+        try {
+            bundle = sslBundles.getBundle(bundleName);
+        } catch (NoSuchSslBundleException e) {
+            throw new IllegalArgumentException("SSL bundle '" + bundleName + "' named in " + connection.source()
+                    + " is not defined under spring.ssl.bundle.*", e);
+        }
+        config.setSslTrustManagerFactory(bundle.getManagers().getTrustManagerFactory());
+        if (bundle.getStores().getKeyStore() != null) {
+            config.setSslKeyManagerFactory(bundle.getManagers().getKeyManagerFactory());
+        }
+        if (bundle.getOptions().getEnabledProtocols() != null) {
+            config.setSslProtocols(bundle.getOptions().getEnabledProtocols());
+        }
+        if (bundle.getOptions().getCiphers() != null) {
+            config.setSslCiphers(bundle.getOptions().getCiphers());
+        }
+    }
+
+    private static int millis(Duration value, String what, RedisConnection connection) {
+        if (value == null || value.isNegative() || value.toMillis() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("Redis " + what + " in " + connection.source()
+                    + " must be between 0 and " + Integer.MAX_VALUE + " ms, was " + value);
+        }
+        return (int) value.toMillis();
+    }
+}

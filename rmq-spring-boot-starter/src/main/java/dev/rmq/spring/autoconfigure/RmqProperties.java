@@ -1,0 +1,323 @@
+package dev.rmq.spring.autoconfigure;
+
+import dev.rmq.RmqClient;
+import dev.rmq.consumer.ConsumerSettings;
+import dev.rmq.topic.BackoffPolicy;
+import dev.rmq.topic.Names;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicType;
+import org.redisson.config.SslVerificationMode;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Configuration of rmq, under the {@code rmq} prefix. Values are checked when they are bound, with the
+ * messages of rmq-core, so a bad definition stops start-up and names the property.
+ *
+ * @param namespace      Prefix of every Redis key, so that several applications can share one Redis. Empty for none.
+ * @param maxPayloadSize Largest message (payload plus headers) that a send accepts.
+ * @param topics         Topics by name, e.g. rmq.topics.price-change.type=RANGE_MERGE. Each has type (RANGE_MERGE,
+ *                       PRIORITY or FIXED_TIME, required), slot-amount (16), lease-timeout (30s), max-retries (16),
+ *                       backoff.initial (1s), backoff.multiplier (2.0), backoff.max (5m), backoff.jitter (0.2),
+ *                       dead-capacity (100000), concurrency and batch-size. A YAML list of entries with a name works too.
+ * @param listener       Defaults of the @RmqListener containers.
+ * @param producer       The autowirable RmqProducer.
+ * @param redis          Redis connection, used when the application defines no RedissonClient. When none of
+ *                       address, nodes and sentinel.master is set, spring.data.redis.* is used.
+ * @param zookeeper      ZooKeeper connection, used when the application defines no CuratorFramework, and the root
+ *                       of rmq's znodes either way.
+ * @param metrics        Micrometer metrics.
+ * @param endpoint       The rmq actuator endpoint.
+ */
+@ConfigurationProperties("rmq")
+public record RmqProperties(@DefaultValue("") String namespace,
+                            @DefaultValue("1MB") DataSize maxPayloadSize,
+                            Map<String, Topic> topics,
+                            @DefaultValue Listener listener,
+                            @DefaultValue Producer producer,
+                            @DefaultValue Redis redis,
+                            @DefaultValue ZooKeeper zookeeper,
+                            @DefaultValue Metrics metrics,
+                            @DefaultValue Endpoint endpoint) {
+
+    public RmqProperties {
+        if (!namespace.isEmpty()) {
+            Names.check("namespace", namespace);
+        }
+        if (maxPayloadSize.toBytes() < 1 || maxPayloadSize.toBytes() > RmqClient.MAX_PAYLOAD_LIMIT) {
+            throw new IllegalArgumentException("rmq.max-payload-size must be between 1B and "
+                    + DataSize.ofBytes(RmqClient.MAX_PAYLOAD_LIMIT).toMegabytes() + "MB, was " + maxPayloadSize);
+        }
+        // In the order of the configuration, which is the order the endpoint and the logs show.
+        topics = topics == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(topics));
+        // Each definition is built here, so a bad one fails binding with rmq-core's own message.
+        topics.forEach((key, topic) -> topic.toDefinition(key));
+    }
+
+    /**
+     * One topic. Its name is the map key unless {@code name} is given (as it must be in a YAML list).
+     *
+     * @param name         Name of the topic, when it differs from the map key (required in a YAML list).
+     * @param type         Message type: RANGE_MERGE, PRIORITY or FIXED_TIME.
+     * @param slotAmount   Number of slots, a power of two in 1..16384. Every instance must use the same.
+     * @param leaseTimeout How long a consumer may hold a message before it is recovered as failed.
+     * @param maxRetries   Retries after the first attempt before a message goes to the dead queue.
+     * @param backoff      How long a failed message waits before its next attempt.
+     * @param deadCapacity Dead messages kept per slot, the oldest dropped beyond it. 0 keeps all.
+     * @param concurrency  Worker threads of this topic's listeners. Unset means rmq.listener.concurrency.
+     * @param batchSize    Most messages one poll takes from a slot. Unset means rmq.listener.batch-size.
+     */
+    public record Topic(String name,
+                        TopicType type,
+                        @DefaultValue("16") int slotAmount,
+                        @DefaultValue("30s") Duration leaseTimeout,
+                        @DefaultValue("16") int maxRetries,
+                        @DefaultValue Backoff backoff,
+                        @DefaultValue("100000") int deadCapacity,
+                        Integer concurrency,
+                        Integer batchSize) {
+
+        public Topic {
+            if (concurrency != null) {
+                ConsumerSettings.DEFAULTS.withConcurrency(concurrency);
+            }
+            if (batchSize != null) {
+                ConsumerSettings.DEFAULTS.withBatchSize(batchSize);
+            }
+        }
+
+        /** The validated definition; {@code key} is the name unless {@link #name()} is set. */
+        public TopicDefinition toDefinition(String key) {
+            boolean named = name != null && !name.isBlank();
+            // A YAML list binds with the indexes as keys; an index must not silently become a topic name.
+            if (!named && key.chars().allMatch(Character::isDigit)) {
+                throw new IllegalArgumentException("rmq.topics[" + key + "] needs a name: entries of a topic list must"
+                        + " say 'name', or define the topics as a map (rmq.topics.<name>.type=...)");
+            }
+            String topicName = named ? name : key;
+            return TopicDefinition.builder(topicName, type).slotAmount(slotAmount).leaseTimeout(leaseTimeout)
+                    .maxRetries(maxRetries).backoff(backoff.toPolicy()).deadCapacity(deadCapacity).build();
+        }
+    }
+
+    /**
+     * Retry delay: {@code initial × multiplier^(attempt-1)}, capped at {@code max}, shortened by up to
+     * {@code jitter}.
+     *
+     * @param initial    Delay after the first failed attempt.
+     * @param multiplier Growth of the delay per attempt: 1 for a fixed delay, above 1 for an exponential one.
+     * @param max        Longest delay.
+     * @param jitter     Largest random fraction taken off a delay, in [0, 1).
+     */
+    public record Backoff(@DefaultValue("1s") Duration initial,
+                          @DefaultValue("2.0") double multiplier,
+                          @DefaultValue("5m") Duration max,
+                          @DefaultValue("0.2") double jitter) {
+
+        BackoffPolicy toPolicy() {
+            return new BackoffPolicy(initial, multiplier, max, jitter);
+        }
+    }
+
+    /**
+     * Defaults of the listener containers; a topic's own values and the annotation's win over them.
+     *
+     * @param autoStartup     Whether listener containers start with the application.
+     * @param concurrency     Worker threads per listener container.
+     * @param batchSize       Most messages one poll takes from a slot.
+     * @param idlePoll        Longest time an idle slot waits between polls. A send that makes a message due
+     *                        sooner wakes it at once.
+     * @param shutdownTimeout How long a graceful stop lets in-flight messages finish. Capped by
+     *                        spring.lifecycle.timeout-per-shutdown-phase.
+     */
+    public record Listener(@DefaultValue("true") boolean autoStartup,
+                           @DefaultValue("1") int concurrency,
+                           @DefaultValue("64") int batchSize,
+                           @DefaultValue("1s") Duration idlePoll,
+                           @DefaultValue("30s") Duration shutdownTimeout) {
+
+        public Listener {
+            consumerSettings(concurrency, batchSize, idlePoll, shutdownTimeout);
+        }
+
+        /** These values as core consumer settings. */
+        public ConsumerSettings toConsumerSettings() {
+            return consumerSettings(concurrency, batchSize, idlePoll, shutdownTimeout);
+        }
+
+        private static ConsumerSettings consumerSettings(int concurrency, int batchSize, Duration idlePoll,
+                                                         Duration shutdownTimeout) {
+            return new ConsumerSettings(concurrency, batchSize, idlePoll, shutdownTimeout,
+                    ConsumerSettings.DEFAULTS.recoverLimit());
+        }
+    }
+
+    /**
+     * The Redis connection rmq builds when the application has no {@code RedissonClient} bean. Set one of
+     * address (single server), nodes (Cluster) or sentinel.master (Sentinel).
+     *
+     * @param address        Single server, as redis://host:port, or rediss://host:port for TLS.
+     * @param nodes          Redis Cluster nodes to start discovery from, as host:port or URLs.
+     * @param sentinel       Redis Sentinel.
+     * @param username       ACL user name (Redis 6+). Unset for the default user.
+     * @param password       Password of the user, or for AUTH with requirepass.
+     * @param database       Database index (not for Cluster).
+     * @param timeout        How long a command may wait for its reply; also the health check's PING timeout.
+     * @param connectTimeout How long connecting may take.
+     * @param clientName     Name set with CLIENT SETNAME on every connection.
+     * @param ssl            TLS.
+     */
+    public record Redis(String address,
+                        List<String> nodes,
+                        @DefaultValue Sentinel sentinel,
+                        String username,
+                        String password,
+                        Integer database,
+                        @DefaultValue("3s") Duration timeout,
+                        @DefaultValue("10s") Duration connectTimeout,
+                        String clientName,
+                        @DefaultValue Ssl ssl) {
+
+        public Redis {
+            nodes = nodes == null ? List.of() : List.copyOf(nodes);
+            int modes = (hasText(address) ? 1 : 0) + (nodes.isEmpty() ? 0 : 1) + (hasText(sentinel.master()) ? 1 : 0);
+            if (modes > 1) {
+                throw new IllegalArgumentException("set only one of rmq.redis.address (single server), rmq.redis.nodes"
+                        + " (Cluster) and rmq.redis.sentinel.master (Sentinel)");
+            }
+            if (hasText(sentinel.master()) && sentinel.nodes().isEmpty()) {
+                throw new IllegalArgumentException("rmq.redis.sentinel.nodes must list the Sentinels of master '"
+                        + sentinel.master() + "'");
+            }
+        }
+
+        /** Whether any of address, nodes and sentinel.master is set. */
+        public boolean isConfigured() {
+            return hasText(address) || !nodes.isEmpty() || hasText(sentinel.master());
+        }
+    }
+
+    /**
+     * Redis Sentinel.
+     *
+     * @param master   Name of the monitored master.
+     * @param nodes    Sentinels, as host:port or URLs.
+     * @param username ACL user name for the Sentinels.
+     * @param password Password for the Sentinels.
+     */
+    public record Sentinel(String master, List<String> nodes, String username, String password) {
+
+        public Sentinel {
+            nodes = nodes == null ? List.of() : List.copyOf(nodes);
+        }
+    }
+
+    /**
+     * TLS to Redis. A {@code rediss://} address turns it on too.
+     *
+     * @param enabled      Whether to use TLS.
+     * @param bundle       Name of a Spring Boot SSL bundle (spring.ssl.bundle.*) holding the trust store, and the
+     *                     key store for client certificates. Unset means the JVM's default trust store.
+     * @param verification How the server's certificate is checked: STRICT (chain and host name), CA_ONLY or NONE.
+     */
+    public record Ssl(@DefaultValue("false") boolean enabled,
+                      String bundle,
+                      @DefaultValue("STRICT") SslVerificationMode verification) {
+    }
+
+    /**
+     * The ZooKeeper connection. With a connect string or a {@code CuratorFramework} bean, ZooKeeper gives
+     * each slot to one worker of the whole cluster; without either, rmq assigns slots locally.
+     *
+     * @param connectString     ZooKeeper ensemble, as host1:2181,host2:2181.
+     * @param root              Znode under which rmq keeps its state (topic definitions, members, plan and
+     *                          owners), also on an application's own CuratorFramework. An absolute path below /.
+     * @param sessionTimeout    ZooKeeper session timeout. A dead worker's slots move after about this long.
+     * @param connectionTimeout How long start-up waits for the first connection.
+     * @param digest            user:password for digest authentication. The znodes rmq creates are then
+     *                          readable and writable only by that user.
+     */
+    public record ZooKeeper(String connectString,
+                            @DefaultValue("/rmq") String root,
+                            @DefaultValue("30s") Duration sessionTimeout,
+                            @DefaultValue("15s") Duration connectionTimeout,
+                            String digest) {
+
+        public ZooKeeper {
+            // "/" itself is refused: rmq's topics/ would sit beside every other application's znodes.
+            if (!root.startsWith("/") || root.length() < 2 || root.endsWith("/") || root.contains("//")) {
+                throw new IllegalArgumentException("rmq.zookeeper.root must be an absolute znode path below /, like"
+                        + " /rmq, without a trailing slash; was '" + root + "'");
+            }
+            if (hasText(digest) && digest.indexOf(':') < 1) {
+                throw new IllegalArgumentException("rmq.zookeeper.digest must be 'user:password'");
+            }
+        }
+    }
+
+    /**
+     * Micrometer metrics.
+     *
+     * @param sizeCacheTtl How long the backlog, in-flight and dead gauges reuse one reading of Redis, so that
+     *                     frequent scrapes do not query every slot each time.
+     */
+    public record Metrics(@DefaultValue("5s") Duration sizeCacheTtl) {
+    }
+
+    /**
+     * The autowirable producer.
+     *
+     * @param durability How many Redis replicas must hold a send before it completes.
+     */
+    public record Producer(@DefaultValue Durability durability) {
+    }
+
+    /**
+     * Durable sends. Redis replicates asynchronously, so a master that fails right after acknowledging a send
+     * can lose it; with replicas above 0 every send waits (Redis WAIT) until that many replicas of each master
+     * it wrote to hold it, and fails with NotReplicatedException when they do not within the timeout.
+     *
+     * @param replicas Replicas that must acknowledge each send; 0 (the default) trusts the master alone.
+     * @param timeout  How long a send waits for its replicas.
+     */
+    public record Durability(@DefaultValue("0") int replicas, @DefaultValue("1s") Duration timeout) {
+
+        public Durability {
+            toCore(replicas, timeout);
+        }
+
+        /** These values as the core's durability. */
+        public dev.rmq.producer.Durability toCore() {
+            return toCore(replicas, timeout);
+        }
+
+        private static dev.rmq.producer.Durability toCore(int replicas, Duration timeout) {
+            try {
+                return replicas == 0 ? dev.rmq.producer.Durability.MASTER_ONLY
+                        : dev.rmq.producer.Durability.replicas(replicas, timeout);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("rmq.producer.durability: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /**
+     * The {@code rmq} actuator endpoint.
+     *
+     * @param writeOperationsEnabled Whether the rmq endpoint offers the dead-queue write operations (requeue,
+     *                               delete, purge). Reading is always offered.
+     */
+    public record Endpoint(@DefaultValue("false") boolean writeOperationsEnabled) {
+    }
+
+    private static boolean hasText(String value) {
+        return value != null && !value.isBlank();
+    }
+}

@@ -1,0 +1,48 @@
+package dev.rmq.spring.autoconfigure;
+
+import dev.rmq.RmqClient;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.ssl.SslBundles;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+
+/**
+ * The Redisson client rmq works on, unless the application defines its own {@code RedissonClient}: built
+ * from {@code rmq.redis.*}, else from Spring Boot's {@code spring.data.redis.*}, for a single server,
+ * Sentinel or Cluster, with AUTH/ACL credentials and TLS. Start-up fails when Redis cannot be reached.
+ */
+// After redisson-spring-boot-starter's configurations, so that a client they define is seen and reused.
+@AutoConfiguration(before = RmqAutoConfiguration.class, afterName = {
+        "org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration",
+        "org.redisson.spring.starter.RedissonAutoConfiguration",
+        "org.redisson.spring.starter.RedissonAutoConfigurationV2"})
+@ConditionalOnClass({Redisson.class, RmqClient.class})
+@EnableConfigurationProperties(RmqProperties.class)
+public final class RmqRedisAutoConfiguration {
+
+    private static final Logger log = LoggerFactory.getLogger(RmqRedisAutoConfiguration.class);
+
+    @Bean(destroyMethod = "shutdown")
+    @ConditionalOnMissingBean(RedissonClient.class)
+    RedissonClient rmqRedissonClient(RmqProperties properties, Environment environment,
+                                     ObjectProvider<SslBundles> sslBundles) {
+        RedisConnection connection = RedisConnection.resolve(properties.redis(), environment);
+        Config config = RedissonConfigFactory.create(connection, sslBundles.getIfAvailable());
+        log.info("rmq connects to Redis: {}", connection.describe());
+        try {
+            return Redisson.create(config);
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("rmq could not connect to Redis, " + connection.describe() + ": "
+                    + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,96 @@
+package dev.rmq.spring.config;
+
+import dev.rmq.RmqClient;
+import dev.rmq.consumer.ConsumerSettings;
+import dev.rmq.consumer.RmqConsumerContainer;
+import dev.rmq.topic.TopicDefinition;
+import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
+import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Builds {@link RmqConsumerContainer}s on an {@link RmqClient}. Settings are chosen per value, the most
+ * specific first: the annotation's, then the topic's ({@link TopicSettings}), then this factory's defaults.
+ * Listener methods are invoked through a spring-messaging {@link MessageHandlerMethodFactory}.
+ */
+public class DefaultRmqListenerContainerFactory implements RmqListenerContainerFactory {
+
+    private final RmqClient client;
+    private final RmqSlotAssignmentFactory assignments;
+    private ConsumerSettings defaults = ConsumerSettings.DEFAULTS;
+    private Map<String, TopicSettings> topicSettings = Map.of();
+    private boolean autoStartup = true;
+    private MessageHandlerMethodFactory methodFactory = defaultMethodFactory();
+
+    /**
+     * Per-topic overrides of the factory's defaults; null means "not set".
+     *
+     * @param concurrency worker threads
+     * @param batchSize   messages per poll
+     */
+    public record TopicSettings(Integer concurrency, Integer batchSize) {
+    }
+
+    public DefaultRmqListenerContainerFactory(RmqClient client, RmqSlotAssignmentFactory assignments) {
+        this.client = Objects.requireNonNull(client, "client");
+        this.assignments = Objects.requireNonNull(assignments, "assignments");
+    }
+
+    /** Concurrency, batch size, idle poll and shutdown timeout of containers; rmq-core's defaults otherwise. */
+    public void setDefaults(ConsumerSettings defaults) {
+        this.defaults = Objects.requireNonNull(defaults, "defaults");
+    }
+
+    public void setTopicSettings(Map<String, TopicSettings> topicSettings) {
+        this.topicSettings = Map.copyOf(topicSettings);
+    }
+
+    public void setAutoStartup(boolean autoStartup) {
+        this.autoStartup = autoStartup;
+    }
+
+    /** How listener methods are invoked; the default resolves the payload, RmqMessage, @Header and @Headers. */
+    public void setMessageHandlerMethodFactory(MessageHandlerMethodFactory methodFactory) {
+        this.methodFactory = Objects.requireNonNull(methodFactory, "methodFactory");
+    }
+
+    @Override
+    public boolean isAutoStartup() {
+        return autoStartup;
+    }
+
+    @Override
+    public RmqConsumerContainer<?> createContainer(RmqListenerEndpoint endpoint) {
+        TopicDefinition topic = client.topics().require(endpoint.topic());
+        ConsumerSettings settings = settingsFor(endpoint);
+        ListenerMethodAdapter handler = new ListenerMethodAdapter(
+                methodFactory.createInvocableHandlerMethod(endpoint.bean(), endpoint.method()));
+        return client.container(topic.name(), endpoint.payloadType(), handler)
+                .id(endpoint.id())
+                .settings(settings)
+                .assignment(() -> assignments.create(topic, endpoint.id()))
+                .build();
+    }
+
+    /** The settings a container of this endpoint gets. */
+    public ConsumerSettings settingsFor(RmqListenerEndpoint endpoint) {
+        TopicSettings topic = topicSettings.getOrDefault(endpoint.topic(), new TopicSettings(null, null));
+        int concurrency = firstNonNull(endpoint.concurrency(), topic.concurrency(), defaults.concurrency());
+        int batchSize = firstNonNull(endpoint.batchSize(), topic.batchSize(), defaults.batchSize());
+        return defaults.withConcurrency(concurrency).withBatchSize(batchSize);
+    }
+
+    private static int firstNonNull(Integer first, Integer second, int otherwise) {
+        return first != null ? first : second != null ? second : otherwise;
+    }
+
+    private static MessageHandlerMethodFactory defaultMethodFactory() {
+        DefaultMessageHandlerMethodFactory factory = new DefaultMessageHandlerMethodFactory();
+        factory.setCustomArgumentResolvers(List.of(new RmqArgumentResolver()));
+        factory.afterPropertiesSet();
+        return factory;
+    }
+}

@@ -1,0 +1,50 @@
+package dev.rmq.spring.config;
+
+import org.springframework.util.ClassUtils;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Type;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.stream.Collectors;
+
+/**
+ * What one {@code @RmqListener} method asks for, with every placeholder resolved: the description a
+ * {@link RmqListenerContainerFactory} turns into a container.
+ *
+ * @param id               the container's id, unique in the application
+ * @param topic            the topic to consume
+ * @param beanName         the name of the bean that declares the method
+ * @param bean             the bean to invoke the method on
+ * @param method           the listener method, invocable on {@code bean} (a proxy's method when it is proxied)
+ * @param payloadType      what the payload is decoded into
+ * @param concurrency      worker threads, or null for the topic's or the factory's default
+ * @param batchSize        messages per poll, or null for the topic's or the factory's default
+ * @param autoStartup      whether the container starts with the application, or null for the factory's default
+ * @param containerFactory the bean name of the container factory, or null for the default one
+ */
+public record RmqListenerEndpoint(String id, String topic, String beanName, Object bean, Method method,
+                                  Type payloadType, Integer concurrency, Integer batchSize, Boolean autoStartup,
+                                  String containerFactory) {
+
+    public RmqListenerEndpoint {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(topic, "topic");
+        Objects.requireNonNull(beanName, "beanName");
+        Objects.requireNonNull(bean, "bean");
+        Objects.requireNonNull(method, "method");
+        Objects.requireNonNull(payloadType, "payloadType");
+    }
+
+    /** {@code bean 'orders' method OrderListeners.close(Order)}, for error messages. */
+    public String describe() {
+        return describe(beanName, method);
+    }
+
+    static String describe(String beanName, Method method) {
+        String parameters = Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName)
+                .collect(Collectors.joining(", "));
+        return "@RmqListener method " + ClassUtils.getUserClass(method.getDeclaringClass()).getSimpleName() + "."
+                + method.getName() + "(" + parameters + ") of bean '" + beanName + "'";
+    }
+}

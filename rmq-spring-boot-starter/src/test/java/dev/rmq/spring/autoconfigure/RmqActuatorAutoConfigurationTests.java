@@ -1,0 +1,162 @@
+package dev.rmq.spring.autoconfigure;
+
+import dev.rmq.RmqClient;
+import dev.rmq.consumer.ConsumeResult;
+import dev.rmq.producer.OutgoingMessage;
+import dev.rmq.producer.RmqProducer;
+import dev.rmq.spring.annotation.RmqListener;
+import dev.rmq.spring.config.RmqEndpoint;
+import dev.rmq.spring.config.WritableRmqEndpoint;
+import dev.rmq.dead.RmqDeadQueue;
+import dev.rmq.testsupport.RedisServer;
+import dev.rmq.testsupport.RedisTestServers;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.CompositeHealthContributor;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthContributor;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import java.io.IOException;
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** The health contributor and the {@code rmq} endpoint: when they apply, and what the endpoint may write. */
+class RmqActuatorAutoConfigurationTests {
+
+    private static RedisServer redis;
+    private static TestingServer zookeeper;
+
+    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(RmqRedisAutoConfiguration.class, RmqZooKeeperAutoConfiguration.class,
+                    RmqAutoConfiguration.class, RmqHealthContributorAutoConfiguration.class,
+                    RmqEndpointAutoConfiguration.class))
+            .withPropertyValues("rmq.redis.address=" + redis.address(), "rmq.topics.jobs.type=PRIORITY",
+                    "rmq.topics.jobs.slot-amount=2", "rmq.topics.jobs.max-retries=0",
+                    "management.endpoints.web.exposure.include=rmq");
+
+    @BeforeAll
+    static void startServers() throws Exception {
+        redis = RedisTestServers.newStandalone();
+        zookeeper = new TestingServer(true);
+    }
+
+    @AfterAll
+    static void stopServers() throws IOException {
+        try {
+            zookeeper.close();
+        } finally {
+            redis.close();
+        }
+    }
+
+    @Test
+    void reportsRedisHealthAndZooKeeperHealthWhenThereIsACurator() {
+        contextRunner.withPropertyValues("rmq.zookeeper.connect-string=" + zookeeper.getConnectString()).run(context -> {
+            CompositeHealthContributor rmq = (CompositeHealthContributor) context.getBean("rmqHealthContributor");
+            assertThat(((HealthIndicator) rmq.getContributor("redis")).health().getStatus()).isEqualTo(Status.UP);
+            assertThat(((HealthIndicator) rmq.getContributor("zookeeper")).health().getStatus()).isEqualTo(Status.UP);
+        });
+    }
+
+    @Test
+    void reportsOnlyRedisWithoutZooKeeper() {
+        contextRunner.run(context -> {
+            CompositeHealthContributor rmq = (CompositeHealthContributor) context.getBean("rmqHealthContributor");
+            assertThat(rmq.getContributor("redis")).isNotNull();
+            assertThat(rmq.getContributor("zookeeper")).isNull();
+        });
+    }
+
+    @Test
+    void reportsZooKeeperDownWhenItsServerStops() throws Exception {
+        try (TestingServer doomed = new TestingServer(true)) {
+            contextRunner.withPropertyValues("rmq.zookeeper.connect-string=" + doomed.getConnectString(),
+                    "rmq.zookeeper.session-timeout=5s").run(context -> {
+                HealthIndicator health = (HealthIndicator) ((CompositeHealthContributor) context.getBean("rmqHealthContributor"))
+                        .getContributor("zookeeper");
+                assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+                doomed.stop();
+                await().atMost(Duration.ofSeconds(20)).until(() -> health.health().getStatus().equals(Status.DOWN));
+            });
+        }
+    }
+
+    @Test
+    void backsOffFromTheHealthContributorWhenDisabledOrDefined() {
+        contextRunner.withPropertyValues("management.health.rmq.enabled=false")
+                .run(context -> assertThat(context).doesNotHaveBean("rmqHealthContributor"));
+        HealthIndicator own = () -> Health.up().build();
+        contextRunner.withBean("rmqHealthContributor", HealthContributor.class, () -> own)
+                .run(context -> assertThat(context.getBean("rmqHealthContributor")).isSameAs(own));
+    }
+
+    @Test
+    void offersOnlyReadOperationsUnlessWritesAreEnabled() {
+        contextRunner.run(context -> {
+            assertThat(context).hasSingleBean(RmqEndpoint.class).doesNotHaveBean(WritableRmqEndpoint.class);
+            assertThat(context.getBean(RmqEndpoint.class).overview().writeOperations()).isFalse();
+        });
+    }
+
+    @Test
+    void requeuesAndPurgesDeadMessagesWhenWritesAreEnabled() {
+        contextRunner.withPropertyValues("rmq.endpoint.write-operations-enabled=true")
+                .withBean(FailingListener.class).run(context -> {
+                    WritableRmqEndpoint endpoint = context.getBean(WritableRmqEndpoint.class);
+                    RmqProducer producer = context.getBean(RmqProducer.class);
+                    RmqDeadQueue dead = context.getBean(RmqDeadQueue.class);
+                    producer.send(OutgoingMessage.priority("jobs", "a", 100).withKey("a").withSlotBasis("x"));
+                    producer.send(OutgoingMessage.priority("jobs", "b", 100).withKey("b").withSlotBasis("x"));
+                    await().atMost(Duration.ofSeconds(10)).until(() -> dead.count("jobs") == 2);
+                    int slot = context.getBean(RmqClient.class).topics().require("jobs").slotOf("x");
+
+                    assertThat(endpoint.slot("jobs", slot, null, null).deadMessages())
+                            .extracting(RmqEndpoint.DeadEntry::lastError).containsOnly("never");
+                    assertThat(endpoint.requeue("jobs", slot, "a").messages()).isEqualTo(1);
+                    await().atMost(Duration.ofSeconds(10)).until(() -> dead.count("jobs") == 2);
+                    assertThat(endpoint.delete("jobs", slot, "a").messages()).isEqualTo(1);
+                    assertThat(endpoint.purge("jobs").messages()).isEqualTo(1);
+                    assertThat(dead.count("jobs")).isZero();
+                    assertThat(endpoint.purge("no-such-topic")).isNull();
+                });
+    }
+
+    @Test
+    void backsOffFromTheApplicationsOwnEndpoint() {
+        contextRunner.withUserConfiguration(OwnEndpoint.class).run(context -> {
+            assertThat(context).hasSingleBean(RmqEndpoint.class);
+            assertThat(context.getBean(RmqEndpoint.class).overview().assignment()).isEqualTo("mine");
+        });
+    }
+
+    @Test
+    void isAbsentWhenNotExposed() {
+        contextRunner.withPropertyValues("management.endpoints.web.exposure.include=health")
+                .run(context -> assertThat(context).doesNotHaveBean(RmqEndpoint.class));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnEndpoint {
+        @Bean
+        RmqEndpoint ownEndpoint(RmqClient client) {
+            return new RmqEndpoint(client, null, null, "mine");
+        }
+    }
+
+    static class FailingListener {
+        @RmqListener(topic = "jobs")
+        ConsumeResult fail(String payload) {
+            return ConsumeResult.retry("never");
+        }
+    }
+}

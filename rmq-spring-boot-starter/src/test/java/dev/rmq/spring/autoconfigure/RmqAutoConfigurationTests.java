@@ -1,0 +1,261 @@
+package dev.rmq.spring.autoconfigure;
+
+import dev.rmq.RmqClient;
+import dev.rmq.codec.JsonPayloadCodec;
+import dev.rmq.codec.PayloadCodec;
+import dev.rmq.consumer.ConsumerSettings;
+import dev.rmq.consumer.LocalSlotAssignment;
+import dev.rmq.dead.RmqDeadQueue;
+import dev.rmq.producer.Durability;
+import dev.rmq.producer.NotReplicatedException;
+import dev.rmq.producer.OutgoingMessage;
+import dev.rmq.producer.RmqProducer;
+import dev.rmq.spring.config.DefaultRmqListenerContainerFactory;
+import dev.rmq.spring.config.LocalSlotAssignmentFactory;
+import dev.rmq.spring.config.RmqListenerAnnotationBeanPostProcessor;
+import dev.rmq.spring.config.RmqListenerContainerFactory;
+import dev.rmq.spring.config.RmqListenerEndpointRegistry;
+import dev.rmq.spring.config.RmqSlotAssignmentFactory;
+import dev.rmq.testsupport.RedisServer;
+import dev.rmq.testsupport.RedisExtension;
+import dev.rmq.topic.BackoffPolicy;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicType;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.redisson.api.RedissonClient;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.util.unit.DataSize;
+import tools.jackson.databind.PropertyNamingStrategies;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** What {@link RmqAutoConfiguration} creates, what it backs off from, and how {@code rmq.*} binds. */
+@ExtendWith(RedisExtension.class)
+class RmqAutoConfigurationTests {
+
+    private final ApplicationContextRunner contextRunner;
+
+    RmqAutoConfigurationTests(RedisServer redis) {
+        contextRunner = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(RmqRedisAutoConfiguration.class,
+                        RmqZooKeeperAutoConfiguration.class, RmqAutoConfiguration.class))
+                .withPropertyValues("rmq.redis.address=" + redis.address(), "rmq.topics.orders.type=FIXED_TIME");
+    }
+
+    @Test
+    void createsTheClientProducerDeadQueueAndListenerInfrastructure() {
+        contextRunner.run(context -> {
+            assertThat(context).hasNotFailed()
+                    .hasSingleBean(RedissonClient.class)
+                    .hasSingleBean(RmqClient.class)
+                    .hasSingleBean(RmqProducer.class)
+                    .hasSingleBean(RmqDeadQueue.class)
+                    .hasSingleBean(PayloadCodec.class)
+                    .hasSingleBean(RmqListenerEndpointRegistry.class)
+                    .hasSingleBean(RmqListenerAnnotationBeanPostProcessor.class)
+                    .hasBean(RmqListenerContainerFactory.DEFAULT_BEAN_NAME);
+            assertThat(context.getBean(RmqSlotAssignmentFactory.class)).isInstanceOf(LocalSlotAssignmentFactory.class);
+            assertThat(context.getBean(RmqSlotAssignmentFactory.class).create(
+                    context.getBean(RmqClient.class).topics().require("orders"), "c")).isInstanceOf(LocalSlotAssignment.class);
+            assertThat(context.getBean(RmqProducer.class)).isSameAs(context.getBean(RmqClient.class).producer());
+        });
+    }
+
+    @Test
+    void durableSendsWaitForTheConfiguredReplicasAndFailWithoutThem() {
+        // the test Redis has no replicas, so a send that needs one is written but never acknowledged as durable
+        contextRunner.withPropertyValues("rmq.producer.durability.replicas=1", "rmq.producer.durability.timeout=200ms")
+                .run(context -> {
+                    RmqProducer producer = context.getBean(RmqProducer.class);
+                    assertThat(producer.durability()).isEqualTo(Durability.replicas(1, Duration.ofMillis(200)));
+                    assertThatThrownBy(() -> producer.send(OutgoingMessage.fixedTime("orders", "o-1",
+                            java.time.Instant.now().plusSeconds(600)).withKey("o-1")))
+                            .isInstanceOf(NotReplicatedException.class)
+                            .hasMessageContaining("acknowledged by 0 of the 1 required replica(s)");
+                });
+    }
+
+    @Test
+    void doesNothingWithoutARedissonClient() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RmqAutoConfiguration.class))
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(RmqClient.class)
+                        .doesNotHaveBean(RmqListenerEndpointRegistry.class));
+    }
+
+    @Test
+    void backsOffFromTheApplicationsOwnBeans() {
+        contextRunner.withUserConfiguration(OwnBeans.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(RmqProducer.class)).isSameAs(context.getBean("ownProducer"));
+            assertThat(context.getBean(RmqDeadQueue.class)).isSameAs(context.getBean("ownDeadQueue"));
+            assertThat(context.getBean(PayloadCodec.class)).isSameAs(context.getBean("ownCodec"));
+            assertThat(context.getBean(RmqSlotAssignmentFactory.class)).isSameAs(context.getBean("ownAssignments"));
+            assertThat(context.getBean(RmqListenerContainerFactory.DEFAULT_BEAN_NAME))
+                    .isSameAs(context.getBean("ownFactoryHolder", OwnBeans.Holder.class).factory);
+            assertThat(context.getBean(RmqListenerEndpointRegistry.class)).isSameAs(context.getBean("ownRegistry"));
+        });
+    }
+
+    @Test
+    void backsOffFromTheApplicationsOwnClient() {
+        contextRunner.withUserConfiguration(OwnClient.class).run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(RmqClient.class);
+            assertThat(context.getBean(RmqClient.class)).isSameAs(context.getBean("ownClient"));
+            assertThat(context.getBean(RmqClient.class).topics().contains("mine")).isTrue();
+        });
+    }
+
+    @Test
+    void bindsTopicsFromAMapWithCoreDefaults() {
+        contextRunner.withPropertyValues("rmq.topics.price-change.type=RANGE_MERGE").run(context -> {
+            TopicDefinition topic = context.getBean(RmqClient.class).topics().require("price-change");
+            assertThat(topic).isEqualTo(TopicDefinition.builder("price-change", TopicType.RANGE_MERGE).build());
+        });
+    }
+
+    @Test
+    void bindsEveryTopicSetting() {
+        contextRunner.withPropertyValues("rmq.topics.tasks.type=PRIORITY", "rmq.topics.tasks.slot-amount=4",
+                "rmq.topics.tasks.lease-timeout=45s", "rmq.topics.tasks.max-retries=3",
+                "rmq.topics.tasks.backoff.initial=200ms", "rmq.topics.tasks.backoff.multiplier=1",
+                "rmq.topics.tasks.backoff.max=200ms", "rmq.topics.tasks.backoff.jitter=0",
+                "rmq.topics.tasks.dead-capacity=10").run(context -> {
+            TopicDefinition topic = context.getBean(RmqClient.class).topics().require("tasks");
+            assertThat(topic).isEqualTo(TopicDefinition.builder("tasks", TopicType.PRIORITY).slotAmount(4)
+                    .leaseTimeout(Duration.ofSeconds(45)).maxRetries(3)
+                    .backoff(BackoffPolicy.fixed(Duration.ofMillis(200))).deadCapacity(10).build());
+        });
+    }
+
+    @Test
+    void bindsTopicsFromAListWithNames() {
+        contextRunner.withPropertyValues("rmq.topics[0].name=alpha", "rmq.topics[0].type=PRIORITY",
+                "rmq.topics[1].name=beta", "rmq.topics[1].type=RANGE_MERGE", "rmq.topics[1].slot-amount=2").run(context -> {
+            RmqClient client = context.getBean(RmqClient.class);
+            assertThat(client.topics().require("alpha").type()).isEqualTo(TopicType.PRIORITY);
+            assertThat(client.topics().require("beta").slotAmount()).isEqualTo(2);
+        });
+    }
+
+    @Test
+    void addsTopicDefinitionBeansToTheConfiguredTopics() {
+        contextRunner.withBean("extraTopic", TopicDefinition.class,
+                () -> TopicDefinition.builder("extra", TopicType.PRIORITY).slotAmount(2).build()).run(context -> {
+            RmqClient client = context.getBean(RmqClient.class);
+            assertThat(client.topics().all()).extracting(TopicDefinition::name).containsExactly("orders", "extra");
+        });
+    }
+
+    @Test
+    void acceptsTheSameDefinitionFromPropertiesAndABean() {
+        contextRunner.withPropertyValues("rmq.topics.orders.slot-amount=8").withBean("ordersTopic", TopicDefinition.class,
+                () -> TopicDefinition.builder("orders", TopicType.FIXED_TIME).slotAmount(8).build())
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void bindsNamespacePayloadLimitAndListenerDefaults() {
+        contextRunner.withPropertyValues("rmq.namespace=shop", "rmq.max-payload-size=2KB", "rmq.listener.concurrency=3",
+                "rmq.listener.batch-size=10", "rmq.listener.idle-poll=250ms", "rmq.listener.shutdown-timeout=5s",
+                "rmq.topics.orders.concurrency=5").run(context -> {
+            RmqClient client = context.getBean(RmqClient.class);
+            assertThat(client.context().maxPayloadBytes()).isEqualTo((int) DataSize.ofKilobytes(2).toBytes());
+            assertThat(client.context().keys().slot("orders", 0).store()).startsWith("shop:");
+            RmqProperties properties = context.getBean(RmqProperties.class);
+            assertThat(properties.listener().toConsumerSettings()).isEqualTo(
+                    new ConsumerSettings(3, 10, Duration.ofMillis(250), Duration.ofSeconds(5), 100));
+            assertThat(context.getBean(DefaultRmqListenerContainerFactory.class)).isNotNull();
+        });
+    }
+
+    @Test
+    void propertyDefaultsAreTheCoreDefaults() {
+        contextRunner.run(context -> {
+            RmqProperties properties = context.getBean(RmqProperties.class);
+            assertThat(properties.listener().toConsumerSettings()).isEqualTo(ConsumerSettings.DEFAULTS);
+            assertThat(properties.maxPayloadSize().toBytes()).isEqualTo(RmqClient.DEFAULT_MAX_PAYLOAD_BYTES);
+            assertThat(properties.topics().get("orders").toDefinition("orders"))
+                    .isEqualTo(TopicDefinition.builder("orders", TopicType.FIXED_TIME).build());
+        });
+    }
+
+    @Test
+    void encodesPayloadsWithTheApplicationsJsonMapper() {
+        contextRunner.withBean(JsonMapper.class,
+                () -> JsonMapper.builder().propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE).build())
+                .run(context -> {
+                    PayloadCodec codec = context.getBean(PayloadCodec.class);
+                    assertThat(codec).isInstanceOf(JsonPayloadCodec.class);
+                    assertThat(new String(codec.encode(new Price("A-1", 12)), StandardCharsets.UTF_8))
+                            .isEqualTo("{\"price_cents\":12,\"sku\":\"A-1\"}");
+                });
+    }
+
+    record Price(String sku, long priceCents) {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnBeans {
+
+        static final class Holder {
+            final DefaultRmqListenerContainerFactory factory;
+
+            Holder(DefaultRmqListenerContainerFactory factory) {
+                this.factory = factory;
+            }
+        }
+
+        @Bean
+        RmqProducer ownProducer(RmqClient client) {
+            return new RmqProducer(client.context());
+        }
+
+        @Bean
+        RmqDeadQueue ownDeadQueue(RmqClient client) {
+            return new RmqDeadQueue(client.context());
+        }
+
+        @Bean
+        PayloadCodec ownCodec() {
+            return new JsonPayloadCodec();
+        }
+
+        @Bean
+        RmqSlotAssignmentFactory ownAssignments() {
+            return (topic, id) -> new LocalSlotAssignment();
+        }
+
+        @Bean(RmqListenerContainerFactory.DEFAULT_BEAN_NAME)
+        DefaultRmqListenerContainerFactory ownFactory(RmqClient client, RmqSlotAssignmentFactory assignments) {
+            return new DefaultRmqListenerContainerFactory(client, assignments);
+        }
+
+        @Bean
+        Holder ownFactoryHolder(DefaultRmqListenerContainerFactory factory) {
+            return new Holder(factory);
+        }
+
+        @Bean
+        RmqListenerEndpointRegistry ownRegistry() {
+            return new RmqListenerEndpointRegistry(Duration.ofSeconds(3));
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnClient {
+
+        @Bean
+        RmqClient ownClient(RedissonClient redisson) {
+            return RmqClient.builder(redisson).topic(TopicDefinition.builder("mine", TopicType.PRIORITY).build()).build();
+        }
+    }
+}
