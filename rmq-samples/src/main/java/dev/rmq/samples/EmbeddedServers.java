@@ -1,0 +1,48 @@
+package dev.rmq.samples;
+
+import dev.rmq.testsupport.RedisServer;
+import org.apache.curator.test.TestingServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The servers the sample started for itself: a local redis-server process and an in-process ZooKeeper,
+ * either of which may be absent when the application configured its own. Closing stops both.
+ */
+final class EmbeddedServers implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(EmbeddedServers.class);
+
+    private final RedisServer redis;
+    private final TestingServer zookeeper;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    EmbeddedServers(RedisServer redis, TestingServer zookeeper) {
+        this.redis = redis;
+        this.zookeeper = zookeeper;
+    }
+
+    /** Stops both; only the first call does anything, as both the context and the JVM's exit may call it. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        if (zookeeper != null) {
+            try {
+                zookeeper.close();
+                log.info("Stopped the embedded ZooKeeper");
+            } catch (IOException e) {
+                log.warn("Could not stop the embedded ZooKeeper cleanly", e);
+            }
+        }
+        if (redis != null) {
+            String description = redis.toString();
+            redis.close();
+            log.info("Stopped the embedded {}", description);
+        }
+    }
+}

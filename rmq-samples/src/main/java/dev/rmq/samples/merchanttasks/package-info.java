@@ -1,0 +1,5 @@
+/**
+ * merchant-tasks, a PRIORITY topic: tasks of key-account merchants are consumed before the others.
+ * The topic has one slot, so that all tasks share one order.
+ */
+package dev.rmq.samples.merchanttasks;

@@ -1,0 +1,5 @@
+/**
+ * order-timeout, a FIXED_TIME topic: an order that is still unpaid at its deadline is closed then, and
+ * not before; paying cancels the deadline message by its key.
+ */
+package dev.rmq.samples.ordertimeout;

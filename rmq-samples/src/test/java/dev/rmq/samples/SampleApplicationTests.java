@@ -1,0 +1,209 @@
+package dev.rmq.samples;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Runs the sample as the README says, with nothing configured, and tries the README's curl lines. In the
+ * test phase it starts the application's main class in a child JVM; after packaging (failsafe, with
+ * {@code -Drmq.sample.jar=...}) it runs {@code java -jar rmq-samples.jar} itself.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class SampleApplicationTests {
+
+    private static final Duration STARTUP = Duration.ofSeconds(120);
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private static Process app;
+    private static Path log;
+    private static int port;
+
+    @BeforeAll
+    static void startTheSampleWithNothingConfigured() throws IOException {
+        port = freePort();
+        String jar = System.getProperty("rmq.sample.jar");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> command = new ArrayList<>(jar != null
+                ? List.of(java, "-jar", jar)
+                : List.of(java, "-cp", System.getProperty("java.class.path"), RmqSamplesApplication.class.getName()));
+        command.add("--server.port=" + port);
+        Path target = Path.of("target");
+        Files.createDirectories(target);
+        log = target.resolve(jar != null ? "sample-jar.log" : "sample-main.log");
+        app = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        await().atMost(STARTUP).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
+                .until(() -> !app.isAlive() || get("/actuator/health").statusCode() == 200);
+        assertThat(app.isAlive()).as("the sample exited during start-up; see %s", log.toAbsolutePath()).isTrue();
+    }
+
+    @AfterAll
+    static void stopWhateverIsLeft() throws IOException {
+        if (app != null && app.isAlive()) {
+            app.destroyForcibly();
+        }
+        embeddedRedisPid().flatMap(ProcessHandle::of).ifPresent(ProcessHandle::destroyForcibly);
+    }
+
+    @Test
+    @Order(1)
+    void healthIsUpWithRedisAndZooKeeper() throws Exception {
+        JsonNode health = json(get("/actuator/health"));
+        assertThat(health.at("/status").asString()).isEqualTo("UP");
+        assertThat(health.at("/components/rmq/components/redis/status").asString()).isEqualTo("UP");
+        assertThat(health.at("/components/rmq/components/zookeeper/status").asString()).isEqualTo("UP");
+        assertThat(Files.readString(log)).contains("No Redis is configured: started redis-server",
+                "No ZooKeeper is configured: started one in-process");
+    }
+
+    @Test
+    @Order(2)
+    void aBurstOfPriceUpdatesBecomesOneRenderJob() throws Exception {
+        JsonNode burst = json(post("/prices/sku-42/burst?count=10"));
+        assertThat(burst.at("/sent").asInt()).isEqualTo(10);
+        assertThat(burst.at("/merged").asInt()).isEqualTo(9);
+        assertThat(burst.at("/mergeWindow").asString()).isEqualTo("5s");
+        assertThat(burst.at("/latestCents").asInt()).isEqualTo(1009);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> logLines("price-change: rendering").size() == 1);
+        assertThat(logLines("price-change: rendering").get(0))
+                .contains("rendering the price image of sku-42 at 10.09 (10 update(s) merged into this one job;");
+    }
+
+    @Test
+    @Order(3)
+    void keyAccountTasksGoFirst() throws Exception {
+        assertThat(json(post("/merchant-tasks/demo")).size()).isEqualTo(6);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> logLines(" merchant m-").size() == 6);
+        List<String> order = logLines(" merchant m-").stream()
+                .map(line -> line.substring(line.indexOf("merchant-tasks:"))).toList();
+        assertThat(order.subList(0, 3)).allSatisfy(line -> assertThat(line).contains("key-account merchant"));
+        assertThat(order.subList(3, 6)).allSatisfy(line -> assertThat(line).contains("regular merchant"));
+    }
+
+    @Test
+    @Order(4)
+    void anUnpaidOrderClosesAtItsDeadlineAndAPaidOneDoesNot() throws Exception {
+        String unpaid = json(post("/orders?payWithin=5s")).at("/id").asString();
+        String paid = json(post("/orders?payWithin=5s")).at("/id").asString();
+        assertThat(List.of(unpaid, paid)).as("the ids the README names").containsExactly("o-1001", "o-1002");
+        assertThat(json(post("/orders/o-1002/pay")).at("/status").asString()).isEqualTo("PAID");
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> json(get("/orders/" + unpaid)).at("/status").asString().equals("CLOSED"));
+        assertThat(logLines("order-timeout: closed unpaid order " + unpaid + " at its deadline")).hasSize(1);
+        assertThat(json(get("/orders/" + paid)).at("/status").asString()).isEqualTo("PAID");
+        assertThat(logLines("order " + paid)).isEmpty();
+    }
+
+    @Test
+    @Order(5)
+    void theActuatorShowsTopicsSlotsAndMetrics() throws Exception {
+        JsonNode overview = json(get("/actuator/rmq"));
+        List<String> topics = new ArrayList<>();
+        overview.at("/topics").forEach(topic -> topics.add(topic.at("/name").asString()));
+        assertThat(topics).containsExactly("price-change", "merchant-tasks", "order-timeout");
+        assertThat(overview.at("/assignment").asString()).as("the embedded ZooKeeper assigns the slots")
+                .isEqualTo("zookeeper");
+        assertThat(Files.readString(log)).doesNotContain("rmq assigns slots locally");
+
+        JsonNode orders = json(get("/actuator/rmq/order-timeout"));
+        assertThat(orders.at("/slots").size()).isEqualTo(16);
+        Map<String, Integer> slotsPerWorker = new HashMap<>();
+        orders.at("/slots").forEach(slot -> {
+            assertThat(slot.at("/owners").size()).as("slot %s has an owner", slot.at("/slot")).isEqualTo(1);
+            String owner = slot.at("/owners/0").asString();
+            assertThat(owner).as("the owner is the planned worker").isEqualTo(slot.at("/planned").asString());
+            slotsPerWorker.merge(owner, 1, Integer::sum);
+        });
+        assertThat(slotsPerWorker.values()).as("concurrency 2: two workers, eight slots each").containsExactly(8, 8);
+
+        JsonNode slot = json(get("/actuator/rmq/order-timeout/0?limit=5"));
+        assertThat(slot.at("/slot").asInt()).isZero();
+        assertThat(slot.at("/deadMessages").isArray()).isTrue();
+        assertThat(post("/actuator/rmq/order-timeout").statusCode()).as("write operations are off by default")
+                .isBetween(400, 499);
+
+        JsonNode merges = json(get("/actuator/metrics/rmq.merges"));
+        assertThat(merges.at("/measurements/0/value").asDouble()).isEqualTo(9.0);
+        assertThat(get("/actuator/metrics/rmq.consume").statusCode()).isEqualTo(200);
+        assertThat(get("/actuator/metrics/rmq.backlog").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    @Order(6)
+    void stoppingTheSampleStopsItsRedisToo() throws Exception {
+        long redisPid = embeddedRedisPid().orElseThrow();
+        assertThat(ProcessHandle.of(redisPid)).isPresent();
+
+        app.destroy(); // SIGTERM, as Ctrl-C or a service manager would
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> !app.isAlive());
+        await().atMost(Duration.ofSeconds(10)).until(() -> ProcessHandle.of(redisPid).map(p -> !p.isAlive()).orElse(true));
+        assertThat(Files.readString(log)).contains("Stopped the embedded redis-server").doesNotContain("could not acknowledge");
+    }
+
+    private static Optional<Long> embeddedRedisPid() throws IOException {
+        if (log == null || !Files.exists(log)) {
+            return Optional.empty();
+        }
+        Matcher m = Pattern.compile("No Redis is configured: started redis-server .* \\(pid (\\d+)\\)").matcher(Files.readString(log));
+        return m.find() ? Optional.of(Long.parseLong(m.group(1))) : Optional.empty();
+    }
+
+    private static List<String> logLines(String fragment) throws IOException {
+        return Files.readAllLines(log, StandardCharsets.UTF_8).stream().filter(line -> line.contains(fragment)).toList();
+    }
+
+    private static HttpResponse<String> get(String path) throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(10)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static HttpResponse<String> post(String path) throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(10))
+                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static JsonNode json(HttpResponse<String> response) {
+        assertThat(response.statusCode()).as("%s %s", response.request().uri(), response.body()).isEqualTo(200);
+        return JSON.readTree(response.body());
+    }
+
+    private static URI uri(String path) {
+        return URI.create("http://127.0.0.1:" + port + path);
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}
