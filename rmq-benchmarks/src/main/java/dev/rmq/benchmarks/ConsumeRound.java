@@ -1,0 +1,87 @@
+package dev.rmq.benchmarks;
+
+import dev.rmq.RmqClient;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicType;
+
+import static dev.rmq.benchmarks.Report.Unit.CALLS;
+import static dev.rmq.benchmarks.Report.Unit.MICROS;
+import static dev.rmq.benchmarks.Report.Unit.RATE;
+import static dev.rmq.benchmarks.Report.Unit.RATIO;
+import static dev.rmq.benchmarks.Report.Unit.SECONDS;
+
+/**
+ * rmq's consume in the throughput rounds, with the best setting the search found: through the core container
+ * and through the Spring Boot starter, then the table's "Consume" section.
+ */
+final class ConsumeRound {
+
+    private final Context context;
+    private final RmqCases rmq;
+    private final StarterCases starter;
+    private final Plan.ConsumeSetting setting;
+    private final TopicDefinition topic;
+    private final RmqClient client;
+    private String starterSlotAssignment;
+
+    ConsumeRound(Context context, RmqCases rmq, StarterCases starter, Plan.ConsumeSetting setting) {
+        this.context = context;
+        this.rmq = rmq;
+        this.starter = starter;
+        this.setting = setting;
+        this.topic = RmqCases.topic("consume", TopicType.RANGE_MERGE, setting.slots());
+        this.client = rmq.client(topic);
+    }
+
+    void measure() {
+        Samples samples = context.samples();
+        long count = context.plan().consume();
+        rmq.fillDue(client, topic.name(), count);
+        Measured m = rmq.consume(client, topic.name(), count, setting.consumerSettings());
+        samples.add("consume", m);
+        samples.add("consume.evalsha", m.callsPerMessage("evalsha"));
+        CommandProfile.sample(samples, "consume", m);
+        context.probe().flushAll();
+
+        StarterCases.Run run = starter.consume(count, setting);
+        samples.add("consume_starter", run.measured());
+        samples.add("consume_starter.start", run.startSeconds());
+        starterSlotAssignment = run.slotAssignment();
+        context.probe().flushAll();
+    }
+
+    void report() {
+        Report report = context.report();
+        Samples samples = context.samples();
+        String section = "Consume (prepare -> no-op handler -> commit, real container)";
+        report.figure("consume.msgs_per_s", samples.figure("consume"), RATE, section, "best setting", setting.toString());
+        report.figure("consume.redis_cpu_us_per_msg", samples.figure("consume.cpu"), MICROS, section, "  Redis CPU", "");
+        report.figure("consume.client_cpu_us_per_msg", samples.figure("consume.jvm"), MICROS, section,
+                "  client (JVM) CPU", "");
+        report.figure("consume.evalsha_calls_per_msg", samples.figure("consume.evalsha"), CALLS, section,
+                "  script calls (= round trips)", "prepare + ack per batch");
+        report.figure("consume.rstream_ratio", samples.figure("consume.rstream_ratio"), RATIO, section,
+                "  / Redisson RStream group", "per round; the target's base");
+        report.value("consume.setting.slots", setting.slots());
+        report.value("consume.setting.threads", setting.threads());
+        report.value("consume.setting.batch", setting.batch());
+        report.value("consume.messages", context.plan().consume());
+        CommandProfile.report(report, samples, "consume");
+        report.figure("consume_starter.msgs_per_s", samples.figure("consume_starter"), RATE, section,
+                "through the Spring Boot starter", "@RmqListener(byte[]), same setting, no ZooKeeper");
+        report.figure("consume_starter.redis_cpu_us_per_msg", samples.figure("consume_starter.cpu"), MICROS, section,
+                "  Redis CPU", "");
+        report.figure("consume_starter.client_cpu_us_per_msg", samples.figure("consume_starter.jvm"), MICROS, section,
+                "  client (JVM) CPU", "with the application's start");
+        report.figure("consume_starter.core_ratio", samples.figure("consume_starter.core_ratio"), RATIO, section,
+                "  / the core container", "per round");
+        report.figure("consume_starter.context_start_s", samples.figure("consume_starter.start"), SECONDS, section,
+                "  application start-up (not in the rate)", "");
+        report.value("consume_starter.setting", setting.toString());
+        report.value("consume_starter.slot_assignment", starterSlotAssignment);
+        report.value("consume_starter.method", "a Spring Boot application without a web server or ZooKeeper: the"
+                + " starter's auto-configuration, its own Redisson client from rmq.redis.address, the topic from"
+                + " rmq.topics, and one bean with a no-op @RmqListener method taking the byte[] payload; "
+                + context.plan().consume() + " messages preloaded, timed from the first listener call to the last");
+    }
+}

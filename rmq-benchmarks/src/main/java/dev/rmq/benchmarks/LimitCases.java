@@ -1,0 +1,141 @@
+package dev.rmq.benchmarks;
+
+import dev.rmq.redis.KeyLayout;
+import dev.rmq.redis.Script;
+import dev.rmq.redis.SlotKeys;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * "The limit": what the same Redis does for {@code redis-benchmark}, a C client with nothing between it
+ * and the socket. rmq's send script by EVALSHA (one message per call, as a single send makes it, and
+ * {@link ProduceRound#PER_CALL} per call, as the batched produce case does), and plain ZADD, all pipelined. Keys and members are randomized with
+ * {@code __rand_int__}, so every call adds a new message.
+ */
+final class LimitCases {
+
+    static final int PIPELINE = 64;
+    static final int CLIENTS = 50;
+    /** An envelope as rmq writes it for a 64-byte payload with no headers: 13 + 1 + 64 bytes. */
+    private static final String ENVELOPE = "E".repeat(13 + 1 + Payloads.SIZE);
+
+    private final RedisProbe probe;
+    private final Path tool;
+
+    private LimitCases(RedisProbe probe, Path tool) {
+        this.probe = probe;
+        this.tool = tool;
+    }
+
+    /** Empty when no redis-benchmark is found next to redis-server or on PATH. */
+    static Optional<LimitCases> find(RedisProbe probe) {
+        List<Path> candidates = new ArrayList<>();
+        // the one beside the redis-server this run uses, so the two come from the same release
+        candidates.add(probe.server().binary().path().resolveSibling("redis-benchmark"));
+        String path = System.getenv("PATH");
+        if (path != null) {
+            for (String dir : path.split(java.io.File.pathSeparator)) {
+                candidates.add(Path.of(dir, "redis-benchmark"));
+            }
+        }
+        return candidates.stream().filter(Files::isExecutable).findFirst().map(p -> new LimitCases(probe, p));
+    }
+
+    Path tool() {
+        return tool;
+    }
+
+    /**
+     * rmq's send script with {@code perCall} messages of one slot per EVALSHA; returns messages/s. One
+     * message per call runs it as {@code sendAsync} does (the slot's 9 keys); more run it as a pipelined
+     * {@code sendAllAsync} call does, with a 10th key, the call key under which the reply is kept for a replay.
+     */
+    Measured sendScript(long calls, int perCall) {
+        Object sha = probe.server().command("SCRIPT", "LOAD", Script.SEND.source());
+        if (!Script.SEND.sha().equals(sha)) {
+            throw new IllegalStateException("SCRIPT LOAD gave " + sha + ", rmq computes " + Script.SEND.sha());
+        }
+        SlotKeys keys = new KeyLayout("").slot("limit", 0);
+        List<String> command = new ArrayList<>(List.of("EVALSHA", Script.SEND.sha(), "9"));
+        List<Object> scriptKeys = perCall == 1 ? keys.asScriptKeys() : keys.asScriptKeys("__rand_int__");
+        command.set(2, Integer.toString(scriptKeys.size()));
+        for (Object key : scriptKeys) {
+            command.add((String) key);
+        }
+        command.addAll(List.of("R", new KeyLayout("").wakeChannel("limit"), "0", Integer.toString(perCall)));
+        for (int i = 0; i < perCall; i++) {
+            command.addAll(List.of("k" + i + ":__rand_int__", "3600000", ENVELOPE));
+        }
+        Measured run = run(calls, command);
+        return new Measured(run.messages() * perCall, run.seconds(), run.cost());
+    }
+
+    /** Plain ZADD of a new member to one sorted set. */
+    Measured zadd(long calls) {
+        return run(calls, List.of("ZADD", "limit-zset", "__rand_int__", "m:__rand_int__"));
+    }
+
+    private Measured run(long requests, List<String> command) {
+        List<String> line = new ArrayList<>(List.of(tool.toString(), "-h", "127.0.0.1",
+                "-p", Integer.toString(probe.server().port()), "-c", Integer.toString(CLIENTS),
+                "-P", Integer.toString(PIPELINE), "-n", Long.toString(requests), "-r", "1000000000", "--csv"));
+        line.addAll(command);
+        RedisProbe.Snapshot before = probe.snapshot();
+        String output;
+        try {
+            // the output goes to a file, so a redis-benchmark that hangs cannot block the wait for it
+            Path outputFile = Files.createTempFile("rmq-limit-", ".csv");
+            try {
+                Process process = new ProcessBuilder(line).redirectErrorStream(true).redirectOutput(outputFile.toFile())
+                        .start();
+                if (!process.waitFor(10, TimeUnit.MINUTES)) {
+                    process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                    throw new IllegalStateException("redis-benchmark did not finish within 10 minutes");
+                }
+                output = Files.readString(outputFile);
+                if (process.exitValue() != 0) {
+                    throw new IllegalStateException("redis-benchmark exited with " + process.exitValue() + ": " + output);
+                }
+            } finally {
+                Files.deleteIfExists(outputFile);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run " + tool, e);
+        } catch (InterruptedException e) {
+            throw Waits.interrupted(e);
+        }
+        RedisProbe.Cost cost = probe.snapshot().since(before);
+        double rps = parseRps(output);
+        return new Measured(requests, requests / rps, cost);
+    }
+
+    /** The requests per second from redis-benchmark's {@code --csv} output (6.x and 7.x). */
+    static double parseRps(String output) {
+        String last = null;
+        for (String line : output.split("\r?\n|\r")) {
+            String trimmed = line.trim();
+            if (trimmed.startsWith("\"") && !trimmed.startsWith("\"test\"")) {
+                last = trimmed;
+            }
+        }
+        if (last == null) {
+            throw new IllegalStateException("no result line in redis-benchmark's output:\n" + output);
+        }
+        String[] fields = last.split("\",\"");
+        if (fields.length < 2) {
+            throw new IllegalStateException("cannot read redis-benchmark's result line: " + last);
+        }
+        String rps = fields[1].replace("\"", "");
+        if (rps.contains("ERR") || rps.isBlank()) {
+            throw new IllegalStateException("redis-benchmark reported an error: " + output);
+        }
+        return Double.parseDouble(rps);
+    }
+}

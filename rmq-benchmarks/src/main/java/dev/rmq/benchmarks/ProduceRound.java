@@ -1,0 +1,107 @@
+package dev.rmq.benchmarks;
+
+import dev.rmq.RmqClient;
+import dev.rmq.topic.TopicType;
+
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+
+import static dev.rmq.benchmarks.Report.Unit.CALLS;
+import static dev.rmq.benchmarks.Report.Unit.MICROS;
+import static dev.rmq.benchmarks.Report.Unit.RATE;
+import static dev.rmq.benchmarks.Report.Unit.RATIO;
+
+/**
+ * rmq's produce in the throughput rounds: batched sends to a topic of every type and single sends, then the
+ * table's "Produce" section.
+ */
+final class ProduceRound {
+
+    /** rmq's batched produce: the slots of the produce topics, messages per sendAllAsync and calls in flight. */
+    static final int SLOTS = 16;
+    static final int BATCH = 1000;
+    static final int IN_FLIGHT = 4;
+    /**
+     * Messages per send-script call of rmq's batched produce: sendAllAsync makes one call per slot, so a
+     * batch of 1000 over 16 slots gives 62.5 on average. The limit runs the script with this many, so that
+     * the target compares the same work per call.
+     */
+    static final int PER_CALL = Math.round((float) BATCH / SLOTS);
+    static final int SINGLE_IN_FLIGHT = 100;
+
+    private final Context context;
+    private final RmqCases rmq;
+    private final Map<TopicType, RmqClient> clients = new EnumMap<>(TopicType.class);
+
+    ProduceRound(Context context, RmqCases rmq) {
+        this.context = context;
+        this.rmq = rmq;
+        for (TopicType type : TopicType.values()) {
+            clients.put(type, rmq.client(RmqCases.topic(topicName(type), type, SLOTS)));
+        }
+    }
+
+    void measure() {
+        Samples samples = context.samples();
+        for (TopicType type : TopicType.values()) {
+            Measured m = rmq.produceBatched(clients.get(type), context.plan().produce(), BATCH, IN_FLIGHT, waiting(type));
+            samples.add("produce." + type, m);
+            samples.add("produce." + type + ".evalsha", m.callsPerMessage("evalsha"));
+            if (type == TopicType.RANGE_MERGE) {
+                CommandProfile.sample(samples, "produce", m);
+            }
+            context.probe().flushAll();
+        }
+        Measured m = rmq.produceSingle(clients.get(TopicType.RANGE_MERGE), context.plan().produceSingle(), SINGLE_IN_FLIGHT,
+                waiting(TopicType.RANGE_MERGE));
+        samples.add("produce_single", m);
+        context.probe().flushAll();
+    }
+
+    void report() {
+        Report report = context.report();
+        Samples samples = context.samples();
+        String section = "Produce (64-byte unique payloads, " + SLOTS + " slots)";
+        String api = "sendAllAsync, " + BATCH + " msgs/call, " + IN_FLIGHT + " in flight";
+        report.figure("produce.msgs_per_s", samples.figure("produce.RANGE_MERGE"), RATE, section,
+                "batched, range-merge (headline)", api);
+        report.figure("produce.redis_cpu_us_per_msg", samples.figure("produce.RANGE_MERGE.cpu"), MICROS, section,
+                "  Redis CPU", "INFO cpu delta");
+        report.figure("produce.client_cpu_us_per_msg", samples.figure("produce.RANGE_MERGE.jvm"), MICROS, section,
+                "  client (JVM) CPU", "all threads of the benchmark JVM");
+        Figure calls = samples.figure("produce.RANGE_MERGE.evalsha");
+        report.figure("produce.evalsha_calls_per_msg", calls, CALLS, null, null, null);
+        report.value("produce.script_msgs_per_call", calls.isPresent() && calls.median() > 0 ? 1 / calls.median() : null);
+        report.figure("produce.limit_ratio", samples.figure("produce.limit_ratio"), RATIO, section,
+                "  / the limit, same call shape", "per round; EVALSHA x" + PER_CALL + " (the target's base)");
+        report.value("produce.api", api);
+        report.value("produce.round_trips_per_msg", 1.0 / BATCH);
+        CommandProfile.report(report, samples, "produce");
+        for (TopicType type : TopicType.values()) {
+            String key = type.name().toLowerCase(Locale.ROOT);
+            report.figure("produce_by_type." + key + ".msgs_per_s", samples.figure("produce." + type), RATE, section,
+                    "batched, " + key, "");
+            report.figure("produce_by_type." + key + ".redis_cpu_us_per_msg", samples.figure("produce." + type + ".cpu"),
+                    MICROS, section, "  Redis CPU", "");
+        }
+        report.figure("produce_single.msgs_per_s", samples.figure("produce_single"), RATE, section,
+                "single sendAsync, " + SINGLE_IN_FLIGHT + " in flight", "range-merge");
+        report.figure("produce_single.redis_cpu_us_per_msg", samples.figure("produce_single.cpu"), MICROS, section,
+                "  Redis CPU", "");
+        report.figure("produce_single.client_cpu_us_per_msg", samples.figure("produce_single.jvm"), MICROS, section,
+                "  client (JVM) CPU", "");
+        report.figure("produce_single.limit_ratio", samples.figure("produce_single.limit_ratio"), RATIO, section,
+                "  / the limit, same call shape", "per round; EVALSHA x1");
+        report.value("produce_single.in_flight", SINGLE_IN_FLIGHT);
+    }
+
+    /** Messages for the type's topic that stay queued: nothing consumes during produce. */
+    private RmqCases.Messages waiting(TopicType type) {
+        return RmqCases.waiting(clients.get(type).topics().require(topicName(type)));
+    }
+
+    private static String topicName(TopicType type) {
+        return "p-" + type.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+}

@@ -1,0 +1,124 @@
+package dev.rmq.benchmarks;
+
+import dev.rmq.testsupport.RedisServer;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads what the benchmark's own redis-server spent: CPU ({@code INFO cpu}: used_cpu_sys + used_cpu_user),
+ * memory ({@code INFO memory}: used_memory) and per-command calls and time ({@code INFO commandstats},
+ * which in Redis 7 also counts the commands a script runs).
+ */
+final class RedisProbe {
+
+    private final RedisServer server;
+
+    RedisProbe(RedisServer server) {
+        this.server = server;
+    }
+
+    RedisServer server() {
+        return server;
+    }
+
+    /** What Redis has spent so far, to subtract from a later snapshot. */
+    Snapshot snapshot() {
+        Map<String, String> cpu = server.info("cpu");
+        Map<String, String> stats = server.info("commandstats");
+        Map<String, long[]> commands = new HashMap<>();
+        stats.forEach((field, value) -> {
+            if (field.startsWith("cmdstat_")) {
+                commands.put(field.substring("cmdstat_".length()), new long[] {stat(value, "calls"), stat(value, "usec")});
+            }
+        });
+        double cpuSeconds = Double.parseDouble(cpu.get("used_cpu_sys")) + Double.parseDouble(cpu.get("used_cpu_user"));
+        return new Snapshot(System.nanoTime(), cpuSeconds, commands, jvmCpuNanos());
+    }
+
+    long usedMemory() {
+        return Long.parseLong(server.info("memory").get("used_memory"));
+    }
+
+    /**
+     * Deletes the replay keys of pipelined send calls ({@code call{t_i}:<uuid>}, kept 30 s so that a repeated
+     * batch replays its reply): one per script call, not per message, so not part of what a queued message costs.
+     */
+    void deleteReplayKeys() {
+        for (Object key : (List<?>) server.command("KEYS", "call{*")) {
+            server.command("DEL", String.valueOf(key));
+        }
+    }
+
+    void flushAll() {
+        server.command("FLUSHALL");
+    }
+
+    /** The Redis clock in microseconds. */
+    long timeMicros() {
+        List<?> time = (List<?>) server.command("TIME");
+        return Long.parseLong(String.valueOf(time.get(0))) * 1_000_000 + Long.parseLong(String.valueOf(time.get(1)));
+    }
+
+    private static long stat(String value, String name) {
+        for (String part : value.split(",")) {
+            int eq = part.indexOf('=');
+            if (eq > 0 && part.substring(0, eq).equals(name)) {
+                return Long.parseLong(part.substring(eq + 1));
+            }
+        }
+        return 0;
+    }
+
+    /** The CPU time of this whole JVM (every thread: the client's, Redisson's, the JIT's and the GC's). */
+    static long jvmCpuNanos() {
+        java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        return os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : -1;
+    }
+
+    /** Redis's counters, and this JVM's CPU time, at one instant. */
+    record Snapshot(long nanos, double cpuSeconds, Map<String, long[]> commands, long jvmCpuNanos) {
+
+        Cost since(Snapshot before) {
+            Map<String, long[]> delta = new HashMap<>();
+            commands.forEach((name, now) -> {
+                long[] then = before.commands.getOrDefault(name, new long[2]);
+                if (now[0] - then[0] > 0) {
+                    delta.put(name, new long[] {now[0] - then[0], now[1] - then[1]});
+                }
+            });
+            double jvm = jvmCpuNanos < 0 || before.jvmCpuNanos < 0 ? Double.NaN : (jvmCpuNanos - before.jvmCpuNanos) / 1e9;
+            return new Cost((nanos - before.nanos) / 1e9, cpuSeconds - before.cpuSeconds, delta, jvm);
+        }
+    }
+
+    /**
+     * What Redis spent between two snapshots.
+     *
+     * @param seconds    wall time
+     * @param cpuSeconds Redis CPU (system + user)
+     * @param commands   command name to {calls, usec} (the benchmark's own INFO calls included, a handful)
+     * @param jvmCpuSeconds the CPU this JVM spent meanwhile (NaN where the platform does not tell)
+     */
+    record Cost(double seconds, double cpuSeconds, Map<String, long[]> commands, double jvmCpuSeconds) {
+
+        double cpuMicrosPer(long messages) {
+            return cpuSeconds * 1e6 / messages;
+        }
+
+        double jvmCpuMicrosPer(long messages) {
+            return jvmCpuSeconds * 1e6 / messages;
+        }
+
+        double callsPer(String command, long messages) {
+            long[] c = commands.get(command);
+            return c == null ? 0 : c[0] / (double) messages;
+        }
+
+        double usecPer(String command, long messages) {
+            long[] c = commands.get(command);
+            return c == null ? 0 : c[1] / (double) messages;
+        }
+    }
+}
