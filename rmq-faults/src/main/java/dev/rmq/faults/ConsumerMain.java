@@ -1,0 +1,217 @@
+package dev.rmq.faults;
+
+import dev.rmq.consumer.ConsumeResult;
+import dev.rmq.consumer.ConsumerSettings;
+import dev.rmq.consumer.RmqConsumerContainer;
+import dev.rmq.consumer.RmqHandler;
+import dev.rmq.consumer.RmqMessage;
+import dev.rmq.coordination.RmqCoordinator;
+import dev.rmq.faults.Workload.Payload;
+import dev.rmq.topic.TopicDefinition;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.redisson.api.RScript;
+import org.redisson.client.codec.StringCodec;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A consumer JVM: one rmq client per Redis deployment of the run, and one container per topic, coordinated
+ * through ZooKeeper (one session, one {@link RmqCoordinator} per deployment). Its handler writes a line to the
+ * event log when it starts and when it ends, with the host clock:
+ *
+ * <pre>
+ * B startMicros worker topic slot key seq attempt redisNowMs dueMs fixedMs leaseMs workMs   handler start
+ * E endMicros   worker topic slot key seq attempt outcome                                  handler end: ok, err or poison
+ * Z micros instance state session                                                         a ZooKeeper connection state change
+ * </pre>
+ *
+ * <p>redisNowMs is the Redis clock ({@code TIME} on the slot's node), read at handler start before the B line;
+ * -1 when Redis did not answer. dueMs is {@code message.dueTime()} (-1 for priority messages), fixedMs the
+ * fixed time the payload was sent with (0 for other types), leaseMs {@code message.leaseDeadline()} (by the
+ * Redis clock, which is the host's), and workMs how long the handler will work. The handler works for the
+ * payload's {@code work} milliseconds, then throws for a {@code poison} payload, and for a random fraction of
+ * the rest ({@code --error-rate}); probes never fail.
+ *
+ * <p>Arguments: {@code --name --incarnation --standalone --cluster (addresses or -) --zk --log --error-rate
+ * --threads}. Stdin:
+ * {@code EXPIRE} expires its ZooKeeper session (Curator's injectSessionExpiration) and answers {@code EXPIRED}
+ * once the workers have let their slots go; {@code EXIT} stops gracefully and exits.
+ */
+public final class ConsumerMain {
+
+    private static final String TIME_SCRIPT = "return redis.call('TIME')";
+
+    private final HarnessClients clients;
+    private final EventLog log;
+    private final String instance;
+    private final double errorRate;
+
+    private ConsumerMain(HarnessClients clients, EventLog log, String instance, double errorRate) {
+        this.clients = clients;
+        this.log = log;
+        this.instance = instance;
+        this.errorRate = errorRate;
+    }
+
+    public static void main(String[] args) throws Exception {
+        ChildArgs a = ChildArgs.parse(args);
+        String instance = a.get("name") + "-" + a.getInt("incarnation");
+        HarnessClients clients = HarnessClients.connect(a.redis(), 1);
+        EventLog log = new EventLog(a.path("log"));
+        CuratorFramework curator = CuratorFrameworkFactory.builder().connectString(a.get("zk"))
+                .sessionTimeoutMs(Workload.SESSION_TIMEOUT_MS).connectionTimeoutMs(2000)
+                .retryPolicy(new ExponentialBackoffRetry(100, 10, 1000)).build();
+        curator.start();
+        ConsumerMain consumer = new ConsumerMain(clients, log, instance, a.getDouble("error-rate"));
+        // one coordinator per deployment, on the one session: each fences its topics' slots in its own Redis
+        Map<Deployment, RmqCoordinator> coordinators = new EnumMap<>(Deployment.class);
+        for (Deployment deployment : clients.deployments()) {
+            RmqCoordinator coordinator = RmqCoordinator.builder(curator, clients.rmq(deployment).context())
+                    .instanceId(instance).origin("fault harness consumer " + instance).build();
+            coordinator.start();
+            coordinators.put(deployment, coordinator);
+        }
+        curator.getConnectionStateListenable().addListener((client, state) ->
+                log.write("Z", Workload.nowMicros(), instance, state, "0x" + Long.toHexString(sessionId(client))));
+        ConsumerSettings settings = ConsumerSettings.DEFAULTS.withConcurrency(a.getInt("threads")).withBatchSize(8)
+                .withIdlePoll(Duration.ofMillis(500)).withShutdownTimeout(Duration.ofSeconds(5));
+        List<RmqConsumerContainer<String>> containers = new ArrayList<>();
+        for (Deployment deployment : clients.deployments()) {
+            RmqCoordinator coordinator = coordinators.get(deployment);
+            for (TopicDefinition topic : Workload.topics(deployment)) {
+                // ids such as "ms" and "pc": the worker threads (rmq-<id>-<n>) must differ across deployments
+                containers.add(clients.rmq(deployment).container(topic.name(), String.class, consumer::handle)
+                        .id(topic.type().name().substring(0, 1).toLowerCase() + deployment.suffix()).settings(settings)
+                        .assignment(coordinator::newAssignment).build());
+            }
+        }
+        containers.forEach(RmqConsumerContainer::start);
+
+        CountDownLatch exit = new CountDownLatch(1);
+        ChildArgs.readCommands(command -> {
+            switch (command) {
+                case "EXPIRE" -> ChildArgs.reply(expireSession(curator, containers));
+                case "STATUS" -> ChildArgs.reply("STATUS " + status(curator, containers));
+                case "EXIT" -> exit.countDown();
+                default -> ChildArgs.reply("UNKNOWN " + EventLog.field(command));
+            }
+        });
+        ChildArgs.reply("READY " + instance);
+        exit.await();
+        // a bounded, orderly exit; the harness kills the process if this hangs
+        for (RmqConsumerContainer<String> container : containers) {
+            container.stop(Duration.ofSeconds(5));
+        }
+        coordinators.values().forEach(RmqCoordinator::close);
+        curator.close();
+        clients.close();
+        log.close();
+        ChildArgs.reply("EXITED");
+        System.exit(0);
+    }
+
+    /**
+     * Expires the ZooKeeper session on the client side, as a session timeout seen by the client does, and
+     * answers once Curator has reported LOST and every worker has let its slots go (or after 10 s): the probes
+     * the harness sends next then measure the outage, not the moment before the client noticed.
+     */
+    private static String expireSession(CuratorFramework curator, List<RmqConsumerContainer<String>> containers) {
+        CountDownLatch lost = new CountDownLatch(1);
+        ConnectionStateListener listener = (client, state) -> {
+            if (state == ConnectionState.LOST) {
+                lost.countDown();
+            }
+        };
+        curator.getConnectionStateListenable().addListener(listener);
+        try {
+            long start = System.nanoTime();
+            curator.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+            if (!lost.await(10, TimeUnit.SECONDS)) {
+                return "EXPIRE-FAILED Curator reported no LOST within 10 s";
+            }
+            long lostMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (containers.stream().anyMatch(c -> !c.ownedSlots().isEmpty()) && System.nanoTime() - deadline < 0) {
+                TimeUnit.MILLISECONDS.sleep(5);
+            }
+            return "EXPIRED LOST after " + lostMs + " ms, slots let go after "
+                    + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms";
+        } catch (Exception e) {
+            return "EXPIRE-FAILED " + EventLog.field(e.toString());
+        } finally {
+            curator.getConnectionStateListenable().removeListener(listener);
+        }
+    }
+
+    private static long sessionId(CuratorFramework curator) {
+        try {
+            return curator.getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception e) {
+            return -1;
+        }
+    }
+
+    /** The ZooKeeper session and the slots each container's workers hold, for the harness's end-of-run view. */
+    private static String status(CuratorFramework curator, List<RmqConsumerContainer<String>> containers) {
+        StringBuilder text = new StringBuilder("session=0x" + Long.toHexString(sessionId(curator)));
+        for (RmqConsumerContainer<String> container : containers) {
+            text.append(' ').append(container.topic().name()).append('=');
+            List<String> owners = new ArrayList<>();
+            container.owners().forEach(o -> owners.add(o.workerId() + ":" + o.ownedSlots()));
+            text.append(String.join(",", owners).replace(" ", ""));
+        }
+        return text.toString();
+    }
+
+    private ConsumeResult handle(RmqMessage<String> message) throws Exception {
+        long start = Workload.nowMicros();
+        String worker = instance + "/" + Thread.currentThread().getName();
+        Payload payload = Payload.decode(message.payload());
+        long redisNow = redisNowMs(message);
+        long due = message.dueTime().map(java.time.Instant::toEpochMilli).orElse(-1L);
+        log.write("B", start, worker, message.topic(), message.slot(), message.key(), payload.seq(), message.attempt(),
+                redisNow, due, payload.fixedMs(), message.leaseDeadline().toEpochMilli(), payload.workMs());
+        if (payload.workMs() > 0) {
+            Thread.sleep(payload.workMs());
+        }
+        String outcome = "ok";
+        if (!payload.probe()) {
+            if (payload.poison()) {
+                outcome = "poison";
+            } else if (errorRate > 0 && ThreadLocalRandom.current().nextDouble() < errorRate) {
+                outcome = "err";
+            }
+        }
+        log.write("E", Workload.nowMicros(), worker, message.topic(), message.slot(), message.key(), payload.seq(),
+                message.attempt(), outcome);
+        return switch (outcome) {
+            case "ok" -> ConsumeResult.success();
+            case "poison" -> throw new IllegalStateException("poison message " + payload.seq() + " always fails");
+            default -> throw new IllegalStateException("injected listener error (rate " + errorRate + ")");
+        };
+    }
+
+    /** The Redis clock on the node that serves the message's slot, in ms; -1 when it does not answer. */
+    private long redisNowMs(RmqMessage<String> message) {
+        Deployment deployment = Workload.deploymentOf(message.topic());
+        String store = clients.rmq(deployment).context().keys().slot(message.topic(), message.slot()).store();
+        try {
+            List<Object> time = clients.redisson(deployment).getScript(StringCodec.INSTANCE).eval(store, RScript.Mode.READ_WRITE,
+                    TIME_SCRIPT, RScript.ReturnType.LIST, List.of(store));
+            return Long.parseLong(String.valueOf(time.get(0))) * 1000 + Long.parseLong(String.valueOf(time.get(1))) / 1000;
+        } catch (RuntimeException e) {
+            return -1;
+        }
+    }
+}

@@ -1,0 +1,185 @@
+package dev.rmq.faults;
+
+import dev.rmq.faults.RedisClients.RedisMode;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The harness's command-line options; see {@link #USAGE}.
+ *
+ * @param duration        how long faults are injected (the drain and the check come after)
+ * @param redis           standalone (AOF, appendfsync always), cluster (3 masters, 3 replicas) or both
+ * @param consumers       consumer JVMs, at least 3
+ * @param threads         worker threads per topic in each consumer
+ * @param faults          the faults to inject
+ * @param errorRate       the fraction of deliveries whose handler throws (0 without listener-errors)
+ * @param durable         none, mix (half of the Cluster bursts through a durable producer) or all (every Cluster
+ *                        burst)
+ * @param burstsPerSecond the producer's rate of new keys
+ * @param gapMin          the shortest wait before each fault
+ * @param gapMax          the longest wait before each fault
+ * @param seed            the seed of every random choice of the harness and the producer
+ * @param out             where the JSON result goes
+ * @param workDir         where the processes' logs go; null for a fresh temporary directory
+ * @param keepLogs        keep the logs even when the run passes (a failed run always keeps them)
+ */
+record HarnessOptions(Duration duration, RedisMode redis, int consumers, int threads, Set<FaultKind> faults,
+                      double errorRate, String durable, double burstsPerSecond, Duration gapMin, Duration gapMax,
+                      long seed, Path out, Path workDir, boolean keepLogs) {
+
+    static final String USAGE = """
+            usage: rmq-faults/faults [options]
+              --minutes M | --seconds S   how long faults are injected (default 5 minutes); a drain and the check follow
+              --redis standalone|cluster|both
+                                          standalone: one redis-server with AOF and appendfsync always; cluster: a
+                                          3-master/3-replica Cluster; both (default): the two side by side, each with
+                                          its own range-merge, priority and fixed-time topic, so every fault applies
+              --consumers N               consumer JVMs, at least 3 (default 3)
+              --threads T                 worker threads per topic in each consumer (default 2)
+              --faults a,b,...            faults to inject (default: all that apply to the Redis mode):
+                                          kill, stop, redis-restart (standalone), failover (cluster), master-kill (cluster),
+                                          zk-expire, zk-quorum, listener-errors
+              --error-rate R              fraction of deliveries whose handler throws, with listener-errors (default 0.1)
+              --durable [none|mix|all]    durable sends (WAIT for 1 replica) of the Cluster topics: mix sends half of
+                                          the Cluster bursts through a durable producer and counts the loss of each
+                                          half apart; standalone Redis has no replica, so its sends are never durable
+                                          (default: mix with a Cluster, none on standalone; --durable alone means all)
+              --rate B                    new keys (bursts) per second from the producer (default 15)
+              --gap MIN,MAX               seconds to wait before each fault, drawn uniformly (default 2,6); the first
+                                          round of faults always completes, so a short run still injects each kind once
+              --seed N                    random seed (default: random, printed)
+              --out FILE                  the JSON result (default faults-result.json); details go to FILE's stem
+                                          + .details.json
+              --work-dir DIR              where the processes' logs go (default: a new temporary directory)
+              --keep-logs                 keep the logs when the run passes too (a failing run always keeps them)
+            """;
+
+    static HarnessOptions parse(String... args) {
+        Duration duration = Duration.ofMinutes(5);
+        RedisMode redis = RedisMode.BOTH;
+        int consumers = 3;
+        int threads = 2;
+        Set<FaultKind> faults = null;
+        Double errorRate = null;
+        String durable = null;
+        double rate = 15;
+        double gapMin = 2;
+        double gapMax = 6;
+        long seed = new java.util.Random().nextLong() & 0xFFFF_FFFFL;
+        Path out = Path.of("faults-result.json");
+        Path workDir = null;
+        boolean keepLogs = false;
+        List<String> list = new ArrayList<>(List.of(args));
+        for (int i = 0; i < list.size(); i++) {
+            String option = list.get(i);
+            String next = i + 1 < list.size() ? list.get(i + 1) : null;
+            switch (option) {
+                case "--minutes" -> duration = Duration.ofMillis((long) (Double.parseDouble(value(option, next)) * 60_000));
+                case "--seconds" -> duration = Duration.ofMillis((long) (Double.parseDouble(value(option, next)) * 1000));
+                case "--redis" -> redis = RedisMode.parse(value(option, next));
+                case "--consumers" -> consumers = Integer.parseInt(value(option, next));
+                case "--threads" -> threads = Integer.parseInt(value(option, next));
+                case "--faults" -> {
+                    faults = EnumSet.noneOf(FaultKind.class);
+                    for (String name : value(option, next).split(",")) {
+                        if (!name.isBlank()) {
+                            faults.add(FaultKind.parse(name.trim()));
+                        }
+                    }
+                }
+                case "--error-rate" -> errorRate = Double.parseDouble(value(option, next));
+                case "--durable" -> {
+                    if (next == null || next.startsWith("--")) {
+                        durable = "all";
+                        continue;
+                    }
+                    durable = next;
+                }
+                case "--rate" -> rate = Double.parseDouble(value(option, next));
+                case "--gap" -> {
+                    String[] bounds = value(option, next).split(",");
+                    if (bounds.length != 2) {
+                        throw new IllegalArgumentException("--gap takes MIN,MAX in seconds, was " + next);
+                    }
+                    gapMin = Double.parseDouble(bounds[0]);
+                    gapMax = Double.parseDouble(bounds[1]);
+                }
+                case "--seed" -> seed = Long.parseLong(value(option, next));
+                case "--out" -> out = Path.of(value(option, next));
+                case "--work-dir" -> workDir = Path.of(value(option, next));
+                case "--keep-logs" -> {
+                    keepLogs = true;
+                    continue;
+                }
+                case "--help", "-h" -> throw new IllegalArgumentException("");
+                default -> throw new IllegalArgumentException("unknown option " + option);
+            }
+            i++;
+        }
+        if (duration.isNegative() || duration.isZero()) {
+            throw new IllegalArgumentException("the duration must be positive, was " + duration);
+        }
+        if (consumers < 3) {
+            throw new IllegalArgumentException("--consumers must be at least 3, was " + consumers);
+        }
+        if (threads < 1 || threads > 16) {
+            throw new IllegalArgumentException("--threads must be in 1..16, was " + threads);
+        }
+        if (faults == null) {
+            faults = FaultKind.defaultsFor(redis);
+        }
+        for (FaultKind kind : faults) {
+            if (!kind.appliesTo(redis)) {
+                throw new IllegalArgumentException("fault " + kind.cliName() + " does not apply to --redis " + redis.cliName());
+            }
+        }
+        double rateOfErrors = faults.contains(FaultKind.LISTENER_ERRORS) ? (errorRate == null ? 0.1 : errorRate) : 0;
+        if (rateOfErrors < 0 || rateOfErrors >= 1) {
+            throw new IllegalArgumentException("--error-rate must be in [0, 1), was " + rateOfErrors);
+        }
+        if (durable == null) {
+            durable = redis.has(Deployment.CLUSTER) ? "mix" : "none";
+        }
+        if (!List.of("none", "mix", "all").contains(durable)) {
+            throw new IllegalArgumentException("--durable must be none, mix or all, was " + durable);
+        }
+        if (!durable.equals("none") && !redis.has(Deployment.CLUSTER)) {
+            throw new IllegalArgumentException("--durable " + durable + " needs replicas: use --redis cluster or both"
+                    + " (standalone Redis has none, so every durable send would fail with NotReplicatedException)");
+        }
+        if (rate <= 0 || rate > 500) {
+            throw new IllegalArgumentException("--rate must be in (0, 500], was " + rate);
+        }
+        if (gapMin < 0 || gapMax < gapMin || gapMax > 600) {
+            throw new IllegalArgumentException("--gap needs 0 <= MIN <= MAX <= 600 seconds, was " + gapMin + "," + gapMax);
+        }
+        return new HarnessOptions(duration, redis, consumers, threads, Collections.unmodifiableSet(faults), rateOfErrors,
+                durable, rate, Duration.ofMillis((long) (gapMin * 1000)), Duration.ofMillis((long) (gapMax * 1000)), seed,
+                out, workDir, keepLogs);
+    }
+
+    private static String value(String option, String next) {
+        if (next == null) {
+            throw new IllegalArgumentException(option + " needs a value");
+        }
+        return next;
+    }
+
+    List<FaultKind> discreteFaults() {
+        return faults.stream().filter(FaultKind::isDiscrete).sorted().toList();
+    }
+
+    /** The same run as a command line, for the run's description. */
+    String commandLine() {
+        return "--seconds " + duration.toSeconds() + " --redis " + redis.cliName() + " --consumers " + consumers
+                + " --threads " + threads + " --faults " + String.join(",", faults.stream().sorted().map(FaultKind::cliName).toList())
+                + " --error-rate " + errorRate + " --durable " + durable + " --rate " + burstsPerSecond + " --gap "
+                + gapMin.toMillis() / 1000.0 + "," + gapMax.toMillis() / 1000.0 + " --seed " + seed;
+    }
+}

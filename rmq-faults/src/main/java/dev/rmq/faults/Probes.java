@@ -1,0 +1,153 @@
+package dev.rmq.faults;
+
+import dev.rmq.faults.Workload.Payload;
+import dev.rmq.producer.OutgoingMessage;
+import dev.rmq.topic.TopicDefinition;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Recovery probes. Right after a fault is injected, one probe goes to every slot of every topic of every
+ * deployment (a range-merge
+ * probe due 1 ms after the send, a priority probe at the highest priority, a fixed-time probe due 50 ms after
+ * the send); the fault's recovery time is from the injection until the last of them was consumed, that is
+ * until every slot of every topic is consumed again. A send that fails (Redis is down) is repeated every
+ * 200 ms.
+ */
+final class Probes implements AutoCloseable {
+
+    static final Duration SEND_TIMEOUT = Duration.ofSeconds(90);
+
+    private final HarnessClients clients;
+    private final List<TopicDefinition> topics;
+    private final ConsumerTail tail;
+    private final String[] slotBases = new String[Workload.SLOTS];
+    private final ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
+        Thread thread = new Thread(r, "rmq-faults-probes");
+        thread.setDaemon(true);
+        return thread;
+    });
+    private int sent;
+
+    Probes(HarnessClients clients, ConsumerTail tail) {
+        this.clients = clients;
+        this.topics = clients.topics();
+        this.tail = tail;
+        // one slot basis per slot; every topic has the same slot amount, so the same bases serve them all
+        TopicDefinition any = topics.get(0);
+        for (int i = 0, found = 0; found < Workload.SLOTS; i++) {
+            String basis = "probe-basis-" + i;
+            int slot = any.slotOf(basis);
+            if (slotBases[slot] == null) {
+                slotBases[slot] = basis;
+                found++;
+            }
+        }
+    }
+
+    /** The probe keys of one fault. */
+    List<String> keys(int faultId) {
+        List<String> keys = new ArrayList<>();
+        for (TopicDefinition topic : topics) {
+            for (int slot = 0; slot < Workload.SLOTS; slot++) {
+                keys.add(key(faultId, topic, slot));
+            }
+        }
+        return keys;
+    }
+
+    private static String key(int faultId, TopicDefinition topic, int slot) {
+        return Workload.PROBE_PREFIX + faultId + "." + topic.name() + "." + slot;
+    }
+
+    /** Starts sending the probes of a fault in the background; completes once they are all in Redis. */
+    CompletableFuture<Void> send(int faultId) {
+        return CompletableFuture.runAsync(() -> sendUntilAccepted(faultId), executor);
+    }
+
+    /**
+     * Sends the probes topic by topic, each topic's again until it is accepted (a probe whose send is repeated
+     * after it was consumed is simply consumed again; the first consumption counts).
+     */
+    private void sendUntilAccepted(int faultId) {
+        long deadline = System.nanoTime() + SEND_TIMEOUT.toNanos();
+        for (TopicDefinition topic : topics) {
+            while (System.nanoTime() - deadline < 0) {
+                try {
+                    clients.forTopic(topic.name()).producer().sendAll(batch(faultId, topic));
+                    synchronized (this) {
+                        sent += Workload.SLOTS;
+                    }
+                    break;
+                } catch (RuntimeException e) {
+                    // Redis is down or failing over
+                    try {
+                        TimeUnit.MILLISECONDS.sleep(200);
+                    } catch (InterruptedException interrupted) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    private List<OutgoingMessage> batch(int faultId, TopicDefinition topic) {
+        String payload = Payload.probe(faultId).encode();
+        Instant fixed = Instant.now().plusMillis(50);
+        List<OutgoingMessage> batch = new ArrayList<>();
+        for (int slot = 0; slot < Workload.SLOTS; slot++) {
+            OutgoingMessage message = switch (topic.type()) {
+                case RANGE_MERGE -> OutgoingMessage.rangeMerge(topic.name(), payload, Duration.ofMillis(1));
+                case PRIORITY -> OutgoingMessage.priority(topic.name(), payload, OutgoingMessage.MAX_PRIORITY);
+                case FIXED_TIME -> OutgoingMessage.fixedTime(topic.name(), payload, fixed);
+            };
+            batch.add(message.withKey(key(faultId, topic, slot)).withSlotBasis(slotBases[slot]));
+        }
+        return batch;
+    }
+
+    /**
+     * Waits until every probe of the fault was consumed; returns the host time (micros) of the last one, or -1
+     * when not all were consumed within {@code timeout}.
+     */
+    long awaitConsumed(int faultId, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        List<String> keys = keys(faultId);
+        while (true) {
+            long last = 0;
+            boolean all = true;
+            for (String key : keys) {
+                Long done = tail.probeDone(key);
+                if (done == null) {
+                    all = false;
+                    break;
+                }
+                last = Math.max(last, done);
+            }
+            if (all) {
+                return last;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                return -1;
+            }
+            TimeUnit.MILLISECONDS.sleep(50);
+        }
+    }
+
+    synchronized int sentCount() {
+        return sent;
+    }
+
+    @Override
+    public void close() {
+        executor.shutdownNow();
+    }
+}

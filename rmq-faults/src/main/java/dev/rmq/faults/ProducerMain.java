@@ -1,0 +1,234 @@
+package dev.rmq.faults;
+
+import dev.rmq.faults.Workload.Payload;
+import dev.rmq.producer.Durability;
+import dev.rmq.producer.OutgoingMessage;
+import dev.rmq.producer.RmqProducer;
+import dev.rmq.producer.SendReceipt;
+import dev.rmq.topic.TopicDefinition;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The producer JVM. It drives a mixed workload over the three topics and writes one line per send to its
+ * event log, in the order the sends happened:
+ *
+ * <pre>
+ * S seq topic key slot merged durable startMicros endMicros value -        a receipt
+ * F seq topic key -1 -1 durable startMicros endMicros value error          a send that failed (it may still have been applied)
+ * </pre>
+ *
+ * <p>value is the time range (ms), the priority or the fixed time (epoch ms). Work comes in bursts, each to
+ * one deployment picked at random among the run's (so with {@code --redis both} half go to standalone Redis and
+ * half to the Cluster): a burst is one key sent one to five times, either spread over up to 800 ms (so that
+ * the later sends merge into the waiting message: every due time is at least 1 s after the send) or in one
+ * {@code sendAll}. Some bursts are instead batches of distinct keys of that deployment's topics in one
+ * {@code sendAll}, which spreads over slots and Cluster nodes. Cluster bursts go through a durable producer
+ * ({@code Durability.replicas(1, 1 s)}) with {@code --durable all}, half of them with {@code mix}; their keys
+ * start with {@code d.}, the others with {@code n.}. Standalone Redis has no replica, so its sends are never
+ * durable.
+ *
+ * <p>A message's handler works for its payload's {@code work} ms: mostly 0-3 ms, 9% 5-50 ms and 3% 200-1500 ms,
+ * slow enough for the harness to kill or stop a consumer in the middle of one.
+ *
+ * <p>All sends run on one thread, one after another, so the sends of one key reach Redis in seq order.
+ *
+ * <p>Arguments: {@code --standalone --cluster (addresses or -) --log --seed --rate (bursts/s) --durable none|mix|all}. Stdin:
+ * {@code STOP} ends the workload (the sends already planned still go out), then it prints {@code STOPPED}.
+ */
+public final class ProducerMain {
+
+    private static final int MAX_PENDING = 5000;
+
+    private final List<Deployment> deployments;
+    private final Map<Deployment, RmqProducer> plain = new EnumMap<>(Deployment.class);
+    private final Map<Deployment, RmqProducer> durable = new EnumMap<>(Deployment.class);
+    private final EventLog log;
+    private final Random random;
+    private final double burstsPerSecond;
+    private final String durableMode;
+    private final PriorityQueue<Planned> pending = new PriorityQueue<>(Comparator.comparingLong(Planned::atNanos)
+            .thenComparingLong(Planned::order));
+    private long seq;
+    private long bursts;
+    private long order;
+    private volatile boolean stopping;
+
+    /** A send (or a batch of sends) planned for a time. */
+    private record Planned(long atNanos, long order, List<Spec> messages, boolean durable) {
+    }
+
+    /** One message of a burst; the payload and the value are fixed when it is sent. */
+    private record Spec(TopicDefinition topic, String key, int workMs, boolean poison, long rangeMs) {
+    }
+
+    private ProducerMain(HarnessClients clients, EventLog log, long seed, double burstsPerSecond, String durableMode) {
+        this.deployments = List.copyOf(clients.deployments());
+        for (Deployment deployment : deployments) {
+            RmqProducer producer = clients.rmq(deployment).producer();
+            plain.put(deployment, producer);
+            durable.put(deployment, producer.withDurability(Durability.replicas(1, Duration.ofSeconds(1))));
+        }
+        this.log = log;
+        this.random = new Random(seed);
+        this.burstsPerSecond = burstsPerSecond;
+        this.durableMode = durableMode;
+    }
+
+    public static void main(String[] args) throws Exception {
+        ChildArgs a = ChildArgs.parse(args);
+        HarnessClients clients = HarnessClients.connect(a.redis(), 0);
+        try (EventLog log = new EventLog(a.path("log"))) {
+            ProducerMain producer = new ProducerMain(clients, log, a.getLong("seed"), a.getDouble("rate"), a.get("durable"));
+            ChildArgs.readCommands(command -> {
+                if (command.equals("STOP") || command.equals("EXIT")) {
+                    producer.stopping = true;
+                }
+            });
+            ChildArgs.reply("READY");
+            producer.run();
+            ChildArgs.reply("STOPPED " + producer.seq);
+        } finally {
+            clients.close();
+        }
+        System.exit(0);
+    }
+
+    private void run() throws InterruptedException {
+        long nextBurst = System.nanoTime();
+        while (true) {
+            long now = System.nanoTime();
+            if (!stopping && now - nextBurst >= 0) {
+                if (pending.size() < MAX_PENDING) {
+                    planBurst(now);
+                }
+                double gapSeconds = -Math.log(1 - random.nextDouble()) / burstsPerSecond;
+                nextBurst = now + (long) (gapSeconds * 1e9);
+            }
+            Planned next = pending.peek();
+            if (next != null && now - next.atNanos() >= 0) {
+                pending.poll();
+                execute(next);
+                continue;
+            }
+            if (stopping && pending.isEmpty()) {
+                return;
+            }
+            long wake = stopping ? Long.MAX_VALUE : nextBurst - now;
+            if (next != null) {
+                wake = Math.min(wake, next.atNanos() - now);
+            }
+            TimeUnit.NANOSECONDS.sleep(Math.max(100_000, Math.min(wake, TimeUnit.MILLISECONDS.toNanos(20))));
+        }
+    }
+
+    private void planBurst(long now) {
+        long id = bursts++;
+        Deployment deployment = deployments.get(random.nextInt(deployments.size()));
+        List<TopicDefinition> topics = Workload.topics(deployment);
+        boolean replicated = deployment == Deployment.CLUSTER;
+        boolean isDurable = replicated && switch (durableMode) {
+            case "all" -> true;
+            case "mix" -> random.nextBoolean();
+            default -> false;
+        };
+        String prefix = isDurable ? Workload.DURABLE_PREFIX : Workload.PLAIN_PREFIX;
+        double style = random.nextDouble();
+        if (style < 0.15) {
+            // distinct keys of all topics in one sendAll: one pipeline over many slots (and Cluster nodes)
+            int count = 2 + random.nextInt(7);
+            List<Spec> batch = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                TopicDefinition topic = topics.get(random.nextInt(topics.size()));
+                batch.add(spec(topic, prefix + abbreviation(topic) + "." + id + "-" + i));
+            }
+            pending.add(new Planned(now, order++, batch, isDurable));
+            return;
+        }
+        TopicDefinition topic = topics.get(random.nextInt(topics.size()));
+        Spec spec = spec(topic, prefix + abbreviation(topic) + "." + id);
+        int sends = random.nextDouble() < 0.4 ? 1 : 2 + random.nextInt(4);
+        if (sends > 1 && style < 0.35) {
+            // the whole burst in one sendAll: one script call, so every send after the first merges
+            pending.add(new Planned(now, order++, java.util.Collections.nCopies(sends, spec), isDurable));
+            return;
+        }
+        long at = now;
+        for (int i = 0; i < sends; i++) {
+            pending.add(new Planned(at, order++, List.of(spec), isDurable));
+            at += TimeUnit.MILLISECONDS.toNanos(50 + random.nextInt(151));
+        }
+    }
+
+    private Spec spec(TopicDefinition topic, String key) {
+        double r = random.nextDouble();
+        int workMs = r < 0.88 ? random.nextInt(4) : r < 0.97 ? 5 + random.nextInt(45) : 200 + random.nextInt(1301);
+        boolean poison = random.nextDouble() < 0.005;
+        return new Spec(topic, key, workMs, poison, 1000 + random.nextInt(2001));
+    }
+
+    private static String abbreviation(TopicDefinition topic) {
+        return switch (topic.type()) {
+            case RANGE_MERGE -> "m";
+            case PRIORITY -> "p";
+            case FIXED_TIME -> "f";
+        };
+    }
+
+    private void execute(Planned planned) {
+        List<OutgoingMessage> messages = new ArrayList<>(planned.messages().size());
+        long[] seqs = new long[planned.messages().size()];
+        long[] values = new long[seqs.length];
+        long nowMs = System.currentTimeMillis();
+        for (int i = 0; i < seqs.length; i++) {
+            Spec spec = planned.messages().get(i);
+            seqs[i] = seq++;
+            values[i] = switch (spec.topic().type()) {
+                case RANGE_MERGE -> spec.rangeMs();
+                case PRIORITY -> 17 + random.nextInt(1_000_000);
+                case FIXED_TIME -> nowMs + 1000 + random.nextInt(3001);
+            };
+            long fixed = spec.topic().type() == dev.rmq.topic.TopicType.FIXED_TIME ? values[i] : 0;
+            String payload = Payload.message(seqs[i], spec.workMs(), spec.poison(), fixed).encode();
+            OutgoingMessage message = switch (spec.topic().type()) {
+                case RANGE_MERGE -> OutgoingMessage.rangeMerge(spec.topic().name(), payload, Duration.ofMillis(values[i]));
+                case PRIORITY -> OutgoingMessage.priority(spec.topic().name(), payload, values[i]);
+                case FIXED_TIME -> OutgoingMessage.fixedTime(spec.topic().name(), payload, Instant.ofEpochMilli(values[i]));
+            };
+            messages.add(message.withKey(spec.key()));
+        }
+        Deployment deployment = Workload.deploymentOf(planned.messages().get(0).topic().name());
+        RmqProducer producer = (planned.durable() ? durable : plain).get(deployment);
+        int durableFlag = planned.durable() ? 1 : 0;
+        long start = Workload.nowMicros();
+        try {
+            List<SendReceipt> receipts = messages.size() == 1 ? List.of(producer.send(messages.get(0)))
+                    : producer.sendAll(messages);
+            long end = Workload.nowMicros();
+            for (int i = 0; i < seqs.length; i++) {
+                SendReceipt r = receipts.get(i);
+                log.write("S", seqs[i], r.topic(), r.key(), r.slot(), r.merged() ? 1 : 0, durableFlag, start, end,
+                        values[i], "-");
+            }
+        } catch (RuntimeException e) {
+            long end = Workload.nowMicros();
+            String error = EventLog.field(e.getClass().getSimpleName() + ":" + e.getMessage());
+            if (error.length() > 300) {
+                error = error.substring(0, 300);
+            }
+            for (int i = 0; i < seqs.length; i++) {
+                Spec spec = planned.messages().get(i);
+                log.write("F", seqs[i], spec.topic().name(), spec.key(), -1, -1, durableFlag, start, end, values[i], error);
+            }
+        }
+    }
+}

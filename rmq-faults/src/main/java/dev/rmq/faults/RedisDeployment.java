@@ -1,0 +1,224 @@
+package dev.rmq.faults;
+
+import dev.rmq.testsupport.RedisCluster;
+import dev.rmq.testsupport.RedisServer;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The harness's own Redis on loopback: one standalone server with AOF and {@code appendfsync always}, or a
+ * Cluster of 3 masters and 3 replicas ({@link RedisCluster}), and the Redis faults it can suffer. A run starts
+ * one of each deployment it uses.
+ */
+abstract sealed class RedisDeployment implements AutoCloseable {
+
+    static RedisDeployment start(Deployment deployment) {
+        return deployment == Deployment.STANDALONE ? new Standalone() : new Cluster();
+    }
+
+    abstract List<String> addresses();
+
+    /** A line for the run's description: version and ports. */
+    abstract String describe();
+
+    @Override
+    public abstract void close();
+
+    static boolean poll(Duration timeout, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() - deadline < 0) {
+            try {
+                if (condition.getAsBoolean()) {
+                    return true;
+                }
+            } catch (RuntimeException e) {
+                // a node that is down or restarting: ask again
+            }
+            TimeUnit.MILLISECONDS.sleep(100);
+        }
+        return false;
+    }
+
+    /** Standalone Redis with AOF fsynced on every write, so that a crash loses nothing acknowledged. */
+    static final class Standalone extends RedisDeployment {
+
+        private final RedisServer server;
+        private int restarts;
+
+        Standalone() {
+            server = RedisServer.start(RedisServer.Options.defaults().withArgs("--appendonly", "yes", "--appendfsync", "always"));
+        }
+
+        @Override
+        List<String> addresses() {
+            return List.of(server.address());
+        }
+
+        @Override
+        String describe() {
+            return "standalone redis-server " + server.version() + " on " + server.address() + " (AOF, appendfsync always)";
+        }
+
+        /**
+         * Takes Redis down: every other time a crash (SIGKILL), otherwise a graceful SHUTDOWN. With
+         * {@code appendfsync always} neither may lose an acknowledged write. Returns what was done.
+         */
+        String takeDown() {
+            boolean crash = restarts++ % 2 == 0;
+            if (crash) {
+                server.kill();
+            } else {
+                server.stop();
+            }
+            return crash ? "SIGKILL" : "SHUTDOWN";
+        }
+
+        /** Starts Redis again on the same port and data directory; it reloads the AOF. */
+        void bringUp() {
+            server.restart();
+        }
+
+        @Override
+        public void close() {
+            server.close();
+        }
+    }
+
+    /** A 3+3 Cluster with a 2 s node timeout; replication is asynchronous, so a master crash can lose writes. */
+    static final class Cluster extends RedisDeployment {
+
+        private static final Duration CONVERGE = Duration.ofSeconds(60);
+        private final RedisCluster cluster;
+        private final Map<String, Integer> hashSlots = new HashMap<>();
+
+        Cluster() {
+            cluster = RedisCluster.start();
+        }
+
+        @Override
+        List<String> addresses() {
+            return cluster.nodeAddresses();
+        }
+
+        @Override
+        String describe() {
+            return "Redis Cluster (3 masters, 3 replicas) of redis-server " + cluster.nodes().get(0).version() + " on "
+                    + cluster.nodeAddresses();
+        }
+
+        /**
+         * The rmq slots whose keys the master on {@code port} serves now.
+         *
+         * @param storeKeys rmq slot ({@code topic_index}) to its store key, whose hash slot every key of the rmq slot
+         *                  shares
+         */
+        Set<String> slotsServedBy(int port, Map<String, String> storeKeys) {
+            Set<String> served = new TreeSet<>();
+            storeKeys.forEach((slot, key) -> {
+                int hashSlot = hashSlots.computeIfAbsent(key, cluster::keySlot);
+                if (cluster.masterForSlot(hashSlot).port() == port) {
+                    served.add(slot);
+                }
+            });
+            return served;
+        }
+
+        /** A random replica, for {@link #failover(RedisServer)}. */
+        RedisServer pickReplica(Random random) {
+            List<RedisServer> replicas = new ArrayList<>(cluster.replicas());
+            if (replicas.isEmpty()) {
+                throw new IllegalStateException("no replica to fail over to:\n" + cluster.describe());
+            }
+            return replicas.get(random.nextInt(replicas.size()));
+        }
+
+        /** The port of the master {@code replica} replicates. */
+        static int masterPortOf(RedisServer replica) {
+            return Integer.parseInt(replica.info("replication").get("master_port"));
+        }
+
+        /** A coordinated {@code CLUSTER FAILOVER} on {@code replica}; returns once the topology has settled. */
+        String failover(RedisServer replica) throws InterruptedException {
+            cluster.failover(replica);
+            awaitHealthy();
+            return "CLUSTER FAILOVER on replica :" + replica.port();
+        }
+
+        /** A random master, for {@link #kill(RedisServer)}. */
+        RedisServer pickMaster(Random random) {
+            List<RedisServer> masters = new ArrayList<>(cluster.masters());
+            return masters.get(random.nextInt(masters.size()));
+        }
+
+        /** SIGKILL of a master; then {@link #rejoin}. */
+        void kill(RedisServer master) {
+            master.kill();
+        }
+
+        /**
+         * Waits until a replica took over from the killed master, then restarts the killed node so that it
+         * rejoins as a replica, and waits until the Cluster is healthy. Restarting before the promotion would
+         * bring the master back empty (Cluster nodes keep no AOF here) and lose everything of its slots.
+         */
+        String rejoin(RedisServer victim) throws InterruptedException {
+            long killed = System.nanoTime();
+            if (!poll(CONVERGE, () -> cluster.masters().size() == 3)) {
+                throw new IllegalStateException("no replica took over from the killed master :" + victim.port()
+                        + " within " + CONVERGE + ":\n" + cluster.describe());
+            }
+            long promotedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed);
+            victim.restart();
+            awaitHealthy();
+            return "SIGKILL of master :" + victim.port() + ", a replica took over after " + promotedMs
+                    + " ms, the node rejoined as a replica";
+        }
+
+        /** Every node up, 3 masters and 3 linked replicas, cluster_state ok everywhere. */
+        private void awaitHealthy() throws InterruptedException {
+            boolean healthy = poll(CONVERGE, () -> {
+                if (cluster.masters().size() != 3 || cluster.replicas().size() != 3) {
+                    return false;
+                }
+                for (RedisServer node : cluster.nodes()) {
+                    Map<String, String> info = parse((String) node.command("CLUSTER", "INFO"));
+                    if (!"ok".equals(info.get("cluster_state"))) {
+                        return false;
+                    }
+                    if (node.role().equals("slave") && !"up".equals(node.info("replication").get("master_link_status"))) {
+                        return false;
+                    }
+                }
+                return true;
+            });
+            if (!healthy) {
+                throw new IllegalStateException("the Cluster did not become healthy again within " + CONVERGE + ":\n"
+                        + cluster.describe());
+            }
+        }
+
+        private static Map<String, String> parse(String info) {
+            Map<String, String> fields = new java.util.HashMap<>();
+            for (String line : info.split("\r?\n")) {
+                int colon = line.indexOf(':');
+                if (colon > 0) {
+                    fields.put(line.substring(0, colon), line.substring(colon + 1).trim());
+                }
+            }
+            return fields;
+        }
+
+        @Override
+        public void close() {
+            cluster.close();
+        }
+    }
+}

@@ -1,0 +1,137 @@
+package dev.rmq.faults;
+
+import dev.rmq.topic.BackoffPolicy;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicType;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What every process of a run agrees on: the topics, the payload format and the clock.
+ *
+ * <p>Each Redis deployment has its own three topics, one of each type, named {@code faults-<type>-s} on
+ * standalone Redis and {@code faults-<type>-c} on the Cluster; a run uses the topics of the deployments it
+ * starts, so with {@code --redis both} every type lives on both and the producer spreads its bursts evenly.
+ *
+ * <p>Short leases and few retries, so that a run of minutes sees many recoveries and some dead messages:
+ * the lease (3 s) is shorter than the ZooKeeper session (4 s), and a pause fault lasts longer than both.
+ */
+final class Workload {
+
+    static final Duration LEASE = Duration.ofSeconds(3);
+    static final int SESSION_TIMEOUT_MS = 4000;
+    static final int MAX_RETRIES = 2;
+    static final Duration BACKOFF = Duration.ofMillis(200);
+    static final int SLOTS = 8;
+
+    private static final Map<Deployment, List<TopicDefinition>> TOPICS = new EnumMap<>(Deployment.class);
+
+    static {
+        for (Deployment deployment : Deployment.values()) {
+            TOPICS.put(deployment, List.of(topic("faults-merge-" + deployment.suffix(), TopicType.RANGE_MERGE),
+                    topic("faults-priority-" + deployment.suffix(), TopicType.PRIORITY),
+                    topic("faults-fixed-" + deployment.suffix(), TopicType.FIXED_TIME)));
+        }
+    }
+
+    /** Key prefix of messages sent through the durable producer, and of the rest. */
+    static final String DURABLE_PREFIX = "d.";
+    static final String PLAIN_PREFIX = "n.";
+    static final String PROBE_PREFIX = "probe.";
+
+    private Workload() {
+    }
+
+    private static TopicDefinition topic(String name, TopicType type) {
+        return TopicDefinition.builder(name, type).slotAmount(SLOTS).leaseTimeout(LEASE).maxRetries(MAX_RETRIES)
+                .backoff(BackoffPolicy.fixed(BACKOFF)).build();
+    }
+
+    /** The three topics of one deployment: range-merge, priority, fixed-time. */
+    static List<TopicDefinition> topics(Deployment deployment) {
+        return TOPICS.get(deployment);
+    }
+
+    /** The topic of one type on one deployment. */
+    static TopicDefinition topic(Deployment deployment, TopicType type) {
+        return topics(deployment).stream().filter(t -> t.type() == type).findFirst().orElseThrow();
+    }
+
+    static TopicDefinition topic(String name) {
+        for (List<TopicDefinition> topics : TOPICS.values()) {
+            for (TopicDefinition topic : topics) {
+                if (topic.name().equals(name)) {
+                    return topic;
+                }
+            }
+        }
+        throw new IllegalArgumentException("not a harness topic: " + name);
+    }
+
+    /** The deployment that holds a topic. */
+    static Deployment deploymentOf(String topicName) {
+        for (Map.Entry<Deployment, List<TopicDefinition>> entry : TOPICS.entrySet()) {
+            if (entry.getValue().stream().anyMatch(t -> t.name().equals(topicName))) {
+                return entry.getKey();
+            }
+        }
+        throw new IllegalArgumentException("not a harness topic: " + topicName);
+    }
+
+    /** The host clock in microseconds since the epoch; every process of a run shares it. */
+    static long nowMicros() {
+        return ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
+    }
+
+    static boolean isDurableKey(String key) {
+        return key.startsWith(DURABLE_PREFIX);
+    }
+
+    static boolean isProbeKey(String key) {
+        return key.startsWith(PROBE_PREFIX);
+    }
+
+    /**
+     * A message's payload: {@code seq=<n>;work=<ms>;poison=<0|1>;fixed=<epoch ms or 0>}, or for a probe
+     * {@code probe=<fault id>}. The seq identifies the send whose payload a delivery carries (a merge keeps
+     * the latest send's payload).
+     */
+    record Payload(long seq, int workMs, boolean poison, long fixedMs, boolean probe) {
+
+        static Payload message(long seq, int workMs, boolean poison, long fixedMs) {
+            return new Payload(seq, workMs, poison, fixedMs, false);
+        }
+
+        static Payload probe(long faultId) {
+            return new Payload(faultId, 0, false, 0, true);
+        }
+
+        String encode() {
+            if (probe) {
+                return "probe=" + seq;
+            }
+            return "seq=" + seq + ";work=" + workMs + ";poison=" + (poison ? 1 : 0) + ";fixed=" + fixedMs;
+        }
+
+        static Payload decode(String text) {
+            Map<String, String> fields = new LinkedHashMap<>();
+            for (String part : text.split(";")) {
+                int eq = part.indexOf('=');
+                if (eq > 0) {
+                    fields.put(part.substring(0, eq), part.substring(eq + 1));
+                }
+            }
+            if (fields.containsKey("probe")) {
+                return probe(Long.parseLong(fields.get("probe")));
+            }
+            return message(Long.parseLong(fields.get("seq")), Integer.parseInt(fields.getOrDefault("work", "0")),
+                    "1".equals(fields.get("poison")), Long.parseLong(fields.getOrDefault("fixed", "0")));
+        }
+    }
+}

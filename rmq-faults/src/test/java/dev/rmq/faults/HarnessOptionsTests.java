@@ -1,0 +1,51 @@
+package dev.rmq.faults;
+
+import dev.rmq.faults.RedisClients.RedisMode;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.EnumSet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+class HarnessOptionsTests {
+
+    @Test
+    void byDefaultBothDeploymentsRunAndEveryFaultKindApplies() {
+        HarnessOptions options = HarnessOptions.parse();
+
+        assertThat(options.redis()).isEqualTo(RedisMode.BOTH);
+        assertThat(options.faults()).isEqualTo(EnumSet.allOf(FaultKind.class));
+        assertThat(options.durable()).isEqualTo("mix");
+        assertThat(options.gapMin()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(options.gapMax()).isEqualTo(Duration.ofSeconds(6));
+    }
+
+    @Test
+    void aSingleDeploymentOffersOnlyTheFaultsThatHitIt() {
+        assertThat(HarnessOptions.parse("--redis", "standalone").faults())
+                .doesNotContain(FaultKind.FAILOVER, FaultKind.MASTER_KILL).contains(FaultKind.REDIS_RESTART);
+        assertThat(HarnessOptions.parse("--redis", "cluster").faults())
+                .doesNotContain(FaultKind.REDIS_RESTART).contains(FaultKind.FAILOVER, FaultKind.MASTER_KILL);
+        assertThatIllegalArgumentException().isThrownBy(() -> HarnessOptions.parse("--redis", "cluster", "--faults",
+                "redis-restart")).withMessageContaining("does not apply to --redis cluster");
+    }
+
+    @Test
+    void durableSendsNeedAReplica() {
+        assertThat(HarnessOptions.parse("--redis", "standalone").durable()).isEqualTo("none");
+        assertThatIllegalArgumentException().isThrownBy(() -> HarnessOptions.parse("--redis", "standalone", "--durable"))
+                .withMessageContaining("needs replicas");
+    }
+
+    @Test
+    void theGapBetweenFaultsIsARangeInSeconds() {
+        HarnessOptions options = HarnessOptions.parse("--gap", "0.3,1");
+
+        assertThat(options.gapMin()).isEqualTo(Duration.ofMillis(300));
+        assertThat(options.gapMax()).isEqualTo(Duration.ofSeconds(1));
+        assertThatIllegalArgumentException().isThrownBy(() -> HarnessOptions.parse("--gap", "3,1"));
+        assertThatIllegalArgumentException().isThrownBy(() -> HarnessOptions.parse("--gap", "3"));
+    }
+}
