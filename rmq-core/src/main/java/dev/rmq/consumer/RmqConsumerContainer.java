@@ -88,6 +88,18 @@ public class RmqConsumerContainer<T> implements AutoCloseable {
         return owned;
     }
 
+    /**
+     * The slots still in this container's hands: those it owns, and those it is letting go of until their
+     * in-flight message ends. Once a slot is out of this set, none of its handlers runs or starts here.
+     */
+    public Set<Integer> heldSlots() {
+        Set<Integer> held = new TreeSet<>();
+        for (SlotWorker<T> worker : workers) {
+            held.addAll(worker.heldSlots());
+        }
+        return held;
+    }
+
     /** The workers, as the assignment sees them. */
     public List<SlotOwner> owners() {
         return List.copyOf(workers);

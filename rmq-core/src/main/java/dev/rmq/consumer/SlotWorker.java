@@ -116,6 +116,11 @@ final class SlotWorker<T> implements SlotOwner, Runnable {
         return owned;
     }
 
+    /** Every slot this worker still has in hand, including those it is letting go after an in-flight message. */
+    Set<Integer> heldSlots() {
+        return new TreeSet<>(slots.keySet());
+    }
+
     /** A send made a message due earlier than this slot's planned poll. */
     void wake(int slot) {
         SlotState state = slots.get(slot);
@@ -230,11 +235,7 @@ final class SlotWorker<T> implements SlotOwner, Runnable {
             Delivery<T> delivery = deliveries.get(i);
             long now = System.nanoTime();
             if (mustLetGo(state, now)) {
-                for (Delivery<T> rest : deliveries.subList(i, deliveries.size())) {
-                    if (!rest.leaseLost()) {
-                        acks.add(new SlotCalls.Ack('U', rest.key(), rest.token(), ""));
-                    }
-                }
+                unackRest(deliveries.subList(i, deliveries.size()), acks);
                 break;
             }
             boolean leaseHalfGone = now - leaseStart > leaseNanos / 2;
@@ -249,6 +250,11 @@ final class SlotWorker<T> implements SlotOwner, Runnable {
                     }
                     leaseStart = System.nanoTime();
                 }
+                // a revoke that came during those calls must stop the batch before the next handler starts
+                if (mustLetGo(state, System.nanoTime())) {
+                    unackRest(deliveries.subList(i, deliveries.size()), acks);
+                    break;
+                }
             }
             if (delivery.leaseLost()) {
                 continue;
@@ -258,6 +264,15 @@ final class SlotWorker<T> implements SlotOwner, Runnable {
             acks.add(new SlotCalls.Ack(opFor(result), delivery.key(), delivery.token(), result.reason()));
         }
         flush(state, acks);
+    }
+
+    /** Hands back what a batch has not started, so the next owner gets it without waiting for a lease. */
+    private static <T> void unackRest(List<Delivery<T>> rest, List<SlotCalls.Ack> acks) {
+        for (Delivery<T> delivery : rest) {
+            if (!delivery.leaseLost()) {
+                acks.add(new SlotCalls.Ack('U', delivery.key(), delivery.token(), ""));
+            }
+        }
     }
 
     private static boolean fenceUnconfirmed(SlotState state, long now) {

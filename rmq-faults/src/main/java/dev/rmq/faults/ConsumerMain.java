@@ -142,7 +142,7 @@ public final class ConsumerMain {
             }
             long lostMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (containers.stream().anyMatch(c -> !c.ownedSlots().isEmpty()) && System.nanoTime() - deadline < 0) {
+            while (containers.stream().anyMatch(c -> !c.heldSlots().isEmpty()) && System.nanoTime() - deadline < 0) {
                 TimeUnit.MILLISECONDS.sleep(5);
             }
             return "EXPIRED LOST after " + lostMs + " ms, slots let go after "
