@@ -10,7 +10,10 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -31,7 +34,7 @@ class GracefulStopTests extends StandaloneRedisTest {
 
     private RmqConsumerContainer<String> slowContainer(List<String> done) {
         RmqConsumerContainer<String> container = rmq.container("jobs", String.class, m -> {
-            // each message takes 100 ms of work, so a stop always finds a batch in flight
+            // each message takes 100 ms of work: a 150 ms stop timeout must run out in the middle of the batch
             Thread.sleep(100);
             done.add(m.key() + "#" + m.attempt());
             return ConsumeResult.success();
@@ -43,12 +46,26 @@ class GracefulStopTests extends StandaloneRedisTest {
     @Test
     void stopFinishesAndCommitsTheBatchInFlightWithinTheTimeout() {
         List<String> done = new CopyOnWriteArrayList<>();
-        RmqConsumerContainer<String> container = slowContainer(done);
-        await().atMost(Duration.ofSeconds(5)).until(() -> !done.isEmpty());
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        RmqConsumerContainer<String> container = rmq.container("jobs", String.class, m -> {
+            started.countDown();
+            // the batch stays in flight until the stop has begun
+            if (!release.await(10, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the test never let the handler finish");
+            }
+            done.add(m.key());
+            return ConsumeResult.success();
+        }).batchSize(10).build();
+        container.start();
+        await().atMost(Duration.ofSeconds(5)).until(() -> started.getCount() == 0);
 
-        container.stop(Duration.ofSeconds(10));
+        CompletableFuture<Void> stopping = CompletableFuture.runAsync(() -> container.stop(Duration.ofSeconds(10)));
+        await().atMost(Duration.ofSeconds(5)).until(() -> !container.isRunning());
+        assertThat(done).isEmpty();
+        release.countDown();
+        stopping.join();
 
-        assertThat(container.isRunning()).isFalse();
         assertThat(done).hasSize(10);
         assertThat(redis.command("ZCARD", "prepare{jobs_0}")).isEqualTo(0L);
         assertThat(redis.command("ZCARD", "jobs_0")).isEqualTo(0L);
