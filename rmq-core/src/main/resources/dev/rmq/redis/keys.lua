@@ -9,21 +9,18 @@
 local op, typ, key = ARGV[1], ARGV[2], ARGV[3]
 
 if op == 'get' then
-    local score = redis.call('ZSCORE', K_STORE, key)
-    if score then
-        return { 'waiting', score, redis.call('HGET', K_BODY, key) }
-    end
-    score = redis.call('ZSCORE', K_RETRY, key)
-    if score then
-        return { 'retrying', score, redis.call('HGET', K_BODY, key) }
-    end
-    score = redis.call('ZSCORE', K_PREPARE, key)
-    if score then
-        return { 'in-flight', score, redis.call('HGET', K_INFLIGHT, key) }
-    end
-    score = redis.call('ZSCORE', K_DEAD, key)
-    if score then
-        return { 'dead', score, redis.call('HGET', K_DEADBODY, key) }
+    -- where a message can be, in the order it moves through them: its state, its sorted set, its body hash
+    local places = {
+        { 'waiting', K_STORE, K_BODY },
+        { 'retrying', K_RETRY, K_BODY },
+        { 'in-flight', K_PREPARE, K_INFLIGHT },
+        { 'dead', K_DEAD, K_DEADBODY },
+    }
+    for _, place in ipairs(places) do
+        local score = redis.call('ZSCORE', place[2], key)
+        if score then
+            return { place[1], score, redis.call('HGET', place[3], key) }
+        end
     end
     return {}
 elseif op == 'cancel' then
