@@ -72,6 +72,13 @@ class CoordinationBasicsTests {
         return c;
     }
 
+    /** A Redisson client on the test's Redis, shut down after the test. */
+    private RedissonClient redisson() {
+        RedissonClient redisson = Fixtures.redisson(redis);
+        closing(redisson::shutdown);
+        return redisson;
+    }
+
     private <T extends AutoCloseable> T closing(T closeable) {
         closeables.add(closeable);
         return closeable;
@@ -84,8 +91,7 @@ class CoordinationBasicsTests {
     @Test
     void aConflictingDefinitionFailsStartUpNamingBothDefinitions() {
         CuratorFramework curator = closing(curator());
-        RedissonClient redisson = Fixtures.redisson(redis);
-        closing(redisson::shutdown);
+        RedissonClient redisson = redisson();
         RmqClient first = RmqClient.builder(redisson).topic(topic(TopicType.FIXED_TIME, 16)).build();
         closing(RmqCoordinator.builder(curator, first.context()).origin("billing-service (application.yml)").build()).start();
 
@@ -106,8 +112,7 @@ class CoordinationBasicsTests {
     @Test
     void refusesASecondStartAndAnUnstartedCurator() {
         CuratorFramework curator = closing(curator());
-        RedissonClient redisson = Fixtures.redisson(redis);
-        closing(redisson::shutdown);
+        RedissonClient redisson = redisson();
         RmqClient rmq = RmqClient.builder(redisson).topic(topic(TopicType.PRIORITY, 4)).build();
         RmqCoordinator coordinator = closing(RmqCoordinator.builder(curator, rmq.context()).build());
         coordinator.start();
@@ -152,8 +157,7 @@ class CoordinationBasicsTests {
 
     @Test
     void aWorkerWithAStaleTokenCanNeitherPollNorAcknowledge() {
-        RedissonClient redisson = Fixtures.redisson(redis);
-        closing(redisson::shutdown);
+        RedissonClient redisson = redisson();
         RmqClient rmq = RmqClient.builder(redisson).topic(topic(TopicType.PRIORITY, 1)).build();
         rmq.producer().send(OutgoingMessage.priority("orders", "x", 30).withKey("k"));
         redis.command("SET", "owner{orders_0}", "new-owner/2");
@@ -170,8 +174,7 @@ class CoordinationBasicsTests {
 
     @Test
     void takingASlotHoldsOffUntilTheLeasesInFlightAreOverEvenAfterACleanReleaseInBetween() {
-        RedissonClient redisson = Fixtures.redisson(redis);
-        closing(redisson::shutdown);
+        RedissonClient redisson = redisson();
         RmqClient rmq = RmqClient.builder(redisson).topic(topic(TopicType.PRIORITY, 1)).build();
         rmq.producer().send(OutgoingMessage.priority("orders", "x", 30).withKey("k"));
         dev.rmq.redis.SlotKeys keys = rmq.context().keys().slot("orders", 0);
@@ -201,8 +204,7 @@ class CoordinationBasicsTests {
                 .retryPolicy(new RetryOneTime(100)).authorization("digest", "rmq:secret".getBytes(StandardCharsets.UTF_8))
                 .build());
         authorized.start();
-        RedissonClient redisson = Fixtures.redisson(redis);
-        closing(redisson::shutdown);
+        RedissonClient redisson = redisson();
         RmqClient rmq = RmqClient.builder(redisson).topic(topic(TopicType.PRIORITY, 4)).build();
         List<ACL> acl = List.of(new ACL(ZooDefs.Perms.ALL, new Id("digest", DigestAuthenticationProvider.generateDigest("rmq:secret"))));
         closing(RmqCoordinator.builder(authorized, rmq.context()).root("/secured").acl(acl).build()).start();

@@ -419,13 +419,7 @@ class InvariantCheckerTests {
 
     @Test
     void aHandlerFrozenBySigstopPastItsLeaseIsCountedAndPassesWhenItsMessageIsRedelivered() throws IOException {
-        sent(0, PRIORITY, "n.p.1", false, T0, 50);
-        sent(1, PRIORITY, "n.p.2", false, T0, 50);
-        // leased until T0 + 4 s, frozen from T0 + 2 s to T0 + 8 s
-        ran("c1-1", "rmq-p-0", PRIORITY, 3, "n.p.1", 0, 1, T0 + S, T0 + 9 * S, "ok", T0 / 1000 + 1000, -1, 0,
-                T0 / 1000 + 4000);
-        incarnations.put("c1-1", new Incarnation("c1-1", T0 - S, -1, false, List.<long[]>of(new long[] {T0 + 2 * S, T0 + 8 * S})));
-        ran("c2-1", "rmq-p-0", PRIORITY, 3, "n.p.2", 1, 1, T0 + 7 * S, T0 + 7 * S + 10, "ok", T0 / 1000 + 7000, -1, 0);
+        pausedHandlerThenNewOwnerAt7s(4000);
         ran("c2-1", "rmq-p-0", PRIORITY, 3, "n.p.1", 0, 2, T0 + 7 * S + 20, T0 + 7 * S + 30, "ok", T0 / 1000 + 7000, -1, 0);
         fault(FaultKind.STOP, "c1-1", T0 + 2 * S, T0 + 8 * S, Set.of());
 
@@ -440,12 +434,7 @@ class InvariantCheckerTests {
 
     @Test
     void aPausedHandlerOverlapWhoseMessageWasNotRedeliveredFailsTheRun() throws IOException {
-        sent(0, PRIORITY, "n.p.1", false, T0, 50);
-        sent(1, PRIORITY, "n.p.2", false, T0, 50);
-        ran("c1-1", "rmq-p-0", PRIORITY, 3, "n.p.1", 0, 1, T0 + S, T0 + 9 * S, "ok", T0 / 1000 + 1000, -1, 0,
-                T0 / 1000 + 4000);
-        incarnations.put("c1-1", new Incarnation("c1-1", T0 - S, -1, false, List.<long[]>of(new long[] {T0 + 2 * S, T0 + 8 * S})));
-        ran("c2-1", "rmq-p-0", PRIORITY, 3, "n.p.2", 1, 1, T0 + 7 * S, T0 + 7 * S + 10, "ok", T0 / 1000 + 7000, -1, 0);
+        pausedHandlerThenNewOwnerAt7s(4000);
 
         InvariantChecker.Result result = check();
 
@@ -456,18 +445,26 @@ class InvariantCheckerTests {
 
     @Test
     void aNewOwnerThatStartsBeforeAPausedHandlersLeaseRanOutIsAViolation() throws IOException {
-        sent(0, PRIORITY, "n.p.1", false, T0, 50);
-        sent(1, PRIORITY, "n.p.2", false, T0, 50);
         // leased until T0 + 9 s: the new owner should have waited for it
-        ran("c1-1", "rmq-p-0", PRIORITY, 3, "n.p.1", 0, 1, T0 + S, T0 + 9 * S, "ok", T0 / 1000 + 1000, -1, 0,
-                T0 / 1000 + 9000);
-        incarnations.put("c1-1", new Incarnation("c1-1", T0 - S, -1, false, List.<long[]>of(new long[] {T0 + 2 * S, T0 + 8 * S})));
-        ran("c2-1", "rmq-p-0", PRIORITY, 3, "n.p.2", 1, 1, T0 + 7 * S, T0 + 7 * S + 10, "ok", T0 / 1000 + 7000, -1, 0);
+        pausedHandlerThenNewOwnerAt7s(9000);
 
         InvariantChecker.Result result = check();
 
         assertThat(result.figure("overlap_violations")).isEqualTo(1);
         assertThat(result.figure("paused_handler_overlaps")).isZero();
+    }
+
+    /**
+     * c1-1 starts n.p.1 at +1 s, leased until +{@code leaseMs}, and is frozen from +2 s to +8 s; c2-1 runs n.p.2
+     * in the same slot at +7 s.
+     */
+    private void pausedHandlerThenNewOwnerAt7s(long leaseMs) {
+        sent(0, PRIORITY, "n.p.1", false, T0, 50);
+        sent(1, PRIORITY, "n.p.2", false, T0, 50);
+        ran("c1-1", "rmq-p-0", PRIORITY, 3, "n.p.1", 0, 1, T0 + S, T0 + 9 * S, "ok", T0 / 1000 + 1000, -1, 0,
+                T0 / 1000 + leaseMs);
+        incarnations.put("c1-1", new Incarnation("c1-1", T0 - S, -1, false, List.<long[]>of(new long[] {T0 + 2 * S, T0 + 8 * S})));
+        ran("c2-1", "rmq-p-0", PRIORITY, 3, "n.p.2", 1, 1, T0 + 7 * S, T0 + 7 * S + 10, "ok", T0 / 1000 + 7000, -1, 0);
     }
 
     @Test
