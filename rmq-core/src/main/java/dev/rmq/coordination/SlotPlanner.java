@@ -58,19 +58,21 @@ public final class SlotPlanner {
         for (int slot = 0; slot < slotAmount; slot++) {
             free.add(slot);
         }
+        Map<String, Integer> kept = new HashMap<>();
         for (String member : members) {
-            int kept = 0;
+            int has = 0;
             for (int slot : held.get(member)) {
-                if (kept == quota.get(member)) {
+                if (has == quota.get(member)) {
                     break;
                 }
                 plan.put(slot, member);
                 free.remove(slot);
-                kept++;
+                has++;
             }
+            kept.put(member, has);
         }
         for (String member : members) {
-            int has = (int) plan.values().stream().filter(member::equals).count();
+            int has = kept.get(member);
             while (has < quota.get(member)) {
                 int slot = free.first();
                 free.remove(slot);

@@ -226,10 +226,14 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
             plan = Map.of();
             stat = null;
         }
-        if (fits(plan, members)) {
+        if (members.isEmpty()) {
             return plan;
         }
+        // the planner keeps a balanced plan of live members as it is, so an unchanged result means it fits
         Map<Integer, String> next = SlotPlanner.plan(topic.slotAmount(), members, plan);
+        if (next.equals(plan)) {
+            return plan;
+        }
         try {
             if (stat == null) {
                 curator.create().creatingParentContainersIfNeeded().withACL(coordinator.acl())
@@ -242,32 +246,6 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
         } catch (KeeperException.BadVersionException | KeeperException.NodeExistsException e) {
             return null;
         }
-    }
-
-    /** Whether the plan covers every slot with live members, each holding its fair share. */
-    private boolean fits(Map<Integer, String> plan, SortedSet<String> members) {
-        if (members.isEmpty()) {
-            return true;
-        }
-        if (plan.size() != topic.slotAmount()) {
-            return false;
-        }
-        Map<String, Integer> counts = new HashMap<>();
-        for (String member : plan.values()) {
-            if (!members.contains(member)) {
-                return false;
-            }
-            counts.merge(member, 1, Integer::sum);
-        }
-        int floor = topic.slotAmount() / members.size();
-        int ceil = floor + (topic.slotAmount() % members.size() == 0 ? 0 : 1);
-        for (String member : members) {
-            int count = counts.getOrDefault(member, 0);
-            if (count < floor || count > ceil) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** A worker fenced out of a slot (it saw RMQ_FENCED) drops it by itself; forget it here too. */

@@ -94,4 +94,29 @@ class SlotPlannerTests {
         Map<Integer, String> plan = SlotPlanner.plan(5, members("a", "b"), previous);
         assertThat(plan).isEqualTo(previous);
     }
+
+    @Test
+    void returnsABalancedPlanOfLiveMembersUnchangedAndChangesAnyOther() {
+        // the assignment rewrites the plan only when the planner changes it, so every balanced plan is a fixed point
+        Random random = new Random(11);
+        for (int round = 0; round < 200; round++) {
+            int slots = 1 << random.nextInt(8);
+            SortedSet<String> members = new TreeSet<>();
+            int w = 1 + random.nextInt(12);
+            for (int i = 0; i < w; i++) {
+                members.add("w" + random.nextInt(1000));
+            }
+            Map<Integer, String> balanced = SlotPlanner.plan(slots, members, Map.of());
+            assertThat(SlotPlanner.plan(slots, members, balanced)).isEqualTo(balanced);
+
+            SortedSet<String> withNewcomer = new TreeSet<>(members);
+            withNewcomer.add("newcomer");
+            if (slots >= withNewcomer.size()) {
+                assertThat(SlotPlanner.plan(slots, withNewcomer, balanced)).isNotEqualTo(balanced);
+            }
+            Map<Integer, String> missingSlot = new HashMap<>(balanced);
+            missingSlot.remove(0);
+            assertThat(SlotPlanner.plan(slots, members, missingSlot)).isNotEqualTo(missingSlot);
+        }
+    }
 }
