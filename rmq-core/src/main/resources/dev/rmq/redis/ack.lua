@@ -36,9 +36,7 @@ for i = 0, n - 1 do
         committed[#committed + 1] = key
         result = 'committed'
     elseif op == 'U' then
-        local env = redis.call('HGET', K_INFLIGHT, key)
-        redis.call('ZREM', K_PREPARE, key)
-        redis.call('HDEL', K_INFLIGHT, key)
+        local env = take_inflight(key)
         result = 'released'
         if redis.call('ZSCORE', K_STORE, key) then
             result = 'merged'

@@ -106,12 +106,18 @@ local function bury(key, attempts, score, err, rest, now_ms, policy)
     end
 end
 
--- Ends an in-flight delivery as a failure: back to waiting after backoff, or dead.
--- Returns 'retry', 'dead', 'merged' (a newer send of the key already waits) or 'gone'.
-local function fail(key, err, now_ms, policy, force_dead)
+-- Ends a delivery's lease and returns its envelope (nil when the body is gone), for the caller to place.
+local function take_inflight(key)
     local env = redis.call('HGET', K_INFLIGHT, key)
     redis.call('ZREM', K_PREPARE, key)
     redis.call('HDEL', K_INFLIGHT, key)
+    return env
+end
+
+-- Ends an in-flight delivery as a failure: back to waiting after backoff, or dead.
+-- Returns 'retry', 'dead', 'merged' (a newer send of the key already waits) or 'gone'.
+local function fail(key, err, now_ms, policy, force_dead)
+    local env = take_inflight(key)
     if not env then
         return 'gone'
     end
