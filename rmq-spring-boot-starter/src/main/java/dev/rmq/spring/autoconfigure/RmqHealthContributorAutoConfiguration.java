@@ -4,7 +4,6 @@ import dev.rmq.RmqClient;
 import dev.rmq.spring.config.RedisHealthIndicator;
 import dev.rmq.spring.config.ZooKeeperHealthIndicator;
 import org.apache.curator.framework.CuratorFramework;
-import org.redisson.api.RedissonClient;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -31,10 +30,11 @@ public final class RmqHealthContributorAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(name = "rmqHealthContributor")
-    HealthContributor rmqHealthContributor(RedissonClient redisson, ObjectProvider<CuratorFramework> curator,
+    HealthContributor rmqHealthContributor(RmqClient rmq, ObjectProvider<CuratorFramework> curator,
                                            RmqProperties properties) {
         Map<String, HealthContributor> parts = new LinkedHashMap<>();
-        parts.put("redis", new RedisHealthIndicator(redisson, properties.redis().timeout()));
+        // the connection rmq itself uses, which need not be the application's only RedissonClient
+        parts.put("redis", new RedisHealthIndicator(rmq.context().redisson(), properties.redis().timeout()));
         CuratorFramework zookeeper = curator.getIfUnique();
         if (zookeeper != null) {
             parts.put("zookeeper", new ZooKeeperHealthIndicator(zookeeper, properties.zookeeper().root()));

@@ -10,10 +10,15 @@ import dev.rmq.spring.config.WritableRmqEndpoint;
 import dev.rmq.dead.RmqDeadQueue;
 import dev.rmq.testsupport.RedisServer;
 import dev.rmq.testsupport.RedisTestServers;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicType;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.Health;
@@ -88,6 +93,31 @@ class RmqActuatorAutoConfigurationTests {
                 doomed.stop();
                 await().atMost(Duration.ofSeconds(20)).until(() -> health.health().getStatus().equals(Status.DOWN));
             });
+        }
+    }
+
+    @Test
+    void pingsTheRedisThatRmqUsesRatherThanTheApplicationsRedissonClient() {
+        RedisServer rmqRedis = RedisTestServers.newStandalone();
+        Config config = new Config();
+        config.useSingleServer().setAddress(rmqRedis.address()).setRetryAttempts(0).setTimeout(500);
+        RedissonClient rmqRedisson = Redisson.create(config);
+        try {
+            RmqClient own = RmqClient.builder(rmqRedisson)
+                    .topic(TopicDefinition.builder("jobs", TopicType.PRIORITY).slotAmount(2).build()).build();
+            contextRunner.withPropertyValues("rmq.redis.timeout=500ms").withBean(RmqClient.class, () -> own)
+                    .run(context -> {
+                        HealthIndicator health = (HealthIndicator) ((CompositeHealthContributor) context
+                                .getBean("rmqHealthContributor")).getContributor("redis");
+                        assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+                        rmqRedis.close();
+                        // the application's own client still reaches its Redis; rmq's does not
+                        assertThat(context.getBean(RedissonClient.class).getKeys().count()).isNotNegative();
+                        assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
+                    });
+        } finally {
+            rmqRedisson.shutdown();
+            rmqRedis.close();
         }
     }
 
