@@ -147,9 +147,8 @@ abstract sealed class RedisDeployment implements AutoCloseable {
         }
 
         /** A coordinated {@code CLUSTER FAILOVER} on {@code replica}; returns once the topology has settled. */
-        String failover(RedisServer replica) throws InterruptedException {
+        String failover(RedisServer replica) {
             cluster.failover(replica);
-            awaitHealthy();
             return "CLUSTER FAILOVER on replica :" + replica.port();
         }
 
@@ -177,43 +176,9 @@ abstract sealed class RedisDeployment implements AutoCloseable {
             }
             long promotedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed);
             victim.restart();
-            awaitHealthy();
+            cluster.awaitConverged();
             return "SIGKILL of master :" + victim.port() + ", a replica took over after " + promotedMs
                     + " ms, the node rejoined as a replica";
-        }
-
-        /** Every node up, 3 masters and 3 linked replicas, cluster_state ok everywhere. */
-        private void awaitHealthy() throws InterruptedException {
-            boolean healthy = poll(CONVERGE, () -> {
-                if (cluster.masters().size() != 3 || cluster.replicas().size() != 3) {
-                    return false;
-                }
-                for (RedisServer node : cluster.nodes()) {
-                    Map<String, String> info = parse((String) node.command("CLUSTER", "INFO"));
-                    if (!"ok".equals(info.get("cluster_state"))) {
-                        return false;
-                    }
-                    if (node.role().equals("slave") && !"up".equals(node.info("replication").get("master_link_status"))) {
-                        return false;
-                    }
-                }
-                return true;
-            });
-            if (!healthy) {
-                throw new IllegalStateException("the Cluster did not become healthy again within " + CONVERGE + ":\n"
-                        + cluster.describe());
-            }
-        }
-
-        private static Map<String, String> parse(String info) {
-            Map<String, String> fields = new java.util.HashMap<>();
-            for (String line : info.split("\r?\n")) {
-                int colon = line.indexOf(':');
-                if (colon > 0) {
-                    fields.put(line.substring(0, colon), line.substring(colon + 1).trim());
-                }
-            }
-            return fields;
         }
 
         @Override

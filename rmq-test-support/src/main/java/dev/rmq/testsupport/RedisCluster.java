@@ -123,6 +123,15 @@ public final class RedisCluster implements AutoCloseable {
                 () -> "Failover to " + replica + " did not complete within " + CONVERGE_TIMEOUT + ":\n" + describe());
     }
 
+    /**
+     * Waits until every node is up, agrees on the same masters and replicas, and each replica is linked to its
+     * master: after a killed node was restarted, for example.
+     */
+    public void awaitConverged() {
+        Poll.until(CONVERGE_TIMEOUT, this::converged,
+                () -> "Cluster did not converge within " + CONVERGE_TIMEOUT + ":\n" + describe());
+    }
+
     /** CLUSTER NODES as every node sees it; for assertion and error messages. */
     public String describe() {
         StringBuilder out = new StringBuilder();

@@ -84,4 +84,20 @@ class RedisClusterTests {
                         .containsEntry("master_port", Integer.toString(replica.port()))
                         .containsEntry("master_link_status", "up"));
     }
+
+    @Test
+    void aKilledMasterRestartedAfterItsReplicaTookOverRejoinsAsAReplicaOnceConverged() {
+        RedisServer victim = cluster.masters().get(0);
+        victim.kill();
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> cluster.masters().size() == 3);
+        victim.restart();
+
+        cluster.awaitConverged();
+
+        assertThat(victim.info("replication")).containsEntry("role", "slave").containsEntry("master_link_status", "up");
+        assertThat(cluster.masters()).hasSize(3).doesNotContain(victim);
+        for (RedisServer node : cluster.nodes()) {
+            assertThat(RedisServer.parseInfo((String) node.command("CLUSTER", "INFO"))).containsEntry("cluster_state", "ok");
+        }
+    }
 }
