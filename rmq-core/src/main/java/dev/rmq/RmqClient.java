@@ -7,12 +7,22 @@ import dev.rmq.consumer.LocalSlotAssignment;
 import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.consumer.RmqHandler;
 import dev.rmq.consumer.SlotAssignment;
+import dev.rmq.consumer.SlotFencing;
 import dev.rmq.dead.RmqDeadQueue;
+import dev.rmq.events.RmqEventListener;
+import dev.rmq.internal.consumer.ConsumerContainer;
+import dev.rmq.internal.consumer.WakeSubscription;
+import dev.rmq.internal.consumer.WorkerFactory;
+import dev.rmq.internal.coordination.RedisSlotFencing;
+import dev.rmq.internal.dead.RedisDeadQueue;
+import dev.rmq.internal.inspect.RedisTopicInspector;
+import dev.rmq.internal.producer.ScriptProducer;
+import dev.rmq.internal.redis.KeyLayout;
+import dev.rmq.internal.script.ScriptRunner;
 import dev.rmq.metrics.RmqMetrics;
 import dev.rmq.metrics.TopicInspector;
+import dev.rmq.producer.Durability;
 import dev.rmq.producer.RmqProducer;
-import dev.rmq.redis.KeyLayout;
-import dev.rmq.redis.ScriptRunner;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicRegistry;
 import org.redisson.api.RedissonClient;
@@ -25,7 +35,8 @@ import java.util.function.Supplier;
 
 /**
  * The entry point of rmq: a Redisson client bound to a set of topics. It hands out the producer, the
- * dead queue and consumer containers. It owns no connection: closing Redisson is the caller's business.
+ * dead queue, the inspector and consumer containers. It owns no connection: closing Redisson is the
+ * caller's business.
  *
  * <pre>{@code
  * RmqClient rmq = RmqClient.builder(redisson)
@@ -33,6 +44,8 @@ import java.util.function.Supplier;
  *         .build();
  * rmq.producer().send(OutgoingMessage.fixedTime("orders", order, deadline).withKey(order.id()));
  * }</pre>
+ *
+ * <p>This class is where rmq's parts are put together: each is built here with what it needs, once.
  */
 public final class RmqClient {
 
@@ -41,15 +54,31 @@ public final class RmqClient {
     /** The largest limit that may be configured (Redis strings hold up to 512 MB; rmq keeps far below). */
     public static final int MAX_PAYLOAD_LIMIT = 64 << 20;
 
-    private final RmqContext context;
+    private final RedissonClient redisson;
+    private final TopicRegistry topics;
+    private final KeyLayout keys;
+    private final ScriptRunner scripts;
+    private final PayloadCodec codec;
+    private final RmqMetrics metrics;
+    private final RmqEventListener events;
     private final RmqProducer producer;
     private final RmqDeadQueue deadQueue;
+    private final TopicInspector inspector;
+    private final SlotFencing slotFencing;
     private final AtomicInteger containerCount = new AtomicInteger();
 
-    private RmqClient(RmqContext context) {
-        this.context = context;
-        this.producer = new RmqProducer(context);
-        this.deadQueue = new RmqDeadQueue(context);
+    private RmqClient(Builder b) {
+        this.redisson = b.redisson;
+        this.topics = TopicRegistry.of(b.topics);
+        this.keys = new KeyLayout(b.namespace);
+        this.scripts = new ScriptRunner(redisson);
+        this.codec = b.codec != null ? b.codec : new JsonPayloadCodec();
+        this.metrics = b.metrics;
+        this.events = b.events;
+        this.producer = new ScriptProducer(topics, keys, scripts, codec, b.maxPayloadBytes, metrics, Durability.MASTER_ONLY);
+        this.deadQueue = new RedisDeadQueue(redisson, topics, keys, scripts);
+        this.inspector = new RedisTopicInspector(redisson, topics, keys);
+        this.slotFencing = new RedisSlotFencing(keys, scripts);
     }
 
     public static Builder builder(RedissonClient redisson) {
@@ -66,25 +95,31 @@ public final class RmqClient {
 
     /** Reads backlog, in-flight and dead sizes per slot. */
     public TopicInspector inspector() {
-        return new TopicInspector(context);
+        return inspector;
     }
 
     public TopicRegistry topics() {
-        return context.topics();
+        return topics;
     }
 
-    public RmqContext context() {
-        return context;
+    /** The Redisson client rmq runs on, as it was given. */
+    public RedissonClient redisson() {
+        return redisson;
+    }
+
+    /** The slots' fencing tokens, for a {@link SlotAssignment} that gives each slot to one worker of a cluster. */
+    public SlotFencing slotFencing() {
+        return slotFencing;
     }
 
     /** Starts describing a container that consumes {@code topic} with {@code handler}. */
     public <T> ContainerBuilder<T> container(String topic, Class<T> payloadType, RmqHandler<T> handler) {
-        return new ContainerBuilder<>(context.topics().require(topic), payloadType, handler);
+        return new ContainerBuilder<>(topics.require(topic), payloadType, handler);
     }
 
     /** Like {@link #container(String, Class, RmqHandler)} for generic payload types. */
     public <T> ContainerBuilder<T> container(String topic, Type payloadType, RmqHandler<T> handler) {
-        return new ContainerBuilder<>(context.topics().require(topic), payloadType, handler);
+        return new ContainerBuilder<>(topics.require(topic), payloadType, handler);
     }
 
     /** Collects a container's settings; {@link #build()} checks them. */
@@ -137,7 +172,16 @@ public final class RmqClient {
 
         public RmqConsumerContainer<T> build() {
             String containerId = id != null ? id : topic.name() + "-" + containerCount.incrementAndGet();
-            return new RmqConsumerContainer<>(containerId, context, topic, payloadType, handler, settings, assignment);
+            if (payloadType == null) {
+                throw new IllegalArgumentException("payload type of container '" + containerId + "' must not be null");
+            }
+            if (handler == null) {
+                throw new IllegalArgumentException("handler of container '" + containerId + "' must not be null");
+            }
+            WorkerFactory<T> workers = new WorkerFactory<>(topic, settings, keys, scripts, handler, codec, payloadType,
+                    metrics, events);
+            WakeSubscription wakes = new WakeSubscription(redisson, keys.wakeChannel(topic.name()));
+            return new ConsumerContainer<>(containerId, topic, settings, workers, wakes, assignment);
         }
     }
 
@@ -149,6 +193,7 @@ public final class RmqClient {
         private PayloadCodec codec;
         private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
         private RmqMetrics metrics = RmqMetrics.NONE;
+        private RmqEventListener events = RmqEventListener.NONE;
 
         private Builder(RedissonClient redisson) {
             if (redisson == null) {
@@ -188,7 +233,7 @@ public final class RmqClient {
             return this;
         }
 
-        /** Where sends, consumes and acknowledgements are reported; nowhere by default. */
+        /** Where sends, consumes and acknowledgements are counted; nowhere by default. */
         public Builder metrics(RmqMetrics value) {
             if (value == null) {
                 throw new IllegalArgumentException("metrics must not be null; use RmqMetrics.NONE for none");
@@ -197,14 +242,21 @@ public final class RmqClient {
             return this;
         }
 
+        /** Where the consumers' events go, one by one; nowhere by default. */
+        public Builder events(RmqEventListener value) {
+            if (value == null) {
+                throw new IllegalArgumentException("events must not be null; use RmqEventListener.NONE for none");
+            }
+            this.events = value;
+            return this;
+        }
+
         public RmqClient build() {
             if (maxPayloadBytes < 1 || maxPayloadBytes > MAX_PAYLOAD_LIMIT) {
                 throw new IllegalArgumentException("maxPayloadBytes must be in 1.." + MAX_PAYLOAD_LIMIT + ", was "
                         + maxPayloadBytes);
             }
-            RmqContext context = new RmqContext(redisson, TopicRegistry.of(topics), new KeyLayout(namespace),
-                    new ScriptRunner(redisson), codec != null ? codec : new JsonPayloadCodec(), maxPayloadBytes, metrics);
-            return new RmqClient(context);
+            return new RmqClient(this);
         }
     }
 }

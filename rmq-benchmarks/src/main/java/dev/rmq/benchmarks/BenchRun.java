@@ -57,6 +57,9 @@ final class BenchRun {
         if (options.runs("lateness")) {
             lateness = new LatenessSection(context, rmq, peers, best.delayed()).run();
         }
+        if (options.runs("rebalance")) {
+            new RebalanceSection(context, rmq).run();
+        }
         new Targets(context.report()).judge(context.samples(), context.plan().backlogs());
         Meta.end(context, started);
         return write(lateness, started);

@@ -1,8 +1,8 @@
 package dev.rmq.benchmarks;
 
-import dev.rmq.redis.KeyLayout;
-import dev.rmq.redis.Script;
-import dev.rmq.redis.SlotKeys;
+import dev.rmq.internal.redis.KeyLayout;
+import dev.rmq.internal.script.Script;
+import dev.rmq.internal.redis.SlotKeys;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

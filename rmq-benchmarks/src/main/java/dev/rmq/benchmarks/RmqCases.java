@@ -41,6 +41,11 @@ final class RmqCases {
         this.probe = probe;
     }
 
+    /** The benchmark's Redisson client. */
+    RedissonClient redisson() {
+        return redisson;
+    }
+
     RmqClient client(TopicDefinition topic) {
         return RmqClient.builder(redisson).topic(topic).build();
     }

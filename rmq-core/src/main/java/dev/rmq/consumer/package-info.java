@@ -1,7 +1,11 @@
 /**
- * Consuming: {@link dev.rmq.consumer.RmqConsumerContainer} runs worker threads over the slots that a
- * {@link dev.rmq.consumer.SlotAssignment} gives them. Each worker polls its slots with one script call
- * (recover expired leases, then move a batch of due messages into prepare), hands the messages to the
- * {@link dev.rmq.consumer.RmqHandler} one after another, and acknowledges the batch with one more call.
+ * Consuming. A {@link dev.rmq.consumer.RmqConsumerContainer} runs worker threads over the slots that a
+ * {@link dev.rmq.consumer.SlotAssignment} gives them and hands each message, an
+ * {@link dev.rmq.consumer.RmqMessage}, to an {@link dev.rmq.consumer.RmqHandler}, whose
+ * {@link dev.rmq.consumer.ConsumeResult} decides what happens to it.
+ *
+ * <p>The service provider side: {@link dev.rmq.consumer.SlotAssignment} and {@link dev.rmq.consumer.SlotOwner}
+ * decide which worker polls which slot ({@link dev.rmq.consumer.LocalSlotAssignment} without coordination),
+ * and {@link dev.rmq.consumer.SlotFencing} keeps a cut-off worker from touching a slot it lost.
  */
 package dev.rmq.consumer;

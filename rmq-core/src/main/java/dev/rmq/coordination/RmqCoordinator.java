@@ -1,7 +1,16 @@
 package dev.rmq.coordination;
 
-import dev.rmq.RmqContext;
+import dev.rmq.RmqClient;
+import dev.rmq.consumer.SlotAssignment;
+import dev.rmq.consumer.SlotFencing;
+import dev.rmq.internal.coordination.Membership;
+import dev.rmq.internal.coordination.Ownership;
+import dev.rmq.internal.coordination.TopicRegistration;
+import dev.rmq.internal.coordination.ZkPaths;
+import dev.rmq.internal.coordination.ZooKeeperSlotAssignment;
+import dev.rmq.topic.TopicConflictException;
 import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicRegistry;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.state.ConnectionState;
@@ -21,7 +30,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One per application: registers its topic definitions in ZooKeeper (refusing conflicting ones) and
- * gives each consumer container a {@link ZooKeeperSlotAssignment}. It uses the caller's started
+ * gives each consumer container a slot assignment that keeps every slot with one worker of the whole cluster. It uses the caller's started
  * {@link CuratorFramework} and does not close it. Like Curator's recipes it starts once and closes once.
  *
  * <p>While ZooKeeper is unreachable the workers keep exclusivity rather than availability: on SUSPENDED
@@ -32,11 +41,9 @@ public final class RmqCoordinator implements Closeable {
     private static final Logger log = LoggerFactory.getLogger(RmqCoordinator.class);
 
     private final CuratorFramework curator;
-    private final RmqContext context;
-    private final ZkPaths paths;
-    private final List<ACL> acl;
-    private final String instanceId;
-    private final String origin;
+    private final TopicRegistry topics;
+    private final SlotFencing fencing;
+    private final Membership membership;
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final List<ZooKeeperSlotAssignment> assignments = new CopyOnWriteArrayList<>();
@@ -44,15 +51,16 @@ public final class RmqCoordinator implements Closeable {
 
     private RmqCoordinator(Builder builder) {
         this.curator = builder.curator;
-        this.context = builder.context;
-        this.paths = new ZkPaths(builder.root);
-        this.acl = builder.acl == null ? null : List.copyOf(builder.acl);
-        this.instanceId = builder.instanceId != null ? builder.instanceId : defaultInstanceId();
-        this.origin = builder.origin != null ? builder.origin : "instance " + instanceId;
+        this.topics = builder.client.topics();
+        this.fencing = builder.client.slotFencing();
+        String instanceId = builder.instanceId != null ? builder.instanceId : defaultInstanceId();
+        this.membership = new Membership(new ZkPaths(builder.root), builder.acl == null ? null : List.copyOf(builder.acl),
+                instanceId, builder.origin != null ? builder.origin : "instance " + instanceId);
     }
 
-    public static Builder builder(CuratorFramework curator, RmqContext context) {
-        return new Builder(curator, context);
+    /** Starts describing the coordinator of {@code client}'s topics on a started {@code curator}. */
+    public static Builder builder(CuratorFramework curator, RmqClient client) {
+        return new Builder(curator, client);
     }
 
     /**
@@ -63,14 +71,15 @@ public final class RmqCoordinator implements Closeable {
      */
     public void start() {
         if (!started.compareAndSet(false, true)) {
-            throw new IllegalStateException("RmqCoordinator " + instanceId + " was already started");
+            throw new IllegalStateException("RmqCoordinator " + membership.instanceId() + " was already started");
         }
         if (curator.getState() != CuratorFrameworkState.STARTED) {
             throw new IllegalStateException("the CuratorFramework must be started before the RmqCoordinator");
         }
-        for (TopicDefinition topic : context.topics().all()) {
+        ZkPaths paths = membership.paths();
+        for (TopicDefinition topic : topics.all()) {
             try {
-                TopicRegistration.register(curator, paths, acl, topic, origin);
+                TopicRegistration.register(curator, paths, membership.acl(), topic, membership.origin());
             } catch (TopicConflictException e) {
                 throw e;
             } catch (Exception e) {
@@ -80,14 +89,17 @@ public final class RmqCoordinator implements Closeable {
             }
         }
         curator.getConnectionStateListenable().addListener(connectionListener);
-        log.info("rmq coordination {} started under {} for topics {}", instanceId, paths.root(),
-                context.topics().all().stream().map(TopicDefinition::name).toList());
+        log.info("rmq coordination {} started under {} for topics {}", membership.instanceId(), paths.root(),
+                topics.all().stream().map(TopicDefinition::name).toList());
     }
 
-    /** A new assignment for one container; it joins the topic's members when the container starts it. */
-    public ZooKeeperSlotAssignment newAssignment() {
+    /**
+     * A new assignment for one container, e.g. {@code container.assignment(coordinator::newAssignment)}; it joins
+     * the topic's members when the container starts it.
+     */
+    public SlotAssignment newAssignment() {
         requireStarted();
-        ZooKeeperSlotAssignment assignment = new ZooKeeperSlotAssignment(this);
+        ZooKeeperSlotAssignment assignment = new ZooKeeperSlotAssignment(curator, membership, fencing, assignments::remove);
         assignments.add(assignment);
         return assignment;
     }
@@ -95,20 +107,20 @@ public final class RmqCoordinator implements Closeable {
     /** The current plan of a topic: slot → worker. */
     public Map<Integer, String> plan(String topic) {
         requireStarted();
-        return Ownership.readPlan(curator, paths, context.topics().require(topic).name());
+        return Ownership.readPlan(curator, membership.paths(), topics.require(topic).name());
     }
 
     /** Who holds each slot of a topic now: slot → worker (slots nobody holds are absent). */
     public Map<Integer, String> owners(String topic) {
         requireStarted();
-        return Ownership.readOwners(curator, paths, context.topics().require(topic));
+        return Ownership.readOwners(curator, membership.paths(), topics.require(topic));
     }
 
     /** Who holds one slot of a topic now, if anyone. */
     public Optional<String> owner(String topic, int slot) {
         requireStarted();
-        TopicDefinition definition = context.topics().require(topic);
-        return Ownership.readOwner(curator, paths, definition, definition.requireSlot(slot));
+        TopicDefinition definition = topics.require(topic);
+        return Ownership.readOwner(curator, membership.paths(), definition, definition.requireSlot(slot));
     }
 
     @Override
@@ -123,45 +135,16 @@ public final class RmqCoordinator implements Closeable {
     }
 
     private void onConnectionState(CuratorFramework client, ConnectionState state) {
-        log.info("rmq coordination {}: ZooKeeper connection {}", instanceId, state);
+        log.info("rmq coordination {}: ZooKeeper connection {}", membership.instanceId(), state);
         for (ZooKeeperSlotAssignment assignment : assignments) {
             assignment.onConnectionState(state);
         }
     }
 
-    void forget(ZooKeeperSlotAssignment assignment) {
-        assignments.remove(assignment);
-    }
-
     private void requireStarted() {
         if (!started.get() || closed.get()) {
-            throw new IllegalStateException("RmqCoordinator " + instanceId + " is not running");
+            throw new IllegalStateException("RmqCoordinator " + membership.instanceId() + " is not running");
         }
-    }
-
-    CuratorFramework curator() {
-        return curator;
-    }
-
-    RmqContext context() {
-        return context;
-    }
-
-    ZkPaths paths() {
-        return paths;
-    }
-
-    /** The explicit ACL, or null to leave it to the CuratorFramework's ACLProvider. */
-    List<ACL> acl() {
-        return acl;
-    }
-
-    String instanceId() {
-        return instanceId;
-    }
-
-    String origin() {
-        return origin;
     }
 
     private static String defaultInstanceId() {
@@ -177,19 +160,19 @@ public final class RmqCoordinator implements Closeable {
     /** Collects the coordinator's settings. */
     public static final class Builder {
         private final CuratorFramework curator;
-        private final RmqContext context;
+        private final RmqClient client;
         private String root = "/rmq";
         /** Null: the CuratorFramework's own ACLProvider decides, as for any other Curator create. */
         private List<ACL> acl;
         private String instanceId;
         private String origin;
 
-        private Builder(CuratorFramework curator, RmqContext context) {
-            if (curator == null || context == null) {
-                throw new IllegalArgumentException("a CuratorFramework and an RmqContext are required");
+        private Builder(CuratorFramework curator, RmqClient client) {
+            if (curator == null || client == null) {
+                throw new IllegalArgumentException("a CuratorFramework and an RmqClient are required");
             }
             this.curator = curator;
-            this.context = context;
+            this.client = client;
         }
 
         /** The root znode of rmq's data; {@code /rmq} by default. */

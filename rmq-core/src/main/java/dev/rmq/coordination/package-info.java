@@ -1,9 +1,6 @@
 /**
- * ZooKeeper coordination (Apache Curator): topic registration with conflict detection, worker
- * membership, the slot plan, slot ownership and its fencing in Redis.
- *
- * <p>{@link dev.rmq.coordination.RmqCoordinator} is one per application. It hands each container a
- * {@link dev.rmq.coordination.ZooKeeperSlotAssignment}, which keeps every slot with at most one worker
- * of the whole cluster at any instant. The znode layout is in {@link dev.rmq.coordination.ZkPaths}.
+ * ZooKeeper coordination (Apache Curator): {@link dev.rmq.coordination.RmqCoordinator}, one per application,
+ * registers the topics (refusing a conflicting definition) and gives every slot of a topic to one worker of
+ * the whole cluster at any instant, fenced in Redis.
  */
 package dev.rmq.coordination;

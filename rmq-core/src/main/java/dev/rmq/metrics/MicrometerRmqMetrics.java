@@ -1,5 +1,6 @@
 package dev.rmq.metrics;
 
+import dev.rmq.consumer.AckOutcome;
 import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.topic.TopicDefinition;
 import io.micrometer.core.instrument.Counter;
@@ -68,11 +69,11 @@ public final class MicrometerRmqMetrics implements RmqMetrics {
     }
 
     @Override
-    public void acknowledged(TopicDefinition topic, String result) {
-        switch (result) {
-            case "retry" -> counter("rmq.retries", "Messages rolled back for a retry", topic, null).increment();
-            case "dead" -> counter("rmq.dead", "Messages moved to the dead queue", topic, null).increment();
-            case "stale" -> counter("rmq.ack.stale", "Acks refused because the lease was lost", topic, null).increment();
+    public void acknowledged(TopicDefinition topic, AckOutcome outcome) {
+        switch (outcome) {
+            case RETRY -> counter("rmq.retries", "Messages rolled back for a retry", topic, null).increment();
+            case DEAD -> counter("rmq.dead", "Messages moved to the dead queue", topic, null).increment();
+            case STALE -> counter("rmq.ack.stale", "Acks refused because the lease was lost", topic, null).increment();
             default -> {
             }
         }

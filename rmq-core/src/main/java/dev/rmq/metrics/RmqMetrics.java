@@ -1,5 +1,6 @@
 package dev.rmq.metrics;
 
+import dev.rmq.consumer.AckOutcome;
 import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.topic.TopicDefinition;
 
@@ -28,8 +29,8 @@ public interface RmqMetrics {
     default void lateness(TopicDefinition topic, long millis) {
     }
 
-    /** What Redis did with one acknowledgement: committed, retry, dead, merged, released or stale. */
-    default void acknowledged(TopicDefinition topic, String result) {
+    /** What Redis did with one acknowledgement. */
+    default void acknowledged(TopicDefinition topic, AckOutcome outcome) {
     }
 
     /** A poll recovered this many expired leases (each counted as a failed attempt). */

@@ -29,7 +29,8 @@ public record Durability(int replicas, Duration timeout) {
         return new Durability(replicas, timeout);
     }
 
-    boolean waitsForReplicas() {
+    /** Whether a send waits for replicas. */
+    public boolean waitsForReplicas() {
         return replicas > 0;
     }
 }

@@ -1,5 +1,7 @@
 package dev.rmq.producer;
 
+import dev.rmq.internal.validation.MessageArguments;
+
 /**
  * Points at a message by topic and key, for the operations by key. When the message was sent with an
  * explicit slot basis, the same basis must be given here, since it decides the slot.
@@ -10,9 +12,9 @@ public record MessageRef(String topic, String key, String slotBasis) {
         if (topic == null || topic.isEmpty()) {
             throw new IllegalArgumentException("topic must not be null or empty");
         }
-        OutgoingMessage.checkKey("key", key);
+        MessageArguments.checkKey("key", key);
         if (slotBasis != null) {
-            OutgoingMessage.checkKey("slotBasis", slotBasis);
+            MessageArguments.checkKey("slotBasis", slotBasis);
         }
     }
 

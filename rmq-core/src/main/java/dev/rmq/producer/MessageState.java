@@ -9,15 +9,5 @@ public enum MessageState {
     /** Handed to a consumer under a lease, not yet acknowledged. */
     IN_FLIGHT,
     /** Failed more than the maximum retries, or could not be decoded. */
-    DEAD;
-
-    static MessageState fromScript(String name) {
-        return switch (name) {
-            case "waiting" -> WAITING;
-            case "retrying" -> RETRYING;
-            case "in-flight" -> IN_FLIGHT;
-            case "dead" -> DEAD;
-            default -> throw new IllegalStateException("unknown message state from Redis: " + name);
-        };
-    }
+    DEAD
 }

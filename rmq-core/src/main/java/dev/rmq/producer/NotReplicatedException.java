@@ -1,6 +1,6 @@
 package dev.rmq.producer;
 
-import dev.rmq.RmqException;
+import dev.rmq.exceptions.RmqException;
 
 /**
  * A durable send reached the master but not enough replicas in time. The message is queued on the master

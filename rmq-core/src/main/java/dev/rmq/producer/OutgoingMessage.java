@@ -1,9 +1,9 @@
 package dev.rmq.producer;
 
-import dev.rmq.topic.Durations;
+import dev.rmq.internal.validation.Durations;
+import dev.rmq.internal.validation.MessageArguments;
 import dev.rmq.topic.TopicType;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;
@@ -18,11 +18,11 @@ import java.util.Map;
 public final class OutgoingMessage {
 
     /** Priorities up to this value are reserved; a priority must be above it. */
-    public static final long RESERVED_PRIORITY_MAX = 16;
+    public static final long RESERVED_PRIORITY_MAX = MessageArguments.RESERVED_PRIORITY_MAX;
     /** The largest priority, the largest integer a Redis score holds exactly. */
-    public static final long MAX_PRIORITY = 1L << 53;
+    public static final long MAX_PRIORITY = MessageArguments.MAX_PRIORITY;
     /** The longest explicit key or slot basis, in UTF-8 bytes. */
-    public static final int MAX_KEY_BYTES = 1024;
+    public static final int MAX_KEY_BYTES = MessageArguments.MAX_KEY_BYTES;
 
     private final String topic;
     private final TopicType type;
@@ -51,7 +51,7 @@ public final class OutgoingMessage {
 
     /** A priority message; higher is consumed first. A duplicate takes the latest priority. */
     public static OutgoingMessage priority(String topic, Object payload, long priority) {
-        return create(topic, TopicType.PRIORITY, payload, checkPriority(priority));
+        return create(topic, TopicType.PRIORITY, payload, MessageArguments.checkPriority(priority));
     }
 
     /**
@@ -59,28 +59,7 @@ public final class OutgoingMessage {
      * A duplicate takes the latest time.
      */
     public static OutgoingMessage fixedTime(String topic, Object payload, Instant fixedTime) {
-        return create(topic, TopicType.FIXED_TIME, payload, checkTime("fixedTime", fixedTime));
-    }
-
-    static long checkPriority(long priority) {
-        if (priority <= RESERVED_PRIORITY_MAX || priority > MAX_PRIORITY) {
-            throw new IllegalArgumentException("priority must be in " + (RESERVED_PRIORITY_MAX + 1) + ".." + MAX_PRIORITY
-                    + " (values up to " + RESERVED_PRIORITY_MAX + " are reserved), was " + priority);
-        }
-        return priority;
-    }
-
-    /** The time in epoch ms, which must be exact as a Redis score. */
-    static long checkTime(String what, Instant time) {
-        if (time == null) {
-            throw new IllegalArgumentException(what + " must not be null");
-        }
-        long ms = time.toEpochMilli();
-        if (ms <= 0 || ms > MAX_PRIORITY) {
-            throw new IllegalArgumentException(what + " must be after 1970-01-01T00:00:00Z and within a Redis score's"
-                    + " exact range, was " + time);
-        }
-        return ms;
+        return create(topic, TopicType.FIXED_TIME, payload, MessageArguments.checkTime("fixedTime", fixedTime));
     }
 
     private static OutgoingMessage create(String topic, TopicType type, Object payload, long value) {
@@ -95,12 +74,12 @@ public final class OutgoingMessage {
 
     /** The same message with an explicit merge key instead of one derived from the payload. */
     public OutgoingMessage withKey(String key) {
-        return new OutgoingMessage(topic, type, payload, value, checkKey("key", key), slotBasis, headers);
+        return new OutgoingMessage(topic, type, payload, value, MessageArguments.checkKey("key", key), slotBasis, headers);
     }
 
     /** The same message routed by {@code slotBasis}: messages sharing one are consumed one after another. */
     public OutgoingMessage withSlotBasis(String slotBasis) {
-        return new OutgoingMessage(topic, type, payload, value, key, checkKey("slotBasis", slotBasis), headers);
+        return new OutgoingMessage(topic, type, payload, value, key, MessageArguments.checkKey("slotBasis", slotBasis), headers);
     }
 
     /** The same message with one more header; a header of the same name is replaced. */
@@ -126,17 +105,6 @@ public final class OutgoingMessage {
             result = result.withHeader(header.getKey(), header.getValue());
         }
         return result;
-    }
-
-    static String checkKey(String what, String value) {
-        if (value == null || value.isEmpty()) {
-            throw new IllegalArgumentException(what + " must not be null or empty");
-        }
-        int bytes = value.getBytes(StandardCharsets.UTF_8).length;
-        if (bytes > MAX_KEY_BYTES) {
-            throw new IllegalArgumentException(what + " is " + bytes + " bytes in UTF-8; the limit is " + MAX_KEY_BYTES);
-        }
-        return value;
     }
 
     public String topic() {

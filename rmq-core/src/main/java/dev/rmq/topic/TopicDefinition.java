@@ -1,5 +1,7 @@
 package dev.rmq.topic;
 
+import dev.rmq.internal.validation.Durations;
+
 import java.time.Duration;
 import java.util.Objects;
 

@@ -2,18 +2,19 @@ package dev.rmq.badinput;
 
 import dev.rmq.Fixtures;
 import dev.rmq.RmqClient;
-import dev.rmq.RmqUnavailableException;
+import dev.rmq.exceptions.RmqUnavailableException;
 import dev.rmq.StandaloneRedisTest;
 import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.consumer.RmqHandler;
 import dev.rmq.coordination.RmqCoordinator;
-import dev.rmq.coordination.TopicConflictException;
+import dev.rmq.topic.TopicConflictException;
 import dev.rmq.dead.DeadMessage;
 import dev.rmq.producer.MessageRef;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.producer.PayloadTooLargeException;
 import dev.rmq.producer.RmqProducer;
 import dev.rmq.testsupport.RedisServer;
+import dev.rmq.testsupport.RedisServerOptions;
 import dev.rmq.testsupport.RedisTestServers;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicRegistry;
@@ -162,9 +163,9 @@ class BadInputTests extends StandaloneRedisTest {
         try (TestingServer zookeeper = new TestingServer(true);
              CuratorFramework curator = CuratorFrameworkFactory.newClient(zookeeper.getConnectString(), new RetryOneTime(100))) {
             curator.start();
-            RmqCoordinator.builder(curator, rmq.context()).origin("app A").build().start();
+            RmqCoordinator.builder(curator, rmq).origin("app A").build().start();
             RmqClient other = RmqClient.builder(redisson).topic(priority).build();
-            assertThatThrownBy(() -> RmqCoordinator.builder(curator, other.context()).origin("app B").build().start())
+            assertThatThrownBy(() -> RmqCoordinator.builder(curator, other).origin("app B").build().start())
                     .isInstanceOf(TopicConflictException.class)
                     .hasMessageContaining("FIXED_TIME with 4 slots by app A, but PRIORITY with 4 slots by app B");
         }
@@ -214,7 +215,7 @@ class BadInputTests extends StandaloneRedisTest {
 
     @Test
     void redisDownMidRunFailsSendsFastAndConsumersBackOffThenResumeWithNothingLost() throws Exception {
-        try (RedisServer durable = RedisServer.start(RedisServer.Options.defaults()
+        try (RedisServer durable = RedisServer.start(RedisServerOptions.defaults()
                 .withArgs("--appendonly", "yes", "--appendfsync", "always"))) {
             RedissonClient client = Fixtures.redisson(durable);
             try {
@@ -306,7 +307,7 @@ class BadInputTests extends StandaloneRedisTest {
         try (CuratorFramework curator = CuratorFrameworkFactory.builder().connectString("127.0.0.1:" + port)
                 .connectionTimeoutMs(500).sessionTimeoutMs(2000).retryPolicy(new RetryOneTime(100)).build()) {
             curator.start();
-            RmqCoordinator coordinator = RmqCoordinator.builder(curator, rmq.context()).build();
+            RmqCoordinator coordinator = RmqCoordinator.builder(curator, rmq).build();
             assertTimeoutPreemptively(Duration.ofSeconds(30), () -> assertThatThrownBy(coordinator::start)
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageStartingWith("cannot register topic 'orders' at /rmq/topics/orders in ZooKeeper 127.0.0.1:" + port

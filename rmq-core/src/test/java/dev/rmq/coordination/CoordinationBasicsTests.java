@@ -3,10 +3,19 @@ package dev.rmq.coordination;
 import dev.rmq.Fixtures;
 import dev.rmq.RmqClient;
 import dev.rmq.consumer.ConsumeResult;
+import dev.rmq.consumer.SlotFencing;
+import dev.rmq.internal.redis.Futures;
+import dev.rmq.internal.redis.KeyLayout;
+import dev.rmq.internal.redis.SlotFencedException;
+import dev.rmq.internal.redis.SlotKeys;
+import dev.rmq.internal.script.AckCall;
+import dev.rmq.internal.script.PrepareCall;
+import dev.rmq.internal.script.RetryPolicy;
+import dev.rmq.internal.script.ScriptRunner;
 import dev.rmq.producer.OutgoingMessage;
-import dev.rmq.redis.SlotFencedException;
 import dev.rmq.testsupport.RedisServer;
 import dev.rmq.testsupport.RedisTestServers;
+import dev.rmq.topic.TopicConflictException;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.apache.curator.framework.CuratorFramework;
@@ -93,20 +102,20 @@ class CoordinationBasicsTests {
         CuratorFramework curator = closing(curator());
         RedissonClient redisson = redisson();
         RmqClient first = RmqClient.builder(redisson).topic(topic(TopicType.FIXED_TIME, 16)).build();
-        closing(RmqCoordinator.builder(curator, first.context()).origin("billing-service (application.yml)").build()).start();
+        closing(RmqCoordinator.builder(curator, first).origin("billing-service (application.yml)").build()).start();
 
         RmqClient second = RmqClient.builder(redisson).topic(topic(TopicType.PRIORITY, 16)).build();
-        RmqCoordinator conflicting = RmqCoordinator.builder(curator, second.context()).origin("shipping-service").build();
+        RmqCoordinator conflicting = RmqCoordinator.builder(curator, second).origin("shipping-service").build();
         assertThatThrownBy(conflicting::start).isInstanceOf(TopicConflictException.class)
                 .hasMessage("topic 'orders' is defined differently: FIXED_TIME with 16 slots by billing-service"
                         + " (application.yml), but PRIORITY with 16 slots by shipping-service; every application must"
                         + " agree on a topic's type and slotAmount");
 
         RmqClient fewerSlots = RmqClient.builder(redisson).topic(topic(TopicType.FIXED_TIME, 8)).build();
-        assertThatThrownBy(() -> RmqCoordinator.builder(curator, fewerSlots.context()).origin("x").build().start())
+        assertThatThrownBy(() -> RmqCoordinator.builder(curator, fewerSlots).origin("x").build().start())
                 .hasMessageContaining("FIXED_TIME with 8 slots by x");
         RmqClient same = RmqClient.builder(redisson).topic(topic(TopicType.FIXED_TIME, 16)).build();
-        closing(RmqCoordinator.builder(curator, same.context()).build()).start();
+        closing(RmqCoordinator.builder(curator, same).build()).start();
     }
 
     @Test
@@ -114,13 +123,13 @@ class CoordinationBasicsTests {
         CuratorFramework curator = closing(curator());
         RedissonClient redisson = redisson();
         RmqClient rmq = RmqClient.builder(redisson).topic(topic(TopicType.PRIORITY, 4)).build();
-        RmqCoordinator coordinator = closing(RmqCoordinator.builder(curator, rmq.context()).build());
+        RmqCoordinator coordinator = closing(RmqCoordinator.builder(curator, rmq).build());
         coordinator.start();
         assertThatThrownBy(coordinator::start).hasMessageContaining("was already started");
         CuratorFramework unstarted = CuratorFrameworkFactory.newClient(zookeeper.getConnectString(), new RetryOneTime(100));
-        assertThatThrownBy(() -> RmqCoordinator.builder(unstarted, rmq.context()).build().start())
+        assertThatThrownBy(() -> RmqCoordinator.builder(unstarted, rmq).build().start())
                 .hasMessage("the CuratorFramework must be started before the RmqCoordinator");
-        assertThatThrownBy(() -> RmqCoordinator.builder(curator, rmq.context()).root("rmq/"))
+        assertThatThrownBy(() -> RmqCoordinator.builder(curator, rmq).root("rmq/"))
                 .hasMessageContaining("ZooKeeper root must be an absolute path");
     }
 
@@ -161,13 +170,14 @@ class CoordinationBasicsTests {
         RmqClient rmq = RmqClient.builder(redisson).topic(topic(TopicType.PRIORITY, 1)).build();
         rmq.producer().send(OutgoingMessage.priority("orders", "x", 30).withKey("k"));
         redis.command("SET", "owner{orders_0}", "new-owner/2");
-        dev.rmq.redis.SlotKeys keys = rmq.context().keys().slot("orders", 0);
+        SlotKeys keys = new KeyLayout("").slot("orders", 0);
+        ScriptRunner scripts = new ScriptRunner(redisson);
+        RetryPolicy policy = RetryPolicy.of(rmq.topics().require("orders"));
 
-        assertThatThrownBy(() -> dev.rmq.redis.Futures.join(rmq.context().scripts().list(dev.rmq.redis.Script.PREPARE, keys,
-                "P", 16, 1000, 2.0, 60000, 0.0, 0, 10, 30000, "old-owner/1", 1000, 100)))
+        assertThatThrownBy(() -> Futures.join(scripts.run(keys, new PrepareCall(policy, 10, 30000, "old-owner/1", 1000, 100))))
                 .isInstanceOf(SlotFencedException.class).hasMessage("the slot is owned by another worker");
-        assertThatThrownBy(() -> dev.rmq.redis.Futures.join(rmq.context().scripts().list(dev.rmq.redis.Script.ACK, keys,
-                "P", 16, 1000, 2.0, 60000, 0.0, 0, "old-owner/1", 1, "C", "k", 1, "")))
+        AckCall.Ack commit = new AckCall.Ack(AckCall.Op.COMMIT, "k", 1, "");
+        assertThatThrownBy(() -> Futures.join(scripts.run(keys, new AckCall(policy, "old-owner/1", List.of(commit)))))
                 .isInstanceOf(SlotFencedException.class);
         assertThat(redis.command("ZCARD", "orders_0")).isEqualTo(1L);
     }
@@ -177,24 +187,24 @@ class CoordinationBasicsTests {
         RedissonClient redisson = redisson();
         RmqClient rmq = RmqClient.builder(redisson).topic(topic(TopicType.PRIORITY, 1)).build();
         rmq.producer().send(OutgoingMessage.priority("orders", "x", 30).withKey("k"));
-        dev.rmq.redis.SlotKeys keys = rmq.context().keys().slot("orders", 0);
-        Fence fence = new Fence(rmq.context());
+        SlotKeys keys = new KeyLayout("").slot("orders", 0);
+        ScriptRunner scripts = new ScriptRunner(redisson);
+        SlotFencing fence = rmq.slotFencing();
         TopicDefinition orders = rmq.topics().require("orders");
 
         // worker a polls under a 10 s lease, then is cut off without releasing
-        assertThat(fence.take(orders, 0, "a/1")).isEqualTo(new Fence.Taken("", Duration.ZERO));
-        dev.rmq.redis.Futures.join(rmq.context().scripts().list(dev.rmq.redis.Script.PREPARE, keys,
-                "P", 16, 1000, 2.0, 60000, 0.0, 0, 10, 10_000, "a/1", 1000, 100));
-        Fence.Taken byB = fence.take(orders, 0, "b/1");
+        assertThat(Futures.join(fence.take(orders, 0, "a/1"))).isEqualTo(new SlotFencing.Taken("", Duration.ZERO));
+        Futures.join(scripts.run(keys, new PrepareCall(RetryPolicy.of(orders), 10, 10_000, "a/1", 1000, 100)));
+        SlotFencing.Taken byB = Futures.join(fence.take(orders, 0, "b/1"));
         assertThat(byB.previousToken()).isEqualTo("a/1");
         assertThat(byB.holdOff()).isBetween(Duration.ofSeconds(8), Duration.ofMillis(10_001));
 
         // b gives the slot up cleanly before it ever polled: c must still wait for a's lease
-        fence.give(orders, 0, "b/1");
-        Fence.Taken byC = fence.take(orders, 0, "c/1");
+        assertThat(Futures.join(fence.give(orders, 0, "b/1"))).isTrue();
+        SlotFencing.Taken byC = Futures.join(fence.take(orders, 0, "c/1"));
         assertThat(byC.previousToken()).isEmpty();
         assertThat(byC.holdOff()).isBetween(Duration.ofSeconds(8), Duration.ofMillis(10_001));
-        fence.give(orders, 0, "b/1");
+        assertThat(Futures.join(fence.give(orders, 0, "b/1"))).isFalse();
         assertThat(redis.command("GET", "owner{orders_0}")).isEqualTo("c/1");
     }
 
@@ -207,7 +217,7 @@ class CoordinationBasicsTests {
         RedissonClient redisson = redisson();
         RmqClient rmq = RmqClient.builder(redisson).topic(topic(TopicType.PRIORITY, 4)).build();
         List<ACL> acl = List.of(new ACL(ZooDefs.Perms.ALL, new Id("digest", DigestAuthenticationProvider.generateDigest("rmq:secret"))));
-        closing(RmqCoordinator.builder(authorized, rmq.context()).root("/secured").acl(acl).build()).start();
+        closing(RmqCoordinator.builder(authorized, rmq).root("/secured").acl(acl).build()).start();
 
         assertThat(authorized.getData().forPath("/secured/topics/orders")).isNotEmpty();
         CuratorFramework stranger = closing(curator());

@@ -50,7 +50,7 @@ class SeparateProcessTests {
         curator = CuratorFrameworkFactory.newClient(zookeeper.getConnectString(), new RetryOneTime(100));
         curator.start();
         RmqClient rmq = RmqClient.builder(redisson).topic(WorkerProcess.TOPIC).build();
-        observer = RmqCoordinator.builder(curator, rmq.context()).instanceId("observer").build();
+        observer = RmqCoordinator.builder(curator, rmq).instanceId("observer").build();
         observer.start();
         logDir = Files.createTempDirectory("rmq-workers");
     }

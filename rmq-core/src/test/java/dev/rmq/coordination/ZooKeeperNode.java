@@ -37,7 +37,7 @@ final class ZooKeeperNode implements AutoCloseable {
                 .connectionTimeoutMs(2000).retryPolicy(new ExponentialBackoffRetry(100, 5, 1000)).build();
         curator.start();
         this.rmq = RmqClient.builder(redisson).topic(topic).build();
-        this.coordinator = RmqCoordinator.builder(curator, rmq.context()).instanceId(name).origin("test node " + name).build();
+        this.coordinator = RmqCoordinator.builder(curator, rmq).instanceId(name).origin("test node " + name).build();
         coordinator.start();
         this.container = rmq.container(topic.name(), String.class, handler).id("c")
                 .settings(ConsumerSettings.DEFAULTS.withConcurrency(concurrency).withBatchSize(8)

@@ -1,9 +1,12 @@
 package dev.rmq.producer;
 
+import dev.rmq.internal.redis.KeyLayout;
+import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.Fixtures;
 import dev.rmq.RmqClient;
 import dev.rmq.testsupport.RedisCluster;
 import dev.rmq.testsupport.RedisServer;
+import dev.rmq.testsupport.RedisServerOptions;
 import dev.rmq.testsupport.RedisTestServers;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
@@ -37,8 +40,8 @@ class DurableSendTests {
             assertThat(rmq.inspector().totals("durable").backlog()).isEqualTo(65);
             assertThat(rmq.deadQueue().purge("durable")).isZero();
             for (int slot = 0; slot < 16; slot++) {
-                redisson.getKeys().delete(rmq.context().keys().slot("durable", slot).store(),
-                        rmq.context().keys().slot("durable", slot).body());
+                SlotKeys keys = new KeyLayout("").slot("durable", slot);
+                redisson.getKeys().delete(keys.store(), keys.body());
             }
         } finally {
             redisson.shutdown();
@@ -72,7 +75,7 @@ class DurableSendTests {
     @Test
     void aMasterCrashLosesWhatOnlyTheMasterAcknowledgedButNoDurableSend() {
         try (RedisServer master = RedisTestServers.newStandalone();
-             RedisServer replica = RedisTestServers.newStandalone(RedisServer.Options.defaults()
+             RedisServer replica = RedisTestServers.newStandalone(RedisServerOptions.defaults()
                      .withArgs("--replicaof", master.host(), String.valueOf(master.port())))) {
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> "up".equals(replica.info("replication").get("master_link_status")));

@@ -3,10 +3,13 @@ package dev.rmq.faults;
 import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.consumer.RmqConsumerContainer;
-import dev.rmq.consumer.RmqHandler;
 import dev.rmq.consumer.RmqMessage;
 import dev.rmq.coordination.RmqCoordinator;
+import dev.rmq.events.RmqEvent;
 import dev.rmq.faults.Workload.Payload;
+import dev.rmq.faults.events.EventLog;
+import dev.rmq.faults.events.HarnessEvent;
+import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.topic.TopicDefinition;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -27,30 +30,29 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A consumer JVM: one rmq client per Redis deployment of the run, and one container per topic, coordinated
- * through ZooKeeper (one session, one {@link RmqCoordinator} per deployment). Its handler writes a line to the
- * event log when it starts and when it ends, with the host clock:
+ * through ZooKeeper (one session, one {@link RmqCoordinator} per deployment). It writes to its event log:
+ * <ul>
+ *   <li>from its handler, a {@link HarnessEvent.Delivered} when a handler starts and a {@link HarnessEvent.Handled}
+ *       when it ends, with the host clock;</li>
+ *   <li>from rmq's event listener, what rmq did with acknowledgements and slots: {@link HarnessEvent.Acknowledged},
+ *       {@link HarnessEvent.AckFailed}, {@link HarnessEvent.SlotFenced} and {@link HarnessEvent.OwnerChanged};</li>
+ *   <li>from Curator, each {@link HarnessEvent.SessionChanged}.</li>
+ * </ul>
  *
- * <pre>
- * B startMicros worker topic slot key seq attempt redisNowMs dueMs fixedMs leaseMs workMs   handler start
- * E endMicros   worker topic slot key seq attempt outcome                                  handler end: ok, err or poison
- * Z micros instance state session                                                         a ZooKeeper connection state change
- * </pre>
- *
- * <p>redisNowMs is the Redis clock ({@code TIME} on the slot's node), read at handler start before the B line;
- * -1 when Redis did not answer. dueMs is {@code message.dueTime()} (-1 for priority messages), fixedMs the
- * fixed time the payload was sent with (0 for other types), leaseMs {@code message.leaseDeadline()} (by the
- * Redis clock, which is the host's), and workMs how long the handler will work. The handler works for the
- * payload's {@code work} milliseconds, then throws for a {@code poison} payload, and for a random fraction of
+ * <p>The handler reads the Redis clock ({@code TIME} on the slot's node) before it writes its start. It works for
+ * the payload's {@code work} milliseconds, then throws for a {@code poison} payload, and for a random fraction of
  * the rest ({@code --error-rate}); probes never fail.
  *
  * <p>Arguments: {@code --name --incarnation --standalone --cluster (addresses or -) --zk --log --error-rate
- * --threads}. Stdin:
- * {@code EXPIRE} expires its ZooKeeper session (Curator's injectSessionExpiration) and answers {@code EXPIRED}
- * once the workers have let their slots go; {@code EXIT} stops gracefully and exits.
+ * --threads}. Stdin: {@code EXPIRE} expires its ZooKeeper session (Curator's injectSessionExpiration) and answers
+ * {@code EXPIRED} once the workers have let their slots go; {@code STATUS} answers what each container holds;
+ * {@code EXIT} stops gracefully and exits.
  */
 public final class ConsumerMain {
 
     private static final String TIME_SCRIPT = "return redis.call('TIME')";
+    /** The container's worker threads are named {@code rmq-<worker>}; rmq's events name the worker alone. */
+    private static final String THREAD_PREFIX = "rmq-";
 
     private final HarnessClients clients;
     private final EventLog log;
@@ -67,8 +69,8 @@ public final class ConsumerMain {
     public static void main(String[] args) throws Exception {
         ChildArgs a = ChildArgs.parse(args);
         String instance = a.get("name") + "-" + a.getInt("incarnation");
-        HarnessClients clients = HarnessClients.connect(a.redis(), 1);
         EventLog log = new EventLog(a.path("log"));
+        HarnessClients clients = HarnessClients.connect(a.redis(), 1, event -> log.write(toHarnessEvent(instance, event)));
         CuratorFramework curator = CuratorFrameworkFactory.builder().connectString(a.get("zk"))
                 .sessionTimeoutMs(Workload.SESSION_TIMEOUT_MS).connectionTimeoutMs(2000)
                 .retryPolicy(new ExponentialBackoffRetry(100, 10, 1000)).build();
@@ -77,13 +79,13 @@ public final class ConsumerMain {
         // one coordinator per deployment, on the one session: each fences its topics' slots in its own Redis
         Map<Deployment, RmqCoordinator> coordinators = new EnumMap<>(Deployment.class);
         for (Deployment deployment : clients.deployments()) {
-            RmqCoordinator coordinator = RmqCoordinator.builder(curator, clients.rmq(deployment).context())
+            RmqCoordinator coordinator = RmqCoordinator.builder(curator, clients.rmq(deployment))
                     .instanceId(instance).origin("fault harness consumer " + instance).build();
             coordinator.start();
             coordinators.put(deployment, coordinator);
         }
-        curator.getConnectionStateListenable().addListener((client, state) ->
-                log.write("Z", Workload.nowMicros(), instance, state, "0x" + Long.toHexString(sessionId(client))));
+        curator.getConnectionStateListenable().addListener((client, state) -> log.write(new HarnessEvent.SessionChanged(
+                EventLog.nowMicros(), instance, state.name(), "0x" + Long.toHexString(sessionId(client)))));
         ConsumerSettings settings = ConsumerSettings.DEFAULTS.withConcurrency(a.getInt("threads")).withBatchSize(8)
                 .withIdlePoll(Duration.ofMillis(500)).withShutdownTimeout(Duration.ofSeconds(5));
         List<RmqConsumerContainer<String>> containers = new ArrayList<>();
@@ -104,7 +106,7 @@ public final class ConsumerMain {
                 case "EXPIRE" -> ChildArgs.reply(expireSession(curator, containers));
                 case "STATUS" -> ChildArgs.reply("STATUS " + status(curator, containers));
                 case "EXIT" -> exit.countDown();
-                default -> ChildArgs.reply("UNKNOWN " + EventLog.field(command));
+                default -> ChildArgs.reply("UNKNOWN " + command.replaceAll("\\s+", "_"));
             }
         });
         ChildArgs.reply("READY " + instance);
@@ -119,6 +121,29 @@ public final class ConsumerMain {
         log.close();
         ChildArgs.reply("EXITED");
         System.exit(0);
+    }
+
+    /** rmq's event as the checker reads it, with this incarnation's name. */
+    private static HarnessEvent toHarnessEvent(String instance, RmqEvent event) {
+        long micros = EventLog.micros(event.time());
+        if (event instanceof RmqEvent.Acknowledged e) {
+            return new HarnessEvent.Acknowledged(micros, instance, e.worker(), e.topic(), e.slot(), e.key(),
+                    e.outcome().scriptName());
+        }
+        if (event instanceof RmqEvent.AckFailed e) {
+            return new HarnessEvent.AckFailed(micros, instance, e.worker(), e.topic(), e.slot(), e.keys(), e.error());
+        }
+        if (event instanceof RmqEvent.SlotFenced e) {
+            return new HarnessEvent.SlotFenced(micros, instance, e.worker(), e.topic(), e.slot(), e.during());
+        }
+        if (event instanceof RmqEvent.SlotAssigned e) {
+            return new HarnessEvent.OwnerChanged(micros, instance, e.worker(), e.topic(), e.slot(), true);
+        }
+        if (event instanceof RmqEvent.SlotReleased e) {
+            return new HarnessEvent.OwnerChanged(micros, instance, e.worker(), e.topic(), e.slot(), false);
+        }
+        RmqEvent.LeasesRecovered e = (RmqEvent.LeasesRecovered) event;
+        return new HarnessEvent.LeasesRecovered(micros, instance, e.worker(), e.topic(), e.slot(), e.count());
     }
 
     /**
@@ -148,7 +173,7 @@ public final class ConsumerMain {
             return "EXPIRED LOST after " + lostMs + " ms, slots let go after "
                     + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms";
         } catch (Exception e) {
-            return "EXPIRE-FAILED " + EventLog.field(e.toString());
+            return "EXPIRE-FAILED " + e.toString().replaceAll("\\s+", "_");
         } finally {
             curator.getConnectionStateListenable().removeListener(listener);
         }
@@ -175,13 +200,15 @@ public final class ConsumerMain {
     }
 
     private ConsumeResult handle(RmqMessage<String> message) throws Exception {
-        long start = Workload.nowMicros();
-        String worker = instance + "/" + Thread.currentThread().getName();
+        long start = EventLog.nowMicros();
+        String thread = Thread.currentThread().getName();
+        String worker = thread.startsWith(THREAD_PREFIX) ? thread.substring(THREAD_PREFIX.length()) : thread;
         Payload payload = Payload.decode(message.payload());
         long redisNow = redisNowMs(message);
         long due = message.dueTime().map(java.time.Instant::toEpochMilli).orElse(-1L);
-        log.write("B", start, worker, message.topic(), message.slot(), message.key(), payload.seq(), message.attempt(),
-                redisNow, due, payload.fixedMs(), message.leaseDeadline().toEpochMilli(), payload.workMs());
+        log.write(new HarnessEvent.Delivered(start, instance, worker, message.topic(), message.slot(), message.key(),
+                payload.seq(), payload.probe(), message.attempt(), redisNow, due, payload.fixedMs(),
+                message.leaseDeadline().toEpochMilli(), payload.workMs()));
         if (payload.workMs() > 0) {
             Thread.sleep(payload.workMs());
         }
@@ -193,8 +220,8 @@ public final class ConsumerMain {
                 outcome = "err";
             }
         }
-        log.write("E", Workload.nowMicros(), worker, message.topic(), message.slot(), message.key(), payload.seq(),
-                message.attempt(), outcome);
+        log.write(new HarnessEvent.Handled(EventLog.nowMicros(), instance, worker, message.topic(), message.slot(),
+                message.key(), payload.seq(), message.attempt(), outcome));
         return switch (outcome) {
             case "ok" -> ConsumeResult.success();
             case "poison" -> throw new IllegalStateException("poison message " + payload.seq() + " always fails");
@@ -205,7 +232,7 @@ public final class ConsumerMain {
     /** The Redis clock on the node that serves the message's slot, in ms; -1 when it does not answer. */
     private long redisNowMs(RmqMessage<String> message) {
         Deployment deployment = Workload.deploymentOf(message.topic());
-        String store = clients.rmq(deployment).context().keys().slot(message.topic(), message.slot()).store();
+        String store = new KeyLayout("").slot(message.topic(), message.slot()).store();
         try {
             List<Object> time = clients.redisson(deployment).getScript(StringCodec.INSTANCE).eval(store, RScript.Mode.READ_WRITE,
                     TIME_SCRIPT, RScript.ReturnType.LIST, List.of(store));

@@ -1,5 +1,8 @@
 package dev.rmq.faults;
 
+import dev.rmq.faults.events.EventReader;
+import dev.rmq.faults.events.HarnessEvent;
+
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
@@ -109,18 +112,14 @@ final class ConsumerTail implements AutoCloseable {
     }
 
     private void parse(FileState state, String line) {
-        String[] f = line.split(" ");
-        try {
-            if (f[0].equals("B") && f.length >= 13) {
-                state.open.put(f[2], new Handler(f[5], Long.parseLong(f[1]), Integer.parseInt(f[12])));
-            } else if (f[0].equals("E") && f.length >= 9) {
-                state.open.remove(f[2]);
-                if (Workload.isProbeKey(f[5]) && f[8].equals("ok")) {
-                    probesDone.putIfAbsent(f[5], Long.parseLong(f[1]));
-                }
+        HarnessEvent event = EventReader.parse(line);
+        if (event instanceof HarnessEvent.Delivered started) {
+            state.open.put(started.worker(), new Handler(started.key(), started.micros(), started.workMs()));
+        } else if (event instanceof HarnessEvent.Handled ended) {
+            state.open.remove(ended.worker());
+            if (Workload.isProbeKey(ended.key()) && ended.outcome().equals("ok")) {
+                probesDone.putIfAbsent(ended.key(), ended.micros());
             }
-        } catch (NumberFormatException e) {
-            // a line cut short by a SIGKILL
         }
     }
 

@@ -1,7 +1,8 @@
 package dev.rmq.faults;
 
+import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.RmqClient;
-import dev.rmq.coordination.ZkPaths;
+import dev.rmq.internal.coordination.ZkPaths;
 import dev.rmq.topic.TopicDefinition;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -65,7 +66,7 @@ final class CoordinationSnapshot {
                     }
                     String fence;
                     try {
-                        fence = rmq.context().redisson().<String>getBucket(rmq.context().keys().slot(topic.name(), slot).owner(),
+                        fence = rmq.redisson().<String>getBucket(new KeyLayout("").slot(topic.name(), slot).owner(),
                                 StringCodec.INSTANCE).get();
                     } catch (RuntimeException e) {
                         fence = "(Redis: " + e.getClass().getSimpleName() + ")";

@@ -1,6 +1,7 @@
 package dev.rmq.faults;
 
 import dev.rmq.RmqClient;
+import dev.rmq.events.RmqEventListener;
 import dev.rmq.topic.TopicDefinition;
 import org.redisson.api.RedissonClient;
 
@@ -29,12 +30,18 @@ final class HarnessClients implements AutoCloseable {
      * @param retryAttempts Redisson's own resends of a command that got no reply (see {@link RedisClients#create})
      */
     static HarnessClients connect(Map<Deployment, List<String>> addresses, int retryAttempts) {
+        return connect(addresses, retryAttempts, RmqEventListener.NONE);
+    }
+
+    /** As {@link #connect(Map, int)}, with the rmq clients' consumer events going to {@code events}. */
+    static HarnessClients connect(Map<Deployment, List<String>> addresses, int retryAttempts, RmqEventListener events) {
         HarnessClients clients = new HarnessClients();
         try {
             addresses.forEach((deployment, nodes) -> {
                 RedissonClient client = RedisClients.create(deployment, nodes, retryAttempts);
                 clients.redisson.put(deployment, client);
-                clients.rmq.put(deployment, RmqClient.builder(client).topics(Workload.topics(deployment)).build());
+                clients.rmq.put(deployment, RmqClient.builder(client).topics(Workload.topics(deployment)).events(events)
+                        .build());
             });
         } catch (RuntimeException e) {
             clients.close();

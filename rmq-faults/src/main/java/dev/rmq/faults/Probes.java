@@ -53,7 +53,7 @@ final class Probes implements AutoCloseable {
     }
 
     /** The probe keys of one fault. */
-    List<String> keys(int faultId) {
+    private List<String> keys(int faultId) {
         List<String> keys = new ArrayList<>();
         for (TopicDefinition topic : topics) {
             for (int slot = 0; slot < Workload.SLOTS; slot++) {
@@ -65,6 +65,11 @@ final class Probes implements AutoCloseable {
 
     private static String key(int faultId, TopicDefinition topic, int slot) {
         return Workload.PROBE_PREFIX + faultId + "." + topic.name() + "." + slot;
+    }
+
+    /** The probes of a fault not consumed yet. */
+    List<String> notConsumed(int faultId) {
+        return keys(faultId).stream().filter(k -> tail.probeDone(k) == null).toList();
     }
 
     /** Starts sending the probes of a fault in the background; completes once they are all in Redis. */

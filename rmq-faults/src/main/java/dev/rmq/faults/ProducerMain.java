@@ -1,6 +1,8 @@
 package dev.rmq.faults;
 
 import dev.rmq.faults.Workload.Payload;
+import dev.rmq.faults.events.EventLog;
+import dev.rmq.faults.events.HarnessEvent;
 import dev.rmq.producer.Durability;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.producer.RmqProducer;
@@ -19,15 +21,11 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The producer JVM. It drives a mixed workload over the three topics and writes one line per send to its
- * event log, in the order the sends happened:
+ * The producer JVM. It drives a mixed workload over the three topics and writes one event per send to its
+ * event log, in the order the sends happened: a {@link HarnessEvent.Sent} receipt, or a {@link HarnessEvent.SendFailed}
+ * for a send that threw (it may still have been applied).
  *
- * <pre>
- * S seq topic key slot merged durable startMicros endMicros value -        a receipt
- * F seq topic key -1 -1 durable startMicros endMicros value error          a send that failed (it may still have been applied)
- * </pre>
- *
- * <p>value is the time range (ms), the priority or the fixed time (epoch ms). Work comes in bursts, each to
+ * <p>Work comes in bursts, each to
  * one deployment picked at random among the run's (so with {@code --redis both} half go to standalone Redis and
  * half to the Cluster): a burst is one key sent one to five times, either spread over up to 800 ms (so that
  * the later sends merge into the waiting message: every due time is at least 1 s after the send) or in one
@@ -208,26 +206,26 @@ public final class ProducerMain {
         }
         Deployment deployment = Workload.deploymentOf(planned.messages().get(0).topic().name());
         RmqProducer producer = (planned.durable() ? durable : plain).get(deployment);
-        int durableFlag = planned.durable() ? 1 : 0;
-        long start = Workload.nowMicros();
+        long start = EventLog.nowMicros();
         try {
             List<SendReceipt> receipts = messages.size() == 1 ? List.of(producer.send(messages.get(0)))
                     : producer.sendAll(messages);
-            long end = Workload.nowMicros();
+            long end = EventLog.nowMicros();
             for (int i = 0; i < seqs.length; i++) {
                 SendReceipt r = receipts.get(i);
-                log.write("S", seqs[i], r.topic(), r.key(), r.slot(), r.merged() ? 1 : 0, durableFlag, start, end,
-                        values[i], "-");
+                log.write(new HarnessEvent.Sent(end, seqs[i], r.topic(), r.key(), r.slot(), r.merged(), planned.durable(),
+                        start, values[i]));
             }
         } catch (RuntimeException e) {
-            long end = Workload.nowMicros();
-            String error = EventLog.field(e.getClass().getSimpleName() + ":" + e.getMessage());
+            long end = EventLog.nowMicros();
+            String error = e.getClass().getSimpleName() + ": " + e.getMessage();
             if (error.length() > 300) {
                 error = error.substring(0, 300);
             }
             for (int i = 0; i < seqs.length; i++) {
                 Spec spec = planned.messages().get(i);
-                log.write("F", seqs[i], spec.topic().name(), spec.key(), -1, -1, durableFlag, start, end, values[i], error);
+                log.write(new HarnessEvent.SendFailed(end, seqs[i], spec.topic().name(), spec.key(), planned.durable(),
+                        start, values[i], error));
             }
         }
     }

@@ -2,6 +2,7 @@ package dev.rmq.faults;
 
 import dev.rmq.testsupport.RedisCluster;
 import dev.rmq.testsupport.RedisServer;
+import dev.rmq.testsupport.RedisServerOptions;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -55,7 +56,7 @@ abstract sealed class RedisDeployment implements AutoCloseable {
         private int restarts;
 
         Standalone() {
-            server = RedisServer.start(RedisServer.Options.defaults().withArgs("--appendonly", "yes", "--appendfsync", "always"));
+            server = RedisServer.start(RedisServerOptions.defaults().withArgs("--appendonly", "yes", "--appendfsync", "always"));
         }
 
         @Override

@@ -5,8 +5,6 @@ import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 
 import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -82,11 +80,6 @@ final class Workload {
             }
         }
         throw new IllegalArgumentException("not a harness topic: " + topicName);
-    }
-
-    /** The host clock in microseconds since the epoch; every process of a run shares it. */
-    static long nowMicros() {
-        return ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
     }
 
     static boolean isDurableKey(String key) {

@@ -1,6 +1,7 @@
 package dev.rmq.samples;
 
 import dev.rmq.testsupport.RedisServer;
+import dev.rmq.testsupport.RedisServerOptions;
 import org.apache.curator.test.TestingServer;
 import org.apache.commons.logging.Log;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
@@ -25,7 +26,7 @@ import java.util.Map;
  *
  * <p>The servers are registered as the context's first disposable bean, so they stop after everything
  * that uses them has: after the listener containers finished and the clients closed. Hence Redis is started
- * {@linkplain RedisServer.Options#stoppedOnlyByClose() without the helper's exit hook}, which would kill it
+ * {@linkplain RedisServerOptions#stoppedOnlyByClose() without the helper's exit hook}, which would kill it
  * while the application still acknowledges its messages in flight.
  * {@code samples.embedded=false} turns this off.
  */
@@ -66,7 +67,7 @@ public class EmbeddedInfrastructure implements EnvironmentPostProcessor, Ordered
         TestingServer zookeeper = null;
         try {
             if (!redisConfigured) {
-                redis = RedisServer.start(RedisServer.Options.defaults().stoppedOnlyByClose());
+                redis = RedisServer.start(RedisServerOptions.defaults().stoppedOnlyByClose());
                 properties.put("rmq.redis.address", redis.address());
                 log.info("No Redis is configured: started " + redis + " from " + redis.binary().source() + " for this run; it stops with the application."
                         + " Set rmq.redis.address or spring.data.redis.* to use your own.");

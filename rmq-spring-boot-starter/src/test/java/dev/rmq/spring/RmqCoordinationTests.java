@@ -6,7 +6,8 @@ import dev.rmq.consumer.SlotOwner;
 import dev.rmq.coordination.RmqCoordinator;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.producer.RmqProducer;
-import dev.rmq.redis.SlotKeys;
+import dev.rmq.internal.redis.KeyLayout;
+import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.spring.annotation.RmqListener;
 import dev.rmq.spring.autoconfigure.RmqAutoConfiguration;
 import dev.rmq.spring.autoconfigure.RmqCoordinationAutoConfiguration;
@@ -119,7 +120,7 @@ class RmqCoordinationTests {
             RmqCoordinator coordinator = context.getBean(RmqCoordinator.class);
             CuratorFramework curator = context.getBean(CuratorFramework.class);
             RmqClient client = context.getBean(RmqClient.class);
-            SlotKeys keys = client.context().keys().slot("slow", 0);
+            SlotKeys keys = new KeyLayout("").slot("slow", 0);
             client.producer().send(OutgoingMessage.priority("slow", "work", 100));
             assertThat(listener.started.await(10, TimeUnit.SECONDS)).isTrue();
             String worker = coordinator.owners("slow").get(0);

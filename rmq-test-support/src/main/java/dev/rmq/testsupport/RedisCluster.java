@@ -42,7 +42,7 @@ public final class RedisCluster implements AutoCloseable {
     /** Starts and joins the nodes; returns once every node agrees on the topology and replicas are in sync. */
     public static RedisCluster start() {
         long startNanos = System.nanoTime();
-        RedisServer.Options options = RedisServer.Options.defaults().withArgs(
+        RedisServerOptions options = RedisServerOptions.defaults().withArgs(
                 "--cluster-enabled", "yes",
                 "--cluster-config-file", "nodes.conf",
                 // Short enough that failure detection in tests takes seconds, long enough not to flap on a busy CI box.

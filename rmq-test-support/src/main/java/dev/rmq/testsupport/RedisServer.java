@@ -1,24 +1,16 @@
 package dev.rmq.testsupport;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.lang.ProcessBuilder.Redirect;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,39 +29,38 @@ public final class RedisServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RedisServer.class);
     private static final int PORT_ATTEMPTS = 5;
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
-    private static final int LOG_TAIL_LINES = 40;
     private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(15);
     // Short, so a probe stuck on something that accepts but never answers cannot eat the startup timeout.
     private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(1);
 
     private final RedisBinary binary;
-    private final Options options;
+    private final RedisServerOptions options;
     private final int port;
     private final Path dir;
-    private final boolean ownsDir;
+    private final ServerFiles files;
     private final Path logFile;
     private volatile Process process;
     private volatile boolean closed;
 
-    private RedisServer(RedisBinary binary, Options options, int port, Path dir, boolean ownsDir) {
+    private RedisServer(RedisBinary binary, RedisServerOptions options, int port, Path dir, boolean ownsDir) {
         this.binary = binary;
         this.options = options;
         this.port = port;
         this.dir = dir;
-        this.ownsDir = ownsDir;
-        this.logFile = dir.resolve("redis.log");
+        this.files = new ServerFiles(dir, ownsDir);
+        this.logFile = files.logFile();
     }
 
     /** Starts a plain standalone server without persistence. */
     public static RedisServer start() {
-        return start(Options.defaults());
+        return start(RedisServerOptions.defaults());
     }
 
-    public static RedisServer start(Options options) {
+    public static RedisServer start(RedisServerOptions options) {
         Objects.requireNonNull(options, "options");
         RedisBinary binary = RedisBinary.resolve();
         boolean ownsDir = options.dataDir() == null;
-        Path dir = createDir(options.dataDir());
+        Path dir = ServerFiles.createDir(options.dataDir());
         try {
             PortInUseException lastClash = null;
             for (int attempt = 1; attempt <= PORT_ATTEMPTS; attempt++) {
@@ -85,7 +76,7 @@ public final class RedisServer implements AutoCloseable {
             throw new IllegalStateException("redis-server could not bind a free port in " + PORT_ATTEMPTS + " attempts", lastClash);
         } catch (RuntimeException e) {
             if (ownsDir) {
-                deleteRecursively(dir);
+                ServerFiles.deleteRecursively(dir);
             }
             throw e;
         }
@@ -225,7 +216,7 @@ public final class RedisServer implements AutoCloseable {
             stop();
         } finally {
             trackForExit(false);
-            deleteDirIfOwned();
+            files.deleteDirIfOwned();
         }
     }
 
@@ -239,7 +230,7 @@ public final class RedisServer implements AutoCloseable {
 
     private void launch() {
         List<String> command = commandLine();
-        long logOffset = logSize();
+        long logOffset = files.logSize();
         try {
             process = new ProcessBuilder(command)
                     .directory(dir.toFile())
@@ -292,19 +283,19 @@ public final class RedisServer implements AutoCloseable {
         Process p = process;
         Poll.until(options.startupTimeout(), () -> {
             if (!p.isAlive()) {
-                String output = logSince(logOffset);
+                String output = files.logSince(logOffset);
                 if (output.contains("Address already in use")) {
                     throw new PortInUseException(port, output);
                 }
                 throw new ExitedException("redis-server exited with code " + p.exitValue() + " while starting on port " + port
-                        + "; " + logFile + " ends with:\n" + tail(output));
+                        + "; " + logFile + " ends with:\n" + ServerFiles.tail(output));
             }
             // Ask who answers, not just whether something does: until our process has bound the port,
             // whatever else holds it (a squatter, another Redis) must not pass for this server.
             return "PONG".equals(call(PROBE_TIMEOUT, "PING"))
                     && Long.toString(p.pid()).equals(parseInfo((String) call(PROBE_TIMEOUT, "INFO", "server")).get("process_id"));
         }, () -> "redis-server on port " + port + " did not answer PING within " + options.startupTimeout()
-                + "; " + logFile + " ends with:\n" + tail(logSince(logOffset)));
+                + "; " + logFile + " ends with:\n" + ServerFiles.tail(files.logSince(logOffset)));
     }
 
     private static final class ExitedException extends Poll.GiveUp {
@@ -319,7 +310,7 @@ public final class RedisServer implements AutoCloseable {
         private static final long serialVersionUID = 1L;
 
         PortInUseException(int port, String output) {
-            super("Port " + port + " (or its cluster bus port) is already in use:\n" + tail(output));
+            super("Port " + port + " (or its cluster bus port) is already in use:\n" + ServerFiles.tail(output));
         }
     }
 
@@ -337,7 +328,7 @@ public final class RedisServer implements AutoCloseable {
         if (p != null) {
             awaitExit(p, Duration.ofSeconds(5));
         }
-        deleteDirIfOwned();
+        files.deleteDirIfOwned();
     }
 
     // --- helpers ---------------------------------------------------------------------------------------------
@@ -379,139 +370,5 @@ public final class RedisServer implements AutoCloseable {
             fields.put(line.substring(0, colon), line.substring(colon + 1).trim());
         }
         return fields;
-    }
-
-    private static Path createDir(Path requested) {
-        try {
-            return requested != null ? Files.createDirectories(requested).toAbsolutePath()
-                    : Files.createTempDirectory("rmq-redis-").toAbsolutePath();
-        } catch (IOException e) {
-            throw new UncheckedIOException("Could not create a data directory for redis-server", e);
-        }
-    }
-
-    private void deleteDirIfOwned() {
-        if (ownsDir) {
-            deleteRecursively(dir);
-        }
-    }
-
-    private static void deleteRecursively(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path path : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
-                Files.deleteIfExists(path);
-            }
-        } catch (IOException | UncheckedIOException e) {
-            log.warn("Could not delete {}: {}", dir, e.toString());
-        }
-    }
-
-    private long logSize() {
-        try {
-            return Files.exists(logFile) ? Files.size(logFile) : 0;
-        } catch (IOException e) {
-            return 0;
-        }
-    }
-
-    private String logSince(long offset) {
-        try (InputStream in = Files.newInputStream(logFile)) {
-            in.skipNBytes(Math.min(offset, Files.size(logFile)));
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            return "(could not read " + logFile + ": " + e + ")";
-        }
-    }
-
-    private static String tail(String output) {
-        List<String> lines = output.lines().toList();
-        return String.join("\n", lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size()));
-    }
-
-    /**
-     * How to start a server. Immutable; each {@code with*} returns a copy.
-     *
-     * <pre>{@code Options.defaults().withArgs("--appendonly", "yes", "--appendfsync", "always")}</pre>
-     */
-    public static final class Options {
-
-        // The helper owns these; letting callers change them would break port bookkeeping,
-        // cleanup, or (daemonize) the process handle itself.
-        private static final Set<String> RESERVED = Set.of("--port", "--dir", "--daemonize", "--logfile");
-
-        private final List<String> args;
-        private final Path dataDir;
-        private final Duration startupTimeout;
-        private final boolean killedAtExit;
-
-        private Options(List<String> args, Path dataDir, Duration startupTimeout, boolean killedAtExit) {
-            this.args = List.copyOf(args);
-            this.dataDir = dataDir;
-            this.startupTimeout = startupTimeout;
-            this.killedAtExit = killedAtExit;
-        }
-
-        /** No persistence, fresh temp directory, 10 s to answer PING, killed when the JVM exits. */
-        public static Options defaults() {
-            return new Options(List.of(), null, Duration.ofSeconds(10), true);
-        }
-
-        /**
-         * Extra {@code redis-server} arguments, appended after the defaults so they override them
-         * ({@code "--appendonly", "yes"} wins over the default {@code --appendonly no}).
-         */
-        public Options withArgs(String... extra) {
-            for (String arg : extra) {
-                if (RESERVED.contains(Objects.requireNonNull(arg, "arg").toLowerCase(Locale.ROOT))) {
-                    throw new IllegalArgumentException(arg + " is managed by RedisServer and cannot be overridden"
-                            + (arg.equalsIgnoreCase("--dir") ? "; use withDataDir(...)" : ""));
-                }
-            }
-            List<String> all = new ArrayList<>(args);
-            all.addAll(Arrays.asList(extra));
-            return new Options(all, dataDir, startupTimeout, killedAtExit);
-        }
-
-        /** Use this directory instead of a fresh temp one; it is created if needed and never deleted. */
-        public Options withDataDir(Path dir) {
-            return new Options(args, Objects.requireNonNull(dir, "dir"), startupTimeout, killedAtExit);
-        }
-
-        public Options withStartupTimeout(Duration timeout) {
-            return new Options(args, dataDir, Objects.requireNonNull(timeout, "timeout"), killedAtExit);
-        }
-
-        /**
-         * Leaves stopping the server to its owner alone: no JVM shutdown hook kills it. For an application
-         * whose own graceful shutdown must still reach Redis, which the hook would race.
-         */
-        public Options stoppedOnlyByClose() {
-            return new Options(args, dataDir, startupTimeout, false);
-        }
-
-        public boolean killedAtExit() {
-            return killedAtExit;
-        }
-
-        public List<String> args() {
-            return args;
-        }
-
-        /** Null means a fresh temp directory per server. */
-        public Path dataDir() {
-            return dataDir;
-        }
-
-        public Duration startupTimeout() {
-            return startupTimeout;
-        }
-
-        boolean clusterEnabled() {
-            int i = args.lastIndexOf("--cluster-enabled");
-            return i >= 0 && i + 1 < args.size() && args.get(i + 1).equalsIgnoreCase("yes");
-        }
     }
 }

@@ -33,7 +33,7 @@ public final class RedisTestServers {
         return RedisServer.start();
     }
 
-    public static RedisServer newStandalone(RedisServer.Options options) {
+    public static RedisServer newStandalone(RedisServerOptions options) {
         return RedisServer.start(options);
     }
 }

@@ -20,8 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 class RedisServerTests {
 
-    private static final RedisServer.Options DURABLE =
-            RedisServer.Options.defaults().withArgs("--appendonly", "yes", "--appendfsync", "always");
+    private static final RedisServerOptions DURABLE =
+            RedisServerOptions.defaults().withArgs("--appendonly", "yes", "--appendfsync", "always");
 
     private static RedisServer redis;
 
@@ -154,7 +154,7 @@ class RedisServerTests {
     @Test
     void aCallerSuppliedDataDirectoryIsKeptAfterClose(@TempDir Path dir) throws IOException {
         Path data = dir.resolve("redis");
-        try (RedisServer server = RedisServer.start(RedisServer.Options.defaults().withDataDir(data))) {
+        try (RedisServer server = RedisServer.start(RedisServerOptions.defaults().withDataDir(data))) {
             assertThat(server.dataDir()).isEqualTo(data.toAbsolutePath());
         }
         assertThat(data.resolve("redis.log")).exists();
@@ -163,7 +163,7 @@ class RedisServerTests {
 
     @Test
     void aServerThatCannotStartFailsWithItsLogTail() {
-        RedisServer.Options broken = RedisServer.Options.defaults().withArgs("--no-such-directive", "1");
+        RedisServerOptions broken = RedisServerOptions.defaults().withArgs("--no-such-directive", "1");
 
         assertThatThrownBy(() -> RedisServer.start(broken))
                 .isInstanceOf(IllegalStateException.class)
@@ -173,9 +173,9 @@ class RedisServerTests {
 
     @Test
     void optionsRefuseArgumentsTheHelperManages() {
-        assertThatThrownBy(() -> RedisServer.Options.defaults().withArgs("--port", "7000"))
+        assertThatThrownBy(() -> RedisServerOptions.defaults().withArgs("--port", "7000"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--port");
-        assertThatThrownBy(() -> RedisServer.Options.defaults().withArgs("--dir", "/tmp"))
+        assertThatThrownBy(() -> RedisServerOptions.defaults().withArgs("--dir", "/tmp"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("withDataDir");
     }
 }

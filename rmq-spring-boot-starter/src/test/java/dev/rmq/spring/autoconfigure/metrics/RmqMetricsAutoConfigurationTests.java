@@ -10,6 +10,7 @@ import dev.rmq.spring.autoconfigure.RmqRedisAutoConfiguration;
 import dev.rmq.spring.config.RmqListenerEndpointRegistry;
 import dev.rmq.testsupport.RedisServer;
 import dev.rmq.testsupport.RedisExtension;
+import dev.rmq.topic.TopicDefinition;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import org.junit.jupiter.api.Test;
@@ -23,6 +24,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -46,7 +49,6 @@ class RmqMetricsAutoConfigurationTests {
                 CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class)).run(context -> {
             assertThat(context).hasNotFailed().hasSingleBean(MicrometerRmqMetrics.class).hasSingleBean(RmqMeterBinder.class);
             RmqClient client = context.getBean(RmqClient.class);
-            assertThat(client.context().metrics()).isSameAs(context.getBean(MicrometerRmqMetrics.class));
 
             client.producer().send(OutgoingMessage.priority("jobs", "x", 100));
             MeterRegistry meters = context.getBean(MeterRegistry.class);
@@ -66,19 +68,27 @@ class RmqMetricsAutoConfigurationTests {
     void doesNothingWithoutAMeterRegistry() {
         contextRunner.run(context -> {
             assertThat(context).hasNotFailed().doesNotHaveBean(MicrometerRmqMetrics.class).doesNotHaveBean(RmqMeterBinder.class);
-            assertThat(context.getBean(RmqClient.class).context().metrics()).isSameAs(RmqMetrics.NONE);
+            RmqClient client = context.getBean(RmqClient.class);
+            assertThat(client.producer().send(OutgoingMessage.priority("jobs", "x", 100).withKey("without-registry"))
+                    .topic()).isEqualTo("jobs");
         });
     }
 
     @Test
     void backsOffFromTheApplicationsOwnMetrics() {
+        List<String> sentTo = new CopyOnWriteArrayList<>();
         RmqMetrics own = new RmqMetrics() {
+            @Override
+            public void sent(TopicDefinition topic, int messages, int merged, long nanos, Throwable error) {
+                sentTo.add(topic.name());
+            }
         };
         contextRunner.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
                         CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class))
                 .withBean("ownMetrics", RmqMetrics.class, () -> own).run(context -> {
                     assertThat(context).doesNotHaveBean(MicrometerRmqMetrics.class);
-                    assertThat(context.getBean(RmqClient.class).context().metrics()).isSameAs(own);
+                    context.getBean(RmqClient.class).producer().send(OutgoingMessage.priority("jobs", "x", 100));
+                    assertThat(sentTo).containsExactly("jobs");
                 });
     }
 

@@ -1,0 +1,42 @@
+package dev.rmq.consumer;
+
+/** What Redis did when a delivery was ended: committed, rolled back, buried, released, or nothing. */
+public enum AckOutcome {
+    /** The message is done and gone. */
+    COMMITTED("committed"),
+    /** Rolled back: it waits out its backoff, then is delivered again. */
+    RETRY("retry"),
+    /** Moved to the dead queue: its retries were spent, it could not be decoded, or the handler said so. */
+    DEAD("dead"),
+    /** A newer send of the same key was already waiting; the delivery ended and the newer message stays. */
+    MERGED("merged"),
+    /** Handed back unstarted: it waits again at its place, its attempt not counted. */
+    RELEASED("released"),
+    /** The lease had already run out (the message was recovered and may be redelivered); nothing was done. */
+    STALE("stale"),
+    /** The in-flight message was missing; nothing was done. */
+    GONE("gone");
+
+    private final String scriptName;
+
+    AckOutcome(String scriptName) {
+        this.scriptName = scriptName;
+    }
+
+    /** The word the acknowledging script answers with. */
+    public String scriptName() {
+        return scriptName;
+    }
+
+    /**
+     * @throws IllegalStateException for a word no version of the script answers with
+     */
+    public static AckOutcome fromScript(String word) {
+        for (AckOutcome outcome : values()) {
+            if (outcome.scriptName.equals(word)) {
+                return outcome;
+            }
+        }
+        throw new IllegalStateException("unknown acknowledgement result from Redis: " + word);
+    }
+}

@@ -1,0 +1,87 @@
+package dev.rmq.internal.consumer;
+
+import dev.rmq.consumer.AckOutcome;
+import dev.rmq.events.RmqEvent;
+import dev.rmq.internal.redis.SlotFencedException;
+import dev.rmq.internal.script.AckCall;
+import dev.rmq.metrics.RmqMetrics;
+import dev.rmq.topic.TopicDefinition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Gathers the acknowledgements of one worker's batch and sends them in one call: commits, rollbacks, deaths
+ * and releases of unstarted deliveries. Reports each outcome to the metrics and the event listener.
+ */
+final class Acknowledger {
+
+    private static final Logger log = LoggerFactory.getLogger(Acknowledger.class);
+
+    private final String worker;
+    private final TopicDefinition topic;
+    private final SlotCalls calls;
+    private final RmqMetrics metrics;
+    private final ConsumerEvents events;
+    private final List<AckCall.Ack> pending = new ArrayList<>();
+
+    Acknowledger(String worker, TopicDefinition topic, SlotCalls calls, RmqMetrics metrics, ConsumerEvents events) {
+        this.worker = worker;
+        this.topic = topic;
+        this.calls = calls;
+        this.metrics = metrics;
+        this.events = events;
+    }
+
+    void add(AckCall.Op op, Delivery<?> delivery, String error) {
+        pending.add(new AckCall.Ack(op, delivery.key(), delivery.token(), error));
+    }
+
+    /** For a message that could not even be decoded: it has a key and a token, no delivery. */
+    void addUndecodable(String key, long token, String error) {
+        pending.add(new AckCall.Ack(AckCall.Op.DEAD, key, token, error));
+    }
+
+    /**
+     * Sends the acks gathered so far. Returns false when the worker turned out to have lost the slot: the
+     * acks were refused, and the caller must let the slot go.
+     */
+    boolean flush(SlotState state) {
+        if (pending.isEmpty()) {
+            return true;
+        }
+        List<AckCall.Ack> sent = List.copyOf(pending);
+        pending.clear();
+        try {
+            List<AckOutcome> outcomes = calls.ack(state.keys, state.fence, sent);
+            state.verifiedNanos = System.nanoTime();
+            for (int i = 0; i < outcomes.size(); i++) {
+                report(state, sent.get(i), outcomes.get(i));
+            }
+        } catch (SlotFencedException e) {
+            log.warn("worker {} lost {} before acknowledging {} message(s); they will be redelivered", worker,
+                    state.keys.hashTag(), sent.size());
+            events.emit(() -> new RmqEvent.SlotFenced(Instant.now(), topic.name(), state.slot, worker, "ack", sent.size()));
+            return false;
+        } catch (RuntimeException e) {
+            log.warn("worker {} could not acknowledge {} message(s) of {}; their leases will recover them: {}", worker,
+                    sent.size(), state.keys.hashTag(), e.toString());
+            events.emit(() -> new RmqEvent.AckFailed(Instant.now(), topic.name(), state.slot, worker,
+                    sent.stream().map(AckCall.Ack::key).toList(), e.toString()));
+        }
+        return true;
+    }
+
+    private void report(SlotState state, AckCall.Ack ack, AckOutcome outcome) {
+        metrics.acknowledged(topic, outcome);
+        if (outcome == AckOutcome.STALE) {
+            log.info("worker {}: the lease of '{}' in {} ran out before its ack; it is redelivered", worker, ack.key(),
+                    state.keys.hashTag());
+        }
+        events.emit(() -> new RmqEvent.Acknowledged(Instant.now(), topic.name(), state.slot, worker, ack.key(), outcome,
+                ack.error()));
+    }
+}

@@ -1,0 +1,163 @@
+package dev.rmq.internal.consumer;
+
+import dev.rmq.codec.PayloadCodec;
+import dev.rmq.codec.PayloadCodecException;
+import dev.rmq.consumer.ConsumeResult;
+import dev.rmq.consumer.RmqHandler;
+import dev.rmq.internal.redis.Envelope;
+import dev.rmq.internal.redis.MalformedEnvelopeException;
+import dev.rmq.internal.script.AckCall;
+import dev.rmq.internal.script.PrepareCall;
+import dev.rmq.metrics.RmqMetrics;
+import dev.rmq.topic.TopicDefinition;
+
+import java.lang.reflect.Type;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Handles one polled batch of one slot: decodes the messages, runs the handler on each, one after another,
+ * and acknowledges them in one call at the end. Before each handler it makes sure the worker may still run
+ * one: when the slot is being let go, the stop's deadline has passed or the thread was interrupted, it hands
+ * the rest back unstarted. When half the lease is gone, or the fencing token has not been confirmed for a
+ * while, it acknowledges what is done and extends the rest.
+ *
+ * @param <T> the payload type
+ */
+final class BatchRunner<T> {
+
+    /**
+     * A fenced worker re-checks its token before a handler when this long has passed since Redis last
+     * confirmed it, so a worker resuming from a long pause cannot start a message after losing its slot.
+     */
+    private static final long FENCE_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /** Whether the worker must let the slot go before the next handler. */
+    interface LetGo {
+        boolean now(SlotState state);
+    }
+
+    private final TopicDefinition topic;
+    private final RmqHandler<T> handler;
+    private final PayloadCodec codec;
+    private final Type payloadType;
+    private final Acknowledger acks;
+    private final LeaseKeeper leases;
+    private final RmqMetrics metrics;
+
+    BatchRunner(TopicDefinition topic, RmqHandler<T> handler, PayloadCodec codec, Type payloadType, Acknowledger acks,
+                LeaseKeeper leases, RmqMetrics metrics) {
+        this.topic = topic;
+        this.handler = handler;
+        this.codec = codec;
+        this.payloadType = payloadType;
+        this.acks = acks;
+        this.leases = leases;
+        this.metrics = metrics;
+    }
+
+    /** Runs the batch; false when the slot turned out to be lost, which the caller must then let go. */
+    boolean run(SlotState state, SlotCalls.Poll poll, LetGo letGo) {
+        long token = poll.polled().token();
+        List<Delivery<T>> deliveries = new ArrayList<>();
+        for (PrepareCall.Message message : poll.polled().messages()) {
+            try {
+                deliveries.add(decode(state, message, token));
+            } catch (MalformedEnvelopeException | PayloadCodecException e) {
+                acks.addUndecodable(message.key(), token, "cannot decode: " + e.getMessage());
+            }
+        }
+        long leaseNanos = topic.leaseTimeout().toNanos();
+        long leaseStart = System.nanoTime();
+        for (int i = 0; i < deliveries.size(); i++) {
+            Delivery<T> delivery = deliveries.get(i);
+            List<Delivery<T>> rest = deliveries.subList(i, deliveries.size());
+            if (letGo.now(state)) {
+                releaseUnstarted(rest);
+                break;
+            }
+            long now = System.nanoTime();
+            boolean leaseHalfGone = now - leaseStart > leaseNanos / 2;
+            if (leaseHalfGone || fenceUnconfirmed(state, now)) {
+                if (!acks.flush(state)) {
+                    return false;
+                }
+                // the ack just sent checked the fence; only the leases, or a fence it did not check, need a call
+                if (leaseHalfGone || fenceUnconfirmed(state, System.nanoTime())) {
+                    if (!leases.extendAll(state, rest)) {
+                        return false;
+                    }
+                    leaseStart = System.nanoTime();
+                }
+                // a revoke that came during those calls must stop the batch before the next handler starts
+                if (letGo.now(state)) {
+                    releaseUnstarted(rest);
+                    break;
+                }
+            }
+            if (delivery.leaseLost()) {
+                continue;
+            }
+            reportLateness(delivery, poll);
+            ConsumeResult result = invoke(delivery);
+            acks.add(opFor(result), delivery, result.reason());
+        }
+        return acks.flush(state);
+    }
+
+    /** Hands back what a batch has not started, so the next owner gets it without waiting for a lease. */
+    private void releaseUnstarted(List<Delivery<T>> rest) {
+        for (Delivery<T> delivery : rest) {
+            if (!delivery.leaseLost()) {
+                acks.add(AckCall.Op.RELEASE, delivery, "");
+            }
+        }
+    }
+
+    private static boolean fenceUnconfirmed(SlotState state, long now) {
+        return state.isFenced() && now - state.verifiedNanos > FENCE_RECHECK_NANOS;
+    }
+
+    @SuppressWarnings("unchecked")
+    private Delivery<T> decode(SlotState state, PrepareCall.Message message, long token) {
+        Envelope envelope = Envelope.decode(message.envelope());
+        T payload = (T) codec.decode(envelope.payload(), payloadType);
+        return new Delivery<>(topic.name(), topic.type(), state.slot, message.key(), envelope, payload, token,
+                (delivery, duration) -> leases.extendOne(state, delivery, duration));
+    }
+
+    private void reportLateness(Delivery<T> delivery, SlotCalls.Poll poll) {
+        delivery.dueTime().ifPresent(due -> {
+            long redisNowMs = poll.redisNowMs() + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - poll.receivedNanos());
+            metrics.lateness(topic, redisNowMs - due.toEpochMilli());
+        });
+    }
+
+    private ConsumeResult invoke(Delivery<T> delivery) {
+        long start = System.nanoTime();
+        ConsumeResult result;
+        try {
+            result = handler.handle(delivery);
+            result = result == null ? ConsumeResult.success() : result;
+        } catch (Exception e) {
+            result = ConsumeResult.retry(describe(e));
+        } catch (LinkageError | AssertionError | StackOverflowError e) {
+            result = ConsumeResult.retry(describe(e));
+        }
+        metrics.consumed(topic, result.outcome(), System.nanoTime() - start);
+        return result;
+    }
+
+    private static String describe(Throwable e) {
+        return e.getMessage() == null ? e.getClass().getName() : e.getClass().getName() + ": " + e.getMessage();
+    }
+
+    private static AckCall.Op opFor(ConsumeResult result) {
+        return switch (result.outcome()) {
+            case SUCCESS -> AckCall.Op.COMMIT;
+            case RETRY -> AckCall.Op.ROLL_BACK;
+            case DEAD -> AckCall.Op.DEAD;
+        };
+    }
+}

@@ -1,0 +1,31 @@
+package dev.rmq.internal.consumer;
+
+import dev.rmq.events.RmqEvent;
+import dev.rmq.events.RmqEventListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.function.Supplier;
+
+/** Hands events to the application's listener, built only when there is one, and never lets it break a worker. */
+final class ConsumerEvents {
+
+    private static final Logger log = LoggerFactory.getLogger(ConsumerEvents.class);
+
+    private final RmqEventListener listener;
+
+    ConsumerEvents(RmqEventListener listener) {
+        this.listener = listener;
+    }
+
+    void emit(Supplier<? extends RmqEvent> event) {
+        if (listener == RmqEventListener.NONE) {
+            return;
+        }
+        try {
+            listener.onEvent(event.get());
+        } catch (RuntimeException e) {
+            log.warn("the rmq event listener failed on an event; the event is dropped: {}", e.toString());
+        }
+    }
+}

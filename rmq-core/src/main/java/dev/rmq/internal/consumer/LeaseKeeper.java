@@ -1,0 +1,70 @@
+package dev.rmq.internal.consumer;
+
+import dev.rmq.events.RmqEvent;
+import dev.rmq.internal.redis.SlotFencedException;
+import dev.rmq.internal.script.ExtendCall;
+import dev.rmq.topic.TopicDefinition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Extends leases: the rest of a batch that outlasts half its lease, or one delivery whose handler asks. */
+final class LeaseKeeper {
+
+    private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
+
+    private final String worker;
+    private final TopicDefinition topic;
+    private final SlotCalls calls;
+    private final ConsumerEvents events;
+
+    LeaseKeeper(String worker, TopicDefinition topic, SlotCalls calls, ConsumerEvents events) {
+        this.worker = worker;
+        this.topic = topic;
+        this.calls = calls;
+        this.events = events;
+    }
+
+    /** Renews the leases of what is left of a batch by a whole lease; false when the worker no longer owns the slot. */
+    boolean extendAll(SlotState state, List<? extends Delivery<?>> remaining) {
+        List<ExtendCall.Lease> leases = new ArrayList<>();
+        List<Delivery<?>> live = new ArrayList<>();
+        for (Delivery<?> d : remaining) {
+            if (!d.leaseLost()) {
+                leases.add(new ExtendCall.Lease(d.key(), d.token()));
+                live.add(d);
+            }
+        }
+        if (live.isEmpty()) {
+            return true;
+        }
+        try {
+            List<Long> renewed = calls.extend(state.keys, state.fence, topic.leaseTimeout(), leases);
+            state.verifiedNanos = System.nanoTime();
+            for (int i = 0; i < live.size(); i++) {
+                live.get(i).token(renewed.get(i));
+            }
+        } catch (SlotFencedException e) {
+            log.warn("worker {} lost {} in the middle of a batch; {} unstarted message(s) go back by lease recovery",
+                    worker, state.keys.hashTag(), live.size());
+            events.emit(() -> new RmqEvent.SlotFenced(Instant.now(), topic.name(), state.slot, worker, "extend",
+                    live.size()));
+            return false;
+        } catch (RuntimeException e) {
+            log.warn("worker {} could not extend leases in {}: {}", worker, state.keys.hashTag(), e.toString());
+        }
+        return true;
+    }
+
+    /** A handler's own extension of its delivery; returns the new token, or 0 when the lease was lost. */
+    long extendOne(SlotState state, Delivery<?> delivery, Duration duration) {
+        long renewed = calls.extend(state.keys, state.fence, duration,
+                List.of(new ExtendCall.Lease(delivery.key(), delivery.token()))).get(0);
+        delivery.token(renewed);
+        return renewed;
+    }
+}

@@ -1,0 +1,62 @@
+package dev.rmq.internal.consumer;
+
+import dev.rmq.consumer.AckOutcome;
+import dev.rmq.consumer.ConsumerSettings;
+import dev.rmq.internal.redis.Futures;
+import dev.rmq.internal.redis.SlotKeys;
+import dev.rmq.internal.script.AckCall;
+import dev.rmq.internal.script.ExtendCall;
+import dev.rmq.internal.script.PrepareCall;
+import dev.rmq.internal.script.RetryPolicy;
+import dev.rmq.internal.script.ScriptRunner;
+import dev.rmq.topic.TopicDefinition;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A consumer's script calls on the slots of one topic: poll (prepare), acknowledge, extend leases. Each waits
+ * for its reply, at most {@link Futures#BACKSTOP}.
+ */
+final class SlotCalls {
+
+    /**
+     * A poll's reply, with when it arrived.
+     *
+     * @param polled        what the script returned
+     * @param redisNowMs    the Redis clock when the script ran, in ms
+     * @param receivedNanos when the reply arrived, on this JVM's nano clock
+     */
+    record Poll(PrepareCall.Polled polled, long redisNowMs, long receivedNanos) {
+    }
+
+    private final ScriptRunner scripts;
+    private final TopicDefinition topic;
+    private final ConsumerSettings settings;
+    private final RetryPolicy policy;
+
+    SlotCalls(ScriptRunner scripts, TopicDefinition topic, ConsumerSettings settings) {
+        this.scripts = scripts;
+        this.topic = topic;
+        this.settings = settings;
+        this.policy = RetryPolicy.of(topic);
+    }
+
+    Poll poll(SlotKeys keys, String fence) {
+        long leaseMs = topic.leaseTimeout().toMillis();
+        PrepareCall call = new PrepareCall(policy, settings.batchSize(), leaseMs, fence, settings.idlePoll().toMillis(),
+                settings.recoverLimit());
+        PrepareCall.Polled polled = Futures.joinBounded(scripts.run(keys, call));
+        // the token is the lease deadline the script gave: its clock plus the lease
+        return new Poll(polled, polled.token() / 1000 - leaseMs, System.nanoTime());
+    }
+
+    List<AckOutcome> ack(SlotKeys keys, String fence, List<AckCall.Ack> acks) {
+        return Futures.joinBounded(scripts.run(keys, new AckCall(policy, fence, acks)));
+    }
+
+    /** Each delivery's new token, or 0 where its lease was already lost. */
+    List<Long> extend(SlotKeys keys, String fence, Duration lease, List<ExtendCall.Lease> leases) {
+        return Futures.joinBounded(scripts.run(keys, new ExtendCall(Math.max(1, lease.toMillis()), fence, leases)));
+    }
+}

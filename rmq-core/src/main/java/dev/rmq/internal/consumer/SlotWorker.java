@@ -1,0 +1,212 @@
+package dev.rmq.internal.consumer;
+
+import dev.rmq.consumer.ConsumerSettings;
+import dev.rmq.consumer.SlotOwner;
+import dev.rmq.events.RmqEvent;
+import dev.rmq.internal.redis.KeyLayout;
+import dev.rmq.internal.redis.SlotFencedException;
+import dev.rmq.metrics.RmqMetrics;
+import dev.rmq.topic.TopicDefinition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One consumer thread's poll loop. It polls each of its slots when due (or when woken) and hands what it gets
+ * to its {@link BatchRunner}. Slots of one worker are served in turn, so a busy slot cannot starve the others.
+ * A slot that is revoked is let go between batches; a fenced poll or acknowledgement lets it go at once.
+ */
+final class SlotWorker implements SlotOwner, Runnable {
+
+    private static final Logger log = LoggerFactory.getLogger(SlotWorker.class);
+    private static final long MAX_ERROR_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+    private final String id;
+    private final TopicDefinition topic;
+    private final ConsumerSettings settings;
+    private final KeyLayout keys;
+    private final SlotCalls calls;
+    private final BatchRunner<?> batches;
+    private final RmqMetrics metrics;
+    private final ConsumerEvents events;
+    private final ConcurrentMap<Integer, SlotState> slots = new ConcurrentHashMap<>();
+    private final Semaphore signal = new Semaphore(0);
+    private volatile boolean running = true;
+    private volatile boolean exited;
+    private volatile long stopDeadlineNanos = Long.MAX_VALUE;
+
+    SlotWorker(String id, TopicDefinition topic, ConsumerSettings settings, KeyLayout keys, SlotCalls calls,
+               BatchRunner<?> batches, RmqMetrics metrics, ConsumerEvents events) {
+        this.id = id;
+        this.topic = topic;
+        this.settings = settings;
+        this.keys = keys;
+        this.calls = calls;
+        this.batches = batches;
+        this.metrics = metrics;
+        this.events = events;
+    }
+
+    @Override
+    public String workerId() {
+        return id;
+    }
+
+    @Override
+    public void assign(int slot, String fencingToken, Duration holdOff) {
+        if (!running) {
+            return;
+        }
+        SlotState state = new SlotState(slot, keys.slot(topic.name(), slot), fencingToken == null ? "" : fencingToken,
+                System.nanoTime() + holdOff.toNanos());
+        slots.put(slot, state);
+        events.emit(() -> new RmqEvent.SlotAssigned(Instant.now(), topic.name(), slot, id, state.isFenced()));
+        signal.release();
+    }
+
+    @Override
+    public CompletionStage<Void> revoke(int slot) {
+        SlotState state = slots.get(slot);
+        if (state == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        if (exited) {
+            release(state);
+            return state.revoked;
+        }
+        CompletableFuture<Void> revoked = state.markRevoked();
+        signal.release();
+        return revoked;
+    }
+
+    @Override
+    public Set<Integer> ownedSlots() {
+        Set<Integer> owned = new TreeSet<>();
+        slots.forEach((slot, state) -> {
+            if (state.revoked == null) {
+                owned.add(slot);
+            }
+        });
+        return owned;
+    }
+
+    /** Every slot this worker still has in hand, including those it is letting go after an in-flight message. */
+    Set<Integer> heldSlots() {
+        return new TreeSet<>(slots.keySet());
+    }
+
+    /** A send made a message due earlier than this slot's planned poll. */
+    void wake(int slot) {
+        SlotState state = slots.get(slot);
+        if (state != null) {
+            // at once, unless the slot is still held off after a takeover
+            state.woken = true;
+            state.nextPollNanos = state.holdUntilNanos;
+            signal.release();
+        }
+    }
+
+    /** Asks the worker to stop popping; what it holds may finish until {@code deadlineNanos}. */
+    void stop(long deadlineNanos) {
+        stopDeadlineNanos = deadlineNanos;
+        running = false;
+        signal.release();
+    }
+
+    @Override
+    public void run() {
+        try {
+            while (running) {
+                long nextWake = System.nanoTime() + settings.idlePoll().toNanos();
+                for (SlotState state : slots.values()) {
+                    if (!running) {
+                        break;
+                    }
+                    if (state.revoked != null) {
+                        release(state);
+                        continue;
+                    }
+                    if (state.nextPollNanos - System.nanoTime() <= 0) {
+                        poll(state);
+                    }
+                    if (state.nextPollNanos - nextWake < 0) {
+                        nextWake = state.nextPollNanos;
+                    }
+                }
+                long waitNanos = nextWake - System.nanoTime();
+                if (waitNanos > 0 && running) {
+                    signal.tryAcquire(waitNanos, TimeUnit.NANOSECONDS);
+                }
+                signal.drainPermits();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            exited = true;
+            slots.values().forEach(this::release);
+        }
+    }
+
+    private void release(SlotState state) {
+        boolean removed = slots.remove(state.slot, state);
+        state.markRevoked().complete(null);
+        if (removed) {
+            events.emit(() -> new RmqEvent.SlotReleased(Instant.now(), topic.name(), state.slot, id));
+        }
+    }
+
+    private void poll(SlotState state) {
+        SlotCalls.Poll poll;
+        state.woken = false;
+        try {
+            poll = calls.poll(state.keys, state.fence);
+            state.failures = 0;
+            state.verifiedNanos = System.nanoTime();
+        } catch (SlotFencedException e) {
+            log.warn("worker {} no longer owns {}: {}", id, state.keys.hashTag(), e.getMessage());
+            events.emit(() -> new RmqEvent.SlotFenced(Instant.now(), topic.name(), state.slot, id, "poll", 0));
+            release(state);
+            return;
+        } catch (RuntimeException e) {
+            backOff(state, e);
+            return;
+        }
+        long recovered = poll.polled().recovered();
+        metrics.recovered(topic, recovered);
+        if (recovered > 0) {
+            events.emit(() -> new RmqEvent.LeasesRecovered(Instant.now(), topic.name(), state.slot, id, recovered));
+        }
+        long now = System.nanoTime();
+        // a send that woke the slot during the call may have come after the script had planned its wait
+        boolean pollAgain = poll.polled().waitMs() == 0 || state.woken;
+        state.nextPollNanos = pollAgain ? now : now + TimeUnit.MILLISECONDS.toNanos(poll.polled().waitMs());
+        if (!poll.polled().messages().isEmpty() && !batches.run(state, poll, this::mustLetGo)) {
+            release(state);
+        }
+    }
+
+    private void backOff(SlotState state, RuntimeException e) {
+        state.failures++;
+        long delay = Math.min(MAX_ERROR_BACKOFF_NANOS, TimeUnit.MILLISECONDS.toNanos(100L << Math.min(state.failures, 6)));
+        state.nextPollNanos = System.nanoTime() + delay;
+        if (state.failures == 1 || state.failures % 20 == 0) {
+            log.warn("worker {} failed to poll {} ({} time(s) in a row), retrying in {} ms: {}", id,
+                    state.keys.hashTag(), state.failures, TimeUnit.NANOSECONDS.toMillis(delay), e.toString());
+        }
+    }
+
+    private boolean mustLetGo(SlotState state) {
+        return state.revoked != null || (!running && System.nanoTime() - stopDeadlineNanos > 0)
+                || Thread.currentThread().isInterrupted();
+    }
+}

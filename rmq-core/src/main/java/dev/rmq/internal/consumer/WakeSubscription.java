@@ -1,0 +1,85 @@
+package dev.rmq.internal.consumer;
+
+import org.redisson.api.RTopic;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntConsumer;
+
+/**
+ * The subscription to a topic's wake-up channel, on which a send publishes the slot it made due earlier than
+ * the planned poll. Wake-ups only spare the idle poll, so a container starts even while Redis is down; the
+ * subscription keeps trying in the background until it works or is closed.
+ */
+public final class WakeSubscription {
+
+    private static final Logger log = LoggerFactory.getLogger(WakeSubscription.class);
+
+    private final RedissonClient redisson;
+    private final String channel;
+    private volatile int listener = -1;
+    /** Whether wake-ups are wanted: from open until close. */
+    private volatile boolean wanted;
+
+    public WakeSubscription(RedissonClient redisson, String channel) {
+        this.redisson = redisson;
+        this.channel = channel;
+    }
+
+    /** Subscribes; {@code onWake} gets each slot index published. */
+    void open(String container, Duration idlePoll, IntConsumer onWake) {
+        wanted = true;
+        subscribe(container, idlePoll, onWake);
+    }
+
+    void close() {
+        wanted = false;
+        int current = listener;
+        listener = -1;
+        if (current >= 0) {
+            topic().removeListenerAsync(current);
+        }
+    }
+
+    private void subscribe(String container, Duration idlePoll, IntConsumer onWake) {
+        CompletableFuture<Integer> subscribed;
+        try {
+            subscribed = topic().addListenerAsync(String.class, (ch, slot) -> wake(slot, onWake)).toCompletableFuture();
+        } catch (RuntimeException e) {
+            subscribed = CompletableFuture.failedFuture(e);
+        }
+        subscribed.whenComplete((id, error) -> {
+            if (error == null) {
+                listener = id;
+                if (!wanted) {
+                    topic().removeListenerAsync(id);
+                }
+            } else if (wanted) {
+                log.warn("container {}: cannot subscribe to wake-ups yet ({}); idle slots are polled every {} until"
+                        + " it works", container, error.toString(), idlePoll);
+                CompletableFuture.delayedExecutor(5, TimeUnit.SECONDS).execute(() -> {
+                    if (wanted) {
+                        subscribe(container, idlePoll, onWake);
+                    }
+                });
+            }
+        });
+    }
+
+    private static void wake(String slotText, IntConsumer onWake) {
+        try {
+            onWake.accept(Integer.parseInt(slotText));
+        } catch (NumberFormatException e) {
+            // not a slot index: not ours
+        }
+    }
+
+    private RTopic topic() {
+        return redisson.getTopic(channel, StringCodec.INSTANCE);
+    }
+}

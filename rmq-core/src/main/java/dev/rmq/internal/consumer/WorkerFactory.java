@@ -1,0 +1,52 @@
+package dev.rmq.internal.consumer;
+
+import dev.rmq.codec.PayloadCodec;
+import dev.rmq.consumer.ConsumerSettings;
+import dev.rmq.consumer.RmqHandler;
+import dev.rmq.events.RmqEventListener;
+import dev.rmq.internal.redis.KeyLayout;
+import dev.rmq.internal.script.ScriptRunner;
+import dev.rmq.metrics.RmqMetrics;
+import dev.rmq.topic.TopicDefinition;
+
+import java.lang.reflect.Type;
+
+/**
+ * Builds the workers of one container, each with its own batch runner, acknowledger and lease keeper over
+ * the container's script calls.
+ *
+ * @param <T> the payload type
+ */
+public final class WorkerFactory<T> {
+
+    private final TopicDefinition topic;
+    private final ConsumerSettings settings;
+    private final KeyLayout keys;
+    private final SlotCalls calls;
+    private final RmqHandler<T> handler;
+    private final PayloadCodec codec;
+    private final Type payloadType;
+    private final RmqMetrics metrics;
+    private final ConsumerEvents events;
+
+    public WorkerFactory(TopicDefinition topic, ConsumerSettings settings, KeyLayout keys, ScriptRunner scripts,
+                         RmqHandler<T> handler, PayloadCodec codec, Type payloadType, RmqMetrics metrics,
+                         RmqEventListener events) {
+        this.topic = topic;
+        this.settings = settings;
+        this.keys = keys;
+        this.calls = new SlotCalls(scripts, topic, settings);
+        this.handler = handler;
+        this.codec = codec;
+        this.payloadType = payloadType;
+        this.metrics = metrics;
+        this.events = new ConsumerEvents(events);
+    }
+
+    SlotWorker newWorker(String id) {
+        Acknowledger acks = new Acknowledger(id, topic, calls, metrics, events);
+        LeaseKeeper leases = new LeaseKeeper(id, topic, calls, events);
+        BatchRunner<T> batches = new BatchRunner<>(topic, handler, codec, payloadType, acks, leases, metrics);
+        return new SlotWorker(id, topic, settings, keys, calls, batches, metrics, events);
+    }
+}

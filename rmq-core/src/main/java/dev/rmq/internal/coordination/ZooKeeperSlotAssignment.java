@@ -1,0 +1,342 @@
+package dev.rmq.internal.coordination;
+
+import dev.rmq.consumer.SlotAssignment;
+import dev.rmq.consumer.SlotFencing;
+import dev.rmq.consumer.SlotOwner;
+import dev.rmq.topic.TopicDefinition;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.cache.CuratorCache;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * Keeps one container's workers on the slots ZooKeeper's plan gives them, with at most one worker per
+ * slot in the whole cluster at any instant.
+ *
+ * <p>Each worker is an ephemeral member. Any instance that finds the plan stale (a member joined or
+ * left) computes the next one with {@link SlotPlanner} and writes it with a version check, so all
+ * instances converge on one plan. A worker polls a slot only while it holds the slot's ephemeral owner
+ * znode, which the previous owner deletes only after its in-flight messages are acknowledged. Taking a
+ * slot also writes a fresh fencing token into the slot's {@code owner} key in Redis; every script of the
+ * slot checks it, so a worker that lost its slot without knowing it (a GC pause, a partition) can
+ * neither poll nor acknowledge.
+ *
+ * <p>All reactions run on one thread, level-triggered: every event and a periodic tick just ask for a
+ * reconcile, which compares the plan with what this instance holds and closes the gap.
+ */
+public final class ZooKeeperSlotAssignment implements SlotAssignment {
+
+    private static final Logger log = LoggerFactory.getLogger(ZooKeeperSlotAssignment.class);
+    private static final long TICK_MS = 1000;
+
+    private final CuratorFramework curator;
+    private final Membership membership;
+    private final ZkPaths paths;
+    private final SlotClaims claims;
+    private final Consumer<ZooKeeperSlotAssignment> onClosed;
+    private final ScheduledExecutorService executor;
+    private final Map<Integer, Held> held = new HashMap<>();
+    private TopicDefinition topic;
+    private Map<String, SlotOwner> workers = Map.of();
+    private CuratorCache cache;
+    private boolean suspended;
+    private boolean closed;
+
+    /** A slot this instance holds: the worker polling it, the token, and whether polling is paused. */
+    private static final class Held {
+        final SlotOwner worker;
+        final String token;
+        CompletionStage<Void> paused;
+        boolean releasing;
+
+        Held(SlotOwner worker, String token) {
+            this.worker = worker;
+            this.token = token;
+        }
+    }
+
+    /**
+     * @param curator    the started ZooKeeper client
+     * @param membership who this instance is in ZooKeeper, and where its znodes go
+     * @param fencing    the slots' fencing tokens in Redis
+     * @param onClosed   told once the assignment has closed
+     */
+    public ZooKeeperSlotAssignment(CuratorFramework curator, Membership membership, SlotFencing fencing,
+                                   Consumer<ZooKeeperSlotAssignment> onClosed) {
+        this.curator = curator;
+        this.membership = membership;
+        this.paths = membership.paths();
+        this.claims = new SlotClaims(curator, membership, fencing);
+        this.onClosed = onClosed;
+        this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "rmq-coordination-" + membership.instanceId());
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    @Override
+    public void start(TopicDefinition definition, List<? extends SlotOwner> owners) {
+        Map<String, SlotOwner> byId = new HashMap<>();
+        for (SlotOwner owner : owners) {
+            byId.put(memberId(owner), owner);
+        }
+        runOnThread(() -> {
+            this.topic = definition;
+            this.workers = byId;
+            this.suspended = !curator.getZookeeperClient().isConnected();
+            cache = CuratorCache.build(curator, paths.topic(definition.name()));
+            cache.listenable().addListener((type, oldData, data) -> requestReconcile());
+            cache.start();
+            reconcile();
+        });
+        executor.scheduleWithFixedDelay(this::reconcile, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /** Leaves the membership and releases every slot after its worker has finished with it. */
+    @Override
+    public void close() {
+        // both the container's stop and the coordinator's close end here, in either order
+        if (executor.isShutdown()) {
+            return;
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        executor.execute(() -> {
+            try {
+                closed = true;
+                if (cache != null) {
+                    cache.close();
+                }
+                List<CompletableFuture<Void>> releases = new ArrayList<>();
+                for (Map.Entry<Integer, Held> entry : new ArrayList<>(held.entrySet())) {
+                    releases.add(entry.getValue().worker.revoke(entry.getKey()).toCompletableFuture()
+                            .thenRun(() -> giveUp(topic, entry.getKey(), entry.getValue())));
+                }
+                CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+                held.clear();
+                for (String member : workers.keySet()) {
+                    claims.deleteQuietly(paths.member(topic.name(), member));
+                }
+            } catch (Exception e) {
+                log.warn("closing the slot assignment of {} did not finish cleanly: {}", topicName(), e.toString());
+            } finally {
+                done.complete(null);
+            }
+        });
+        done.orTimeout(35, TimeUnit.SECONDS).exceptionally(e -> null).join();
+        executor.shutdownNow();
+        onClosed.accept(this);
+    }
+
+    /** Follows the ZooKeeper connection: SUSPENDED pauses every slot, LOST gives them up, RECONNECTED resumes. */
+    public void onConnectionState(ConnectionState state) {
+        executor.execute(() -> {
+            switch (state) {
+                case SUSPENDED -> pauseAll();
+                case LOST -> loseAll();
+                case CONNECTED, RECONNECTED -> {
+                    suspended = false;
+                    resumeHeld();
+                    reconcile();
+                }
+                default -> {
+                }
+            }
+        });
+    }
+
+    /** The worker ids of this container's workers as they appear under members/. */
+    private String memberId(SlotOwner owner) {
+        return membership.instanceId() + "-" + owner.workerId();
+    }
+
+    private void requestReconcile() {
+        executor.execute(this::reconcile);
+    }
+
+    private void runOnThread(Runnable task) {
+        executor.execute(() -> {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                log.warn("slot assignment of {} failed: {}", topicName(), e.toString());
+            }
+        });
+    }
+
+    private void reconcile() {
+        if (closed || topic == null || suspended || !curator.getZookeeperClient().isConnected()) {
+            return;
+        }
+        try {
+            ensureMembers();
+            SortedSet<String> members = new TreeSet<>(curator.getChildren().forPath(paths.members(topic.name())));
+            Map<Integer, String> plan = currentPlan(members);
+            if (plan == null) {
+                requestReconcile();
+                return;
+            }
+            dropSlotsWorkersLost();
+            for (Map.Entry<Integer, Held> entry : new ArrayList<>(held.entrySet())) {
+                String planned = plan.get(entry.getKey());
+                if (!memberId(entry.getValue().worker).equals(planned)) {
+                    release(entry.getKey(), entry.getValue());
+                }
+            }
+            for (Map.Entry<Integer, String> entry : plan.entrySet()) {
+                SlotOwner worker = workers.get(entry.getValue());
+                if (worker != null && !held.containsKey(entry.getKey())) {
+                    acquire(entry.getKey(), worker);
+                }
+            }
+        } catch (Exception e) {
+            log.debug("reconcile of {} failed, retrying on the next tick: {}", topicName(), e.toString());
+        }
+    }
+
+    private void ensureMembers() throws Exception {
+        for (String member : workers.keySet()) {
+            String path = paths.member(topic.name(), member);
+            if (curator.checkExists().forPath(path) == null) {
+                try {
+                    curator.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL)
+                            .withACL(membership.acl()).forPath(path, membership.origin().getBytes(StandardCharsets.UTF_8));
+                } catch (KeeperException.NodeExistsException e) {
+                    // created by an earlier tick of this session
+                }
+            }
+        }
+    }
+
+    /** The plan to follow, writing a new one when it does not fit the members; null when a write raced. */
+    private Map<Integer, String> currentPlan(SortedSet<String> members) throws Exception {
+        String path = paths.plan(topic.name());
+        Stat stat = new Stat();
+        Map<Integer, String> plan;
+        try {
+            plan = PlanCodec.decode(curator.getData().storingStatIn(stat).forPath(path));
+        } catch (KeeperException.NoNodeException e) {
+            plan = Map.of();
+            stat = null;
+        }
+        if (members.isEmpty()) {
+            return plan;
+        }
+        // the planner keeps a balanced plan of live members as it is, so an unchanged result means it fits
+        Map<Integer, String> next = SlotPlanner.plan(topic.slotAmount(), members, plan);
+        if (next.equals(plan)) {
+            return plan;
+        }
+        try {
+            if (stat == null) {
+                curator.create().creatingParentContainersIfNeeded().withACL(membership.acl())
+                        .forPath(path, PlanCodec.encode(next));
+            } else {
+                curator.setData().withVersion(stat.getVersion()).forPath(path, PlanCodec.encode(next));
+            }
+            log.info("topic {}: new plan for {} member(s)", topic.name(), members.size());
+            return next;
+        } catch (KeeperException.BadVersionException | KeeperException.NodeExistsException e) {
+            return null;
+        }
+    }
+
+    /** A worker fenced out of a slot (it saw RMQ_FENCED) drops it by itself; forget it here too. */
+    private void dropSlotsWorkersLost() {
+        for (Map.Entry<Integer, Held> entry : new ArrayList<>(held.entrySet())) {
+            Held h = entry.getValue();
+            if (h.paused == null && !h.releasing && !h.worker.ownedSlots().contains(entry.getKey())) {
+                giveUp(topic, entry.getKey(), h);
+                held.remove(entry.getKey());
+            }
+        }
+    }
+
+    private void acquire(int slot, SlotOwner worker) throws Exception {
+        String token = memberId(worker) + "/" + UUID.randomUUID();
+        Optional<SlotFencing.Taken> taken = claims.claim(topic, slot, token);
+        if (taken.isPresent()) {
+            held.put(slot, new Held(worker, token));
+            worker.assign(slot, token, taken.get().holdOff());
+        }
+    }
+
+    private void release(int slot, Held h) {
+        if (h.releasing) {
+            return;
+        }
+        h.releasing = true;
+        TopicDefinition definition = topic;
+        h.worker.revoke(slot).whenComplete((v, e) -> executor.execute(() -> {
+            giveUp(definition, slot, h);
+            held.remove(slot, h);
+            reconcile();
+        }));
+    }
+
+    private void giveUp(TopicDefinition definition, int slot, Held h) {
+        claims.giveUp(definition, slot, h.token);
+    }
+
+    /** SUSPENDED: stop polling everything at once; the owner znodes may still be ours. */
+    private void pauseAll() {
+        suspended = true;
+        for (Map.Entry<Integer, Held> entry : held.entrySet()) {
+            Held h = entry.getValue();
+            if (h.paused == null) {
+                h.paused = h.worker.revoke(entry.getKey());
+            }
+        }
+    }
+
+    /** LOST: the session and its ephemeral znodes are gone; give up every slot. */
+    private void loseAll() {
+        pauseAll();
+        held.clear();
+    }
+
+    /** RECONNECTED with the same session: poll again the slots whose owner znodes are still ours. */
+    private void resumeHeld() {
+        for (Map.Entry<Integer, Held> entry : new ArrayList<>(held.entrySet())) {
+            int slot = entry.getKey();
+            Held h = entry.getValue();
+            if (h.paused == null || h.releasing) {
+                continue;
+            }
+            if (!claims.stillOurs(topic, slot, h.token)) {
+                held.remove(slot);
+                continue;
+            }
+            h.paused.whenComplete((v, e) -> executor.execute(() -> {
+                if (held.get(slot) == h && !h.releasing && !suspended && !closed) {
+                    h.paused = null;
+                    h.worker.assign(slot, h.token);
+                }
+            }));
+        }
+    }
+
+    private String topicName() {
+        return topic == null ? "?" : topic.name();
+    }
+}

@@ -1,0 +1,160 @@
+package dev.rmq.internal.dead;
+
+import dev.rmq.dead.DeadMessage;
+import dev.rmq.dead.RmqDeadQueue;
+import dev.rmq.internal.redis.Envelope;
+import dev.rmq.internal.redis.Futures;
+import dev.rmq.internal.redis.KeyLayout;
+import dev.rmq.internal.redis.MalformedEnvelopeException;
+import dev.rmq.internal.redis.SlotKeys;
+import dev.rmq.internal.script.DeadDeleteCall;
+import dev.rmq.internal.script.DeadListCall;
+import dev.rmq.internal.script.DeadPurgeCall;
+import dev.rmq.internal.script.DeadRequeueAllCall;
+import dev.rmq.internal.script.DeadRequeueCall;
+import dev.rmq.internal.script.ScriptRunner;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicRegistry;
+import org.redisson.api.BatchOptions;
+import org.redisson.api.RBatch;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/** The dead queue on the dead_* scripts, one slot per call; counts are plain ZCARDs in one pipeline. */
+public final class RedisDeadQueue implements RmqDeadQueue {
+
+    /** Messages moved per script call by {@link #requeueAll}, so one call never blocks Redis for long. */
+    static final int REQUEUE_CHUNK = 500;
+
+    private final RedissonClient redisson;
+    private final TopicRegistry topics;
+    private final KeyLayout keys;
+    private final ScriptRunner scripts;
+
+    public RedisDeadQueue(RedissonClient redisson, TopicRegistry topics, KeyLayout keys, ScriptRunner scripts) {
+        this.redisson = redisson;
+        this.topics = topics;
+        this.keys = keys;
+        this.scripts = scripts;
+    }
+
+    @Override
+    public List<DeadMessage> list(String topic, int slot, long offset, int limit) {
+        TopicDefinition definition = topics.require(topic);
+        SlotKeys slotKeys = slotKeys(definition, slot);
+        if (offset < 0) {
+            throw new IllegalArgumentException("offset must not be negative, was " + offset);
+        }
+        if (limit < 1 || limit > MAX_PAGE) {
+            throw new IllegalArgumentException("limit must be in 1.." + MAX_PAGE + ", was " + limit);
+        }
+        List<DeadMessage> page = new ArrayList<>();
+        for (DeadListCall.Entry entry : Futures.join(scripts.run(slotKeys, new DeadListCall(offset, limit)))) {
+            page.add(toDeadMessage(definition.name(), slot, entry.key(), Instant.ofEpochMilli(entry.diedAtMs()),
+                    entry.envelope()));
+        }
+        return page;
+    }
+
+    @Override
+    public long count(String topic, int slot) {
+        return countSlots(topics.require(topic), slot, slot + 1);
+    }
+
+    @Override
+    public long count(String topic) {
+        TopicDefinition definition = topics.require(topic);
+        return countSlots(definition, 0, definition.slotAmount());
+    }
+
+    @Override
+    public boolean requeue(String topic, int slot, String key) {
+        TopicDefinition definition = topics.require(topic);
+        SlotKeys slotKeys = slotKeys(definition, slot);
+        DeadRequeueCall call = new DeadRequeueCall(definition.type(), checkKey(key), keys.wakeChannel(definition.name()),
+                slot);
+        return Futures.join(scripts.run(slotKeys, call)) != DeadRequeueCall.Result.NOT_DEAD;
+    }
+
+    @Override
+    public long requeueAll(String topic) {
+        TopicDefinition definition = topics.require(topic);
+        long moved = 0;
+        for (int slot = 0; slot < definition.slotAmount(); slot++) {
+            SlotKeys slotKeys = slotKeys(definition, slot);
+            DeadRequeueAllCall call = new DeadRequeueAllCall(definition.type(), REQUEUE_CHUNK,
+                    keys.wakeChannel(definition.name()), slot);
+            long chunk;
+            do {
+                chunk = Futures.join(scripts.run(slotKeys, call));
+                moved += chunk;
+            } while (chunk == REQUEUE_CHUNK);
+        }
+        return moved;
+    }
+
+    @Override
+    public boolean delete(String topic, int slot, String key) {
+        TopicDefinition definition = topics.require(topic);
+        return Futures.join(scripts.run(slotKeys(definition, slot), new DeadDeleteCall(checkKey(key))));
+    }
+
+    @Override
+    public long purge(String topic) {
+        TopicDefinition definition = topics.require(topic);
+        ScriptRunner.Pipeline pipeline = scripts.pipeline();
+        List<CompletableFuture<Long>> calls = new ArrayList<>();
+        for (int slot = 0; slot < definition.slotAmount(); slot++) {
+            calls.add(pipeline.add(keys.slot(definition.name(), slot), new DeadPurgeCall()));
+        }
+        Futures.join(pipeline.execute());
+        long total = 0;
+        for (CompletableFuture<Long> call : calls) {
+            total += Futures.join(call);
+        }
+        return total;
+    }
+
+    /** ZCARD of the dead sets of slots {@code from} (inclusive) to {@code to} (exclusive), in one pipeline. */
+    private long countSlots(TopicDefinition definition, int from, int to) {
+        if (to - from == 1) {
+            definition.requireSlot(from);
+        }
+        RBatch batch = redisson.createBatch(BatchOptions.defaults());
+        for (int slot = from; slot < to; slot++) {
+            batch.getScoredSortedSet(keys.slot(definition.name(), slot).dead(), StringCodec.INSTANCE).sizeAsync();
+        }
+        long total = 0;
+        for (Object size : Futures.join(batch.executeAsync()).getResponses()) {
+            total += ((Number) size).longValue();
+        }
+        return total;
+    }
+
+    private SlotKeys slotKeys(TopicDefinition definition, int slot) {
+        return keys.slot(definition.name(), definition.requireSlot(slot));
+    }
+
+    private static String checkKey(String key) {
+        if (key == null || key.isEmpty()) {
+            throw new IllegalArgumentException("key must not be null or empty");
+        }
+        return key;
+    }
+
+    private static DeadMessage toDeadMessage(String topic, int slot, String key, Instant diedAt, byte[] raw) {
+        try {
+            Envelope envelope = Envelope.decode(raw);
+            return new DeadMessage(topic, slot, key, diedAt, envelope.attempts(), envelope.lastError(),
+                    envelope.headers(), envelope.payload());
+        } catch (MalformedEnvelopeException e) {
+            return new DeadMessage(topic, slot, key, diedAt, 0, "undecodable: " + e.getMessage(), Map.of(), raw);
+        }
+    }
+}

@@ -1,0 +1,2 @@
+/** Reading a topic's sizes from Redis, for {@link dev.rmq.metrics.TopicInspector}. */
+package dev.rmq.internal.inspect;

@@ -1,0 +1,78 @@
+package dev.rmq.internal.producer;
+
+import dev.rmq.internal.redis.Envelope;
+import dev.rmq.internal.redis.KeyLayout;
+import dev.rmq.internal.redis.SlotKeys;
+import dev.rmq.internal.script.CancelCall;
+import dev.rmq.internal.script.GetCall;
+import dev.rmq.internal.script.RescheduleCall;
+import dev.rmq.internal.script.ScriptRunner;
+import dev.rmq.internal.validation.MessageArguments;
+import dev.rmq.producer.MessageRef;
+import dev.rmq.producer.StoredMessage;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicRegistry;
+import dev.rmq.topic.TopicType;
+
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+
+/** The producer's operations on one message by its key: cancel, reschedule, reprioritize, get. */
+final class MessageOperations {
+
+    private final TopicRegistry topics;
+    private final KeyLayout keys;
+    private final ScriptRunner scripts;
+
+    MessageOperations(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts) {
+        this.topics = topics;
+        this.keys = keys;
+        this.scripts = scripts;
+    }
+
+    CompletionStage<Boolean> cancel(MessageRef ref) {
+        TopicDefinition topic = topics.require(refOrThrow(ref).topic());
+        return scripts.run(slotKeys(topic, ref), new CancelCall(ref.key()));
+    }
+
+    CompletionStage<Boolean> reschedule(MessageRef ref, Instant dueTime) {
+        TopicDefinition topic = topics.require(refOrThrow(ref).topic());
+        if (topic.type() == TopicType.PRIORITY) {
+            throw new IllegalArgumentException("topic '" + topic.name() + "' is a PRIORITY topic; use reprioritize");
+        }
+        return rescore(topic, ref, MessageArguments.checkTime("dueTime", dueTime));
+    }
+
+    CompletionStage<Boolean> reprioritize(MessageRef ref, long priority) {
+        TopicDefinition topic = topics.require(refOrThrow(ref).topic(), TopicType.PRIORITY);
+        return rescore(topic, ref, MessageArguments.checkPriority(priority));
+    }
+
+    CompletionStage<Optional<StoredMessage>> get(MessageRef ref) {
+        TopicDefinition topic = topics.require(refOrThrow(ref).topic());
+        SlotKeys slot = slotKeys(topic, ref);
+        return scripts.run(slot, new GetCall(ref.key())).thenApply(found -> found.map(f -> {
+            Envelope envelope = Envelope.decode(f.envelope());
+            return new StoredMessage(topic.name(), slot.slot(), ref.key(), f.state(), f.score(), envelope.attempts(),
+                    envelope.lastError(), envelope.headers(), envelope.payload());
+        }));
+    }
+
+    private CompletionStage<Boolean> rescore(TopicDefinition topic, MessageRef ref, long value) {
+        SlotKeys slot = slotKeys(topic, ref);
+        return scripts.run(slot, new RescheduleCall(topic.type(), ref.key(), value, keys.wakeChannel(topic.name()),
+                slot.slot()));
+    }
+
+    private SlotKeys slotKeys(TopicDefinition topic, MessageRef ref) {
+        return keys.slot(topic.name(), topic.slotOf(ref.effectiveSlotBasis()));
+    }
+
+    private static MessageRef refOrThrow(MessageRef ref) {
+        if (ref == null) {
+            throw new IllegalArgumentException("message reference must not be null");
+        }
+        return ref;
+    }
+}

@@ -1,0 +1,76 @@
+package dev.rmq.internal.script;
+
+import dev.rmq.consumer.AckOutcome;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * ack.lua: ends in-flight deliveries of one slot.
+ *
+ * @param policy the topic's retry policy, for the deliveries that failed
+ * @param fence  the worker's fencing token, empty when unfenced
+ * @param acks   the deliveries to end
+ */
+public record AckCall(RetryPolicy policy, String fence, List<Ack> acks) implements ScriptCall<List<AckOutcome>> {
+
+    /** How a delivery ends. */
+    public enum Op {
+        /** Done. */
+        COMMIT('C'),
+        /** Failed: retry after backoff, or dead after the maximum retries. */
+        ROLL_BACK('R'),
+        /** Dead at once. */
+        DEAD('D'),
+        /** Never started: back to waiting at its place, the attempt not counted. */
+        RELEASE('U');
+
+        private final char code;
+
+        Op(char code) {
+            this.code = code;
+        }
+    }
+
+    /**
+     * One delivery to end.
+     *
+     * @param op    how
+     * @param key   the message key
+     * @param token the lease deadline the delivery holds
+     * @param error why it failed; empty on commit and release
+     */
+    public record Ack(Op op, String key, long token, String error) {
+    }
+
+    static final Argv<AckCall> ARGV = Argv.<AckCall>builder()
+            .group("policy", AckCall::policy, RetryPolicy.ARGV)
+            .arg("fence", AckCall::fence)
+            .rows("acks", AckCall::acks, Argv.<Ack>builder()
+                    .arg("op", ack -> ack.op().code)
+                    .arg("key", Ack::key)
+                    .arg("token", Ack::token)
+                    .arg("error", Ack::error)
+                    .build())
+            .build();
+
+    @Override
+    public Script script() {
+        return Script.ACK;
+    }
+
+    @Override
+    public byte[][] argv() {
+        return ARGV.encode(this);
+    }
+
+    @Override
+    public List<AckOutcome> decode(Object reply) {
+        List<Object> words = Replies.list(reply);
+        List<AckOutcome> outcomes = new ArrayList<>(words.size());
+        for (Object word : words) {
+            outcomes.add(AckOutcome.fromScript(Replies.text(word)));
+        }
+        return outcomes;
+    }
+}

@@ -1,0 +1,172 @@
+package dev.rmq.internal.script;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * The Java side of a script's ARGV: each argument named once, with how to read it from the call. It encodes
+ * a call into the arguments Redis passes to the script, in the order and shape of the script's header
+ * (see lib.lua), and gives its {@link #layout()} for the test that holds the two sides together.
+ *
+ * <pre>{@code
+ * static final Argv<SendCall> ARGV = Argv.<SendCall>builder()
+ *         .arg("type", c -> c.type().scriptCode())
+ *         .rows("messages", SendCall::messages, Argv.<Message>builder()
+ *                 .arg("key", Message::key)
+ *                 .arg("envelope", Message::envelope)
+ *                 .build())
+ *         .build();
+ * }</pre>
+ *
+ * Values are {@code byte[]} (passed as they are), {@code String} (UTF-8), numbers or characters (as text).
+ *
+ * @param <C> the call
+ */
+public final class Argv<C> {
+
+    private final List<Part<C>> parts;
+    private final ArgvLayout layout;
+
+    private sealed interface Part<C> {
+        int width(C call);
+
+        void write(C call, Writer out);
+    }
+
+    private record Single<C>(Function<? super C, ?> value) implements Part<C> {
+        public int width(C call) {
+            return 1;
+        }
+
+        public void write(C call, Writer out) {
+            out.add(value.apply(call));
+        }
+    }
+
+    private record Group<C, G>(Function<? super C, G> value, Argv<G> group) implements Part<C> {
+        public int width(C call) {
+            return group.parts.size();
+        }
+
+        public void write(C call, Writer out) {
+            G g = value.apply(call);
+            for (Part<G> part : group.parts) {
+                part.write(g, out);
+            }
+        }
+    }
+
+    private record Rows<C, R>(Function<? super C, ? extends List<R>> rows, Argv<R> row) implements Part<C> {
+        public int width(C call) {
+            return 1 + rows.apply(call).size() * row.parts.size();
+        }
+
+        public void write(C call, Writer out) {
+            List<R> values = rows.apply(call);
+            out.add(values.size());
+            for (R value : values) {
+                for (Part<R> part : row.parts) {
+                    part.write(value, out);
+                }
+            }
+        }
+    }
+
+    private static final class Writer {
+        final byte[][] args;
+        int next;
+
+        Writer(int size) {
+            this.args = new byte[size][];
+        }
+
+        void add(Object value) {
+            args[next++] = bytes(value);
+        }
+    }
+
+    private Argv(List<Part<C>> parts, ArgvLayout layout) {
+        this.parts = List.copyOf(parts);
+        this.layout = layout;
+    }
+
+    public static <C> Builder<C> builder() {
+        return new Builder<>();
+    }
+
+    /** The arguments for {@code call}, in the script's order. */
+    public byte[][] encode(C call) {
+        int size = 0;
+        for (Part<C> part : parts) {
+            size += part.width(call);
+        }
+        Writer out = new Writer(size);
+        for (Part<C> part : parts) {
+            part.write(call, out);
+        }
+        return out.args;
+    }
+
+    /** The names in order, to compare with the script's header. */
+    public ArgvLayout layout() {
+        return layout;
+    }
+
+    static byte[] bytes(Object value) {
+        if (value instanceof byte[] raw) {
+            return raw;
+        }
+        if (value instanceof String || value instanceof Number || value instanceof Character) {
+            return value.toString().getBytes(StandardCharsets.UTF_8);
+        }
+        throw new IllegalArgumentException("script arguments are byte[], String, numbers or characters, not " + value);
+    }
+
+    /** Names the arguments in the order the script's header lists them. */
+    public static final class Builder<C> {
+        private final List<Part<C>> parts = new ArrayList<>();
+        private final List<ArgvLayout.Entry> entries = new ArrayList<>();
+
+        private Builder() {
+        }
+
+        /** One argument. */
+        public Builder<C> arg(String name, Function<? super C, ?> value) {
+            parts.add(new Single<>(value));
+            entries.add(new ArgvLayout.Entry(name, ArgvLayout.Kind.SCALAR, List.of()));
+            return this;
+        }
+
+        /** A group of arguments declared once ({@code name{}} in the header, its fields in lib.lua). */
+        public <G> Builder<C> group(String name, Function<? super C, G> value, Argv<G> group) {
+            requireFlat(name, group);
+            parts.add(new Group<>(value, group));
+            entries.add(new ArgvLayout.Entry(name, ArgvLayout.Kind.GROUP, names(group)));
+            return this;
+        }
+
+        /** A list ({@code name[]} in the header): its length, then each row's fields. */
+        public <R> Builder<C> rows(String name, Function<? super C, ? extends List<R>> rows, Argv<R> row) {
+            requireFlat(name, row);
+            parts.add(new Rows<>(rows, row));
+            entries.add(new ArgvLayout.Entry(name, ArgvLayout.Kind.ROWS, names(row)));
+            return this;
+        }
+
+        public Argv<C> build() {
+            return new Argv<>(parts, new ArgvLayout(entries));
+        }
+
+        private static void requireFlat(String name, Argv<?> nested) {
+            if (nested.layout.entries().stream().anyMatch(e -> e.kind() != ArgvLayout.Kind.SCALAR)) {
+                throw new IllegalArgumentException("the fields of '" + name + "' must be single arguments");
+            }
+        }
+
+        private static List<String> names(Argv<?> nested) {
+            return nested.layout.entries().stream().map(ArgvLayout.Entry::name).toList();
+        }
+    }
+}

@@ -1,0 +1,62 @@
+package dev.rmq.internal.script;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The shape of a script's ARGV, as both sides declare it: the Lua header (read by {@link ScriptHeader}) and
+ * the Java encoder ({@link Argv}). Arguments come in order; a {@link Kind#ROWS} argument is passed as its
+ * row count followed by its rows, each the listed fields; a {@link Kind#GROUP} argument is a fixed run of
+ * fields declared once (in lib.lua and in one Java class) and shared by several scripts.
+ *
+ * @param entries the arguments in order
+ */
+public record ArgvLayout(List<Entry> entries) {
+
+    /** What an argument is. */
+    public enum Kind { SCALAR, ROWS, GROUP }
+
+    /**
+     * One argument.
+     *
+     * @param name   its name, as the Lua code reads it ({@code ARG.name})
+     * @param kind   a single value, a list of rows, or a group of fields
+     * @param fields the fields of a row or a group; empty for a single value
+     */
+    public record Entry(String name, Kind kind, List<String> fields) {
+
+        public Entry {
+            fields = List.copyOf(fields);
+        }
+    }
+
+    public ArgvLayout {
+        entries = List.copyOf(entries);
+        long lists = entries.stream().filter(e -> e.kind() == Kind.ROWS).count();
+        if (lists > 1) {
+            throw new IllegalArgumentException("a script takes at most one list of rows, not " + lists + ": " + entries);
+        }
+    }
+
+    /**
+     * Every name in order, nested names spelled out: {@code slot}, {@code messages[]}, {@code messages[].key},
+     * {@code policy{}}, {@code policy.type}. Two layouts with the same description encode alike.
+     */
+    public List<String> describe() {
+        List<String> names = new ArrayList<>();
+        for (Entry entry : entries) {
+            switch (entry.kind()) {
+                case SCALAR -> names.add(entry.name());
+                case ROWS -> {
+                    names.add(entry.name() + "[]");
+                    entry.fields().forEach(f -> names.add(entry.name() + "[]." + f));
+                }
+                case GROUP -> {
+                    names.add(entry.name() + "{}");
+                    entry.fields().forEach(f -> names.add(entry.name() + "." + f));
+                }
+            }
+        }
+        return names;
+    }
+}

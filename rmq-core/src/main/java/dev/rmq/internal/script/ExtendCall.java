@@ -1,0 +1,48 @@
+package dev.rmq.internal.script;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * extend.lua: lengthens the leases of in-flight deliveries of one slot.
+ *
+ * @param leaseMs the new lease, from now
+ * @param fence   the worker's fencing token, empty when unfenced
+ * @param leases  the deliveries
+ */
+public record ExtendCall(long leaseMs, String fence, List<Lease> leases) implements ScriptCall<List<Long>> {
+
+    /** A delivery's key and the lease deadline it holds now. */
+    public record Lease(String key, long token) {
+    }
+
+    static final Argv<ExtendCall> ARGV = Argv.<ExtendCall>builder()
+            .arg("lease_ms", ExtendCall::leaseMs)
+            .arg("fence", ExtendCall::fence)
+            .rows("leases", ExtendCall::leases, Argv.<Lease>builder()
+                    .arg("key", Lease::key)
+                    .arg("token", Lease::token)
+                    .build())
+            .build();
+
+    @Override
+    public Script script() {
+        return Script.EXTEND;
+    }
+
+    @Override
+    public byte[][] argv() {
+        return ARGV.encode(this);
+    }
+
+    /** Each delivery's new token, or 0 where its lease was already lost. */
+    @Override
+    public List<Long> decode(Object reply) {
+        List<Object> tokens = Replies.list(reply);
+        List<Long> result = new ArrayList<>(tokens.size());
+        for (Object token : tokens) {
+            result.add(Replies.number(token));
+        }
+        return result;
+    }
+}

@@ -1,0 +1,39 @@
+package dev.rmq.internal.script;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * fence_take.lua: makes a worker the slot's owner, fencing out whoever held it before.
+ *
+ * @param token the new owner's fencing token
+ */
+public record FenceTakeCall(String token) implements ScriptCall<FenceTakeCall.Taken> {
+
+    /**
+     * What taking a slot found.
+     *
+     * @param previousToken the token of an owner that never released the slot; empty after a clean release
+     * @param holdOff       how long the latest lease in the slot still runs
+     */
+    public record Taken(String previousToken, Duration holdOff) {
+    }
+
+    static final Argv<FenceTakeCall> ARGV = Argv.<FenceTakeCall>builder().arg("token", FenceTakeCall::token).build();
+
+    @Override
+    public Script script() {
+        return Script.FENCE_TAKE;
+    }
+
+    @Override
+    public byte[][] argv() {
+        return ARGV.encode(this);
+    }
+
+    @Override
+    public Taken decode(Object reply) {
+        List<Object> parts = Replies.list(reply);
+        return new Taken(Replies.text(parts.get(0)), Duration.ofMillis(Replies.number(parts.get(1))));
+    }
+}

@@ -1,0 +1,63 @@
+package dev.rmq.internal.script;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * prepare.lua: a consumer's poll of one slot.
+ *
+ * @param policy       the topic's retry policy, for the expired leases the poll recovers
+ * @param batch        the most messages to take
+ * @param leaseMs      the lease they get
+ * @param fence        the worker's fencing token, empty when unfenced
+ * @param idleMs       the longest an idle consumer waits before it polls again
+ * @param recoverLimit the most expired leases to recover
+ */
+public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fence, long idleMs, int recoverLimit)
+        implements ScriptCall<PrepareCall.Polled> {
+
+    /**
+     * The poll's reply.
+     *
+     * @param token     the lease deadline in microseconds (Redis clock), which acks quote
+     * @param waitMs    0 when more may be due now, else how long until the next message is due
+     * @param recovered expired leases recovered as failures
+     * @param messages  the messages taken, in consume order
+     */
+    public record Polled(long token, long waitMs, long recovered, List<Message> messages) {
+    }
+
+    /** A message taken: its key and its envelope, with the attempt already counted. */
+    public record Message(String key, byte[] envelope) {
+    }
+
+    static final Argv<PrepareCall> ARGV = Argv.<PrepareCall>builder()
+            .group("policy", PrepareCall::policy, RetryPolicy.ARGV)
+            .arg("batch", PrepareCall::batch)
+            .arg("lease_ms", PrepareCall::leaseMs)
+            .arg("fence", PrepareCall::fence)
+            .arg("idle_ms", PrepareCall::idleMs)
+            .arg("recover_limit", PrepareCall::recoverLimit)
+            .build();
+
+    @Override
+    public Script script() {
+        return Script.PREPARE;
+    }
+
+    @Override
+    public byte[][] argv() {
+        return ARGV.encode(this);
+    }
+
+    @Override
+    public Polled decode(Object reply) {
+        List<Object> parts = Replies.list(reply);
+        List<Message> messages = new ArrayList<>((parts.size() - 3) / 2);
+        for (int i = 3; i + 1 < parts.size(); i += 2) {
+            messages.add(new Message(Replies.text(parts.get(i)), Replies.bytes(parts.get(i + 1))));
+        }
+        return new Polled(Replies.number(parts.get(0)), Replies.number(parts.get(1)), Replies.number(parts.get(2)),
+                messages);
+    }
+}

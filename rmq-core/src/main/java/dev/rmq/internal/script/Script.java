@@ -1,0 +1,112 @@
+package dev.rmq.internal.script;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Map;
+
+/**
+ * rmq's Lua scripts, one per file, each loaded once and run by EVALSHA. Each is assembled by
+ * {@link ScriptSource} from lib.lua, a prologue generated from its header's ARGV block, its own file and
+ * replay.lua; its SHA-1 is computed here, so that it can be run without a round trip to load it first.
+ * The Java side of each script's call is one {@link ScriptCall} type.
+ */
+public enum Script {
+    SEND("send.lua"),
+    PREPARE("prepare.lua"),
+    ACK("ack.lua"),
+    EXTEND("extend.lua"),
+    GET("get.lua"),
+    CANCEL("cancel.lua"),
+    RESCHEDULE("reschedule.lua"),
+    FENCE_TAKE("fence_take.lua"),
+    FENCE_GIVE("fence_give.lua"),
+    DEAD_LIST("dead_list.lua"),
+    DEAD_REQUEUE("dead_requeue.lua"),
+    DEAD_REQUEUE_ALL("dead_requeue_all.lua"),
+    DEAD_DELETE("dead_delete.lua"),
+    DEAD_PURGE("dead_purge.lua");
+
+    /** The library every script is built on; its header declares the KEYS and the ARGV groups. */
+    public static final String LIBRARY = "lib.lua";
+
+    private final String file;
+    private final ScriptHeader header;
+    private final ScriptSource source;
+    private final String sha;
+
+    Script(String file) {
+        this.file = file;
+        String body = read(file);
+        this.header = ScriptHeader.parse(file, body, Library.HEADER.groups());
+        this.source = ScriptSource.assemble(file, body, header, Library.SOURCE, read("replay.lua"));
+        this.sha = sha1(source.text());
+    }
+
+    public String file() {
+        return file;
+    }
+
+    /** What the script's header declares: its ARGV layout and what it returns. */
+    public ScriptHeader header() {
+        return header;
+    }
+
+    /** The source Redis runs. */
+    public String source() {
+        return source.text();
+    }
+
+    public String sha() {
+        return sha;
+    }
+
+    /** A Redis error message with the script's line numbers told as the file and line they came from. */
+    String relocate(String redisMessage) {
+        return source.relocate(redisMessage);
+    }
+
+    /** lib.lua's header: the KEYS every script receives, and the ARGV groups. */
+    public static ScriptHeader libraryHeader() {
+        return Library.HEADER;
+    }
+
+    /** lib.lua, read once before any script. */
+    private static final class Library {
+        static final String SOURCE = read(LIBRARY);
+        static final ScriptHeader HEADER = ScriptHeader.parse(LIBRARY, SOURCE, Map.of());
+
+        static {
+            if (HEADER.keys().isEmpty() || HEADER.groups().isEmpty()) {
+                throw new IllegalStateException("lib.lua must declare its KEYS and ARGV groups, found "
+                        + HEADER.keys() + " and " + HEADER.groups().keySet());
+            }
+        }
+
+        private Library() {
+        }
+    }
+
+    static String read(String file) {
+        try (InputStream in = Script.class.getResourceAsStream(file)) {
+            if (in == null) {
+                throw new IllegalStateException("Lua script " + file + " is missing from the rmq-core jar");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read Lua script " + file, e);
+        }
+    }
+
+    private static String sha1(String text) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 is required by the Java platform", e);
+        }
+    }
+}

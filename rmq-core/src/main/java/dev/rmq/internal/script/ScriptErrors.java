@@ -1,0 +1,91 @@
+package dev.rmq.internal.script;
+
+import dev.rmq.exceptions.RmqException;
+import dev.rmq.exceptions.RmqUnavailableException;
+import dev.rmq.internal.redis.SlotFencedException;
+import dev.rmq.internal.redis.SlotKeys;
+import org.redisson.RedissonShutdownException;
+import org.redisson.client.RedisConnectionException;
+import org.redisson.client.RedisTimeoutException;
+
+import java.io.IOException;
+import java.util.concurrent.CompletionException;
+
+/**
+ * Turns what a script call failed with into what rmq throws: the {@code RMQ_} codes that scripts return
+ * become the matching Java exception, a Redis that does not answer becomes {@link RmqUnavailableException},
+ * and a Lua error names the script's file and line.
+ */
+final class ScriptErrors {
+
+    private ScriptErrors() {
+    }
+
+    static Throwable translate(Throwable error, Script script, SlotKeys keys) {
+        Throwable cause = unwrap(error);
+        String message = cause.getMessage() == null ? "" : cause.getMessage();
+        Throwable unreachable = unreachableCause(cause);
+        if (unreachable != null) {
+            return new RmqUnavailableException("Redis did not answer " + script + " on " + keys.hashTag() + ": "
+                    + unreachable.getClass().getSimpleName() + ": " + unreachable.getMessage(), cause);
+        }
+        int at = message.indexOf("RMQ_");
+        if (at < 0) {
+            if (message.contains("user_script:")) {
+                return new RmqException("script " + script.file() + " failed on " + keys.hashTag() + ": "
+                        + script.relocate(message), cause);
+            }
+            return cause instanceof RuntimeException ? cause : new RmqException(message, cause);
+        }
+        int space = message.indexOf(' ', at);
+        String code = space < 0 ? message.substring(at) : message.substring(at, space);
+        String text = space < 0 ? code : message.substring(space + 1);
+        int redissonSuffix = text.indexOf(". channel:");
+        if (redissonSuffix >= 0) {
+            text = text.substring(0, redissonSuffix);
+        }
+        return switch (code) {
+            case "RMQ_PAST" -> new IllegalArgumentException(text, cause);
+            case "RMQ_FENCED" -> new SlotFencedException(text, cause);
+            case "RMQ_ARGV" -> new IllegalStateException("the Java and Lua sides of " + script.file()
+                    + " disagree on its arguments: " + text, cause);
+            default -> new RmqException(code + " " + text, cause);
+        };
+    }
+
+    /** Whether a script reported an {@code RMQ_} error code itself, rather than Redis failing to run it. */
+    static boolean isScriptsOwnError(Throwable error) {
+        if (error == null || unreachableCause(error) != null) {
+            return false;
+        }
+        String message = unwrap(error).getMessage();
+        return message != null && message.contains("RMQ_");
+    }
+
+    static boolean isNoScript(Throwable error) {
+        String message = unwrap(error).getMessage();
+        return message != null && message.contains("NOSCRIPT");
+    }
+
+    /** The failure in the chain that says Redis could not be reached or did not answer in time, if any. */
+    static Throwable unreachableCause(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t instanceof RedisConnectionException || t instanceof RedisTimeoutException
+                    || t instanceof RedissonShutdownException || t instanceof IOException) {
+                return t;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return null;
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        Throwable cause = error;
+        while (cause instanceof CompletionException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
+    }
+}

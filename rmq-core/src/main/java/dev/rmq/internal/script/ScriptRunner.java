@@ -1,0 +1,192 @@
+package dev.rmq.internal.script;
+
+import dev.rmq.exceptions.RmqException;
+import dev.rmq.internal.redis.SlotKeys;
+import org.redisson.api.BatchOptions;
+import org.redisson.api.RBatch;
+import org.redisson.api.RFuture;
+import org.redisson.api.RScript;
+import org.redisson.api.RScriptAsync;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.ByteArrayCodec;
+import org.redisson.client.codec.StringCodec;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Runs script calls by EVALSHA, routed by the slot's hash tag. When a server does not know a script (after a
+ * restart or a failover) the call is repeated once with EVAL, which also caches it there. Failures are
+ * translated by {@link ScriptErrors}.
+ */
+public final class ScriptRunner {
+
+    private final RedissonClient redisson;
+    /** Whether every master is believed to have the scripts; a NOSCRIPT reply resets it. */
+    private volatile boolean scriptsLoaded;
+
+    public ScriptRunner(RedissonClient redisson) {
+        if (redisson == null) {
+            throw new IllegalArgumentException("a RedissonClient is required");
+        }
+        this.redisson = redisson;
+    }
+
+    /** Runs one call on its own. */
+    public <R> CompletableFuture<R> run(SlotKeys keys, ScriptCall<R> call) {
+        Script script = call.script();
+        Object[] args = call.argv();
+        List<Object> scriptKeys = keys.asScriptKeys();
+        RScriptAsync async = redisson.getScript(ByteArrayCodec.INSTANCE);
+        return async.<Object>evalShaAsync(keys.store(), RScript.Mode.READ_WRITE, script.sha(), call.replyType(),
+                        scriptKeys, args).toCompletableFuture()
+                .exceptionallyCompose(error -> {
+                    if (!ScriptErrors.isNoScript(error)) {
+                        return CompletableFuture.failedFuture(ScriptErrors.translate(error, script, keys));
+                    }
+                    scriptsLoaded = false;
+                    return async.<Object>evalAsync(keys.store(), RScript.Mode.READ_WRITE, script.source(),
+                                    call.replyType(), scriptKeys, args).toCompletableFuture()
+                            .exceptionallyCompose(again -> CompletableFuture.failedFuture(
+                                    ScriptErrors.translate(again, script, keys)));
+                })
+                .thenApply(call::decode);
+    }
+
+    /** Starts a pipeline: its calls go out together, one round trip per Redis node. */
+    public Pipeline pipeline() {
+        return new Pipeline(BatchOptions.defaults());
+    }
+
+    /**
+     * Starts a pipeline after which every node it wrote to waits for {@code replicas} replicas (WAIT);
+     * {@link Pipeline#execute()} then yields how many acknowledged.
+     */
+    public Pipeline pipeline(int replicas, Duration timeout) {
+        return new Pipeline(replicas > 0 ? BatchOptions.defaults().sync(replicas, timeout) : BatchOptions.defaults());
+    }
+
+    /**
+     * Loads every script on every master before a pipeline: a pipelined EVALSHA that meets NOSCRIPT can
+     * only be repeated one call at a time, which would cost a pipeline its single round trip per node and
+     * a durable one its WAIT.
+     */
+    private CompletableFuture<Void> ensureLoaded() {
+        if (scriptsLoaded) {
+            return CompletableFuture.completedFuture(null);
+        }
+        RScriptAsync async = redisson.getScript(StringCodec.INSTANCE);
+        CompletableFuture<?>[] loads = Arrays.stream(Script.values())
+                .map(script -> async.scriptLoadAsync(script.source()).toCompletableFuture())
+                .toArray(CompletableFuture[]::new);
+        return CompletableFuture.allOf(loads).handle((v, error) -> {
+            scriptsLoaded = error == null;
+            return null;
+        });
+    }
+
+    /**
+     * Script calls sent together, one round trip per Redis node. Each call carries a call key, so when a
+     * batch fails as a whole (Redisson fails every reply of a multi-node batch when one node fails, for
+     * example with NOSCRIPT after a failover) the failed calls can be sent again: those that had run
+     * return their first reply instead of running twice (see replay.lua).
+     */
+    public final class Pipeline {
+
+        private static final int ROUNDS = 3;
+
+        private final BatchOptions options;
+        private final List<Pending<?>> calls = new ArrayList<>();
+
+        private record Pending<R>(ScriptCall<R> call, SlotKeys keys, List<Object> scriptKeys, Object[] args,
+                                  CompletableFuture<R> result) {
+
+            void complete(Object reply) {
+                try {
+                    result.complete(call.decode(reply));
+                } catch (RuntimeException e) {
+                    result.completeExceptionally(e);
+                }
+            }
+
+            void fail(Throwable error) {
+                result.completeExceptionally(ScriptErrors.translate(error, call.script(), keys));
+            }
+        }
+
+        private Pipeline(BatchOptions options) {
+            this.options = options;
+        }
+
+        /** Adds a call; its stage completes when the pipeline's reply for it is read. */
+        public <R> CompletableFuture<R> add(SlotKeys keys, ScriptCall<R> call) {
+            Pending<R> pending = new Pending<>(call, keys, keys.asScriptKeys(UUID.randomUUID().toString()),
+                    call.argv(), new CompletableFuture<>());
+            calls.add(pending);
+            return pending.result;
+        }
+
+        public boolean isEmpty() {
+            return calls.isEmpty();
+        }
+
+        /**
+         * Sends the calls. Yields the number of replicas that acknowledged when the pipeline waits for
+         * replicas, else 0.
+         */
+        public CompletableFuture<Integer> execute() {
+            if (calls.isEmpty()) {
+                return CompletableFuture.completedFuture(0);
+            }
+            return ensureLoaded().thenCompose(v -> send(calls, 1));
+        }
+
+        private CompletableFuture<Integer> send(List<Pending<?>> pending, int round) {
+            RBatch batch = redisson.createBatch(options);
+            List<RFuture<Object>> replies = new ArrayList<>(pending.size());
+            for (Pending<?> p : pending) {
+                replies.add(batch.getScript(ByteArrayCodec.INSTANCE).evalShaAsync(p.keys.store(),
+                        RScript.Mode.READ_WRITE, p.call.script().sha(), p.call.replyType(), p.scriptKeys, p.args));
+            }
+            return batch.executeAsync().toCompletableFuture().handle((result, batchError) -> {
+                List<Pending<?>> failed = new ArrayList<>();
+                List<Throwable> errors = new ArrayList<>();
+                for (int i = 0; i < pending.size(); i++) {
+                    CompletableFuture<Object> reply = replies.get(i).toCompletableFuture();
+                    Throwable error = !reply.isDone() ? batchError : reply.handle((r, e) -> e).join();
+                    Pending<?> p = pending.get(i);
+                    if (error == null && reply.isDone()) {
+                        p.complete(reply.join());
+                    } else if (reply.isDone() && ScriptErrors.isScriptsOwnError(error)) {
+                        // the script refused the call (RMQ_PAST, ...): it would refuse it again in every round
+                        p.fail(error);
+                    } else if (!p.result.isDone()) {
+                        failed.add(p);
+                        errors.add(error != null ? error : new RmqException("pipelined call did not complete", null));
+                    }
+                }
+                int synced = result == null ? 0 : result.getSyncedSlaves();
+                if (failed.isEmpty()) {
+                    return CompletableFuture.completedFuture(synced);
+                }
+                if (round >= ROUNDS) {
+                    for (int i = 0; i < failed.size(); i++) {
+                        failed.get(i).fail(errors.get(i));
+                    }
+                    return CompletableFuture.completedFuture(synced);
+                }
+                if (errors.stream().anyMatch(ScriptErrors::isNoScript)) {
+                    scriptsLoaded = false;
+                }
+                // Everything goes again, not only what failed: calls that ran replay their reply and refresh
+                // their call key, so this round's WAIT also covers the writes of the round that failed.
+                List<Pending<?>> again = pending.stream().filter(p -> !p.result.isCompletedExceptionally()).toList();
+                return ensureLoaded().thenCompose(v -> send(again, round + 1));
+            }).thenCompose(next -> next);
+        }
+    }
+}

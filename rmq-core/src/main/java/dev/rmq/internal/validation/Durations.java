@@ -1,0 +1,26 @@
+package dev.rmq.internal.validation;
+
+import java.time.Duration;
+
+/** Argument checks for durations that become milliseconds in Redis. */
+public final class Durations {
+
+    /** About 285 years: keeps every derived millisecond score exact in a Redis double. */
+    private static final Duration LONGEST = Duration.ofDays(365L * 285);
+
+    private Durations() {
+    }
+
+    public static Duration requirePositive(String what, Duration value) {
+        if (value == null) {
+            throw new IllegalArgumentException(what + " must not be null");
+        }
+        if (value.isNegative() || value.isZero() || value.toMillis() < 1) {
+            throw new IllegalArgumentException(what + " must be at least 1 ms, was " + value);
+        }
+        if (value.compareTo(LONGEST) > 0) {
+            throw new IllegalArgumentException(what + " must be at most " + LONGEST + ", was " + value);
+        }
+        return value;
+    }
+}

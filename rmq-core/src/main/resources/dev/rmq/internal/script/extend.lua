@@ -1,0 +1,25 @@
+-- extend: lengthens the leases of in-flight deliveries of one slot.
+-- ARGV
+--   lease_ms        the new lease, from now
+--   fence           the worker's fencing token ('' when unfenced)
+--   leases[]        the deliveries, each:
+--     key           the message key
+--     token         the lease deadline the delivery holds now
+-- RETURNS one integer per delivery: the new token (lease deadline in microseconds), or 0 where the lease
+--   was already lost.
+-- ERRORS RMQ_FENCED when the fencing token is not the slot owner's.
+if fenced(ARG.fence) then
+    return fenced_error()
+end
+local deadline = NOW_US + tonumber(ARG.lease_ms) * 1000
+local results = {}
+for i, lease in ipairs(ARG.leases) do
+    local held = redis.call('ZSCORE', K_PREPARE, lease.key)
+    if held and tonumber(held) == tonumber(lease.token) then
+        redis.call('ZADD', K_PREPARE, deadline, lease.key)
+        results[i] = deadline
+    else
+        results[i] = 0
+    end
+end
+return results

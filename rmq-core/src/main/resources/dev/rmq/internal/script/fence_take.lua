@@ -1,0 +1,17 @@
+-- fence_take: makes a worker the slot's owner, which fences out whoever held it before.
+-- The hold-off is how long the latest lease in prepare still runs. A worker that lost the slot without
+-- releasing it (it died, paused or lost its session) may still be running a handler; it can no longer
+-- extend a lease, poll or acknowledge, so once those leases are over the new owner may poll without
+-- running beside it. This holds even when an owner in between released cleanly: it never polled, so the
+-- leases in prepare are still the cut-off worker's.
+-- ARGV
+--   token           the new owner's fencing token
+-- RETURNS {previous token ('' when the slot was released cleanly or never owned), hold-off ms}
+local previous = redis.call('GET', K_OWNER) or ''
+redis.call('SET', K_OWNER, ARG.token)
+local hold = 0
+local latest = redis.call('ZREVRANGE', K_PREPARE, 0, 0, 'WITHSCORES')
+if latest[2] then
+    hold = math.max(0, math.ceil(tonumber(latest[2]) / 1000) - NOW_MS)
+end
+return { previous, hold }

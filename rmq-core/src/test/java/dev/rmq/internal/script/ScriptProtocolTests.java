@@ -1,0 +1,131 @@
+package dev.rmq.internal.script;
+
+import dev.rmq.consumer.AckOutcome;
+import dev.rmq.internal.redis.SlotKeys;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/**
+ * Holds each Lua script's header, the contract of its arguments, against the Java type that encodes them: the
+ * two sides cannot drift apart without this failing.
+ */
+class ScriptProtocolTests {
+
+    /** Each script's Java encoder. */
+    private static final Map<Script, Argv<?>> ENCODERS = encoders();
+
+    private static Map<Script, Argv<?>> encoders() {
+        Map<Script, Argv<?>> map = new EnumMap<>(Script.class);
+        map.put(Script.SEND, SendCall.ARGV);
+        map.put(Script.PREPARE, PrepareCall.ARGV);
+        map.put(Script.ACK, AckCall.ARGV);
+        map.put(Script.EXTEND, ExtendCall.ARGV);
+        map.put(Script.GET, GetCall.ARGV);
+        map.put(Script.CANCEL, CancelCall.ARGV);
+        map.put(Script.RESCHEDULE, RescheduleCall.ARGV);
+        map.put(Script.FENCE_TAKE, FenceTakeCall.ARGV);
+        map.put(Script.FENCE_GIVE, FenceGiveCall.ARGV);
+        map.put(Script.DEAD_LIST, DeadListCall.ARGV);
+        map.put(Script.DEAD_REQUEUE, DeadRequeueCall.ARGV);
+        map.put(Script.DEAD_REQUEUE_ALL, DeadRequeueAllCall.ARGV);
+        map.put(Script.DEAD_DELETE, DeadDeleteCall.ARGV);
+        map.put(Script.DEAD_PURGE, DeadPurgeCall.ARGV);
+        return map;
+    }
+
+    @Test
+    void everyScriptHasAJavaEncoder() {
+        assertThat(ENCODERS.keySet()).containsExactlyInAnyOrder(Script.values());
+    }
+
+    @Test
+    void eachJavaEncoderNamesTheArgumentsOfItsScriptsHeaderInTheSameOrder() {
+        for (Script script : Script.values()) {
+            assertThat(ENCODERS.get(script).layout().describe())
+                    .as("the ARGV of %s (its header) against its Java call type", script.file())
+                    .containsExactlyElementsOf(script.header().argv().describe());
+        }
+    }
+
+    @Test
+    void theLuaReadsOnlyArgumentsItsHeaderDeclaresAndUsesEveryOne() {
+        Pattern use = Pattern.compile("\\bARG\\.([a-z_][a-z0-9_]*)");
+        for (Script script : Script.values()) {
+            Set<String> used = new TreeSet<>();
+            Matcher matcher = use.matcher(Script.read(script.file()));
+            while (matcher.find()) {
+                used.add(matcher.group(1));
+            }
+            Set<String> declared = new TreeSet<>();
+            script.header().argv().entries().forEach(e -> declared.add(e.name()));
+            assertThat(used).as("the arguments %s reads (ARG.name) against its ARGV block", script.file())
+                    .isEqualTo(declared);
+        }
+    }
+
+    @Test
+    void theLibrarysKeysAreTheSlotKeysInOrderAndBoundToThoseNames() {
+        assertThat(Script.libraryHeader().keys()).containsExactlyElementsOf(SlotKeys.NAMES);
+        Matcher binding = Pattern.compile("(?m)^local K_([A-Z_]+) = KEYS\\[(\\d+)]$").matcher(Script.read(Script.LIBRARY));
+        List<String> bound = new ArrayList<>();
+        while (binding.find()) {
+            assertThat(Integer.parseInt(binding.group(2))).as("KEYS index of K_%s", binding.group(1))
+                    .isEqualTo(bound.size() + 1);
+            bound.add(binding.group(1).toLowerCase());
+        }
+        assertThat(bound).containsExactlyElementsOf(SlotKeys.NAMES);
+    }
+
+    @Test
+    void theLibrarysPolicyGroupIsTheRetryPolicysFields() {
+        assertThat(Script.libraryHeader().groups().get("policy"))
+                .containsExactlyElementsOf(RetryPolicy.ARGV.layout().describe());
+    }
+
+    @Test
+    void repliesUseOnlyTheWordsTheHeadersPromise() {
+        for (AckOutcome outcome : AckOutcome.values()) {
+            assertThat(Script.ACK.header().returns()).as("ack.lua RETURNS").contains(outcome.scriptName());
+        }
+        for (String state : List.of("waiting", "retrying", "in-flight", "dead")) {
+            assertThat(GetCall.state(state)).isNotNull();
+            assertThat(Script.GET.header().returns()).as("get.lua RETURNS").contains(state);
+        }
+    }
+
+    @Test
+    void encodesRowsAsTheirCountFollowedByEachRowsFields() {
+        SendCall call = new SendCall(dev.rmq.topic.TopicType.PRIORITY, "rmq:wake:t", 3, List.of(
+                new SendCall.Message("a", 20, new byte[] {1}), new SendCall.Message("b", 30, new byte[] {2})));
+        List<String> args = new ArrayList<>();
+        for (byte[] arg : call.argv()) {
+            args.add(arg.length == 1 && arg[0] < 10 ? "<" + arg[0] + ">" : new String(arg));
+        }
+        assertThat(args).containsExactly("P", "rmq:wake:t", "3", "2", "a", "20", "<1>", "b", "30", "<2>");
+    }
+
+    @Test
+    void aHeaderWithARowFieldOutsideAListIsRefusedNamingTheLine() {
+        String lua = "-- broken\n-- ARGV\n--   slot            the slot\n--     key           a field\n";
+        assertThatIllegalStateException().isThrownBy(() -> ScriptHeader.parse("broken.lua", lua, Map.of()))
+                .withMessage("broken.lua:4: row field 'key' is not under a list argument (name[])");
+    }
+
+    @Test
+    void aHeaderNamingAnUndeclaredGroupIsRefused() {
+        String lua = "-- ARGV\n--   limits{}        the limits\n";
+        assertThatIllegalStateException().isThrownBy(() -> ScriptHeader.parse("x.lua", lua, Map.of("policy", List.of())))
+                .withMessageContaining("x.lua:2: ARGV group 'limits' is not declared in lib.lua");
+    }
+}

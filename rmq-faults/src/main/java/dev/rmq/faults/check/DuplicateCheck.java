@@ -1,0 +1,168 @@
+package dev.rmq.faults.check;
+
+import dev.rmq.faults.check.Messages.Instance;
+import dev.rmq.faults.check.RunLog.AckTrouble;
+import dev.rmq.faults.check.RunLog.Fault;
+import dev.rmq.faults.check.RunLog.Run;
+import dev.rmq.faults.check.RunLog.TroubleKind;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Every duplicate is explained. A duplicate is a successful delivery of an instance beyond the first, allowed
+ * only where the first delivery's commit never took effect: the consumer died before committing, it was slower
+ * than its lease (a pause), or the commit's reply or write was lost. So each duplicate must be explained by
+ * something that hit that very delivery between its handler's start and the time by which its commit was sent
+ * ({@link #commitDeadline}: the later of the handler's end and its lease deadline, plus {@link #ACK_GRACE}):
+ * <ul>
+ *   <li>{@code kill}, {@code stop}, {@code zk-expire}: the fault's target is the consumer incarnation that ran
+ *       the first delivery, and it struck within that interval;</li>
+ *   <li>{@code redis-restart}, {@code failover}, {@code master-kill}: the fault hit the node that held the
+ *       message's slot, and its outage (widened by {@link #OUTAGE_MARGIN}, and for a master kill reaching
+ *       {@link LossCheck#REPLICATION_LAG} back, for a commit the master applied but never replicated) overlaps the
+ *       interval from the handler's end to the commit deadline: the commit or its reply was lost with the node;</li>
+ *   <li>{@code zk-quorum}: the workers stop when the quorum goes, so only an in-flight handler whose commit got
+ *       fenced produces one: the first delivery's incarnation lost its session during the outage, after the
+ *       delivery began, and rmq reported the commit of that slot fenced;</li>
+ *   <li>rmq's own report, from the worker that ran the first delivery, between its end and the redelivery: the
+ *       ack call of that slot failed ({@code ack-failed}: the reply was lost), the lease of that very key had run
+ *       out before its ack ({@code lease-expired}: slower than its lease), or the slot was fenced at the ack after
+ *       that incarnation lost its ZooKeeper session ({@code session-lost}).</li>
+ * </ul>
+ * Anything else is an unexplained duplicate, and fails the run, whatever else happened elsewhere meanwhile.
+ */
+final class DuplicateCheck {
+
+    static final String KILL = "kill";
+    static final String STOP = "stop";
+    static final String ZK_EXPIRE = "zk-expire";
+    static final String REDIS_RESTART = "redis-restart";
+    static final String FAILOVER = "failover";
+    static final String MASTER_KILL = "master-kill";
+    static final String ZK_QUORUM = "zk-quorum";
+
+    private static final long MS = 1_000;
+    private static final long SECOND = 1_000_000;
+    /**
+     * After the later of a handler's end and its lease deadline, by when its commit has gone out: the worker
+     * commits what it handled before it extends the rest of a batch, which it does once half the lease is gone.
+     */
+    static final long ACK_GRACE = SECOND;
+    /** Widens a Redis outage on both sides: an ack already on the wire when the node went, and the reconnect. */
+    static final long OUTAGE_MARGIN = SECOND;
+
+    private final RunLog log;
+    /** After a quorum returns, a session may still be declared lost for up to a session timeout and some. */
+    private final long quorumGrace;
+    /** A consumer learns that its session was lost up to a session timeout after its slot was taken over. */
+    private final long sessionGrace;
+
+    private DuplicateCheck(RunLog log) {
+        this.log = log;
+        this.quorumGrace = log.sessionTimeoutMicros + 5 * SECOND;
+        this.sessionGrace = log.sessionTimeoutMicros + 2 * SECOND;
+    }
+
+    static void run(RunLog log, Messages messages, Verdict verdict) {
+        new DuplicateCheck(log).check(messages, verdict);
+    }
+
+    private void check(Messages messages, Verdict verdict) {
+        long duplicates = 0;
+        long unexplained = 0;
+        Map<String, Long> causes = new TreeMap<>();
+        List<String> examples = new ArrayList<>();
+        for (Instance instance : messages.all()) {
+            List<Run> ok = instance.runs.stream().filter(Run::succeeded).sorted(Comparator.comparingLong(Run::start)).toList();
+            for (int i = 1; i < ok.size(); i++) {
+                duplicates++;
+                String cause = explain(ok.get(i - 1), ok.get(i));
+                if (cause == null) {
+                    unexplained++;
+                    Verdict.example(examples, instance.topic + " " + instance.key + ": " + brief(ok.get(i - 1)) + " then "
+                            + brief(ok.get(i)));
+                } else {
+                    causes.merge(cause, 1L, Long::sum);
+                }
+            }
+        }
+        verdict.figures().put("duplicates", duplicates);
+        verdict.figures().put("duplicates_by_cause", causes);
+        verdict.figures().put("duplicates_unexplained", unexplained);
+        verdict.details().put("duplicate_unexplained_examples", examples);
+        verdict.failIf(unexplained > 0, unexplained + " duplicate(s) outside every window the design allows");
+    }
+
+    /**
+     * The latest time by which the commit of {@code run} has been sent, when nothing stops its worker: the later of
+     * the handler's end and its lease deadline, plus {@link #ACK_GRACE}.
+     */
+    static long commitDeadline(Run run) {
+        return Math.max(run.end(), run.leaseMs() * MS) + ACK_GRACE;
+    }
+
+    /** The cause that allows a second successful delivery after {@code first}, or null when none does. */
+    private String explain(Run first, Run second) {
+        long commitBy = commitDeadline(first);
+        String slot = first.slotName();
+        for (Fault fault : log.faults) {
+            if (credits(fault, first, second, slot, commitBy)) {
+                return fault.kind();
+            }
+        }
+        if (reported(first, second, TroubleKind.FAILED) != null) {
+            return "ack-failed";
+        }
+        if (reported(first, second, TroubleKind.STALE) != null) {
+            return "lease-expired";
+        }
+        AckTrouble fenced = reported(first, second, TroubleKind.FENCED);
+        if (fenced != null && log.sessionLostBetween(first.incarnation(), first.start(), fenced.micros() + sessionGrace)) {
+            return "session-lost";
+        }
+        return null;
+    }
+
+    private boolean credits(Fault fault, Run first, Run second, String slot, long commitBy) {
+        return switch (fault.kind()) {
+            case KILL, STOP, ZK_EXPIRE -> fault.target().equals(first.incarnation())
+                    && fault.injectMicros() >= first.start() && fault.injectMicros() <= commitBy;
+            case REDIS_RESTART, FAILOVER -> fault.slots().contains(slot) && intersects(fault.injectMicros() - OUTAGE_MARGIN,
+                    fault.healMicros() + OUTAGE_MARGIN, first.end(), commitBy);
+            case MASTER_KILL -> fault.slots().contains(slot) && intersects(fault.injectMicros() - LossCheck.REPLICATION_LAG,
+                    fault.healMicros() + OUTAGE_MARGIN, first.end(), commitBy);
+            case ZK_QUORUM -> log.sessionLostBetween(first.incarnation(), Math.max(first.start(), fault.injectMicros()),
+                    fault.healMicros() + quorumGrace) && reported(first, second, TroubleKind.FENCED) != null;
+            default -> false;
+        };
+    }
+
+    private static boolean intersects(long from, long to, long otherFrom, long otherTo) {
+        return from <= otherTo && otherFrom <= to;
+    }
+
+    /**
+     * What rmq reported from the worker that ran {@code first} about an ack of its slot (of its very key, for a
+     * late one) between the end of {@code first} and the start of {@code second}; null when nothing. Reports are
+     * given a millisecond of slack before the end of {@code first}, as the two come from different clocks' reads.
+     */
+    private AckTrouble reported(Run first, Run second, TroubleKind kind) {
+        for (AckTrouble trouble : log.troubles.getOrDefault(first.incarnation(), List.of())) {
+            if (trouble.kind() == kind && trouble.worker().equals(first.worker()) && trouble.slot().equals(first.slotName())
+                    && (kind != TroubleKind.STALE || first.key().equals(trouble.key()))
+                    && trouble.micros() >= first.end() - MS && trouble.micros() <= second.start()) {
+                return trouble;
+            }
+        }
+        return null;
+    }
+
+    static String brief(Run run) {
+        return run.who() + " [" + run.key() + " seq " + run.seq() + " attempt " + run.attempt() + ", " + run.start() + ".."
+                + run.end() + " µs, " + run.outcome() + "]";
+    }
+}

@@ -1,0 +1,136 @@
+package dev.rmq.faults.check;
+
+import dev.rmq.faults.check.Messages.Instance;
+import dev.rmq.faults.check.RunLog.Fault;
+import dev.rmq.faults.check.RunLog.Send;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Nothing accountable is lost. A loss is excused only for a non-durable message whose slot lived on a Cluster
+ * master that was SIGKILLed, and whose creating send was acknowledged at most {@link #REPLICATION_LAG} before the
+ * kill: Redis replicates asynchronously, and a write the master acknowledged but had not yet streamed to its
+ * replica dies with it. Those count as {@code lost_non_durable}; every other loss, and any loss of a durable send
+ * (which waited for a replica), fails the run.
+ */
+final class LossCheck {
+
+    /**
+     * How long before a master SIGKILL an acknowledged write may still be missing from its replica. Redis streams
+     * every write to its replicas in the event-loop iteration that applied it, so on loopback the gap is
+     * milliseconds; 2 s leaves room for a master or replica descheduled on a busy two-core machine.
+     */
+    static final long REPLICATION_LAG = 2_000_000;
+    /** The SIGKILL of a master lands within this long after the recorded injection. */
+    static final long KILL_LANDS = 200_000;
+
+    private LossCheck() {
+    }
+
+    static void run(RunLog log, Messages messages, Verdict verdict) {
+        long count = 0;
+        long consumed = 0;
+        long dead = 0;
+        long deadAndConsumed = 0;
+        long superseded = 0;
+        long lostDurable = 0;
+        long lostExcused = 0;
+        long lostUnexplained = 0;
+        long unreceiptedConsumed = 0;
+        long durableMessages = 0;
+        Map<String, Long> byDeployment = new TreeMap<>();
+        Map<String, Long> supersededByType = new TreeMap<>();
+        List<String> lostExamples = new ArrayList<>();
+        for (Instance instance : messages.all()) {
+            if (instance.status == Messages.Status.UNRECEIPTED) {
+                if (instance.consumed()) {
+                    unreceiptedConsumed++;
+                }
+                continue;
+            }
+            count++;
+            byDeployment.merge(log.topicDeployments.getOrDefault(instance.topic, "?"), 1L, Long::sum);
+            if (instance.durable()) {
+                durableMessages++;
+            }
+            if (instance.consumed()) {
+                consumed++;
+            }
+            if (instance.dead != null) {
+                dead++;
+                if (instance.consumed()) {
+                    deadAndConsumed++;
+                }
+            }
+            if (instance.status == Messages.Status.SUPERSEDED) {
+                superseded++;
+                supersededByType.merge(instance.type, 1L, Long::sum);
+            } else if (instance.status == Messages.Status.LOST) {
+                String excuse = null;
+                if (instance.durable()) {
+                    lostDurable++;
+                } else if ((excuse = lostWithUnreplicatedWrite(log, instance)) != null) {
+                    lostExcused++;
+                } else {
+                    lostUnexplained++;
+                }
+                Verdict.example(lostExamples, instance.describe() + (excuse == null ? "" : "; " + excuse));
+            }
+        }
+        verdict.figures().put("sent", messages.sent);
+        verdict.figures().put("merged", messages.merged);
+        verdict.figures().put("consumed_unique", consumed);
+        verdict.figures().put("dead", dead);
+        verdict.figures().put("lost", lostDurable + lostExcused + lostUnexplained);
+        verdict.figures().put("lost_durable", lostDurable);
+        verdict.figures().put("lost_non_durable", lostExcused);
+        verdict.figures().put("lost_unexplained", lostUnexplained);
+        verdict.details().put("messages", count);
+        verdict.details().put("messages_by_deployment", byDeployment);
+        verdict.details().put("messages_durable", durableMessages);
+        verdict.details().put("send_failures", messages.sendFailures);
+        verdict.details().put("superseded", superseded);
+        verdict.details().put("superseded_by_type", supersededByType);
+        verdict.details().put("dead_and_consumed", deadAndConsumed);
+        verdict.details().put("dead_not_attributed", messages.unattributedDead);
+        verdict.details().put("consumed_without_receipt", unreceiptedConsumed);
+        verdict.details().put("deliveries_not_attributed", messages.unattributedRuns);
+        verdict.details().put("lost_examples", lostExamples);
+        long deadWithoutReason = 0;
+        List<String> deadWithoutReasonExamples = new ArrayList<>();
+        for (RunLog.Dead entry : log.dead) {
+            if (entry.lastError() == null || entry.lastError().isBlank()) {
+                deadWithoutReason++;
+                Verdict.example(deadWithoutReasonExamples, entry.topic() + "_" + entry.slot() + " " + entry.key());
+            }
+        }
+        verdict.details().put("dead_without_reason", deadWithoutReason);
+        verdict.details().put("dead_without_reason_examples", deadWithoutReasonExamples);
+        verdict.failIf(lostDurable > 0, lostDurable + " durable message(s) lost");
+        verdict.failIf(lostUnexplained > 0, lostUnexplained
+                + " message(s) lost without a master SIGKILL right after their send to explain it");
+        verdict.failIf(deadWithoutReason > 0, deadWithoutReason + " dead message(s) without a recorded reason");
+    }
+
+    /**
+     * The master kill that explains the loss of a non-durable message, or null: the kill hit the master of the
+     * message's slot, and the send that created the message went out before the kill landed and was acknowledged
+     * at most {@link #REPLICATION_LAG} before it.
+     */
+    private static String lostWithUnreplicatedWrite(RunLog log, Instance instance) {
+        Send creating = instance.sends.get(0);
+        String slot = instance.topic + "_" + instance.slot();
+        for (Fault fault : log.faults) {
+            if (fault.kind().equals(DuplicateCheck.MASTER_KILL) && fault.slots().contains(slot)
+                    && creating.startMicros() <= fault.injectMicros() + KILL_LANDS
+                    && creating.endMicros() >= fault.injectMicros() - REPLICATION_LAG) {
+                return "sent " + (fault.injectMicros() - creating.endMicros()) / 1000 + " ms before fault " + fault.id()
+                        + " killed its master";
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,207 @@
+package dev.rmq.faults.check;
+
+import dev.rmq.faults.check.RunLog.Dead;
+import dev.rmq.faults.check.RunLog.Run;
+import dev.rmq.faults.check.RunLog.Send;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The messages of a run, each an {@link Instance}: the sends of one key, in the producer's order, with the
+ * deliveries and the dead entry that belong to it, and what became of it.
+ *
+ * <p>A receipt with {@code merged=false} starts an instance and the later receipts with {@code merged=true} join
+ * it (a failed send joins the instance in progress; merged receipts with no instance before them start one whose
+ * first send failed). An instance with at least one receipt is accountable. Every delivery carries the seq of the
+ * send whose payload it has, which names its instance.
+ */
+final class Messages {
+
+    enum Status { CONSUMED, DEAD, SUPERSEDED, LOST, UNRECEIPTED }
+
+    static final class Instance {
+        final String topic;
+        final String key;
+        final String type;
+        final List<Send> sends = new ArrayList<>();
+        final List<Run> runs = new ArrayList<>();
+        Dead dead;
+        Status status;
+
+        Instance(String topic, String key, String type) {
+            this.topic = topic;
+            this.key = key;
+            this.type = type;
+        }
+
+        long firstSeq() {
+            return sends.get(0).seq();
+        }
+
+        /** Whether its sends waited for a replica: a burst goes through one producer, durable or not. */
+        boolean durable() {
+            return sends.get(0).durable();
+        }
+
+        boolean accountable() {
+            return sends.stream().anyMatch(Send::ok);
+        }
+
+        boolean consumed() {
+            return runs.stream().anyMatch(Run::succeeded);
+        }
+
+        /** The slot, from the first receipt. */
+        int slot() {
+            return sends.stream().filter(Send::ok).mapToInt(Send::slot).findFirst().orElse(-1);
+        }
+
+        /** The earliest time (epoch ms, Redis clock = host clock) at which this message could have been polled. */
+        long earliestDueMs() {
+            Send first = sends.get(0);
+            return switch (type) {
+                case "RANGE_MERGE" -> first.startMicros() / 1000 + first.value();
+                case "FIXED_TIME" -> sends.get(sends.size() - 1).value();
+                default -> Long.MIN_VALUE;
+            };
+        }
+
+        /**
+         * For a range-merge message, the earliest due time a delivery carrying the payload of send {@code seq} can
+         * have: the message was created by one of the sends up to it that did not merge (or failed, yet may have
+         * been applied), at that send's start or later, and a merge keeps the creating send's due time.
+         */
+        long earliestRangeDueMs(long seq) {
+            long earliest = Long.MAX_VALUE;
+            for (Send send : sends) {
+                if (send.seq() <= seq && send.mayCreate()) {
+                    earliest = Math.min(earliest, send.startMicros() / 1000 + send.value());
+                }
+            }
+            return earliest == Long.MAX_VALUE ? Long.MIN_VALUE : earliest;
+        }
+
+        String describe() {
+            StringBuilder text = new StringBuilder(topic + " " + key + " sends");
+            for (Send send : sends) {
+                text.append(' ').append(send.seq()).append(send.ok() ? (send.merged() ? "(merged)" : "(new)") : "(failed)")
+                        .append('@').append(send.startMicros());
+            }
+            text.append(", ").append(runs.size()).append(" delivery(ies)");
+            return text.toString();
+        }
+    }
+
+    final Map<String, List<Instance>> byKey = new HashMap<>();
+    long sent;
+    long merged;
+    long sendFailures;
+    long unattributedRuns;
+    long unattributedDead;
+
+    Messages(RunLog log) {
+        for (Send send : log.sends) {
+            if (send.ok()) {
+                sent++;
+                if (send.merged()) {
+                    merged++;
+                }
+            } else {
+                sendFailures++;
+            }
+            List<Instance> instances = byKey.computeIfAbsent(send.topic() + " " + send.key(), k -> new ArrayList<>());
+            Instance current = instances.isEmpty() ? null : instances.get(instances.size() - 1);
+            if (current == null || (send.ok() && !send.merged())) {
+                current = new Instance(send.topic(), send.key(), log.typeOf(send.topic()));
+                instances.add(current);
+            }
+            current.sends.add(send);
+        }
+        for (Run run : log.runs) {
+            if (run.probe()) {
+                continue;
+            }
+            Instance instance = instanceOf(run.topic(), run.key(), run.seq());
+            if (instance == null) {
+                unattributedRuns++;
+            } else {
+                instance.runs.add(run);
+            }
+        }
+        for (Dead dead : log.dead) {
+            Instance instance = dead.probe() || dead.seq() < 0 ? null : instanceOf(dead.topic(), dead.key(), dead.seq());
+            if (instance == null) {
+                unattributedDead++;
+            } else {
+                instance.dead = dead;
+            }
+        }
+        decideStatuses();
+    }
+
+    /** The instance of {@code key} that the send {@code seq} belongs to, or null. */
+    Instance instanceOf(String topic, String key, long seq) {
+        List<Instance> instances = byKey.get(topic + " " + key);
+        if (instances == null) {
+            return null;
+        }
+        Instance found = null;
+        for (Instance instance : instances) {
+            if (instance.firstSeq() <= seq) {
+                found = instance;
+            } else {
+                break;
+            }
+        }
+        return found;
+    }
+
+    List<Instance> all() {
+        List<Instance> all = new ArrayList<>();
+        byKey.values().forEach(all::addAll);
+        return all;
+    }
+
+    /**
+     * Consumed when a handler finished it successfully; dead when the dead queue holds it at the end;
+     * superseded when neither, but the next instance of its key is covered and this one may have been in flight
+     * when that one was sent (a failed, expired or released delivery then finds the newer send waiting and merges
+     * into it); lost otherwise.
+     */
+    private void decideStatuses() {
+        for (List<Instance> instances : byKey.values()) {
+            boolean nextCovered = false;
+            Instance next = null;
+            for (int i = instances.size() - 1; i >= 0; i--) {
+                Instance instance = instances.get(i);
+                if (instance.consumed()) {
+                    instance.status = Status.CONSUMED;
+                } else if (instance.dead != null) {
+                    instance.status = Status.DEAD;
+                } else if (next != null && nextCovered && mayHaveMergedInto(instance, next)) {
+                    instance.status = Status.SUPERSEDED;
+                } else {
+                    instance.status = Status.LOST;
+                }
+                boolean covered = instance.status != Status.LOST;
+                if (!instance.accountable()) {
+                    instance.status = Status.UNRECEIPTED;
+                }
+                nextCovered = covered;
+                next = instance;
+            }
+        }
+    }
+
+    /**
+     * Whether {@code older} could have been in flight when {@code newer} was created, so that it merged into it.
+     * For a time-based message this is only possible once it was due.
+     */
+    private static boolean mayHaveMergedInto(Instance older, Instance newer) {
+        long newerCreatedMs = newer.sends.get(0).endMicros() / 1000;
+        return older.earliestDueMs() <= newerCreatedMs + 100;
+    }
+}

@@ -1,0 +1,89 @@
+package dev.rmq.faults.check;
+
+import dev.rmq.faults.check.RunLog.Run;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * One worker per slot at any instant. Each handler run is an interval of one slot, from its start to its end (or
+ * to the death of its process). Two intervals of one slot by different workers that intersect are an overlap.
+ * Since a slot taken over without a release is polled only after the old owner's latest lease, the one overlap
+ * the design allows is a handler that outlived its own lease: the earlier run was frozen by SIGSTOP while it ran,
+ * and the later one started after the earlier one's lease deadline. It is counted as a paused-handler overlap and
+ * must end in a redelivery of its message (fencing refused its late commit), or in the dead queue after the lease
+ * expiry used up its retries; every other overlap is a violation.
+ */
+final class OverlapCheck {
+
+    private OverlapCheck() {
+    }
+
+    static void run(RunLog log, Verdict verdict) {
+        long violations = 0;
+        long paused = 0;
+        long pausedRedelivered = 0;
+        List<String> violationExamples = new ArrayList<>();
+        List<String> pausedExamples = new ArrayList<>();
+        Map<String, List<Run>> bySlot = new TreeMap<>();
+        for (Run run : log.runs) {
+            bySlot.computeIfAbsent(run.slotName(), k -> new ArrayList<>()).add(run);
+        }
+        for (List<Run> slotRuns : bySlot.values()) {
+            List<Run> active = new ArrayList<>();
+            for (Run run : slotRuns) {
+                active.removeIf(a -> a.end() <= run.start());
+                Run violating = null;
+                Run frozen = null;
+                for (Run other : active) {
+                    if (other.who().equals(run.who())) {
+                        continue;
+                    }
+                    if (log.wasPausedDuring(other)
+                            && run.start() >= other.leaseMs() * 1000 - EarlyCheck.EARLY_TOLERANCE_MS * 1000) {
+                        frozen = frozen == null ? other : frozen;
+                    } else {
+                        violating = violating == null ? other : violating;
+                    }
+                }
+                if (violating != null) {
+                    violations++;
+                    Verdict.example(violationExamples, run.slotName() + ": " + DuplicateCheck.brief(violating)
+                            + " still ran when " + DuplicateCheck.brief(run) + " started");
+                } else if (frozen != null) {
+                    paused++;
+                    boolean redelivered = redeliveredAfter(log, frozen);
+                    if (redelivered) {
+                        pausedRedelivered++;
+                    }
+                    Verdict.example(pausedExamples, run.slotName() + ": " + DuplicateCheck.brief(frozen)
+                            + " was frozen by SIGSTOP mid-handler, outlived its lease (" + frozen.leaseMs()
+                            + " ms) and finished after " + DuplicateCheck.brief(run) + " started; "
+                            + (redelivered ? "its message was redelivered" : "its message was NOT redelivered"));
+                }
+                active.add(run);
+            }
+        }
+        verdict.figures().put("overlap_violations", violations);
+        verdict.figures().put("paused_handler_overlaps", paused);
+        verdict.figures().put("paused_handler_overlaps_redelivered", pausedRedelivered);
+        verdict.details().put("overlap_violation_examples", violationExamples);
+        verdict.details().put("paused_handler_overlap_examples", pausedExamples);
+        verdict.failIf(violations > 0, violations + " time(s) two workers ran one slot at once");
+        verdict.failIf(paused > pausedRedelivered, (paused - pausedRedelivered) + " paused handler(s) overlapped by a"
+                + " new owner whose message was not redelivered: a late commit was accepted");
+    }
+
+    /**
+     * Whether the message of {@code run} was delivered again after it, as a refused commit makes it, or went dead
+     * because that lease expiry used up its retries.
+     */
+    private static boolean redeliveredAfter(RunLog log, Run run) {
+        boolean again = log.runs.stream().anyMatch(r -> r != run && r.key().equals(run.key())
+                && r.topic().equals(run.topic()) && r.start() > run.start());
+        return again || log.dead.stream().anyMatch(d -> d.key().equals(run.key()) && d.topic().equals(run.topic())
+                && d.lastError() != null && d.lastError().contains("lease expired"));
+    }
+}

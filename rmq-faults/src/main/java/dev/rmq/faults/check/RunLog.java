@@ -1,0 +1,196 @@
+package dev.rmq.faults.check;
+
+import dev.rmq.faults.events.HarnessEvent;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A run as the checker sees it, read from its events: the sends, the handler runs, the consumer lives, what rmq
+ * reported about acknowledgements and sessions, the faults and the dead queue at the end.
+ */
+final class RunLog {
+
+    /** A consumer process's life: when it started and ended, whether it was killed, and when it was frozen. */
+    record Incarnation(String id, long startMicros, long endMicros, boolean killed, List<long[]> pauses) {
+    }
+
+    record Send(long seq, String topic, String key, int slot, boolean ok, boolean merged, boolean durable,
+                long startMicros, long endMicros, long value) {
+
+        /** Whether this send may have created a message rather than merged into one. */
+        boolean mayCreate() {
+            return !ok || !merged;
+        }
+    }
+
+    /**
+     * One handler run. {@code end} is the run's end, or the end of its process (or of the run) when it never
+     * ended; {@code leaseMs} is the lease deadline the delivery had when its handler started.
+     */
+    record Run(String incarnation, String worker, String topic, int slot, String key, long seq, boolean probe,
+               int attempt, long start, long end, String outcome, long redisNowMs, long dueMs, long fixedMs,
+               long leaseMs) {
+
+        boolean succeeded() {
+            return "ok".equals(outcome);
+        }
+
+        String slotName() {
+            return topic + "_" + slot;
+        }
+
+        /** The worker across processes: its incarnation and thread. */
+        String who() {
+            return incarnation + "/" + worker;
+        }
+    }
+
+    /** What rmq reported about an acknowledgement of a slot: it failed, came too late for its lease, or was fenced. */
+    enum TroubleKind { FAILED, STALE, FENCED }
+
+    record AckTrouble(TroubleKind kind, String incarnation, String worker, String slot, String key, long micros) {
+    }
+
+    record Fault(int id, String kind, String target, long injectMicros, long healMicros, long recoveryMicros,
+                 Set<String> slots) {
+    }
+
+    record Dead(String topic, int slot, String key, long seq, boolean probe, String lastError, int attempts) {
+    }
+
+    final Map<String, String> topicTypes = new LinkedHashMap<>();
+    final Map<String, String> topicDeployments = new LinkedHashMap<>();
+    long sessionTimeoutMicros = 4_000_000;
+    final List<Send> sends = new ArrayList<>();
+    final List<Run> runs = new ArrayList<>();
+    final Map<String, Incarnation> incarnations = new LinkedHashMap<>();
+    final Map<String, List<AckTrouble>> troubles = new HashMap<>();
+    final Map<String, List<Long>> sessionsLost = new HashMap<>();
+    final List<Fault> faults = new ArrayList<>();
+    final List<Dead> dead = new ArrayList<>();
+    long runEndMicros;
+
+    private RunLog() {
+    }
+
+    static RunLog of(List<HarnessEvent> events) {
+        RunLog log = new RunLog();
+        Map<String, HarnessEvent.Delivered> open = new HashMap<>();
+        Map<String, long[]> lives = new LinkedHashMap<>();
+        Map<String, Boolean> killed = new HashMap<>();
+        Map<String, List<long[]>> pauses = new HashMap<>();
+        List<HarnessEvent.Delivered> unfinished = new ArrayList<>();
+        for (HarnessEvent event : events) {
+            log.runEndMicros = Math.max(log.runEndMicros, event.micros());
+            log.read(event, open, unfinished, lives, killed, pauses);
+        }
+        lives.forEach((id, life) -> log.incarnations.put(id, new Incarnation(id, life[0], life[1],
+                killed.getOrDefault(id, false), List.copyOf(pauses.getOrDefault(id, List.of())))));
+        unfinished.addAll(open.values());
+        for (HarnessEvent.Delivered start : unfinished) {
+            Incarnation life = log.incarnations.get(start.incarnation());
+            long end = life != null && life.endMicros() >= 0 ? life.endMicros() : log.runEndMicros;
+            log.runs.add(run(start, end, "none"));
+        }
+        log.sends.sort(Comparator.comparingLong(Send::seq));
+        log.runs.sort(Comparator.comparingLong(Run::start));
+        return log;
+    }
+
+    /** Folds one event into the log; the maps collect what only the end of the run completes. */
+    private void read(HarnessEvent event, Map<String, HarnessEvent.Delivered> open, List<HarnessEvent.Delivered> unfinished,
+                      Map<String, long[]> lives, Map<String, Boolean> killed, Map<String, List<long[]>> pauses) {
+        if (event instanceof HarnessEvent.RunStarted e) {
+            sessionTimeoutMicros = e.sessionTimeoutMs() * 1000;
+            for (HarnessEvent.Topic topic : e.topics()) {
+                topicTypes.put(topic.name(), topic.type());
+                topicDeployments.put(topic.name(), topic.deployment());
+            }
+        } else if (event instanceof HarnessEvent.Sent e) {
+            sends.add(new Send(e.seq(), e.topic(), e.key(), e.slot(), true, e.merged(), e.durable(), e.startMicros(),
+                    e.micros(), e.value()));
+        } else if (event instanceof HarnessEvent.SendFailed e) {
+            sends.add(new Send(e.seq(), e.topic(), e.key(), -1, false, false, e.durable(), e.startMicros(), e.micros(),
+                    e.value()));
+        } else if (event instanceof HarnessEvent.Delivered e) {
+            HarnessEvent.Delivered before = open.put(e.incarnation() + "/" + e.worker(), e);
+            if (before != null) {
+                unfinished.add(before);
+            }
+        } else if (event instanceof HarnessEvent.Handled e) {
+            HarnessEvent.Delivered start = open.remove(e.incarnation() + "/" + e.worker());
+            if (start != null) {
+                runs.add(run(start, e.micros(), e.outcome()));
+            }
+        } else if (event instanceof HarnessEvent.Acknowledged e) {
+            if ("stale".equals(e.outcome())) {
+                trouble(new AckTrouble(TroubleKind.STALE, e.incarnation(), e.worker(), e.topic() + "_" + e.slot(),
+                        e.key(), e.micros()));
+            }
+        } else if (event instanceof HarnessEvent.AckFailed e) {
+            trouble(new AckTrouble(TroubleKind.FAILED, e.incarnation(), e.worker(), e.topic() + "_" + e.slot(), null,
+                    e.micros()));
+        } else if (event instanceof HarnessEvent.SlotFenced e) {
+            if ("ack".equals(e.during())) {
+                trouble(new AckTrouble(TroubleKind.FENCED, e.incarnation(), e.worker(), e.topic() + "_" + e.slot(),
+                        null, e.micros()));
+            }
+        } else if (event instanceof HarnessEvent.SessionChanged e) {
+            if ("LOST".equals(e.state())) {
+                sessionsLost.computeIfAbsent(e.incarnation(), k -> new ArrayList<>()).add(e.micros());
+            }
+        } else if (event instanceof HarnessEvent.ProcessStarted e) {
+            lives.put(e.incarnation(), new long[] {e.micros(), -1});
+        } else if (event instanceof HarnessEvent.ProcessEnded e) {
+            lives.computeIfAbsent(e.incarnation(), k -> new long[] {Long.MIN_VALUE, -1})[1] = e.micros();
+            killed.put(e.incarnation(), e.killed());
+        } else if (event instanceof HarnessEvent.ProcessPaused e) {
+            pauses.computeIfAbsent(e.incarnation(), k -> new ArrayList<>()).add(new long[] {e.micros(), e.resumedMicros()});
+        } else if (event instanceof HarnessEvent.FaultInjected e) {
+            faults.add(new Fault(e.id(), e.kind(), e.target(), e.micros(), e.healMicros(), e.recoveryMicros(), e.slots()));
+        } else if (event instanceof HarnessEvent.DeadAtEnd e) {
+            dead.add(new Dead(e.topic(), e.slot(), e.key(), e.seq(), e.probe(), e.lastError(), e.attempts()));
+        }
+        // owner changes and the run's end are for people: who held a slot is judged from the handlers that ran
+    }
+
+    private static Run run(HarnessEvent.Delivered b, long end, String outcome) {
+        return new Run(b.incarnation(), b.worker(), b.topic(), b.slot(), b.key(), b.seq(), b.probe(), b.attempt(),
+                b.micros(), end, outcome, b.redisNowMs(), b.dueMs(), b.fixedMs(), b.leaseMs());
+    }
+
+    private void trouble(AckTrouble trouble) {
+        troubles.computeIfAbsent(trouble.incarnation(), k -> new ArrayList<>()).add(trouble);
+    }
+
+    String typeOf(String topic) {
+        String type = topicTypes.get(topic);
+        if (type == null) {
+            throw new IllegalArgumentException("the run's events name no topic '" + topic + "'");
+        }
+        return type;
+    }
+
+    boolean sessionLostBetween(String incarnation, long from, long to) {
+        return sessionsLost.getOrDefault(incarnation, List.of()).stream().anyMatch(at -> at >= from && at <= to);
+    }
+
+    boolean wasPausedDuring(Run run) {
+        Incarnation life = incarnations.get(run.incarnation());
+        if (life == null) {
+            return false;
+        }
+        for (long[] pause : life.pauses()) {
+            if (pause[0] <= run.end() && pause[1] >= run.start()) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

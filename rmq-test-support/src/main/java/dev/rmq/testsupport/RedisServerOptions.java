@@ -1,0 +1,94 @@
+package dev.rmq.testsupport;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * How to start a server. Immutable; each {@code with*} returns a copy.
+ *
+ * <pre>{@code RedisServerOptions.defaults().withArgs("--appendonly", "yes", "--appendfsync", "always")}</pre>
+ */
+public final class RedisServerOptions {
+
+    // The helper owns these; letting callers change them would break port bookkeeping,
+    // cleanup, or (daemonize) the process handle itself.
+    private static final Set<String> RESERVED = Set.of("--port", "--dir", "--daemonize", "--logfile");
+
+    private final List<String> args;
+    private final Path dataDir;
+    private final Duration startupTimeout;
+    private final boolean killedAtExit;
+
+    private RedisServerOptions(List<String> args, Path dataDir, Duration startupTimeout, boolean killedAtExit) {
+        this.args = List.copyOf(args);
+        this.dataDir = dataDir;
+        this.startupTimeout = startupTimeout;
+        this.killedAtExit = killedAtExit;
+    }
+
+    /** No persistence, fresh temp directory, 10 s to answer PING, killed when the JVM exits. */
+    public static RedisServerOptions defaults() {
+        return new RedisServerOptions(List.of(), null, Duration.ofSeconds(10), true);
+    }
+
+    /**
+     * Extra {@code redis-server} arguments, appended after the defaults so they override them
+     * ({@code "--appendonly", "yes"} wins over the default {@code --appendonly no}).
+     */
+    public RedisServerOptions withArgs(String... extra) {
+        for (String arg : extra) {
+            if (RESERVED.contains(Objects.requireNonNull(arg, "arg").toLowerCase(Locale.ROOT))) {
+                throw new IllegalArgumentException(arg + " is managed by RedisServer and cannot be overridden"
+                        + (arg.equalsIgnoreCase("--dir") ? "; use withDataDir(...)" : ""));
+            }
+        }
+        List<String> all = new ArrayList<>(args);
+        all.addAll(Arrays.asList(extra));
+        return new RedisServerOptions(all, dataDir, startupTimeout, killedAtExit);
+    }
+
+    /** Use this directory instead of a fresh temp one; it is created if needed and never deleted. */
+    public RedisServerOptions withDataDir(Path dir) {
+        return new RedisServerOptions(args, Objects.requireNonNull(dir, "dir"), startupTimeout, killedAtExit);
+    }
+
+    public RedisServerOptions withStartupTimeout(Duration timeout) {
+        return new RedisServerOptions(args, dataDir, Objects.requireNonNull(timeout, "timeout"), killedAtExit);
+    }
+
+    /**
+     * Leaves stopping the server to its owner alone: no JVM shutdown hook kills it. For an application
+     * whose own graceful shutdown must still reach Redis, which the hook would race.
+     */
+    public RedisServerOptions stoppedOnlyByClose() {
+        return new RedisServerOptions(args, dataDir, startupTimeout, false);
+    }
+
+    public boolean killedAtExit() {
+        return killedAtExit;
+    }
+
+    public List<String> args() {
+        return args;
+    }
+
+    /** Null means a fresh temp directory per server. */
+    public Path dataDir() {
+        return dataDir;
+    }
+
+    public Duration startupTimeout() {
+        return startupTimeout;
+    }
+
+    boolean clusterEnabled() {
+        int i = args.lastIndexOf("--cluster-enabled");
+        return i >= 0 && i + 1 < args.size() && args.get(i + 1).equalsIgnoreCase("yes");
+    }
+}
