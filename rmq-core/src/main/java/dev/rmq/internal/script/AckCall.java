@@ -50,7 +50,7 @@ public record AckCall(RetryPolicy policy, String fence, List<Ack> acks) implemen
                     .arg("op", ack -> ack.op().code)
                     .arg("key", Ack::key)
                     .arg("token", Ack::token)
-                    .arg("error", Ack::error)
+                    .arg("reason", Ack::error)
                     .build())
             .build();
 

@@ -5,9 +5,9 @@ import java.util.List;
 
 /**
  * The shape of a script's ARGV, as both sides declare it: the Lua header (read by {@link ScriptHeader}) and
- * the Java encoder ({@link Argv}). Arguments come in order; a {@link Kind#ROWS} argument is passed as its
- * row count followed by its rows, each the listed fields; a {@link Kind#GROUP} argument is a fixed run of
- * fields declared once (in lib.lua and in one Java class) and shared by several scripts.
+ * the Java encoder ({@link Argv}). Arguments come in order; a {@link Kind#ROWS} argument, the last if there is
+ * one, is passed as its row count followed by its rows, each the listed fields; a {@link Kind#GROUP} argument is
+ * a fixed run of fields declared once (in lib.lua and in one Java class) and shared by several scripts.
  *
  * @param entries the arguments in order
  */
@@ -32,9 +32,11 @@ public record ArgvLayout(List<Entry> entries) {
 
     public ArgvLayout {
         entries = List.copyOf(entries);
-        long lists = entries.stream().filter(e -> e.kind() == Kind.ROWS).count();
-        if (lists > 1) {
-            throw new IllegalArgumentException("a script takes at most one list of rows, not " + lists + ": " + entries);
+        for (int i = 0; i < entries.size() - 1; i++) {
+            if (entries.get(i).kind() == Kind.ROWS) {
+                throw new IllegalArgumentException("a list of rows must be a script's last argument, as '"
+                        + entries.get(i).name() + "' is not: " + entries);
+            }
         }
     }
 

@@ -77,45 +77,59 @@ final class ScriptSource {
         }
     }
 
-    /** The Lua that turns ARGV into the table ARG, as the ARGV block of the script's header lays it out. */
+    /**
+     * The Lua that reads ARGV as the script's ARGV block lays it out: the table {@code ARG} with each single
+     * argument and each group (a nested table) by name, a list as its row count, and for a list a local function
+     * {@code ARG_<list>(i)} that returns the fields of row {@code i} in the order the block lists them. Rows are
+     * read where they are used, so that a call of a thousand rows allocates nothing per row. A call whose
+     * argument count does not fit is refused with {@code RMQ_ARGV} before anything runs.
+     */
     static final class Prologue {
 
         private Prologue() {
         }
 
         static String of(String file, ArgvLayout layout) {
-            StringBuilder lua = new StringBuilder("local ARG = {}\nlocal ARG_COUNT_OK = true\ndo\n    local at = 1\n");
+            StringBuilder table = new StringBuilder("local ARG = {");
+            StringBuilder rows = new StringBuilder();
+            String countCheck = null;
+            int at = 1;
             for (ArgvLayout.Entry entry : layout.entries()) {
+                if (at > 1) {
+                    table.append(',');
+                }
+                table.append(' ').append(entry.name()).append(" = ");
                 switch (entry.kind()) {
-                    case SCALAR -> lua.append("    ARG.").append(entry.name()).append(" = ARGV[at]\n    at = at + 1\n");
+                    case SCALAR -> table.append("ARGV[").append(at++).append(']');
                     case GROUP -> {
-                        lua.append("    ARG.").append(entry.name()).append(" = {");
-                        appendFields(lua, entry.fields());
-                        lua.append("}\n    at = at + ").append(entry.fields().size()).append('\n');
+                        table.append('{');
+                        for (int f = 0; f < entry.fields().size(); f++) {
+                            table.append(f == 0 ? " " : ", ").append(entry.fields().get(f)).append(" = ARGV[")
+                                    .append(at++).append(']');
+                        }
+                        table.append(" }");
                     }
                     case ROWS -> {
-                        lua.append("    local count = tonumber(ARGV[at])\n    at = at + 1\n    local rows = {}\n")
-                                .append("    if count == nil then\n        ARG_COUNT_OK = false\n    else\n")
-                                .append("        for i = 1, count do\n            rows[i] = {");
-                        appendFields(lua, entry.fields());
-                        lua.append("}\n            at = at + ").append(entry.fields().size()).append('\n')
-                                .append("        end\n    end\n    ARG.").append(entry.name()).append(" = rows\n");
+                        int width = entry.fields().size();
+                        int countAt = at;
+                        table.append("tonumber(ARGV[").append(countAt).append("])");
+                        rows.append("local function ARG_").append(entry.name()).append("(i)\n")
+                                .append("    local at = ").append(countAt + 1 - width).append(" + ").append(width)
+                                .append(" * i\n    return ");
+                        for (int f = 0; f < width; f++) {
+                            rows.append(f == 0 ? "" : ", ").append("ARGV[at").append(f == 0 ? "" : " + " + f).append(']');
+                        }
+                        rows.append("\nend\n");
+                        countCheck = "ARG." + entry.name() + " == nil or " + countAt + " + " + width + " * ARG."
+                                + entry.name() + " ~= #ARGV";
+                        at++;
                     }
                 }
             }
-            lua.append("    if at - 1 ~= #ARGV then\n        ARG_COUNT_OK = false\n    end\nend\n")
-                    .append("if not ARG_COUNT_OK then\n    return redis.error_reply('RMQ_ARGV ").append(file)
-                    .append(" takes ").append(String.join(", ", layout.describe())).append("; it got ' .. #ARGV .. ' arguments')\nend");
-            return lua.toString();
-        }
-
-        private static void appendFields(StringBuilder lua, List<String> fields) {
-            for (int i = 0; i < fields.size(); i++) {
-                if (i > 0) {
-                    lua.append(", ");
-                }
-                lua.append(fields.get(i)).append(" = ARGV[at").append(i == 0 ? "" : " + " + i).append(']');
-            }
+            table.append(" }\n");
+            String check = countCheck != null ? countCheck : "#ARGV ~= " + (at - 1);
+            return table + rows.toString() + "if " + check + " then\n    return redis.error_reply('RMQ_ARGV " + file
+                    + " takes " + String.join(", ", layout.describe()) + "; it got ' .. #ARGV .. ' arguments')\nend";
         }
     }
 }

@@ -8,7 +8,7 @@
 --                   'U' release unstarted (back to waiting at its score, the delivery not counted)
 --     key           the message key
 --     token         the lease deadline the delivery was given; a different one means the lease was lost
---     error         why it failed ('' on commit)
+--     reason        why it failed ('' on commit)
 -- RETURNS one result per ack, in order: committed retry dead merged released stale gone
 --   (merged: a newer send of the key already waits; stale: the lease was lost, nothing done;
 --   gone: the in-flight body was missing).
@@ -17,24 +17,25 @@ local policy = policy_from(ARG.policy)
 if fenced(ARG.fence) then
     return fenced_error()
 end
-local acks = ARG.acks
-if #acks == 0 then
+local n = ARG.acks
+if n == 0 then
     return {}
 end
 -- One ZMSCORE for the whole batch (Redis 6.2+): most acks are commits, and one command per message would
 -- cost more than the commits themselves.
 local keys = {}
-for i, ack in ipairs(acks) do
-    keys[i] = ack.key
+for i = 1, n do
+    local _, key = ARG_acks(i)
+    keys[i] = key
 end
 local leases = redis.call('ZMSCORE', K_PREPARE, unpack(keys))
 local results = {}
 local committed = {}
-for i, ack in ipairs(acks) do
-    local op, key = ack.op, ack.key
+for i = 1, n do
+    local op, key, token, reason = ARG_acks(i)
     local lease = leases[i]
     local result
-    if not lease or tonumber(lease) ~= tonumber(ack.token) then
+    if not lease or tonumber(lease) ~= tonumber(token) then
         result = 'stale'
     elseif op == 'C' then
         committed[#committed + 1] = key
@@ -53,7 +54,7 @@ for i, ack in ipairs(acks) do
             redis.call('HSET', K_BODY, key, env)
         end
     else
-        result = fail(key, ack.error, NOW_MS, policy, op == 'D')
+        result = fail(key, reason, NOW_MS, policy, op == 'D')
     end
     results[i] = result
 end

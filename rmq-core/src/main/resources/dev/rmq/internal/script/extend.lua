@@ -13,10 +13,11 @@ if fenced(ARG.fence) then
 end
 local deadline = NOW_US + tonumber(ARG.lease_ms) * 1000
 local results = {}
-for i, lease in ipairs(ARG.leases) do
-    local held = redis.call('ZSCORE', K_PREPARE, lease.key)
-    if held and tonumber(held) == tonumber(lease.token) then
-        redis.call('ZADD', K_PREPARE, deadline, lease.key)
+for i = 1, ARG.leases do
+    local key, token = ARG_leases(i)
+    local held = redis.call('ZSCORE', K_PREPARE, key)
+    if held and tonumber(held) == tonumber(token) then
+        redis.call('ZADD', K_PREPARE, deadline, key)
         results[i] = deadline
     else
         results[i] = 0

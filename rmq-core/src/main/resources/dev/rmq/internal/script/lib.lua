@@ -14,11 +14,13 @@
 -- A pipelined call adds a call key after them (see replay.lua).
 --
 -- ARGV: each script declares its arguments in an ARGV block of its header, one per line, in order.
--- `name[]` is a list, passed as its length followed by its rows; the indented lines under it are the
--- fields of a row. `name{}` is one of the groups declared below. The loader turns the block into the
--- table ARG (ARG.slot, ARG.messages[i].key, ARG.policy.max_retries), all values as Redis passed them
--- (strings), and refuses a call whose argument count does not fit. The Java side encodes the same names
--- in the same order; a test holds the two together.
+-- `name{}` is one of the groups declared below. `name[]`, the last argument if any, is a list, passed as
+-- its length followed by its rows; the indented lines under it are the fields of a row. The loader turns
+-- the block into the table ARG (ARG.slot, ARG.policy.max_retries), with a list as its row count
+-- (ARG.messages), and for a list the function ARG_<name>(i), which returns the fields of row i in the
+-- order the block lists them: `local key, value, envelope = ARG_messages(i)`. Values are as Redis passed
+-- them (strings). A call whose argument count does not fit is refused. The Java side encodes the same
+-- names in the same order; a test holds the two together, names of row fields included.
 --
 -- ARGV GROUP policy: the topic's retry policy, for the scripts that end deliveries
 --   type            'R' range-merge, 'P' priority, 'F' fixed-time

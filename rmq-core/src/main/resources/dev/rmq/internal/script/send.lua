@@ -12,12 +12,12 @@
 -- RETURNS one integer per message, in order: 1 merged into a waiting message, 0 added.
 -- ERRORS RMQ_PAST when a fixed time is not after the Redis clock; nothing is written then.
 local typ = ARG.type
-local messages = ARG.messages
 
 if typ == 'F' then
-    for _, m in ipairs(messages) do
-        if tonumber(m.value) <= NOW_MS then
-            return redis.error_reply('RMQ_PAST fixedTime ' .. m.value .. ' of key "' .. m.key
+    for i = 1, ARG.messages do
+        local key, value = ARG_messages(i)
+        if tonumber(value) <= NOW_MS then
+            return redis.error_reply('RMQ_PAST fixedTime ' .. value .. ' of key "' .. key
                 .. '" is not after the Redis clock (' .. NOW_MS .. ' ms); nothing of this batch was sent')
         end
     end
@@ -25,8 +25,9 @@ end
 
 local merged = {}
 local earliest = nil
-for i, m in ipairs(messages) do
-    local key, value = m.key, tonumber(m.value)
+for i = 1, ARG.messages do
+    local key, value, envelope = ARG_messages(i)
+    value = tonumber(value)
     local added, due
     if typ == 'R' then
         due = NOW_MS + value
@@ -42,7 +43,7 @@ for i, m in ipairs(messages) do
             due = value
         end
     end
-    redis.call('HSET', K_BODY, key, m.envelope)
+    redis.call('HSET', K_BODY, key, envelope)
     merged[i] = 1 - added
     if (added == 1 or typ ~= 'R') and (earliest == nil or due < earliest) then
         earliest = due

@@ -60,7 +60,7 @@ class ScriptProtocolTests {
 
     @Test
     void theLuaReadsOnlyArgumentsItsHeaderDeclaresAndUsesEveryOne() {
-        Pattern use = Pattern.compile("\\bARG\\.([a-z_][a-z0-9_]*)");
+        Pattern use = Pattern.compile("\\bARG(?:\\.|_)([a-z_][a-z0-9_]*)");
         for (Script script : Script.values()) {
             Set<String> used = new TreeSet<>();
             Matcher matcher = use.matcher(Script.read(script.file()));
@@ -69,9 +69,32 @@ class ScriptProtocolTests {
             }
             Set<String> declared = new TreeSet<>();
             script.header().argv().entries().forEach(e -> declared.add(e.name()));
-            assertThat(used).as("the arguments %s reads (ARG.name) against its ARGV block", script.file())
+            assertThat(used).as("the arguments %s reads (ARG.name, ARG_list(i)) against its ARGV block", script.file())
                     .isEqualTo(declared);
         }
+    }
+
+    @Test
+    void theLuaNamesTheFieldsOfARowAsTheHeaderListsThem() {
+        Pattern row = Pattern.compile("local ([a-z_][a-z0-9_]*(?:, [a-z_][a-z0-9_]*)*) = ARG_([a-z_][a-z0-9_]*)\\(");
+        int rowsRead = 0;
+        for (Script script : Script.values()) {
+            Matcher matcher = row.matcher(Script.read(script.file()));
+            while (matcher.find()) {
+                rowsRead++;
+                List<String> names = List.of(matcher.group(1).split(", "));
+                List<String> fields = script.header().argv().entries().stream()
+                        .filter(e -> e.name().equals(matcher.group(2))).findFirst().orElseThrow().fields();
+                assertThat(names.size()).as("%s: %s", script.file(), matcher.group()).isLessThanOrEqualTo(fields.size());
+                for (int i = 0; i < names.size(); i++) {
+                    if (!names.get(i).equals("_")) {
+                        assertThat(names.get(i)).as("field %d of a row of %s in %s", i + 1, matcher.group(2), script.file())
+                                .isEqualTo(fields.get(i));
+                    }
+                }
+            }
+        }
+        assertThat(rowsRead).as("rows read with ARG_list(i) across the scripts").isPositive();
     }
 
     @Test
