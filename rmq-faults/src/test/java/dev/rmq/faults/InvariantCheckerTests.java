@@ -357,6 +357,34 @@ class InvariantCheckerTests {
     }
 
     @Test
+    void aPauseThatLandsJustAfterTheHandlerStartedExplainsItsDuplicate() {
+        // the harness records the SIGSTOP, then sends it: the handler started 2 ms after the recorded time
+        sent(0, PRIORITY, "n.p.1", false, T0, 50);
+        ran("c1-1", "p-0", PRIORITY, 0, "n.p.1", 0, 1, T0 + S + 2 * MS, T0 + 6 * S + MS, "ok", T0 / 1000 + 1002, -1, 0);
+        paused("c1-1", T0 + S, T0 + 6 * S);
+        fault(FaultKind.STOP, "c1-1", T0 + S, T0 + 6 * S, Set.of());
+        ran("c2-1", "p-0", PRIORITY, 0, "n.p.1", 0, 2, T0 + 5 * S, T0 + 5 * S + MS, "ok", T0 / 1000 + 5000, -1, 0);
+
+        Verdict result = check();
+
+        assertThat(result.figures().get("duplicates_by_cause")).isEqualTo(Map.of("stop", 1L));
+        assertThat(result.failures()).isEmpty();
+    }
+
+    @Test
+    void aPauseOverBeforeTheHandlerStartedExplainsNothing() {
+        sent(0, PRIORITY, "n.p.1", false, T0, 50);
+        paused("c1-1", T0 + S, T0 + 2 * S);
+        fault(FaultKind.STOP, "c1-1", T0 + S, T0 + 2 * S, Set.of());
+        consumed("c1-1", PRIORITY, "n.p.1", 0, T0 + 3 * S);
+        consumed("c2-1", PRIORITY, "n.p.1", 0, T0 + 10 * S);
+
+        Verdict result = check();
+
+        assertThat(result.figure("duplicates_unexplained")).isEqualTo(1);
+    }
+
+    @Test
     void aRedisRestartExplainsADuplicateOnlyWhenTheCommitWasDueDuringItsOutageOnThatNode() {
         sent(0, PRIORITY, "n.p.1", false, T0, 50);
         sent(1, PRIORITY, "n.p.2", false, T0, 50);

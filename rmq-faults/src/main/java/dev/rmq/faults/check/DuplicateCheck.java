@@ -20,7 +20,8 @@ import java.util.TreeMap;
  * ({@link #commitDeadline}: the later of the handler's end and its lease deadline, plus {@link #ACK_GRACE}):
  * <ul>
  *   <li>{@code kill}, {@code stop}, {@code zk-expire}: the fault's target is the consumer incarnation that ran
- *       the first delivery, and it struck within that interval;</li>
+ *       the first delivery, and it struck within that interval: the fault, from its injection until it was undone
+ *       (and {@link #FAULT_LANDS} more, as a signal lands after it is recorded as sent), overlaps it;</li>
  *   <li>{@code redis-restart}, {@code failover}, {@code master-kill}: the fault hit the node that held the
  *       message's slot, and its outage (widened by {@link #OUTAGE_MARGIN}, and for a master kill reaching
  *       {@link LossCheck#REPLICATION_LAG} back, for a commit the master applied but never replicated) overlaps the
@@ -54,6 +55,11 @@ final class DuplicateCheck {
     static final long ACK_GRACE = SECOND;
     /** Widens a Redis outage on both sides: an ack already on the wire when the node went, and the reconnect. */
     static final long OUTAGE_MARGIN = SECOND;
+    /**
+     * How long after its recorded injection a fault on a consumer lands: the harness records the time, then sends
+     * the signal, so a handler may start in between and still be struck.
+     */
+    static final long FAULT_LANDS = 200 * MS;
 
     private final RunLog log;
     /** After a quorum returns, a session may still be declared lost for up to a session timeout and some. */
@@ -130,7 +136,7 @@ final class DuplicateCheck {
     private boolean credits(Fault fault, Run first, Run second, String slot, long commitBy) {
         return switch (fault.kind()) {
             case KILL, STOP, ZK_EXPIRE -> fault.target().equals(first.incarnation())
-                    && fault.injectMicros() >= first.start() && fault.injectMicros() <= commitBy;
+                    && intersects(fault.injectMicros(), fault.healMicros() + FAULT_LANDS, first.start(), commitBy);
             case REDIS_RESTART, FAILOVER -> fault.slots().contains(slot) && intersects(fault.injectMicros() - OUTAGE_MARGIN,
                     fault.healMicros() + OUTAGE_MARGIN, first.end(), commitBy);
             case MASTER_KILL -> fault.slots().contains(slot) && intersects(fault.injectMicros() - LossCheck.REPLICATION_LAG,
