@@ -27,6 +27,9 @@ public final class RedisServer implements AutoCloseable {
     public static final String HOST = "127.0.0.1";
 
     private static final Logger log = LoggerFactory.getLogger(RedisServer.class);
+    /** util-linux's setsid, where there is one: it starts a program in a session of its own, under the same pid. */
+    private static final Path SETSID = java.util.stream.Stream.of("/usr/bin/setsid", "/bin/setsid").map(Path::of)
+            .filter(java.nio.file.Files::isExecutable).findFirst().orElse(null);
     private static final int PORT_ATTEMPTS = 5;
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
     private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(15);
@@ -266,7 +269,12 @@ public final class RedisServer implements AutoCloseable {
     }
 
     private List<String> commandLine() {
-        List<String> command = new ArrayList<>(List.of(binary.path().toString(),
+        List<String> command = new ArrayList<>();
+        if (!options.killedAtExit() && SETSID != null) {
+            // its own session and process group: a terminal's Ctrl-C, sent to the application's group, misses it
+            command.add(SETSID.toString());
+        }
+        command.addAll(List.of(binary.path().toString(),
                 "--port", Integer.toString(port),
                 "--bind", HOST,
                 "--save", "",

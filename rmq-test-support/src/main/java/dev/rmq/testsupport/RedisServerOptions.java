@@ -63,8 +63,9 @@ public final class RedisServerOptions {
     }
 
     /**
-     * Leaves stopping the server to its owner alone: no JVM shutdown hook kills it. For an application
-     * whose own graceful shutdown must still reach Redis, which the hook would race.
+     * Leaves stopping the server to its owner alone: no JVM shutdown hook kills it, and where {@code setsid} exists
+     * it runs in a session of its own, so a terminal's Ctrl-C, which signals the application's whole process group,
+     * does not stop it either. For an application whose own graceful shutdown must still reach Redis.
      */
     public RedisServerOptions stoppedOnlyByClose() {
         return new RedisServerOptions(args, dataDir, startupTimeout, false);
