@@ -8,6 +8,7 @@ import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.consumer.RmqHandler;
 import dev.rmq.consumer.SlotAssignment;
 import dev.rmq.consumer.SlotFencing;
+import dev.rmq.consumer.StopReport;
 import dev.rmq.dead.RmqDeadQueue;
 import dev.rmq.events.RmqEventListener;
 import dev.rmq.internal.consumer.ConsumerContainer;
@@ -26,10 +27,14 @@ import dev.rmq.producer.RmqProducer;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicRegistry;
 import org.redisson.api.RedissonClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.lang.reflect.Type;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
@@ -46,8 +51,11 @@ import java.util.function.Supplier;
  * }</pre>
  *
  * <p>This class is where rmq's parts are put together: each is built here with what it needs, once.
+ * {@link #close()} stops the containers it built that still run.
  */
-public final class RmqClient {
+public final class RmqClient implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(RmqClient.class);
 
     /** The default limit of a message's payload plus headers: 1 MiB. */
     public static final int DEFAULT_MAX_PAYLOAD_BYTES = 1 << 20;
@@ -66,6 +74,7 @@ public final class RmqClient {
     private final TopicInspector inspector;
     private final SlotFencing slotFencing;
     private final AtomicInteger containerCount = new AtomicInteger();
+    private final List<RmqConsumerContainer<?>> containers = new CopyOnWriteArrayList<>();
 
     private RmqClient(Builder b) {
         this.redisson = b.redisson;
@@ -110,6 +119,31 @@ public final class RmqClient {
     /** The slots' fencing tokens, for a {@link SlotAssignment} that gives each slot to one worker of a cluster. */
     public SlotFencing slotFencing() {
         return slotFencing;
+    }
+
+    /**
+     * Stops every container this client built that still runs, all at once, each within its
+     * {@link ConsumerSettings#shutdownTimeout()}, and logs one line that says what the stop did. The Redisson
+     * client is the caller's, and stays open.
+     */
+    @Override
+    public void close() {
+        List<CompletableFuture<StopReport>> stops = new ArrayList<>();
+        for (RmqConsumerContainer<?> container : containers) {
+            if (container.isRunning()) {
+                stops.add(CompletableFuture.supplyAsync(() -> container.stop(container.settings().shutdownTimeout()),
+                        runnable -> new Thread(runnable, "rmq-stop-" + container.id()).start()));
+            }
+        }
+        if (stops.isEmpty()) {
+            return;
+        }
+        StopReport report = StopReport.sum(stops.stream().map(CompletableFuture::join).toList());
+        if (report.needsAttention()) {
+            log.warn("rmq {}", report.describe());
+        } else {
+            log.info("rmq {}", report.describe());
+        }
     }
 
     /** Starts describing a container that consumes {@code topic} with {@code handler}. */
@@ -181,7 +215,9 @@ public final class RmqClient {
             WorkerFactory<T> workers = new WorkerFactory<>(topic, settings, keys, scripts, handler, codec, payloadType,
                     metrics, events);
             WakeSubscription wakes = new WakeSubscription(redisson, keys.wakeChannel(topic.name()));
-            return new ConsumerContainer<>(containerId, topic, settings, workers, wakes, assignment);
+            ConsumerContainer<T> container = new ConsumerContainer<>(containerId, topic, settings, workers, wakes, assignment);
+            containers.add(container);
+            return container;
         }
     }
 

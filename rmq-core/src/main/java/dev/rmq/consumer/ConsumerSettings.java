@@ -8,7 +8,7 @@ import java.time.Duration;
  * @param concurrency     worker threads; each polls its own slots one after another
  * @param batchSize       the most messages one poll moves into prepare (1..1000)
  * @param idlePoll        the longest an idle slot waits between polls; sends wake it earlier
- * @param shutdownTimeout how long a graceful stop lets in-flight messages finish
+ * @param shutdownTimeout the longest a graceful stop takes: handlers finish, acknowledgements, slots given back
  * @param recoverLimit    the most expired leases one poll recovers
  */
 public record ConsumerSettings(int concurrency, int batchSize, Duration idlePoll, Duration shutdownTimeout,
@@ -17,7 +17,7 @@ public record ConsumerSettings(int concurrency, int batchSize, Duration idlePoll
     public static final int MAX_BATCH_SIZE = 1000;
 
     public static final ConsumerSettings DEFAULTS =
-            new ConsumerSettings(1, 64, Duration.ofSeconds(1), Duration.ofSeconds(30), 100);
+            new ConsumerSettings(1, 64, Duration.ofSeconds(1), Duration.ofSeconds(10), 100);
 
     public ConsumerSettings {
         if (concurrency < 1 || concurrency > 1024) {

@@ -2,6 +2,7 @@ package dev.rmq.consumer;
 
 import dev.rmq.topic.TopicDefinition;
 
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -11,15 +12,23 @@ import java.util.List;
  */
 public final class LocalSlotAssignment implements SlotAssignment {
 
+    private volatile int assigned;
+
     @Override
     public void start(TopicDefinition topic, List<? extends SlotOwner> workers) {
         for (int slot = 0; slot < topic.slotAmount(); slot++) {
             workers.get(slot % workers.size()).assign(slot, "");
         }
+        assigned = topic.slotAmount();
     }
 
     @Override
     public void close() {
         // nothing to release: the slots were never claimed anywhere
+    }
+
+    @Override
+    public StopReport close(Duration bound) {
+        return new StopReport(Duration.ZERO, assigned, 0, 0, 0, List.of());
     }
 }

@@ -41,11 +41,22 @@ public interface RmqConsumerContainer<T> extends AutoCloseable {
 
     void start();
 
-    /** Stops gracefully within the configured shutdown timeout. */
+    /**
+     * Stops gracefully within {@link ConsumerSettings#shutdownTimeout()}, as {@link #stop(Duration)} does, and logs
+     * one line that says what the stop did.
+     */
     void stop();
 
-    /** Stops gracefully, letting in-flight messages finish for at most {@code timeout}. */
-    void stop(Duration timeout);
+    /**
+     * Stops gracefully within {@code timeout}, whatever state Redis and ZooKeeper are in: stops taking messages,
+     * lets the handlers in flight finish and acknowledges them, hands back what was never started, then gives
+     * the slots back. Of the bound, the last quarter (at most 2 s) is kept for giving the slots back; a handler
+     * still running when its share is over is interrupted: if it gives up on the interrupt, its message goes back
+     * to waiting without counting an attempt; if it goes on, its message is left to lease recovery. Whatever Redis
+     * or ZooKeeper do not take within the bound is left to expire by lease and session, which the design already
+     * tolerates. It logs nothing of its own: the report says what it did, for the caller to log.
+     */
+    StopReport stop(Duration timeout);
 
     /** Stops gracefully, as {@link #stop()}. */
     @Override

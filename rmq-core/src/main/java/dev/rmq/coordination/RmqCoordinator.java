@@ -21,6 +21,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.Closeable;
 import java.net.InetAddress;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -39,6 +40,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class RmqCoordinator implements Closeable {
 
     private static final Logger log = LoggerFactory.getLogger(RmqCoordinator.class);
+    /** The longest {@link #close()} takes, whatever state Redis and ZooKeeper are in. */
+    public static final Duration CLOSE_BOUND = Duration.ofSeconds(10);
 
     private final CuratorFramework curator;
     private final TopicRegistry topics;
@@ -123,14 +126,19 @@ public final class RmqCoordinator implements Closeable {
         return Ownership.readOwner(curator, membership.paths(), definition, definition.requireSlot(slot));
     }
 
+    /**
+     * Gives back every slot the containers of this coordinator still hold and stops following ZooKeeper, within
+     * {@link #CLOSE_BOUND}. Containers stopped first have given theirs back already.
+     */
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
         curator.getConnectionStateListenable().removeListener(connectionListener);
+        long deadline = System.nanoTime() + CLOSE_BOUND.toNanos();
         for (ZooKeeperSlotAssignment assignment : assignments) {
-            assignment.close();
+            assignment.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         }
     }
 

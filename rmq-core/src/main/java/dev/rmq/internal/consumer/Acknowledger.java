@@ -45,11 +45,17 @@ final class Acknowledger {
         pending.add(new AckCall.Ack(AckCall.Op.DEAD, key, token, error));
     }
 
+    /** How many acks are gathered and not sent yet. */
+    int pending() {
+        return pending.size();
+    }
+
     /**
      * Sends the acks gathered so far. Returns false when the worker turned out to have lost the slot: the
-     * acks were refused, and the caller must let the slot go.
+     * acks were refused, and the caller must let the slot go. While the worker stops, a failed call is counted
+     * as deliveries left to lease recovery instead of logged.
      */
-    boolean flush(SlotState state) {
+    boolean flush(SlotState state, WorkerControl control) {
         if (pending.isEmpty()) {
             return true;
         }
@@ -67,8 +73,14 @@ final class Acknowledger {
             events.emit(() -> new RmqEvent.SlotFenced(Instant.now(), topic.name(), state.slot, worker, "ack", sent.size()));
             return false;
         } catch (RuntimeException e) {
-            log.warn("worker {} could not acknowledge {} message(s) of {}; their leases will recover them: {}", worker,
-                    sent.size(), state.keys.hashTag(), e.toString());
+            if (control.stopping()) {
+                control.leftToLeases(sent.size());
+                log.debug("worker {} could not acknowledge {} message(s) of {} while stopping: {}", worker, sent.size(),
+                        state.keys.hashTag(), e.toString());
+            } else {
+                log.warn("worker {} could not acknowledge {} message(s) of {}; their leases will recover them: {}",
+                        worker, sent.size(), state.keys.hashTag(), e.toString());
+            }
             events.emit(() -> new RmqEvent.AckFailed(Instant.now(), topic.name(), state.slot, worker,
                     sent.stream().map(AckCall.Ack::key).toList(), e.toString()));
         }

@@ -33,11 +33,6 @@ final class BatchRunner<T> {
      */
     private static final long FENCE_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-    /** Whether the worker must let the slot go before the next handler. */
-    interface LetGo {
-        boolean now(SlotState state);
-    }
-
     private final TopicDefinition topic;
     private final RmqHandler<T> handler;
     private final PayloadCodec codec;
@@ -58,7 +53,16 @@ final class BatchRunner<T> {
     }
 
     /** Runs the batch; false when the slot turned out to be lost, which the caller must then let go. */
-    boolean run(SlotState state, SlotCalls.Poll poll, LetGo letGo) {
+    boolean run(SlotState state, SlotCalls.Poll poll, WorkerControl control) {
+        control.inHand(poll.polled().messages().size());
+        try {
+            return runBatch(state, poll, control);
+        } finally {
+            control.inHand(acks.pending());
+        }
+    }
+
+    private boolean runBatch(SlotState state, SlotCalls.Poll poll, WorkerControl control) {
         long token = poll.polled().token();
         List<Delivery<T>> deliveries = new ArrayList<>();
         for (PrepareCall.Message message : poll.polled().messages()) {
@@ -73,25 +77,25 @@ final class BatchRunner<T> {
         for (int i = 0; i < deliveries.size(); i++) {
             Delivery<T> delivery = deliveries.get(i);
             List<Delivery<T>> rest = deliveries.subList(i, deliveries.size());
-            if (letGo.now(state)) {
+            if (control.mustLetGo(state)) {
                 releaseUnstarted(rest);
                 break;
             }
             long now = System.nanoTime();
             boolean leaseHalfGone = now - leaseStart > leaseNanos / 2;
             if (leaseHalfGone || fenceUnconfirmed(state, now)) {
-                if (!acks.flush(state)) {
+                if (!acks.flush(state, control)) {
                     return false;
                 }
                 // the ack just sent checked the fence; only the leases, or a fence it did not check, need a call
                 if (leaseHalfGone || fenceUnconfirmed(state, System.nanoTime())) {
-                    if (!leases.extendAll(state, rest)) {
+                    if (!leases.extendAll(state, rest, control)) {
                         return false;
                     }
                     leaseStart = System.nanoTime();
                 }
                 // a revoke that came during those calls must stop the batch before the next handler starts
-                if (letGo.now(state)) {
+                if (control.mustLetGo(state)) {
                     releaseUnstarted(rest);
                     break;
                 }
@@ -100,10 +104,17 @@ final class BatchRunner<T> {
                 continue;
             }
             reportLateness(delivery, poll);
-            ConsumeResult result = invoke(delivery);
+            ConsumeResult result = invoke(delivery, control);
+            if (result == null) {
+                // the stop cut this handler off: its message and the rest go back as if never started
+                releaseUnstarted(rest);
+                break;
+            }
             acks.add(opFor(result), delivery, result.reason());
         }
-        return acks.flush(state);
+        // an interrupt was meant for the handler; the acknowledgement of what finished must still be sent
+        Thread.interrupted();
+        return acks.flush(state, control);
     }
 
     /** Hands back what a batch has not started, so the next owner gets it without waiting for a lease. */
@@ -134,19 +145,42 @@ final class BatchRunner<T> {
         });
     }
 
-    private ConsumeResult invoke(Delivery<T> delivery) {
+    /**
+     * Runs the handler. Returns null when a stopping container interrupted it: that is not the message's failure,
+     * so it costs no attempt.
+     */
+    private ConsumeResult invoke(Delivery<T> delivery, WorkerControl control) {
         long start = System.nanoTime();
         ConsumeResult result;
         try {
             result = handler.handle(delivery);
             result = result == null ? ConsumeResult.success() : result;
         } catch (Exception e) {
+            if (cutOffByStop(e, control)) {
+                return null;
+            }
             result = ConsumeResult.retry(describe(e));
         } catch (LinkageError | AssertionError | StackOverflowError e) {
             result = ConsumeResult.retry(describe(e));
         }
         metrics.consumed(topic, result.outcome(), System.nanoTime() - start);
         return result;
+    }
+
+    /** Whether a handler failed because the stop interrupted it, directly or through a wrapping exception. */
+    private static boolean cutOffByStop(Exception e, WorkerControl control) {
+        if (!control.stopping()) {
+            return false;
+        }
+        if (Thread.currentThread().isInterrupted()) {
+            return true;
+        }
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof InterruptedException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String describe(Throwable e) {

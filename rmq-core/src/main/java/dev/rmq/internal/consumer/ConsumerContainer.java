@@ -4,6 +4,7 @@ import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.consumer.SlotAssignment;
 import dev.rmq.consumer.SlotOwner;
+import dev.rmq.consumer.StopReport;
 import dev.rmq.topic.TopicDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
@@ -27,6 +29,11 @@ import java.util.function.Supplier;
 public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
 
     private static final Logger log = LoggerFactory.getLogger(ConsumerContainer.class);
+    private static final Duration MAX_RELEASE_SHARE = Duration.ofSeconds(2);
+    /** How long interrupted handlers get to notice before the slots are given back without them. */
+    private static final long INTERRUPTED_JOIN_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    /** How long a stop waits for polls on their way before it takes Redis for unresponsive. */
+    private static final long POLL_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
     private final String id;
     private final TopicDefinition topic;
@@ -116,21 +123,26 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
 
     @Override
     public final void stop() {
-        stop(settings.shutdownTimeout());
+        StopReport report = stop(settings.shutdownTimeout());
+        if (report.needsAttention()) {
+            log.warn("container {} {}", id, report.describe());
+        } else if (report != StopReport.NOTHING) {
+            log.info("container {} {}", id, report.describe());
+        }
     }
 
     @Override
-    public final void stop(Duration timeout) {
+    public final StopReport stop(Duration timeout) {
         if (timeout == null || timeout.isNegative()) {
             throw new IllegalArgumentException("stop timeout must be zero or positive, was " + timeout);
         }
         lifecycle.lock();
         try {
             if (!running) {
-                return;
+                return StopReport.NOTHING;
             }
             running = false;
-            doStop(timeout);
+            return doStop(timeout);
         } finally {
             lifecycle.unlock();
         }
@@ -156,21 +168,67 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
         log.info("container {} started on topic {} with {} worker(s)", id, topic.name(), workers.size());
     }
 
-    protected void doStop(Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
+    /**
+     * Stops the workers, then gives the slots back, all within {@code timeout}; see {@link #stop(Duration)}.
+     */
+    protected StopReport doStop(Duration timeout) {
+        long start = System.nanoTime();
+        long deadline = start + timeout.toNanos();
+        long share = releaseShare(timeout).toNanos();
+        long handlersDeadline = deadline - share;
         for (SlotWorker worker : workers) {
-            worker.stop(deadline);
+            worker.stop(handlersDeadline);
         }
-        boolean clean = joinUntil(deadline + TimeUnit.MILLISECONDS.toNanos(200));
-        if (!clean) {
-            log.warn("container {}: handlers still running after {}; interrupting them, their leases will recover"
-                    + " the messages", id, timeout);
+        interruptStuckPolls(Math.min(share, POLL_GRACE_NANOS));
+        // a worker past its deadline hands back what it did not start and acknowledges the batch: half the share
+        if (!joinUntil(handlersDeadline + share / 2)) {
             threads.forEach(Thread::interrupt);
-            joinUntil(System.nanoTime() + TimeUnit.SECONDS.toNanos(2));
+            // a quarter of the share stays for giving the slots back
+            joinUntil(Math.min(deadline - share / 4, System.nanoTime() + INTERRUPTED_JOIN_NANOS));
         }
-        assignment.close();
+        int leftToLeases = 0;
+        boolean acksFailed = false;
+        for (int i = 0; i < workers.size(); i++) {
+            SlotWorker worker = workers.get(i);
+            leftToLeases += worker.deliveriesLeftToLeases(threads.get(i).isAlive());
+            acksFailed |= worker.deliveriesLeftToLeases(false) > 0;
+        }
+        StopReport released = assignment.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         wakes.close();
-        log.info("container {} stopped", id);
+        List<String> unreachable = new ArrayList<>(released.unreachable());
+        if (acksFailed) {
+            unreachable.add("Redis");
+        }
+        StopReport report = new StopReport(Duration.ofNanos(System.nanoTime() - start), released.slotsReleased(),
+                released.fencingTokensLeft(), released.ownerZnodesLeft(), leftToLeases, unreachable);
+        log.debug("container {} {}", id, report.describe());
+        return report;
+    }
+
+    /**
+     * A poll that has not answered within {@code graceNanos} of the stop waits on a Redis that does not answer; the
+     * worker would sit in it for the client's whole timeout. Its thread is interrupted: whatever that poll may have
+     * taken is left to lease recovery, as a stop with Redis gone must.
+     */
+    private void interruptStuckPolls(long graceNanos) {
+        long until = System.nanoTime() + graceNanos;
+        while (System.nanoTime() - until < 0 && workers.stream().anyMatch(SlotWorker::polling)) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+        for (int i = 0; i < workers.size(); i++) {
+            if (workers.get(i).polling()) {
+                threads.get(i).interrupt();
+            }
+        }
+    }
+
+    /**
+     * Of a stop's bound, what is kept after the handlers' time for the last acknowledgements and for giving the
+     * slots back: a quarter, at most 2 s.
+     */
+    static Duration releaseShare(Duration bound) {
+        Duration quarter = bound.dividedBy(4);
+        return quarter.compareTo(MAX_RELEASE_SHARE) < 0 ? quarter : MAX_RELEASE_SHARE;
     }
 
     private boolean joinUntil(long deadlineNanos) {

@@ -30,7 +30,7 @@ final class LeaseKeeper {
     }
 
     /** Renews the leases of what is left of a batch by a whole lease; false when the worker no longer owns the slot. */
-    boolean extendAll(SlotState state, List<? extends Delivery<?>> remaining) {
+    boolean extendAll(SlotState state, List<? extends Delivery<?>> remaining, WorkerControl control) {
         List<ExtendCall.Lease> leases = new ArrayList<>();
         List<Delivery<?>> live = new ArrayList<>();
         for (Delivery<?> d : remaining) {
@@ -55,7 +55,12 @@ final class LeaseKeeper {
                     live.size()));
             return false;
         } catch (RuntimeException e) {
-            log.warn("worker {} could not extend leases in {}: {}", worker, state.keys.hashTag(), e.toString());
+            if (control.stopping()) {
+                log.debug("worker {} could not extend leases in {} while stopping: {}", worker, state.keys.hashTag(),
+                        e.toString());
+            } else {
+                log.warn("worker {} could not extend leases in {}: {}", worker, state.keys.hashTag(), e.toString());
+            }
         }
         return true;
     }

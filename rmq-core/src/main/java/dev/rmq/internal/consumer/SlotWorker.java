@@ -20,13 +20,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One consumer thread's poll loop. It polls each of its slots when due (or when woken) and hands what it gets
  * to its {@link BatchRunner}. Slots of one worker are served in turn, so a busy slot cannot starve the others.
  * A slot that is revoked is let go between batches; a fenced poll or acknowledgement lets it go at once.
  */
-final class SlotWorker implements SlotOwner, Runnable {
+final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
 
     private static final Logger log = LoggerFactory.getLogger(SlotWorker.class);
     private static final long MAX_ERROR_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(5);
@@ -44,6 +45,10 @@ final class SlotWorker implements SlotOwner, Runnable {
     private volatile boolean running = true;
     private volatile boolean exited;
     private volatile long stopDeadlineNanos = Long.MAX_VALUE;
+    private volatile int inHand;
+    /** Whether the worker waits for a poll's reply: a stop interrupts one that Redis leaves waiting. */
+    private volatile boolean polling;
+    private final AtomicInteger leftToLeases = new AtomicInteger();
 
     SlotWorker(String id, TopicDefinition topic, ConsumerSettings settings, KeyLayout keys, SlotCalls calls,
                BatchRunner<?> batches, RmqMetrics metrics, ConsumerEvents events) {
@@ -169,6 +174,7 @@ final class SlotWorker implements SlotOwner, Runnable {
         SlotCalls.Poll poll;
         state.woken = false;
         try {
+            polling = true;
             poll = calls.poll(state.keys, state.fence);
             state.failures = 0;
             state.verifiedNanos = System.nanoTime();
@@ -180,6 +186,8 @@ final class SlotWorker implements SlotOwner, Runnable {
         } catch (RuntimeException e) {
             backOff(state, e);
             return;
+        } finally {
+            polling = false;
         }
         long recovered = poll.polled().recovered();
         metrics.recovered(topic, recovered);
@@ -190,7 +198,7 @@ final class SlotWorker implements SlotOwner, Runnable {
         // a send that woke the slot during the call may have come after the script had planned its wait
         boolean pollAgain = poll.polled().waitMs() == 0 || state.woken;
         state.nextPollNanos = pollAgain ? now : now + TimeUnit.MILLISECONDS.toNanos(poll.polled().waitMs());
-        if (!poll.polled().messages().isEmpty() && !batches.run(state, poll, this::mustLetGo)) {
+        if (!poll.polled().messages().isEmpty() && !batches.run(state, poll, this)) {
             release(state);
         }
     }
@@ -199,14 +207,45 @@ final class SlotWorker implements SlotOwner, Runnable {
         state.failures++;
         long delay = Math.min(MAX_ERROR_BACKOFF_NANOS, TimeUnit.MILLISECONDS.toNanos(100L << Math.min(state.failures, 6)));
         state.nextPollNanos = System.nanoTime() + delay;
-        if (state.failures == 1 || state.failures % 20 == 0) {
+        if (!running) {
+            log.debug("worker {} failed to poll {} while stopping: {}", id, state.keys.hashTag(), e.toString());
+        } else if (state.failures == 1 || state.failures % 20 == 0) {
             log.warn("worker {} failed to poll {} ({} time(s) in a row), retrying in {} ms: {}", id,
                     state.keys.hashTag(), state.failures, TimeUnit.NANOSECONDS.toMillis(delay), e.toString());
         }
     }
 
-    private boolean mustLetGo(SlotState state) {
+    @Override
+    public boolean mustLetGo(SlotState state) {
         return state.revoked != null || (!running && System.nanoTime() - stopDeadlineNanos > 0)
                 || Thread.currentThread().isInterrupted();
+    }
+
+    /** Whether the worker waits for a poll's reply now. */
+    boolean polling() {
+        return polling;
+    }
+
+    @Override
+    public boolean stopping() {
+        return !running;
+    }
+
+    @Override
+    public void inHand(int deliveries) {
+        inHand = deliveries;
+    }
+
+    @Override
+    public void leftToLeases(int deliveries) {
+        leftToLeases.addAndGet(deliveries);
+    }
+
+    /**
+     * Deliveries this worker leaves to lease recovery: those whose acknowledgement failed while it stopped, and,
+     * when its thread is still running a handler, the batch it has in hand.
+     */
+    int deliveriesLeftToLeases(boolean threadStillRunning) {
+        return leftToLeases.get() + (threadStillRunning ? inHand : 0);
     }
 }

@@ -4,14 +4,17 @@ import dev.rmq.consumer.SlotFencing;
 import dev.rmq.internal.redis.Futures;
 import dev.rmq.topic.TopicDefinition;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Claiming one slot and giving it up: its ephemeral owner znode in ZooKeeper, and its fencing token in Redis.
@@ -49,7 +52,7 @@ final class SlotClaims {
             taken = Futures.joinBounded(fencing.take(topic, slot, token));
         } catch (RuntimeException e) {
             // without the Redis token the slot cannot be polled: let the next reconcile try again from scratch
-            deleteQuietly(ownerPath);
+            deleteInBackground(ownerPath);
             throw e;
         }
         if (!taken.previousToken().isEmpty()) {
@@ -63,24 +66,72 @@ final class SlotClaims {
         return Optional.of(taken);
     }
 
-    /** Clears the Redis fence (if still {@code token}) and deletes the owner znode (if still ours). */
-    void giveUp(TopicDefinition topic, int slot, String token) {
-        try {
-            Futures.joinBounded(fencing.give(topic, slot, token));
-        } catch (RuntimeException e) {
-            log.warn("topic {} slot {}: could not clear the fencing token: {}", topic.name(), slot, e.toString());
+    /**
+     * A slot being given back: each stage completes with true once its side took it (the token is cleared or
+     * another owner's by now; the owner znode is deleted, gone, or another owner's), with false when it failed.
+     * A stop waits for them only until its bound.
+     */
+    record GivingUp(CompletableFuture<Boolean> tokenCleared, CompletableFuture<Boolean> znodeDeleted) {
+
+        CompletableFuture<Void> both() {
+            return CompletableFuture.allOf(tokenCleared, znodeDeleted);
         }
-        String ownerPath = membership.paths().owner(topic.name(), slot);
+    }
+
+    /** Gives a slot back without blocking: clears the fence in Redis and deletes the owner znode, both at once. */
+    GivingUp giveUpAsync(TopicDefinition topic, int slot, String token) {
+        CompletableFuture<Boolean> fenceCleared;
         try {
-            Stat stat = new Stat();
-            byte[] data = curator.getData().storingStatIn(stat).forPath(ownerPath);
-            if (token.equals(new String(data, StandardCharsets.UTF_8))) {
-                curator.delete().withVersion(stat.getVersion()).forPath(ownerPath);
-            }
-        } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
-            // gone already, or someone else's now
+            fenceCleared = fencing.give(topic, slot, token).toCompletableFuture().handle((cleared, error) -> error == null);
+        } catch (RuntimeException e) {
+            fenceCleared = CompletableFuture.completedFuture(false);
+        }
+        return new GivingUp(fenceCleared, deleteIfOursInBackground(membership.paths().owner(topic.name(), slot), token));
+    }
+
+    /**
+     * Deletes a znode that holds {@code token}, in the background; completes with true once ZooKeeper answered
+     * that it is deleted, gone, or another's, and with false when ZooKeeper failed the call.
+     * <p>
+     * It goes to the ZooKeeper handle directly, one attempt and no retries: Curator would retry a call that
+     * ZooKeeper cannot take until its connection timeout and then log an error for each. What a failed attempt
+     * leaves is an ephemeral znode, which goes with the session anyway.
+     */
+    private CompletableFuture<Boolean> deleteIfOursInBackground(String path, String token) {
+        CompletableFuture<Boolean> done = new CompletableFuture<>();
+        try {
+            ZooKeeper zk = curator.getZookeeperClient().getZooKeeper();
+            String full = ZKPaths.fixForNamespace(curator.getNamespace(), path);
+            zk.getData(full, false, (read, p, ctx, data, stat) -> {
+                if (read == KeeperException.Code.NONODE.intValue()) {
+                    done.complete(true);
+                } else if (read != KeeperException.Code.OK.intValue()) {
+                    done.complete(false);
+                } else if (!token.equals(new String(data, StandardCharsets.UTF_8))) {
+                    done.complete(true);
+                } else {
+                    zk.delete(full, stat.getVersion(), (deleted, p2, ctx2) -> done.complete(
+                            deleted == KeeperException.Code.OK.intValue()
+                                    || deleted == KeeperException.Code.NONODE.intValue()
+                                    || deleted == KeeperException.Code.BADVERSION.intValue()), null);
+                }
+            }, null);
         } catch (Exception e) {
-            log.warn("topic {} slot {}: could not delete {}: {}", topic.name(), slot, ownerPath, e.toString());
+            done.complete(false);
+        }
+        return done;
+    }
+
+    /**
+     * Deletes a znode in the background, one attempt, and forgets it: what is not deleted is ephemeral and goes
+     * with the session.
+     */
+    void deleteInBackground(String path) {
+        try {
+            curator.getZookeeperClient().getZooKeeper()
+                    .delete(ZKPaths.fixForNamespace(curator.getNamespace(), path), -1, (rc, p, ctx) -> { }, null);
+        } catch (Exception e) {
+            log.debug("could not delete {}: {}", path, e.toString());
         }
     }
 
@@ -91,14 +142,6 @@ final class SlotClaims {
             return token.equals(new String(data, StandardCharsets.UTF_8));
         } catch (Exception e) {
             return false;
-        }
-    }
-
-    void deleteQuietly(String path) {
-        try {
-            curator.delete().forPath(path);
-        } catch (Exception e) {
-            log.debug("could not delete {}: {}", path, e.toString());
         }
     }
 

@@ -3,6 +3,7 @@ package dev.rmq.internal.coordination;
 import dev.rmq.consumer.SlotAssignment;
 import dev.rmq.consumer.SlotFencing;
 import dev.rmq.consumer.SlotOwner;
+import dev.rmq.consumer.StopReport;
 import dev.rmq.topic.TopicDefinition;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
@@ -14,6 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -26,7 +28,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
@@ -48,6 +53,8 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
 
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperSlotAssignment.class);
     private static final long TICK_MS = 1000;
+    /** How long {@link #close()} may take when no bound is given, as when the coordinator closes it. */
+    static final Duration DEFAULT_CLOSE_BOUND = Duration.ofSeconds(10);
 
     private final CuratorFramework curator;
     private final Membership membership;
@@ -60,7 +67,9 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
     private Map<String, SlotOwner> workers = Map.of();
     private CuratorCache cache;
     private boolean suspended;
-    private boolean closed;
+    /** How many slots {@link #held} has, readable from other threads. */
+    private volatile int heldCount;
+    private volatile boolean closed;
 
     /** A slot this instance holds: the worker polling it, the token, and whether polling is paused. */
     private static final class Held {
@@ -113,44 +122,111 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
         executor.scheduleWithFixedDelay(this::reconcile, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
     }
 
-    /** Leaves the membership and releases every slot after its worker has finished with it. */
+    /** Leaves the membership and gives back every slot, within {@link #DEFAULT_CLOSE_BOUND}. */
     @Override
     public void close() {
-        // both the container's stop and the coordinator's close end here, in either order
+        close(DEFAULT_CLOSE_BOUND);
+    }
+
+    /**
+     * Leaves the membership and gives back every slot once its worker has let it go: all slots at once, each its
+     * fencing token in Redis and its owner znode in ZooKeeper. What Redis or ZooKeeper have not taken by the
+     * bound is left to expire: a token makes the next owner wait out the slot's leases, a znode goes with the
+     * session. Both the container's stop and the coordinator's close end here, in either order; only the first
+     * does anything.
+     */
+    @Override
+    public StopReport close(Duration bound) {
         if (executor.isShutdown()) {
-            return;
+            return StopReport.NOTHING;
         }
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        executor.execute(() -> {
-            try {
-                closed = true;
-                if (cache != null) {
-                    cache.close();
-                }
-                List<CompletableFuture<Void>> releases = new ArrayList<>();
-                for (Map.Entry<Integer, Held> entry : new ArrayList<>(held.entrySet())) {
-                    releases.add(entry.getValue().worker.revoke(entry.getKey()).toCompletableFuture()
-                            .thenRun(() -> giveUp(topic, entry.getKey(), entry.getValue())));
-                }
-                CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
-                held.clear();
-                for (String member : workers.keySet()) {
-                    claims.deleteQuietly(paths.member(topic.name(), member));
-                }
-            } catch (Exception e) {
-                log.warn("closing the slot assignment of {} did not finish cleanly: {}", topicName(), e.toString());
-            } finally {
-                done.complete(null);
-            }
-        });
-        done.orTimeout(35, TimeUnit.SECONDS).exceptionally(e -> null).join();
+        long start = System.nanoTime();
+        long deadline = start + bound.toNanos();
+        closed = true;
+        CompletableFuture<List<CompletableFuture<SlotClaims.GivingUp>>> started = new CompletableFuture<>();
+        executor.execute(() -> started.complete(giveUpEverything()));
+        List<CompletableFuture<SlotClaims.GivingUp>> gives = waitUntil(started, deadline);
+        if (gives != null) {
+            List<CompletableFuture<Void>> all = gives.stream().map(give -> give.thenCompose(SlotClaims.GivingUp::both)).toList();
+            waitUntil(CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)), deadline);
+        }
         executor.shutdownNow();
         onClosed.accept(this);
+        return report(gives, heldCount, start);
+    }
+
+    /** On the assignment's thread: stops assigning, and starts giving back every slot held once its worker let it go. */
+    private List<CompletableFuture<SlotClaims.GivingUp>> giveUpEverything() {
+        closed = true;
+        if (cache != null) {
+            cache.close();
+        }
+        List<CompletableFuture<SlotClaims.GivingUp>> gives = new ArrayList<>();
+        TopicDefinition definition = topic;
+        for (Map.Entry<Integer, Held> entry : held.entrySet()) {
+            int slot = entry.getKey();
+            Held h = entry.getValue();
+            gives.add(h.worker.revoke(slot).toCompletableFuture()
+                    .thenApply(v -> claims.giveUpAsync(definition, slot, h.token)));
+        }
+        held.clear();
+        heldCount = 0;
+        if (definition != null) {
+            for (String member : workers.keySet()) {
+                claims.deleteInBackground(paths.member(definition.name(), member));
+            }
+        }
+        return gives;
+    }
+
+    /**
+     * @param gives     the slots being given back, or null when the assignment's thread did not get to them in time
+     * @param heldCount how many slots were held, for the null case
+     */
+    private static StopReport report(List<CompletableFuture<SlotClaims.GivingUp>> gives, int heldCount, long startNanos) {
+        int released = 0;
+        int tokensLeft = 0;
+        int znodesLeft = 0;
+        List<String> unreachable = new ArrayList<>();
+        if (gives == null) {
+            // the assignment's thread was busy past the bound (a ZooKeeper call that did not return): nothing was given back
+            tokensLeft = heldCount;
+            znodesLeft = heldCount;
+        } else {
+            for (CompletableFuture<SlotClaims.GivingUp> give : gives) {
+                SlotClaims.GivingUp giving = give.getNow(null);
+                boolean token = giving != null && giving.tokenCleared().getNow(false);
+                boolean znode = giving != null && giving.znodeDeleted().getNow(false);
+                released += token && znode ? 1 : 0;
+                if (!token) {
+                    tokensLeft++;
+                    unreachable.add(giving == null ? "a worker" : "Redis");
+                }
+                if (!znode) {
+                    znodesLeft++;
+                    unreachable.add(giving == null ? "a worker" : "ZooKeeper");
+                }
+            }
+        }
+        return new StopReport(Duration.ofNanos(System.nanoTime() - startNanos), released, tokensLeft, znodesLeft, 0,
+                unreachable.stream().filter(what -> !what.equals("a worker")).toList());
+    }
+
+    /** The value of {@code stage} once it completes, or null when it does not by the deadline. */
+    private static <T> T waitUntil(CompletableFuture<T> stage, long deadlineNanos) {
+        try {
+            return stage.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
     }
 
     /** Follows the ZooKeeper connection: SUSPENDED pauses every slot, LOST gives them up, RECONNECTED resumes. */
     public void onConnectionState(ConnectionState state) {
-        executor.execute(() -> {
+        later(() -> {
             switch (state) {
                 case SUSPENDED -> pauseAll();
                 case LOST -> loseAll();
@@ -171,11 +247,20 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
     }
 
     private void requestReconcile() {
-        executor.execute(this::reconcile);
+        later(this::reconcile);
+    }
+
+    /** Runs a task on the assignment's thread, unless the assignment has closed. */
+    private void later(Runnable task) {
+        try {
+            executor.execute(task);
+        } catch (RejectedExecutionException e) {
+            // closed: nothing is assigned any more
+        }
     }
 
     private void runOnThread(Runnable task) {
-        executor.execute(() -> {
+        later(() -> {
             try {
                 task.run();
             } catch (RuntimeException e) {
@@ -185,6 +270,14 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
     }
 
     private void reconcile() {
+        try {
+            reconcileOnce();
+        } finally {
+            heldCount = held.size();
+        }
+    }
+
+    private void reconcileOnce() {
         if (closed || topic == null || suspended || !curator.getZookeeperClient().isConnected()) {
             return;
         }
@@ -266,8 +359,7 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
         for (Map.Entry<Integer, Held> entry : new ArrayList<>(held.entrySet())) {
             Held h = entry.getValue();
             if (h.paused == null && !h.releasing && !h.worker.ownedSlots().contains(entry.getKey())) {
-                giveUp(topic, entry.getKey(), h);
-                held.remove(entry.getKey());
+                giveBack(entry.getKey(), h);
             }
         }
     }
@@ -281,21 +373,34 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
         }
     }
 
+    /** Takes a slot back from its worker, then gives it back; the next owner starts once both are done. */
     private void release(int slot, Held h) {
         if (h.releasing) {
             return;
         }
         h.releasing = true;
-        TopicDefinition definition = topic;
-        h.worker.revoke(slot).whenComplete((v, e) -> executor.execute(() -> {
-            giveUp(definition, slot, h);
-            held.remove(slot, h);
-            reconcile();
-        }));
+        h.worker.revoke(slot).whenComplete((v, e) -> runOnThread(() -> giveBack(slot, h)));
     }
 
-    private void giveUp(TopicDefinition definition, int slot, Held h) {
-        claims.giveUp(definition, slot, h.token);
+    /**
+     * Gives a slot back in the background, never blocking this thread on Redis or ZooKeeper: the slot stays held,
+     * as being released, until both have answered. What they did not take is left to expire (token, session).
+     */
+    private void giveBack(int slot, Held h) {
+        h.releasing = true;
+        TopicDefinition definition = topic;
+        SlotClaims.GivingUp giving = claims.giveUpAsync(definition, slot, h.token);
+        giving.both().whenComplete((v, e) -> {
+            if (!giving.tokenCleared().getNow(false) || !giving.znodeDeleted().getNow(false)) {
+                log.debug("topic {} slot {}: given back with {}{} left to expire", definition.name(), slot,
+                        giving.tokenCleared().getNow(false) ? "" : "its fencing token ",
+                        giving.znodeDeleted().getNow(false) ? "" : "its owner znode");
+            }
+            runOnThread(() -> {
+                held.remove(slot, h);
+                reconcile();
+            });
+        });
     }
 
     /** SUSPENDED: stop polling everything at once; the owner znodes may still be ours. */
@@ -313,6 +418,7 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
     private void loseAll() {
         pauseAll();
         held.clear();
+        heldCount = 0;
     }
 
     /** RECONNECTED with the same session: poll again the slots whose owner znodes are still ours. */
@@ -327,7 +433,7 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
                 held.remove(slot);
                 continue;
             }
-            h.paused.whenComplete((v, e) -> executor.execute(() -> {
+            h.paused.whenComplete((v, e) -> later(() -> {
                 if (held.get(slot) == h && !h.releasing && !suspended && !closed) {
                     h.paused = null;
                     h.worker.assign(slot, h.token);

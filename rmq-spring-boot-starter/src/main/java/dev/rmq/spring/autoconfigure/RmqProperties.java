@@ -134,14 +134,16 @@ public record RmqProperties(@DefaultValue("") String namespace,
      * @param batchSize       Most messages one poll takes from a slot.
      * @param idlePoll        Longest time an idle slot waits between polls. A send that makes a message due
      *                        sooner wakes it at once.
-     * @param shutdownTimeout How long a graceful stop lets in-flight messages finish. Capped by
-     *                        spring.lifecycle.timeout-per-shutdown-phase.
+     * @param shutdownTimeout The longest the listeners take to stop, whatever state Redis and ZooKeeper are in:
+     *                        handlers finish, their messages are acknowledged and the slots given back. What is
+     *                        not done by then is left to lease recovery. Capped by
+     *                        spring.lifecycle.timeout-per-shutdown-phase, less 1 s.
      */
     public record Listener(@DefaultValue("true") boolean autoStartup,
                            @DefaultValue("1") int concurrency,
                            @DefaultValue("64") int batchSize,
                            @DefaultValue("1s") Duration idlePoll,
-                           @DefaultValue("30s") Duration shutdownTimeout) {
+                           @DefaultValue("10s") Duration shutdownTimeout) {
 
         public Listener {
             consumerSettings(concurrency, batchSize, idlePoll, shutdownTimeout);

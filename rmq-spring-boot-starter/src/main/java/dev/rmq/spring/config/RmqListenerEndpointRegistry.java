@@ -1,6 +1,7 @@
 package dev.rmq.spring.config;
 
 import dev.rmq.consumer.RmqConsumerContainer;
+import dev.rmq.consumer.StopReport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
@@ -15,7 +16,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -137,6 +137,10 @@ public class RmqListenerEndpointRegistry implements SmartLifecycle, DisposableBe
         stopAll().whenComplete((ignored, error) -> callback.run());
     }
 
+    /**
+     * Stops the running containers at once, each within its shutdown timeout capped by the phase's, and logs one
+     * line for the whole stop: at WARN when deliveries were left to lease recovery, else at INFO.
+     */
     private CompletableFuture<Void> stopAll() {
         List<RmqConsumerContainer<?>> toStop = new ArrayList<>();
         lock.lock();
@@ -150,25 +154,34 @@ public class RmqListenerEndpointRegistry implements SmartLifecycle, DisposableBe
         } finally {
             lock.unlock();
         }
+        if (toStop.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
         Duration budget = phaseTimeout.minus(STOP_MARGIN).isNegative() ? Duration.ZERO : phaseTimeout.minus(STOP_MARGIN);
         // One thread per container, so that N containers share the phase timeout rather than queue for it.
-        AtomicInteger counter = new AtomicInteger();
-        List<CompletableFuture<Void>> stops = toStop.stream().map(container -> {
-            CompletableFuture<Void> done = new CompletableFuture<>();
-            Thread thread = new Thread(() -> {
-                try {
-                    Duration own = container.settings().shutdownTimeout();
-                    container.stop(own.compareTo(budget) < 0 ? own : budget);
-                    done.complete(null);
-                } catch (RuntimeException | Error e) {
-                    log.warn("rmq container {} did not stop cleanly", container.id(), e);
-                    done.complete(null);
-                }
-            }, "rmq-stop-" + counter.incrementAndGet());
-            thread.start();
-            return done;
+        List<CompletableFuture<StopReport>> stops = toStop.stream().map(container -> {
+            Duration own = container.settings().shutdownTimeout();
+            Duration bound = own.compareTo(budget) < 0 ? own : budget;
+            return CompletableFuture.supplyAsync(() -> stop(container, bound),
+                    runnable -> new Thread(runnable, "rmq-stop-" + container.id()).start());
         }).toList();
-        return CompletableFuture.allOf(stops.toArray(CompletableFuture[]::new));
+        return CompletableFuture.allOf(stops.toArray(CompletableFuture[]::new)).thenRun(() -> {
+            StopReport report = StopReport.sum(stops.stream().map(CompletableFuture::join).toList());
+            if (report.needsAttention()) {
+                log.warn("rmq listeners {}", report.describe());
+            } else {
+                log.info("rmq listeners {}", report.describe());
+            }
+        });
+    }
+
+    private static StopReport stop(RmqConsumerContainer<?> container, Duration bound) {
+        try {
+            return container.stop(bound);
+        } catch (RuntimeException | Error e) {
+            log.warn("rmq container {} did not stop cleanly", container.id(), e);
+            return StopReport.NOTHING;
+        }
     }
 
     @Override

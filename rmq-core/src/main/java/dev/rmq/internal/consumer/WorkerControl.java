@@ -1,0 +1,17 @@
+package dev.rmq.internal.consumer;
+
+/** What a worker's batch needs of the worker: whether to go on, and where to count what a stop leaves behind. */
+interface WorkerControl {
+
+    /** Whether the worker must let the slot go before the next handler: revoked, past the stop's deadline, or interrupted. */
+    boolean mustLetGo(SlotState state);
+
+    /** Whether the worker is stopping: failures it meets are then expected, counted, and not logged one by one. */
+    boolean stopping();
+
+    /** The deliveries of the batch that have not been acknowledged yet; 0 once the batch is done. */
+    void inHand(int deliveries);
+
+    /** Deliveries whose acknowledgement did not reach Redis while the worker stopped: left to lease recovery. */
+    void leftToLeases(int deliveries);
+}

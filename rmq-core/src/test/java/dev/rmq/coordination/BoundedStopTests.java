@@ -1,0 +1,137 @@
+package dev.rmq.coordination;
+
+import dev.rmq.consumer.ConsumeResult;
+import dev.rmq.consumer.StopReport;
+import dev.rmq.producer.OutgoingMessage;
+import dev.rmq.testsupport.RedisServer;
+import dev.rmq.testsupport.RedisServerOptions;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicType;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A stop takes a bounded time whatever state Redis and ZooKeeper are in, and what it leaves behind (fencing
+ * tokens, owner znodes, unacknowledged deliveries) is taken over by the next owner with the usual fencing, with
+ * nothing lost. Real processes: a redis-server with an append-only file, so that it comes back with its data, and
+ * a ZooKeeper server in this JVM.
+ */
+class BoundedStopTests {
+
+    private static final Logger log = LoggerFactory.getLogger(BoundedStopTests.class);
+    private static final int SLOTS = 16;
+    private static final int MESSAGES = 200;
+    private static final TopicDefinition TOPIC = TopicDefinition.builder("stops", TopicType.PRIORITY).slotAmount(SLOTS)
+            .leaseTimeout(Duration.ofSeconds(3)).build();
+    private static final Duration BOUND = Duration.ofSeconds(4);
+    /** The stop's bound, and what surrounds it: the last join and the report. */
+    private static final Duration SLACK = Duration.ofSeconds(1);
+
+    private RedisServer redis;
+    private TestingServer zookeeper;
+    private final List<ZooKeeperNode> nodes = new ArrayList<>();
+    private final Map<String, AtomicInteger> consumed = new ConcurrentHashMap<>();
+
+    @BeforeEach
+    void servers() throws Exception {
+        redis = RedisServer.start(RedisServerOptions.defaults().withArgs("--appendonly", "yes", "--appendfsync", "always"));
+        zookeeper = new TestingServer(true);
+    }
+
+    @AfterEach
+    void stopEverything() throws Exception {
+        for (ZooKeeperNode node : nodes) {
+            node.close();
+        }
+        ZooKeeperNode.closeAll(zookeeper, redis);
+    }
+
+    @Test
+    void withRedisGoneAStopIsBoundedAndTheNextOwnerTakesOverLosingNothing() throws Exception {
+        ZooKeeperNode first = node("first");
+        StopReport report = stopAfter(first, "Redis", redis::kill);
+
+        assertThat(report.unreachable()).contains("Redis");
+        assertThat(report.fencingTokensLeft()).as("%s", report.describe()).isEqualTo(SLOTS);
+        assertThat(report.ownerZnodesLeft()).as("ZooKeeper took the owner znodes back: %s", report.describe()).isZero();
+
+        redis.restart();
+        node("second");
+        awaitEveryMessageConsumed();
+    }
+
+    @Test
+    void withZooKeeperGoneAStopIsBoundedAndTheNextOwnerTakesOverLosingNothing() throws Exception {
+        ZooKeeperNode first = node("first");
+        StopReport report = stopAfter(first, "ZooKeeper", zookeeper::stop);
+
+        assertThat(report.unreachable()).as("%s", report.describe()).containsExactly("ZooKeeper");
+        assertThat(report.ownerZnodesLeft()).as("%s", report.describe()).isEqualTo(SLOTS);
+        assertThat(report.deliveriesLeftToLeases()).as("Redis took every acknowledgement: %s", report.describe()).isZero();
+        first.close();
+        nodes.remove(first);
+
+        zookeeper.restart();
+        node("second");
+        awaitEveryMessageConsumed();
+    }
+
+    /** Takes a server away while {@code node} is busy, stops its container, and checks that the stop kept its bound. */
+    private StopReport stopAfter(ZooKeeperNode node, String server, Outage outage) throws Exception {
+        sendAndAwaitSomeConsumed(node);
+        outage.begin();
+        StopReport report = node.container.stop(BOUND);
+        log.info("the stop with {} gone: {}", server, report.describe());
+        assertThat(report.took()).as("%s", report.describe()).isLessThan(BOUND.plus(SLACK));
+        return report;
+    }
+
+    private interface Outage {
+        void begin() throws Exception;
+    }
+
+    private ZooKeeperNode node(String name) {
+        ZooKeeperNode node = new ZooKeeperNode(name, redis.address(), zookeeper.getConnectString(), TOPIC, 2, message -> {
+            Thread.sleep(5);
+            consumed.computeIfAbsent(message.payload(), k -> new AtomicInteger()).incrementAndGet();
+            return ConsumeResult.success();
+        }).start();
+        nodes.add(node);
+        return node;
+    }
+
+    /** Sends the messages and waits until the first node holds every slot and has consumed some, not all. */
+    private void sendAndAwaitSomeConsumed(ZooKeeperNode node) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> node.container.ownedSlots().size() == SLOTS);
+        List<OutgoingMessage> messages = new ArrayList<>();
+        for (int i = 0; i < MESSAGES; i++) {
+            messages.add(OutgoingMessage.priority(TOPIC.name(), "m" + i, 100));
+        }
+        node.rmq.producer().sendAll(messages);
+        await().atMost(Duration.ofSeconds(30)).until(() -> consumed.size() >= 20);
+        assertThat(consumed.size()).as("still work left when the server goes").isLessThan(MESSAGES);
+    }
+
+    private void awaitEveryMessageConsumed() {
+        await().atMost(Duration.ofSeconds(60)).until(() -> consumed.size() == MESSAGES);
+        Set<String> keys = consumed.keySet();
+        for (int i = 0; i < MESSAGES; i++) {
+            assertThat(keys).contains("m" + i);
+        }
+    }
+}
