@@ -1,5 +1,6 @@
 package dev.rmq;
 
+import dev.rmq.admin.RmqAdmin;
 import dev.rmq.codec.JsonPayloadCodec;
 import dev.rmq.codec.PayloadCodec;
 import dev.rmq.consumer.ConsumerSettings;
@@ -11,6 +12,7 @@ import dev.rmq.consumer.SlotFencing;
 import dev.rmq.consumer.StopReport;
 import dev.rmq.dead.RmqDeadQueue;
 import dev.rmq.events.RmqEventListener;
+import dev.rmq.internal.admin.RedisAdmin;
 import dev.rmq.internal.consumer.ConsumerContainer;
 import dev.rmq.internal.consumer.WakeSubscription;
 import dev.rmq.internal.consumer.WorkerFactory;
@@ -72,6 +74,7 @@ public final class RmqClient implements AutoCloseable {
     private final RmqProducer producer;
     private final RmqDeadQueue deadQueue;
     private final TopicInspector inspector;
+    private final RmqAdmin admin;
     private final SlotFencing slotFencing;
     private final AtomicInteger containerCount = new AtomicInteger();
     private final List<RmqConsumerContainer<?>> containers = new CopyOnWriteArrayList<>();
@@ -87,6 +90,7 @@ public final class RmqClient implements AutoCloseable {
         this.producer = new ScriptProducer(topics, keys, scripts, codec, b.maxPayloadBytes, metrics, Durability.MASTER_ONLY);
         this.deadQueue = new RedisDeadQueue(redisson, topics, keys, scripts);
         this.inspector = new RedisTopicInspector(redisson, topics, keys);
+        this.admin = new RedisAdmin(redisson, topics, keys);
         this.slotFencing = new RedisSlotFencing(keys, scripts);
     }
 
@@ -105,6 +109,11 @@ public final class RmqClient implements AutoCloseable {
     /** Reads backlog, in-flight and dead sizes per slot. */
     public TopicInspector inspector() {
         return inspector;
+    }
+
+    /** Pauses and resumes topics for every consumer at once. */
+    public RmqAdmin admin() {
+        return admin;
     }
 
     public TopicRegistry topics() {

@@ -1,6 +1,6 @@
 package dev.rmq.consumer;
 
-/** What Redis did when a delivery was ended: committed, rolled back, buried, released, or nothing. */
+/** What Redis did when a delivery was ended: committed, rolled back, buried, expired, released, or nothing. */
 public enum AckOutcome {
     /** The message is done and gone. */
     COMMITTED("committed"),
@@ -8,6 +8,8 @@ public enum AckOutcome {
     RETRY("retry"),
     /** Moved to the dead queue: its retries were spent, it could not be decoded, or the handler said so. */
     DEAD("dead"),
+    /** Failed after its time to live ran out, so it is not retried: dropped, or dead, as the topic says. */
+    EXPIRED("expired"),
     /** A newer send of the same key was already waiting; the delivery ended and the newer message stays. */
     MERGED("merged"),
     /** Handed back unstarted: it waits again at its place, its attempt not counted. */

@@ -13,26 +13,37 @@ public final class ConsumeResult {
         DEAD
     }
 
-    private static final ConsumeResult SUCCESS = new ConsumeResult(Outcome.SUCCESS, "");
+    private static final ConsumeResult SUCCESS = new ConsumeResult(Outcome.SUCCESS, "", false);
 
     private final Outcome outcome;
     private final String reason;
+    private final boolean immediate;
 
-    private ConsumeResult(Outcome outcome, String reason) {
+    private ConsumeResult(Outcome outcome, String reason, boolean immediate) {
         this.outcome = outcome;
         this.reason = reason;
+        this.immediate = immediate;
     }
 
     public static ConsumeResult success() {
         return SUCCESS;
     }
 
+    /** Roll back: the message is delivered again after the topic's backoff, or goes dead once its retries are spent. */
     public static ConsumeResult retry(String reason) {
-        return new ConsumeResult(Outcome.RETRY, reason == null ? "" : reason);
+        return new ConsumeResult(Outcome.RETRY, reason == null ? "" : reason, false);
+    }
+
+    /**
+     * Roll back without the backoff: the message is due again at once (a priority message at its priority and
+     * place). It is an attempt all the same, so the topic's maximum retries still send it dead in the end.
+     */
+    public static ConsumeResult retryNow(String reason) {
+        return new ConsumeResult(Outcome.RETRY, reason == null ? "" : reason, true);
     }
 
     public static ConsumeResult dead(String reason) {
-        return new ConsumeResult(Outcome.DEAD, reason == null ? "" : reason);
+        return new ConsumeResult(Outcome.DEAD, reason == null ? "" : reason, false);
     }
 
     public Outcome outcome() {
@@ -44,8 +55,14 @@ public final class ConsumeResult {
         return reason;
     }
 
+    /** For a retry, whether it skips the backoff ({@link #retryNow(String)}). */
+    public boolean immediate() {
+        return immediate;
+    }
+
     @Override
     public String toString() {
-        return reason.isEmpty() ? outcome.name() : outcome + "(" + reason + ")";
+        String name = immediate ? "RETRY_NOW" : outcome.name();
+        return reason.isEmpty() ? name : name + "(" + reason + ")";
     }
 }

@@ -82,7 +82,8 @@ public final class RmqCoordinator implements Closeable {
         ZkPaths paths = membership.paths();
         for (TopicDefinition topic : topics.all()) {
             try {
-                TopicRegistration.register(curator, paths, membership.acl(), topic, membership.origin());
+                TopicRegistration.register(curator, paths, membership.acl(), topic, membership.instanceId(),
+                        membership.origin());
             } catch (TopicConflictException e) {
                 throw e;
             } catch (Exception e) {
@@ -139,6 +140,11 @@ public final class RmqCoordinator implements Closeable {
         long deadline = System.nanoTime() + CLOSE_BOUND.toNanos();
         for (ZooKeeperSlotAssignment assignment : assignments) {
             assignment.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+        }
+        if (started.get()) {
+            for (TopicDefinition topic : topics.all()) {
+                TopicRegistration.forget(curator, membership.paths(), topic, membership.instanceId());
+            }
         }
     }
 

@@ -2,6 +2,7 @@ package dev.rmq.metrics;
 
 import dev.rmq.consumer.AckOutcome;
 import dev.rmq.consumer.ConsumeResult;
+import dev.rmq.topic.ExpiryAction;
 import dev.rmq.topic.TopicDefinition;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -17,7 +18,10 @@ import java.util.function.Supplier;
 /**
  * Micrometer meters for rmq, tagged only with {@code topic}, {@code type} and {@code result}:
  * <ul>
- * <li>{@code rmq.send} timer per send call, {@code rmq.send.messages} counter of messages sent;</li>
+ * <li>{@code rmq.send} timer per send call, {@code rmq.send.messages} counter of messages sent,
+ * {@code rmq.send.refused} counter of messages refused by a full backlog, {@code rmq.send.late} distribution (ms)
+ * of how late fixed times arrived;</li>
+ * <li>{@code rmq.expired} counter of messages whose time to live ran out, result {@code dropped} or {@code dead};</li>
  * <li>{@code rmq.consume} timer per handled message, result {@code success}, {@code retry} or {@code dead};</li>
  * <li>{@code rmq.merges}, {@code rmq.retries}, {@code rmq.dead}, {@code rmq.lease.recovered},
  * {@code rmq.ack.stale} counters;</li>
@@ -53,6 +57,28 @@ public final class MicrometerRmqMetrics implements RmqMetrics {
     }
 
     @Override
+    public void refused(TopicDefinition topic, int messages) {
+        counter("rmq.send.refused", "Messages refused because the slot's backlog was full", topic, null)
+                .increment(messages);
+    }
+
+    @Override
+    public void sentLate(TopicDefinition topic, long millis) {
+        meter("rmq.send.late", topic, null, () -> DistributionSummary.builder("rmq.send.late").baseUnit("milliseconds")
+                .description("How far behind the Redis clock a fixed time was when it arrived (due at once)")
+                .tags("topic", topic.name(), "type", type(topic)).register(registry)).record(millis);
+    }
+
+    @Override
+    public void expired(TopicDefinition topic, long messages) {
+        if (messages > 0) {
+            String result = topic.expiry() == ExpiryAction.DEAD ? "dead" : "dropped";
+            counter("rmq.expired", "Messages whose time to live ran out before a delivery", topic, result)
+                    .increment(messages);
+        }
+    }
+
+    @Override
     public void consumed(TopicDefinition topic, ConsumeResult.Outcome outcome, long nanos) {
         String result = outcome.name().toLowerCase(Locale.ROOT);
         meter("rmq.consume", topic, result, () -> Timer.builder("rmq.consume").description("Messages handled by listeners")
@@ -74,6 +100,7 @@ public final class MicrometerRmqMetrics implements RmqMetrics {
             case RETRY -> counter("rmq.retries", "Messages rolled back for a retry", topic, null).increment();
             case DEAD -> counter("rmq.dead", "Messages moved to the dead queue", topic, null).increment();
             case STALE -> counter("rmq.ack.stale", "Acks refused because the lease was lost", topic, null).increment();
+            case EXPIRED -> expired(topic, 1);
             default -> {
             }
         }

@@ -21,6 +21,18 @@ public interface RmqMetrics {
     default void sent(TopicDefinition topic, int messages, int merged, long nanos, Throwable error) {
     }
 
+    /** Sends that would have added a message past the slot's backlog cap, refused. */
+    default void refused(TopicDefinition topic, int messages) {
+    }
+
+    /** A fixed-time message arrived this long after its time (within the late tolerance) and is due at once. */
+    default void sentLate(TopicDefinition topic, long millis) {
+    }
+
+    /** Messages whose time to live ran out before a delivery: dropped or dead, as the topic says. */
+    default void expired(TopicDefinition topic, long messages) {
+    }
+
     /** A handler finished one message with this outcome. */
     default void consumed(TopicDefinition topic, ConsumeResult.Outcome outcome, long nanos) {
     }

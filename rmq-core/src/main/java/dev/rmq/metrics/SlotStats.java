@@ -6,22 +6,26 @@ import java.util.List;
  * The sizes of one slot.
  *
  * @param slot     the slot index
- * @param backlog  messages waiting (including priority messages waiting out a backoff)
+ * @param backlog  messages waiting: due or not, delayed, retrying, or parked behind an in-flight delivery of
+ *                 their key
  * @param inFlight messages handed to consumers, not yet acknowledged
  * @param dead     messages in the dead queue
+ * @param paused   whether the slot is paused (for sums: whether every slot summed is)
  */
-public record SlotStats(int slot, long backlog, long inFlight, long dead) {
+public record SlotStats(int slot, long backlog, long inFlight, long dead, boolean paused) {
 
     /** The sums over some slots, with slot -1. */
     public static SlotStats sum(List<SlotStats> slots) {
         long backlog = 0;
         long inFlight = 0;
         long dead = 0;
+        boolean paused = !slots.isEmpty();
         for (SlotStats s : slots) {
             backlog += s.backlog();
             inFlight += s.inFlight();
             dead += s.dead();
+            paused &= s.paused();
         }
-        return new SlotStats(-1, backlog, inFlight, dead);
+        return new SlotStats(-1, backlog, inFlight, dead, paused);
     }
 }

@@ -2,6 +2,7 @@ package dev.rmq.producer;
 
 import dev.rmq.internal.validation.Durations;
 import dev.rmq.internal.validation.MessageArguments;
+import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 
 import java.time.Duration;
@@ -9,11 +10,13 @@ import java.time.Instant;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A message to send, immutable. Start with the factory for the topic's type, then optionally give an
- * explicit merge key (by default it is derived from the payload), a slot basis (by default the key)
- * and headers. Arguments are checked here, so bad input fails before anything reaches Redis.
+ * explicit merge key (by default it is derived from the payload), a slot basis (by default the key),
+ * headers, a time to live (by default the topic's), and for a priority message a not-before time. Arguments
+ * are checked here, so bad input fails before anything reaches Redis.
  */
 public final class OutgoingMessage {
 
@@ -31,9 +34,12 @@ public final class OutgoingMessage {
     private final String key;
     private final String slotBasis;
     private final Map<String, String> headers;
+    private final Duration ttl;
+    /** For a priority message: a positive epoch ms (not before), a negative delay in ms, or 0 for at once. */
+    private final long notBefore;
 
     private OutgoingMessage(String topic, TopicType type, Object payload, long value, String key, String slotBasis,
-                            Map<String, String> headers) {
+                            Map<String, String> headers, Duration ttl, long notBefore) {
         this.topic = topic;
         this.type = type;
         this.payload = payload;
@@ -41,6 +47,8 @@ public final class OutgoingMessage {
         this.key = key;
         this.slotBasis = slotBasis;
         this.headers = headers;
+        this.ttl = ttl;
+        this.notBefore = notBefore;
     }
 
     /** A range-merge message: due {@code timeRange} after it first arrives; duplicates until then merge into it. */
@@ -55,8 +63,9 @@ public final class OutgoingMessage {
     }
 
     /**
-     * A message due at {@code fixedTime}, which must be after the Redis server's clock when it arrives.
-     * A duplicate takes the latest time.
+     * A message due at {@code fixedTime}. A time that the Redis clock has already passed when the message arrives,
+     * by no more than the topic's late tolerance, is due at once and its receipt says how late it was; one further
+     * behind is refused. A duplicate takes the latest time.
      */
     public static OutgoingMessage fixedTime(String topic, Object payload, Instant fixedTime) {
         return create(topic, TopicType.FIXED_TIME, payload, MessageArguments.checkTime("fixedTime", fixedTime));
@@ -69,17 +78,19 @@ public final class OutgoingMessage {
         if (payload == null) {
             throw new IllegalArgumentException("payload of a message to topic '" + topic + "' must not be null");
         }
-        return new OutgoingMessage(topic, type, payload, value, null, null, Map.of());
+        return new OutgoingMessage(topic, type, payload, value, null, null, Map.of(), null, 0);
     }
 
     /** The same message with an explicit merge key instead of one derived from the payload. */
     public OutgoingMessage withKey(String key) {
-        return new OutgoingMessage(topic, type, payload, value, MessageArguments.checkKey("key", key), slotBasis, headers);
+        return new OutgoingMessage(topic, type, payload, value, MessageArguments.checkKey("key", key), slotBasis, headers,
+                ttl, notBefore);
     }
 
     /** The same message routed by {@code slotBasis}: messages sharing one are consumed one after another. */
     public OutgoingMessage withSlotBasis(String slotBasis) {
-        return new OutgoingMessage(topic, type, payload, value, key, MessageArguments.checkKey("slotBasis", slotBasis), headers);
+        return new OutgoingMessage(topic, type, payload, value, key, MessageArguments.checkKey("slotBasis", slotBasis),
+                headers, ttl, notBefore);
     }
 
     /** The same message with one more header; a header of the same name is replaced. */
@@ -92,7 +103,8 @@ public final class OutgoingMessage {
         }
         Map<String, String> copy = new LinkedHashMap<>(headers);
         copy.put(name, headerValue);
-        return new OutgoingMessage(topic, type, payload, value, key, slotBasis, Collections.unmodifiableMap(copy));
+        return new OutgoingMessage(topic, type, payload, value, key, slotBasis, Collections.unmodifiableMap(copy), ttl,
+                notBefore);
     }
 
     /** The same message with these headers added. */
@@ -105,6 +117,42 @@ public final class OutgoingMessage {
             result = result.withHeader(header.getKey(), header.getValue());
         }
         return result;
+    }
+
+    /**
+     * The same message with its own time to live: if it still waits (or waits for a retry) when the time runs out,
+     * by the Redis clock, it never reaches a handler. A delivery in progress is not cut short. Overrides the
+     * topic's; {@code Duration.ZERO} means no time to live even on a topic that has one.
+     */
+    public OutgoingMessage withTtl(Duration timeToLive) {
+        return new OutgoingMessage(topic, type, payload, value, key, slotBasis, headers,
+                TopicDefinition.checkTtl("ttl of a message to topic '" + topic + "'", timeToLive), notBefore);
+    }
+
+    /**
+     * The same priority message, invisible until {@code time} (by the Redis clock); after it, it competes by
+     * priority. A duplicate takes the latest priority and the latest not-before time.
+     */
+    public OutgoingMessage notBefore(Instant time) {
+        if (type != TopicType.PRIORITY) {
+            throw new IllegalArgumentException("notBefore is for priority messages; a " + type + " message to topic '"
+                    + topic + "' has its due time from " + (type == TopicType.FIXED_TIME ? "its fixed time" : "its time range"));
+        }
+        return new OutgoingMessage(topic, type, payload, value, key, slotBasis, headers, ttl,
+                MessageArguments.checkTime("notBefore", time));
+    }
+
+    /**
+     * The same priority message, invisible for {@code delay} after it reaches Redis; after that, it competes by
+     * priority. Unlike {@link #notBefore(Instant)}, the delay is counted on the Redis clock.
+     */
+    public OutgoingMessage withDelay(Duration delay) {
+        if (type != TopicType.PRIORITY) {
+            throw new IllegalArgumentException("withDelay is for priority messages; a " + type + " message to topic '"
+                    + topic + "' has its due time from " + (type == TopicType.FIXED_TIME ? "its fixed time" : "its time range"));
+        }
+        return new OutgoingMessage(topic, type, payload, value, key, slotBasis, headers, ttl,
+                -Durations.requirePositive("delay", delay).toMillis());
     }
 
     public String topic() {
@@ -138,9 +186,26 @@ public final class OutgoingMessage {
         return headers;
     }
 
+    /** Its own time to live, or null when the topic's applies. */
+    public Duration ttl() {
+        return ttl;
+    }
+
+    /** The time given by {@link #notBefore(Instant)}, if any. */
+    public Optional<Instant> notBeforeTime() {
+        return notBefore > 0 ? Optional.of(Instant.ofEpochMilli(notBefore)) : Optional.empty();
+    }
+
+    /** The delay given by {@link #withDelay(Duration)}, if any. */
+    public Optional<Duration> delay() {
+        return notBefore < 0 ? Optional.of(Duration.ofMillis(-notBefore)) : Optional.empty();
+    }
+
     @Override
     public String toString() {
         return "OutgoingMessage[" + type + " to " + topic + ", value=" + value + ", key=" + key + ", slotBasis=" + slotBasis
-                + ", headers=" + headers.keySet() + "]";
+                + ", headers=" + headers.keySet() + (ttl == null ? "" : ", ttl=" + ttl)
+                + (notBefore > 0 ? ", notBefore=" + Instant.ofEpochMilli(notBefore) : "")
+                + (notBefore < 0 ? ", delay=" + Duration.ofMillis(-notBefore) : "") + "]";
     }
 }

@@ -6,9 +6,10 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * An immutable, validated topic: its name, type and number of slots, and the consumer settings that
- * travel with it (lease, retries, backoff, dead-queue capacity). Two definitions of one name must agree
- * on type and slot amount everywhere in a cluster.
+ * An immutable, validated topic: its name, type and number of slots, the consumer settings that travel with it
+ * (lease, retries, backoff, dead-queue capacity), and its job controls (time to live, backlog cap, delivery
+ * guarantee, rate limit, late tolerance of fixed times). Two definitions of one name must agree on type and slot
+ * amount everywhere in a cluster; with ZooKeeper, the applications running at once must agree on the controls.
  */
 public final class TopicDefinition {
 
@@ -22,6 +23,16 @@ public final class TopicDefinition {
     public static final int MAX_RETRIES_LIMIT = 65_000;
     /** Default number of dead messages kept per slot; the oldest are dropped beyond it. */
     public static final int DEFAULT_DEAD_CAPACITY = 100_000;
+    /**
+     * Default late tolerance: how far behind the Redis clock a fixed time may lie and still be taken, due at once.
+     * It covers what can pass between computing a time and the send reaching Redis: clock skew between hosts, a
+     * garbage-collection pause, and a Redis client retrying through a failover (several seconds by default).
+     */
+    public static final Duration DEFAULT_LATE_TOLERANCE = Duration.ofSeconds(10);
+    /** The longest late tolerance. */
+    public static final Duration MAX_LATE_TOLERANCE = Duration.ofHours(1);
+    /** The highest rate limit, in messages per second. */
+    public static final double MAX_RATE_LIMIT = 1_000_000;
 
     private final String name;
     private final TopicType type;
@@ -30,6 +41,12 @@ public final class TopicDefinition {
     private final int maxRetries;
     private final BackoffPolicy backoff;
     private final int deadCapacity;
+    private final Duration ttl;
+    private final ExpiryAction expiry;
+    private final int maxBacklog;
+    private final DeliveryGuarantee delivery;
+    private final double rateLimit;
+    private final Duration lateTolerance;
 
     private TopicDefinition(Builder b) {
         this.name = Names.check("topic name", b.name);
@@ -50,6 +67,33 @@ public final class TopicDefinition {
                     + "' must be 0 (unbounded) or positive, was " + b.deadCapacity);
         }
         this.deadCapacity = b.deadCapacity;
+        this.ttl = checkTtl("ttl of topic '" + name + "'", b.ttl);
+        this.expiry = Objects.requireNonNull(b.expiry, "expiry of topic '" + name + "' must be DROP or DEAD, was null");
+        if (b.maxBacklog < 0) {
+            throw new IllegalArgumentException("maxBacklog of topic '" + name
+                    + "' must be 0 (no cap) or positive, was " + b.maxBacklog);
+        }
+        this.maxBacklog = b.maxBacklog;
+        this.delivery = Objects.requireNonNull(b.delivery,
+                "delivery of topic '" + name + "' must be AT_LEAST_ONCE or AT_MOST_ONCE, was null");
+        if (!(b.rateLimit >= 0 && b.rateLimit <= MAX_RATE_LIMIT)) {
+            throw new IllegalArgumentException("rateLimit of topic '" + name + "' must be 0 (no limit) or a number of"
+                    + " messages per second up to " + (long) MAX_RATE_LIMIT + ", was " + b.rateLimit);
+        }
+        this.rateLimit = b.rateLimit;
+        if (b.lateTolerance == null || b.lateTolerance.isNegative() || b.lateTolerance.compareTo(MAX_LATE_TOLERANCE) > 0) {
+            throw new IllegalArgumentException("lateTolerance of topic '" + name + "' must be between 0 and "
+                    + MAX_LATE_TOLERANCE + ", was " + b.lateTolerance);
+        }
+        this.lateTolerance = b.lateTolerance;
+    }
+
+    /** Refuses a time to live that is neither zero (none) nor at least 1 ms. */
+    public static Duration checkTtl(String what, Duration ttl) {
+        if (ttl == null) {
+            throw new IllegalArgumentException(what + " must not be null; use Duration.ZERO for none");
+        }
+        return ttl.isZero() ? ttl : Durations.requirePositive(what, ttl);
     }
 
     private static int checkSlotAmount(String name, int slotAmount) {
@@ -98,6 +142,47 @@ public final class TopicDefinition {
         return deadCapacity;
     }
 
+    /** How long a message may wait before it is delivered; zero when messages wait for ever. A send may set its own. */
+    public Duration ttl() {
+        return ttl;
+    }
+
+    /** What becomes of a message whose time to live ran out. */
+    public ExpiryAction expiry() {
+        return expiry;
+    }
+
+    /**
+     * The most messages that may wait in the topic, 0 for no cap. It is enforced per slot, each slot holding
+     * {@link #maxBacklogPerSlot()}: the count and the add are then one atomic script on one slot's keys, which
+     * Redis Cluster allows, where a topic-wide count would need a call across slots.
+     */
+    public int maxBacklog() {
+        return maxBacklog;
+    }
+
+    /** The cap of one slot: {@code maxBacklog / slotAmount}, rounded up; 0 for no cap. */
+    public int maxBacklogPerSlot() {
+        return maxBacklog == 0 ? 0 : (maxBacklog + slotAmount - 1) / slotAmount;
+    }
+
+    public DeliveryGuarantee delivery() {
+        return delivery;
+    }
+
+    /** The most deliveries per second, summed over every consumer of the topic; 0 for no limit. */
+    public double rateLimit() {
+        return rateLimit;
+    }
+
+    /**
+     * For fixed-time topics, how far behind the Redis clock a fixed time may lie and still be taken, delivered at
+     * once and reported late; a time further behind is refused.
+     */
+    public Duration lateTolerance() {
+        return lateTolerance;
+    }
+
     /** Refuses a slot index outside this topic. */
     public int requireSlot(int slot) {
         if (slot < 0 || slot >= slotAmount) {
@@ -115,25 +200,36 @@ public final class TopicDefinition {
     /** A builder holding this definition's values. */
     public Builder toBuilder() {
         return new Builder().name(name).type(type).slotAmount(slotAmount).leaseTimeout(leaseTimeout)
-                .maxRetries(maxRetries).backoff(backoff).deadCapacity(deadCapacity);
+                .maxRetries(maxRetries).backoff(backoff).deadCapacity(deadCapacity).ttl(ttl).expiry(expiry)
+                .maxBacklog(maxBacklog).delivery(delivery).rateLimit(rateLimit).lateTolerance(lateTolerance);
+    }
+
+    /**
+     * The job controls as text, {@code name=value} in a fixed order: what the applications running a topic
+     * at once must agree on.
+     */
+    public String controls() {
+        return "ttl=" + ttl + ",expiry=" + expiry + ",maxBacklog=" + maxBacklog + ",delivery=" + delivery
+                + ",rateLimit=" + rateLimit + ",lateTolerance=" + lateTolerance;
     }
 
     @Override
     public boolean equals(Object o) {
         return o instanceof TopicDefinition t && name.equals(t.name) && type == t.type && slotAmount == t.slotAmount
                 && leaseTimeout.equals(t.leaseTimeout) && maxRetries == t.maxRetries && backoff.equals(t.backoff)
-                && deadCapacity == t.deadCapacity;
+                && deadCapacity == t.deadCapacity && controls().equals(t.controls());
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, type, slotAmount, leaseTimeout, maxRetries, backoff, deadCapacity);
+        return Objects.hash(name, type, slotAmount, leaseTimeout, maxRetries, backoff, deadCapacity, controls());
     }
 
     @Override
     public String toString() {
         return "Topic[" + name + ", " + type + ", slots=" + slotAmount + ", lease=" + leaseTimeout
-                + ", maxRetries=" + maxRetries + ", backoff=" + backoff + ", deadCapacity=" + deadCapacity + "]";
+                + ", maxRetries=" + maxRetries + ", backoff=" + backoff + ", deadCapacity=" + deadCapacity + ", "
+                + controls() + "]";
     }
 
     /** Collects the values of a definition; {@link #build()} checks them all. */
@@ -145,6 +241,12 @@ public final class TopicDefinition {
         private int maxRetries = DEFAULT_MAX_RETRIES;
         private BackoffPolicy backoff = BackoffPolicy.DEFAULT;
         private int deadCapacity = DEFAULT_DEAD_CAPACITY;
+        private Duration ttl = Duration.ZERO;
+        private ExpiryAction expiry = ExpiryAction.DROP;
+        private int maxBacklog;
+        private DeliveryGuarantee delivery = DeliveryGuarantee.AT_LEAST_ONCE;
+        private double rateLimit;
+        private Duration lateTolerance = DEFAULT_LATE_TOLERANCE;
 
         private Builder() {
         }
@@ -182,6 +284,42 @@ public final class TopicDefinition {
 
         public Builder deadCapacity(int deadCapacity) {
             this.deadCapacity = deadCapacity;
+            return this;
+        }
+
+        /** How long a message may wait before it is delivered; {@code Duration.ZERO} (the default) for ever. */
+        public Builder ttl(Duration ttl) {
+            this.ttl = ttl;
+            return this;
+        }
+
+        /** What becomes of a message whose time to live ran out: {@code DROP} (the default) or {@code DEAD}. */
+        public Builder expiry(ExpiryAction expiry) {
+            this.expiry = expiry;
+            return this;
+        }
+
+        /** The most messages that may wait, split evenly among the slots; 0 (the default) for no cap. */
+        public Builder maxBacklog(int maxBacklog) {
+            this.maxBacklog = maxBacklog;
+            return this;
+        }
+
+        /** {@code AT_LEAST_ONCE} (the default) or {@code AT_MOST_ONCE}. */
+        public Builder delivery(DeliveryGuarantee delivery) {
+            this.delivery = delivery;
+            return this;
+        }
+
+        /** The most deliveries per second over every consumer of the topic; 0 (the default) for no limit. */
+        public Builder rateLimit(double messagesPerSecond) {
+            this.rateLimit = messagesPerSecond;
+            return this;
+        }
+
+        /** How far behind the Redis clock a fixed time may lie and still be taken; 10 s by default. */
+        public Builder lateTolerance(Duration lateTolerance) {
+            this.lateTolerance = lateTolerance;
             return this;
         }
 

@@ -86,7 +86,8 @@ class ClusterDrainTests extends ClusterFixture {
             assertThat(recorder.succeeded.values()).allSatisfy(deliveries -> assertThat(deliveries).hasSize(1));
             Map<String, Long> beforePurge = sizes(topic);
             assertThat(beforePurge).containsEntry("store", 0L).containsEntry("body", 0L).containsEntry("prepare", 0L)
-                    .containsEntry("inflight", 0L).containsEntry("retry", 0L)
+                    .containsEntry("inflight", 0L).containsEntry("delayed", 0L).containsEntry("parked", 0L)
+                    .containsEntry("expiry", 0L)
                     .containsEntry("dead", (long) recorder.poison.size())
                     .containsEntry("deadbody", (long) recorder.poison.size());
 

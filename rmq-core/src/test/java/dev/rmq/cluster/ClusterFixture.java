@@ -148,7 +148,9 @@ abstract class ClusterFixture {
             sizes.merge("body", (Long) master.command("HLEN", keys.body()), Long::sum);
             sizes.merge("prepare", (Long) master.command("ZCARD", keys.prepare()), Long::sum);
             sizes.merge("inflight", (Long) master.command("HLEN", keys.inflight()), Long::sum);
-            sizes.merge("retry", (Long) master.command("ZCARD", keys.retry()), Long::sum);
+            sizes.merge("delayed", (Long) master.command("ZCARD", keys.delayed()), Long::sum);
+            sizes.merge("parked", (Long) master.command("HLEN", keys.parked()), Long::sum);
+            sizes.merge("expiry", (Long) master.command("ZCARD", keys.expiry()), Long::sum);
             sizes.merge("dead", (Long) master.command("ZCARD", keys.dead()), Long::sum);
             sizes.merge("deadbody", (Long) master.command("HLEN", keys.deadBody()), Long::sum);
         }
@@ -167,11 +169,12 @@ abstract class ClusterFixture {
             assertThat(master.command("HLEN", keys.body())).as("HLEN %s", keys.body()).isEqualTo(0L);
             assertThat(master.command("ZCARD", keys.prepare())).as("ZCARD %s", keys.prepare()).isEqualTo(0L);
             assertThat(master.command("HLEN", keys.inflight())).as("HLEN %s", keys.inflight()).isEqualTo(0L);
-            assertThat(master.command("ZCARD", keys.retry())).as("ZCARD %s", keys.retry()).isEqualTo(0L);
+            assertThat(master.command("ZCARD", keys.delayed())).as("ZCARD %s", keys.delayed()).isEqualTo(0L);
             assertThat(master.command("ZCARD", keys.dead())).as("ZCARD %s", keys.dead()).isEqualTo(0L);
             assertThat(master.command("HLEN", keys.deadBody())).as("HLEN %s", keys.deadBody()).isEqualTo(0L);
             assertThat(master.command("EXISTS", keys.store(), keys.body(), keys.prepare(), keys.inflight(),
-                    keys.retry(), keys.dead(), keys.deadBody())).as("keys of slot %d that still exist", slot).isEqualTo(0L);
+                    keys.delayed(), keys.dead(), keys.deadBody(), keys.parked(), keys.expiry(), keys.paused()))
+                    .as("keys of slot %d that still exist", slot).isEqualTo(0L);
         }
         for (RedisServer master : cluster.masters()) {
             @SuppressWarnings("unchecked")

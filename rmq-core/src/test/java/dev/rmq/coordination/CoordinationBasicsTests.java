@@ -174,10 +174,10 @@ class CoordinationBasicsTests {
         ScriptRunner scripts = new ScriptRunner(redisson);
         RetryPolicy policy = RetryPolicy.of(rmq.topics().require("orders"));
 
-        assertThatThrownBy(() -> Futures.join(scripts.run(keys, new PrepareCall(policy, 10, 30000, "old-owner/1", 1000, 100))))
+        assertThatThrownBy(() -> Futures.join(scripts.run(keys, new PrepareCall(policy, 10, 30000, "old-owner/1", 1000, 100, false))))
                 .isInstanceOf(SlotFencedException.class).hasMessage("the slot is owned by another worker");
         AckCall.Ack commit = new AckCall.Ack(AckCall.Op.COMMIT, "k", 1, "");
-        assertThatThrownBy(() -> Futures.join(scripts.run(keys, new AckCall(policy, "old-owner/1", List.of(commit)))))
+        assertThatThrownBy(() -> Futures.join(scripts.run(keys, new AckCall(policy, "old-owner/1", "rmq:wake:orders", 0, List.of(commit)))))
                 .isInstanceOf(SlotFencedException.class);
         assertThat(redis.command("ZCARD", "orders_0")).isEqualTo(1L);
     }
@@ -194,7 +194,7 @@ class CoordinationBasicsTests {
 
         // worker a polls under a 10 s lease, then is cut off without releasing
         assertThat(Futures.join(fence.take(orders, 0, "a/1"))).isEqualTo(new SlotFencing.Taken("", Duration.ZERO));
-        Futures.join(scripts.run(keys, new PrepareCall(RetryPolicy.of(orders), 10, 10_000, "a/1", 1000, 100)));
+        Futures.join(scripts.run(keys, new PrepareCall(RetryPolicy.of(orders), 10, 10_000, "a/1", 1000, 100, false)));
         SlotFencing.Taken byB = Futures.join(fence.take(orders, 0, "b/1"));
         assertThat(byB.previousToken()).isEqualTo("a/1");
         assertThat(byB.holdOff()).isBetween(Duration.ofSeconds(8), Duration.ofMillis(10_001));

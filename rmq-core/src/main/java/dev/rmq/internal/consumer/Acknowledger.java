@@ -17,7 +17,7 @@ import java.util.List;
  * Gathers the acknowledgements of one worker's batch and sends them in one call: commits, rollbacks, deaths
  * and releases of unstarted deliveries. Reports each outcome to the metrics and the event listener.
  */
-final class Acknowledger {
+final class Acknowledger implements Settlement {
 
     private static final Logger log = LoggerFactory.getLogger(Acknowledger.class);
 
@@ -36,17 +36,18 @@ final class Acknowledger {
         this.events = events;
     }
 
-    void add(AckCall.Op op, Delivery<?> delivery, String error) {
+    @Override
+    public void add(AckCall.Op op, Delivery<?> delivery, String error) {
         pending.add(new AckCall.Ack(op, delivery.key(), delivery.token(), error));
     }
 
-    /** For a message that could not even be decoded: it has a key and a token, no delivery. */
-    void addUndecodable(String key, long token, String error) {
+    @Override
+    public void addUndecodable(String key, long token, String error) {
         pending.add(new AckCall.Ack(AckCall.Op.DEAD, key, token, error));
     }
 
-    /** How many acks are gathered and not sent yet. */
-    int pending() {
+    @Override
+    public int pending() {
         return pending.size();
     }
 
@@ -55,7 +56,8 @@ final class Acknowledger {
      * acks were refused, and the caller must let the slot go. While the worker stops, a failed call is counted
      * as deliveries left to lease recovery instead of logged.
      */
-    boolean flush(SlotState state, WorkerControl control) {
+    @Override
+    public boolean flush(SlotState state, WorkerControl control) {
         if (pending.isEmpty()) {
             return true;
         }
@@ -84,6 +86,11 @@ final class Acknowledger {
             events.emit(() -> new RmqEvent.AckFailed(Instant.now(), topic.name(), state.slot, worker,
                     sent.stream().map(AckCall.Ack::key).toList(), e.toString()));
         }
+        return true;
+    }
+
+    @Override
+    public boolean leased() {
         return true;
     }
 

@@ -21,7 +21,9 @@ import java.util.concurrent.TimeUnit;
  * and acknowledges them in one call at the end. Before each handler it makes sure the worker may still run
  * one: when the slot is being let go, the stop's deadline has passed or the thread was interrupted, it hands
  * the rest back unstarted. When half the lease is gone, or the fencing token has not been confirmed for a
- * while, it acknowledges what is done and extends the rest.
+ * while, it acknowledges what is done and extends the rest. Outcomes go to its {@link Settlement}: Redis
+ * acknowledgements for an at-least-once topic; for an at-most-once one, whose messages left Redis when taken,
+ * only the hand-back of what a stop left unstarted.
  *
  * @param <T> the payload type
  */
@@ -37,11 +39,11 @@ final class BatchRunner<T> {
     private final RmqHandler<T> handler;
     private final PayloadCodec codec;
     private final Type payloadType;
-    private final Acknowledger acks;
+    private final Settlement acks;
     private final LeaseKeeper leases;
     private final RmqMetrics metrics;
 
-    BatchRunner(TopicDefinition topic, RmqHandler<T> handler, PayloadCodec codec, Type payloadType, Acknowledger acks,
+    BatchRunner(TopicDefinition topic, RmqHandler<T> handler, PayloadCodec codec, Type payloadType, Settlement acks,
                 LeaseKeeper leases, RmqMetrics metrics) {
         this.topic = topic;
         this.handler = handler;
@@ -83,7 +85,15 @@ final class BatchRunner<T> {
             }
             long now = System.nanoTime();
             boolean leaseHalfGone = now - leaseStart > leaseNanos / 2;
-            if (leaseHalfGone || fenceUnconfirmed(state, now)) {
+            if (!acks.leased()) {
+                // at most once the batch holds no leases; a worker back from a long pause still must not start a
+                // message after losing the slot: what it has not started goes back for the new owner
+                if (fenceUnconfirmed(state, now) && !leases.confirmFence(state)) {
+                    releaseUnstarted(rest);
+                    acks.flush(state, control);
+                    return false;
+                }
+            } else if (leaseHalfGone || fenceUnconfirmed(state, now)) {
                 if (!acks.flush(state, control)) {
                     return false;
                 }
@@ -106,8 +116,14 @@ final class BatchRunner<T> {
             reportLateness(delivery, poll);
             ConsumeResult result = invoke(delivery, control);
             if (result == null) {
-                // the stop cut this handler off: its message and the rest go back as if never started
-                releaseUnstarted(rest);
+                // the stop cut this handler off: at least once, its message goes back as if never started; at most
+                // once it had started, so it is lost rather than delivered a second time
+                if (acks.leased()) {
+                    releaseUnstarted(rest);
+                } else {
+                    acks.add(AckCall.Op.ROLL_BACK, delivery, "interrupted by the consumer's stop");
+                    releaseUnstarted(rest.subList(1, rest.size()));
+                }
                 break;
             }
             acks.add(opFor(result), delivery, result.reason());
@@ -134,8 +150,8 @@ final class BatchRunner<T> {
     private Delivery<T> decode(SlotState state, PrepareCall.Message message, long token) {
         Envelope envelope = Envelope.decode(message.envelope());
         T payload = (T) codec.decode(envelope.payload(), payloadType);
-        return new Delivery<>(topic.name(), topic.type(), state.slot, message.key(), envelope, payload, token,
-                (delivery, duration) -> leases.extendOne(state, delivery, duration));
+        return new Delivery<>(topic.name(), topic.type(), state.slot, message.key(), envelope, message.envelope(), payload,
+                token, (delivery, duration) -> acks.leased() ? leases.extendOne(state, delivery, duration) : delivery.token());
     }
 
     private void reportLateness(Delivery<T> delivery, SlotCalls.Poll poll) {
@@ -190,7 +206,7 @@ final class BatchRunner<T> {
     private static AckCall.Op opFor(ConsumeResult result) {
         return switch (result.outcome()) {
             case SUCCESS -> AckCall.Op.COMMIT;
-            case RETRY -> AckCall.Op.ROLL_BACK;
+            case RETRY -> result.immediate() ? AckCall.Op.RETRY_NOW : AckCall.Op.ROLL_BACK;
             case DEAD -> AckCall.Op.DEAD;
         };
     }

@@ -24,17 +24,20 @@ final class Delivery<T> implements RmqMessage<T> {
     private final int slot;
     private final String key;
     private final Envelope envelope;
+    /** The envelope's bytes as the poll returned them, for handing an at-most-once message back unstarted. */
+    private final byte[] rawEnvelope;
     private final T payload;
     private final LeaseExtender extender;
     private volatile long token;
 
-    Delivery(String topic, TopicType type, int slot, String key, Envelope envelope, T payload, long token,
-             LeaseExtender extender) {
+    Delivery(String topic, TopicType type, int slot, String key, Envelope envelope, byte[] rawEnvelope, T payload,
+             long token, LeaseExtender extender) {
         this.topic = topic;
         this.type = type;
         this.slot = slot;
         this.key = key;
         this.envelope = envelope;
+        this.rawEnvelope = rawEnvelope;
         this.payload = payload;
         this.token = token;
         this.extender = extender;
@@ -42,6 +45,10 @@ final class Delivery<T> implements RmqMessage<T> {
 
     long token() {
         return token;
+    }
+
+    byte[] rawEnvelope() {
+        return rawEnvelope;
     }
 
     void token(long newToken) {

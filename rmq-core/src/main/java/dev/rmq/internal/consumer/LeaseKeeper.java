@@ -65,6 +65,25 @@ final class LeaseKeeper {
         return true;
     }
 
+    /**
+     * Asks Redis whether the worker still owns the slot, for a batch that holds no leases to extend: false when it
+     * was fenced out. A call that fails says nothing, and the worker carries on.
+     */
+    boolean confirmFence(SlotState state) {
+        try {
+            calls.extend(state.keys, state.fence, topic.leaseTimeout(), List.of());
+            state.verifiedNanos = System.nanoTime();
+            return true;
+        } catch (SlotFencedException e) {
+            log.warn("worker {} lost {} in the middle of an at-most-once batch; what it has not started goes back",
+                    worker, state.keys.hashTag());
+            events.emit(() -> new RmqEvent.SlotFenced(Instant.now(), topic.name(), state.slot, worker, "extend", 0));
+            return false;
+        } catch (RuntimeException e) {
+            return true;
+        }
+    }
+
     /** A handler's own extension of its delivery; returns the new token, or 0 when the lease was lost. */
     long extendOne(SlotState state, Delivery<?> delivery, Duration duration) {
         long renewed = calls.extend(state.keys, state.fence, duration,

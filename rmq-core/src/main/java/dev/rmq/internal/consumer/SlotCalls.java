@@ -7,8 +7,10 @@ import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.internal.script.AckCall;
 import dev.rmq.internal.script.ExtendCall;
 import dev.rmq.internal.script.PrepareCall;
+import dev.rmq.internal.script.PutbackCall;
 import dev.rmq.internal.script.RetryPolicy;
 import dev.rmq.internal.script.ScriptRunner;
+import dev.rmq.topic.DeliveryGuarantee;
 import dev.rmq.topic.TopicDefinition;
 
 import java.time.Duration;
@@ -34,25 +36,33 @@ final class SlotCalls {
     private final TopicDefinition topic;
     private final ConsumerSettings settings;
     private final RetryPolicy policy;
+    private final String wakeChannel;
 
-    SlotCalls(ScriptRunner scripts, TopicDefinition topic, ConsumerSettings settings) {
+    SlotCalls(ScriptRunner scripts, TopicDefinition topic, ConsumerSettings settings, String wakeChannel) {
         this.scripts = scripts;
         this.topic = topic;
         this.settings = settings;
         this.policy = RetryPolicy.of(topic);
+        this.wakeChannel = wakeChannel;
     }
 
-    Poll poll(SlotKeys keys, String fence) {
+    /** Polls for up to {@code batch} messages. */
+    Poll poll(SlotKeys keys, String fence, int batch) {
         long leaseMs = topic.leaseTimeout().toMillis();
-        PrepareCall call = new PrepareCall(policy, settings.batchSize(), leaseMs, fence, settings.idlePoll().toMillis(),
-                settings.recoverLimit());
+        PrepareCall call = new PrepareCall(policy, batch, leaseMs, fence, settings.idlePoll().toMillis(),
+                settings.recoverLimit(), topic.delivery() == DeliveryGuarantee.AT_MOST_ONCE);
         PrepareCall.Polled polled = Futures.joinBounded(scripts.run(keys, call));
         // the token is the lease deadline the script gave: its clock plus the lease
         return new Poll(polled, polled.token() / 1000 - leaseMs, System.nanoTime());
     }
 
     List<AckOutcome> ack(SlotKeys keys, String fence, List<AckCall.Ack> acks) {
-        return Futures.joinBounded(scripts.run(keys, new AckCall(policy, fence, acks)));
+        return Futures.joinBounded(scripts.run(keys, new AckCall(policy, fence, wakeChannel, keys.slot(), acks)));
+    }
+
+    /** Hands messages an at-most-once worker took and never started back to waiting. */
+    void putback(SlotKeys keys, List<PrepareCall.Message> messages) {
+        Futures.joinBounded(scripts.run(keys, new PutbackCall(topic.type(), wakeChannel, keys.slot(), messages)));
     }
 
     /** Each delivery's new token, or 0 where its lease was already lost. */

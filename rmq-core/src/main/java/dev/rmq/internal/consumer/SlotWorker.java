@@ -12,6 +12,9 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -38,6 +41,7 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
     private final KeyLayout keys;
     private final SlotCalls calls;
     private final BatchRunner<?> batches;
+    private final RateGate rate;
     private final RmqMetrics metrics;
     private final ConsumerEvents events;
     private final ConcurrentMap<Integer, SlotState> slots = new ConcurrentHashMap<>();
@@ -49,15 +53,18 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
     /** Whether the worker waits for a poll's reply: a stop interrupts one that Redis leaves waiting. */
     private volatile boolean polling;
     private final AtomicInteger leftToLeases = new AtomicInteger();
+    /** Where the next round over the slots starts, so that no slot is always served first. */
+    private int turn;
 
     SlotWorker(String id, TopicDefinition topic, ConsumerSettings settings, KeyLayout keys, SlotCalls calls,
-               BatchRunner<?> batches, RmqMetrics metrics, ConsumerEvents events) {
+               BatchRunner<?> batches, RateGate rate, RmqMetrics metrics, ConsumerEvents events) {
         this.id = id;
         this.topic = topic;
         this.settings = settings;
         this.keys = keys;
         this.calls = calls;
         this.batches = batches;
+        this.rate = rate;
         this.metrics = metrics;
         this.events = events;
     }
@@ -133,7 +140,11 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
         try {
             while (running) {
                 long nextWake = System.nanoTime() + settings.idlePoll().toNanos();
-                for (SlotState state : slots.values()) {
+                List<SlotState> round = new ArrayList<>(slots.values());
+                if (!round.isEmpty()) {
+                    Collections.rotate(round, turn++ % round.size());
+                }
+                for (SlotState state : round) {
                     if (!running) {
                         break;
                     }
@@ -173,9 +184,16 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
     private void poll(SlotState state) {
         SlotCalls.Poll poll;
         state.woken = false;
+        int allowed;
         try {
             polling = true;
-            poll = calls.poll(state.keys, state.fence);
+            allowed = rate.take(settings.batchSize());
+            if (allowed == 0) {
+                // the topic's rate limit: no token until then, for any slot of this container
+                state.nextPollNanos = rate.shutUntilNanos();
+                return;
+            }
+            poll = calls.poll(state.keys, state.fence, allowed);
             state.failures = 0;
             state.verifiedNanos = System.nanoTime();
         } catch (SlotFencedException e) {
@@ -189,6 +207,8 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
         } finally {
             polling = false;
         }
+        rate.giveBack(allowed - poll.polled().messages().size());
+        metrics.expired(topic, poll.polled().expired());
         long recovered = poll.polled().recovered();
         metrics.recovered(topic, recovered);
         if (recovered > 0) {

@@ -7,6 +7,7 @@ import dev.rmq.events.RmqEventListener;
 import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.internal.script.ScriptRunner;
 import dev.rmq.metrics.RmqMetrics;
+import dev.rmq.topic.DeliveryGuarantee;
 import dev.rmq.topic.TopicDefinition;
 
 import java.lang.reflect.Type;
@@ -28,6 +29,8 @@ public final class WorkerFactory<T> {
     private final Type payloadType;
     private final RmqMetrics metrics;
     private final ConsumerEvents events;
+    /** The container's gate on the topic's rate limit, shared by its workers. */
+    private final RateGate rate;
 
     public WorkerFactory(TopicDefinition topic, ConsumerSettings settings, KeyLayout keys, ScriptRunner scripts,
                          RmqHandler<T> handler, PayloadCodec codec, Type payloadType, RmqMetrics metrics,
@@ -35,18 +38,20 @@ public final class WorkerFactory<T> {
         this.topic = topic;
         this.settings = settings;
         this.keys = keys;
-        this.calls = new SlotCalls(scripts, topic, settings);
+        this.calls = new SlotCalls(scripts, topic, settings, keys.wakeChannel(topic.name()));
         this.handler = handler;
         this.codec = codec;
         this.payloadType = payloadType;
         this.metrics = metrics;
         this.events = new ConsumerEvents(events);
+        this.rate = RateGate.of(topic, scripts, keys.rateBucket(topic.name()));
     }
 
     SlotWorker newWorker(String id) {
-        Acknowledger acks = new Acknowledger(id, topic, calls, metrics, events);
+        Settlement acks = topic.delivery() == DeliveryGuarantee.AT_MOST_ONCE ? new AtMostOnceSettlement(id, topic, calls)
+                : new Acknowledger(id, topic, calls, metrics, events);
         LeaseKeeper leases = new LeaseKeeper(id, topic, calls, events);
         BatchRunner<T> batches = new BatchRunner<>(topic, handler, codec, payloadType, acks, leases, metrics);
-        return new SlotWorker(id, topic, settings, keys, calls, batches, metrics, events);
+        return new SlotWorker(id, topic, settings, keys, calls, batches, rate, metrics, events);
     }
 }

@@ -127,12 +127,7 @@ final class SlotClaims {
      * with the session.
      */
     void deleteInBackground(String path) {
-        try {
-            curator.getZookeeperClient().getZooKeeper()
-                    .delete(ZKPaths.fixForNamespace(curator.getNamespace(), path), -1, (rc, p, ctx) -> { }, null);
-        } catch (Exception e) {
-            log.debug("could not delete {}: {}", path, e.toString());
-        }
+        OneAttempt.delete(curator, path);
     }
 
     /** Whether the slot's owner znode still holds {@code token}: after a reconnect, whether the session kept it. */

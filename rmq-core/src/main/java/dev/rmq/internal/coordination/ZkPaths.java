@@ -7,6 +7,7 @@ package dev.rmq.internal.coordination;
  * {root}/topics/{topic}/members/{worker} ephemeral   one per live worker (consumer thread)
  * {root}/topics/{topic}/plan             persistent  slot → worker, written by whichever instance sees it stale
  * {root}/topics/{topic}/owners/{slot}    ephemeral   the worker that holds the slot now, and its fencing token
+ * {root}/topics/{topic}/controls/{instance} ephemeral the job controls of the topic in one running application
  * </pre>
  */
 public final class ZkPaths {
@@ -39,6 +40,14 @@ public final class ZkPaths {
 
     public String plan(String topic) {
         return topic(topic) + "/plan";
+    }
+
+    public String controls(String topic) {
+        return topic(topic) + "/controls";
+    }
+
+    public String controls(String topic, String instance) {
+        return controls(topic) + "/" + instance;
     }
 
     public String owners(String topic) {

@@ -15,7 +15,7 @@ import org.redisson.client.codec.StringCodec;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Reads the sizes of slots in one pipeline: four ZCARDs a slot. */
+/** Reads the sizes of slots in one pipeline: six commands a slot. */
 public final class RedisTopicInspector implements TopicInspector {
 
     private final RedissonClient redisson;
@@ -46,16 +46,18 @@ public final class RedisTopicInspector implements TopicInspector {
         for (int slot = from; slot < to; slot++) {
             SlotKeys slotKeys = keys.slot(definition.name(), slot);
             batch.getScoredSortedSet(slotKeys.store(), StringCodec.INSTANCE).sizeAsync();
-            batch.getScoredSortedSet(slotKeys.retry(), StringCodec.INSTANCE).sizeAsync();
+            batch.getScoredSortedSet(slotKeys.delayed(), StringCodec.INSTANCE).sizeAsync();
+            batch.getMap(slotKeys.parked(), StringCodec.INSTANCE).sizeAsync();
             batch.getScoredSortedSet(slotKeys.prepare(), StringCodec.INSTANCE).sizeAsync();
             batch.getScoredSortedSet(slotKeys.dead(), StringCodec.INSTANCE).sizeAsync();
+            batch.getBucket(slotKeys.paused(), StringCodec.INSTANCE).isExistsAsync();
         }
-        List<?> sizes = Futures.join(batch.executeAsync()).getResponses();
+        List<?> replies = Futures.join(batch.executeAsync()).getResponses();
         List<SlotStats> stats = new ArrayList<>(to - from);
         for (int slot = from; slot < to; slot++) {
-            int at = (slot - from) * 4;
-            stats.add(new SlotStats(slot, size(sizes.get(at)) + size(sizes.get(at + 1)), size(sizes.get(at + 2)),
-                    size(sizes.get(at + 3))));
+            int at = (slot - from) * 6;
+            stats.add(new SlotStats(slot, size(replies.get(at)) + size(replies.get(at + 1)) + size(replies.get(at + 2)),
+                    size(replies.get(at + 3)), size(replies.get(at + 4)), Boolean.TRUE.equals(replies.get(at + 5))));
         }
         return stats;
     }

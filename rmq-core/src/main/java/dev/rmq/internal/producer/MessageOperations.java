@@ -55,14 +55,15 @@ final class MessageOperations {
         return scripts.run(slot, new GetCall(ref.key())).thenApply(found -> found.map(f -> {
             Envelope envelope = Envelope.decode(f.envelope());
             return new StoredMessage(topic.name(), slot.slot(), ref.key(), f.state(), f.score(), envelope.attempts(),
-                    envelope.lastError(), envelope.headers(), envelope.payload());
+                    envelope.lastError(), envelope.headers(), envelope.payload(), envelope.expireAt() == 0
+                    ? Optional.empty() : Optional.of(Instant.ofEpochMilli(envelope.expireAt())));
         }));
     }
 
     private CompletionStage<Boolean> rescore(TopicDefinition topic, MessageRef ref, long value) {
         SlotKeys slot = slotKeys(topic, ref);
         return scripts.run(slot, new RescheduleCall(topic.type(), ref.key(), value, keys.wakeChannel(topic.name()),
-                slot.slot()));
+                slot.slot(), topic.lateTolerance().toMillis()));
     }
 
     private SlotKeys slotKeys(TopicDefinition topic, MessageRef ref) {

@@ -8,17 +8,21 @@ import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.internal.script.ScriptRunner;
 import dev.rmq.internal.script.SendCall;
 import dev.rmq.metrics.RmqMetrics;
+import dev.rmq.producer.BacklogFullException;
+import dev.rmq.producer.BatchSendException;
 import dev.rmq.producer.Durability;
 import dev.rmq.producer.MessageRef;
 import dev.rmq.producer.NotReplicatedException;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.producer.PayloadTooLargeException;
 import dev.rmq.producer.RmqProducer;
+import dev.rmq.producer.SendOutcome;
 import dev.rmq.producer.SendReceipt;
 import dev.rmq.producer.StoredMessage;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicRegistry;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -78,12 +82,32 @@ public final class ScriptProducer implements RmqProducer {
             return sendPrepared(List.of(send)).thenApply(receipts -> receipts.get(0));
         }
         long start = System.nanoTime();
-        SendCall call = new SendCall(send.topic().type(), keys.wakeChannel(send.topic().name()), send.keys().slot(),
-                List.of(send.message()));
-        return scripts.run(send.keys(), call)
-                .thenApply(outcomes -> send.receipt(outcomes.get(0)))
+        return scripts.run(send.keys(), call(send.topic(), send.keys(), List.of(send.message())))
+                .thenApply(results -> {
+                    SendCall.Result result = results.get(0);
+                    report(send.topic(), result);
+                    if (result.outcome() == SendCall.Outcome.REFUSED) {
+                        throw send.refusal();
+                    }
+                    return send.receipt(result);
+                })
                 .whenComplete((receipt, error) -> metrics.sent(send.topic(), 1,
-                        receipt != null && receipt.merged() ? 1 : 0, System.nanoTime() - start, error));
+                        receipt != null && receipt.merged() ? 1 : 0, System.nanoTime() - start,
+                        error instanceof BacklogFullException ? null : error));
+    }
+
+    private SendCall call(TopicDefinition topic, SlotKeys slot, List<SendCall.Message> messages) {
+        return new SendCall(topic.type(), keys.wakeChannel(topic.name()), slot.slot(), topic.maxBacklogPerSlot(),
+                topic.lateTolerance().toMillis(), messages);
+    }
+
+    /** Counts what the metrics count per message: refusals and late fixed times. */
+    private void report(TopicDefinition topic, SendCall.Result result) {
+        if (result.outcome() == SendCall.Outcome.REFUSED) {
+            metrics.refused(topic, 1);
+        } else if (result.lateMs() > 0) {
+            metrics.sentLate(topic, result.lateMs());
+        }
     }
 
     @Override
@@ -106,36 +130,56 @@ public final class ScriptProducer implements RmqProducer {
         for (int i = 0; i < sends.size(); i++) {
             bySlot.computeIfAbsent(sends.get(i).keys(), k -> new ArrayList<>()).add(i);
         }
-        SendReceipt[] receipts = new SendReceipt[sends.size()];
+        SendCall.Result[] results = new SendCall.Result[sends.size()];
         ScriptRunner.Pipeline pipeline = scripts.pipeline(durability.replicas(), durability.timeout());
         List<CompletableFuture<Void>> calls = new ArrayList<>();
         for (Map.Entry<SlotKeys, List<Integer>> group : bySlot.entrySet()) {
             List<Integer> indexes = group.getValue();
             for (int from = 0; from < indexes.size(); from += MESSAGES_PER_CALL) {
                 List<Integer> chunk = indexes.subList(from, Math.min(indexes.size(), from + MESSAGES_PER_CALL));
-                calls.add(sendChunk(pipeline, group.getKey(), sends, chunk, receipts));
+                calls.add(sendChunk(pipeline, group.getKey(), sends, chunk, results));
             }
         }
         long start = System.nanoTime();
         return pipeline.execute()
                 .thenCompose(synced -> CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
                         .thenApply(v -> checkReplicated(synced, sends.size())))
-                .thenApply(v -> List.of(receipts))
-                .whenComplete((all, error) -> reportBatch(sends, receipts, System.nanoTime() - start, error));
+                .thenApply(v -> receipts(sends, results))
+                .whenComplete((all, error) -> reportBatch(sends, results, System.nanoTime() - start,
+                        error instanceof BatchSendException ? null : error));
+    }
+
+    /** The receipts in the input order; when some messages were refused, the whole account as an exception. */
+    private List<SendReceipt> receipts(List<PreparedSend> sends, SendCall.Result[] results) {
+        List<SendReceipt> receipts = new ArrayList<>(sends.size());
+        boolean refused = false;
+        for (int i = 0; i < sends.size(); i++) {
+            refused |= results[i].outcome() == SendCall.Outcome.REFUSED;
+            receipts.add(results[i].outcome() == SendCall.Outcome.REFUSED ? null : sends.get(i).receipt(results[i]));
+        }
+        if (!refused) {
+            return receipts;
+        }
+        List<SendOutcome> outcomes = new ArrayList<>(sends.size());
+        for (int i = 0; i < sends.size(); i++) {
+            PreparedSend send = sends.get(i);
+            outcomes.add(receipts.get(i) != null ? new SendOutcome(send.original(), receipts.get(i), null)
+                    : new SendOutcome(send.original(), null, send.refusal()));
+        }
+        throw new BatchSendException(outcomes);
     }
 
     private CompletableFuture<Void> sendChunk(ScriptRunner.Pipeline pipeline, SlotKeys slot, List<PreparedSend> sends,
-                                              List<Integer> chunk, SendReceipt[] receipts) {
+                                              List<Integer> chunk, SendCall.Result[] results) {
         List<SendCall.Message> messages = new ArrayList<>(chunk.size());
         for (int index : chunk) {
             messages.add(sends.get(index).message());
         }
         TopicDefinition topic = sends.get(chunk.get(0)).topic();
-        SendCall call = new SendCall(topic.type(), keys.wakeChannel(topic.name()), slot.slot(), messages);
-        return pipeline.add(slot, call).thenAccept(outcomes -> {
+        return pipeline.add(slot, call(topic, slot, messages)).thenAccept(outcomes -> {
             for (int i = 0; i < chunk.size(); i++) {
-                int index = chunk.get(i);
-                receipts[index] = sends.get(index).receipt(outcomes.get(i));
+                results[chunk.get(i)] = outcomes.get(i);
+                report(topic, outcomes.get(i));
             }
         });
     }
@@ -149,12 +193,12 @@ public final class ScriptProducer implements RmqProducer {
         return null;
     }
 
-    private void reportBatch(List<PreparedSend> sends, SendReceipt[] receipts, long nanos, Throwable error) {
+    private void reportBatch(List<PreparedSend> sends, SendCall.Result[] results, long nanos, Throwable error) {
         Map<TopicDefinition, int[]> byTopic = new LinkedHashMap<>();
         for (int i = 0; i < sends.size(); i++) {
             int[] counts = byTopic.computeIfAbsent(sends.get(i).topic(), t -> new int[2]);
             counts[0]++;
-            if (receipts[i] != null && receipts[i].merged()) {
+            if (results[i] != null && results[i].outcome() == SendCall.Outcome.MERGED) {
                 counts[1]++;
             }
         }
@@ -174,8 +218,12 @@ public final class ScriptProducer implements RmqProducer {
         String key = message.key() != null ? message.key() : MessageKeys.derive(payload);
         String basis = message.slotBasis() != null ? message.slotBasis() : key;
         SlotKeys slot = keys.slot(topic.name(), topic.slotOf(basis));
-        byte[] envelope = Envelope.encodeNew(message.headers(), payload);
-        return new PreparedSend(topic, slot, new SendCall.Message(key, message.value(), envelope));
+        byte[] content = Envelope.encodeContent(message.headers(), payload);
+        Duration ttl = message.ttl() != null ? message.ttl() : topic.ttl();
+        long notBefore = message.notBeforeTime().map(Instant::toEpochMilli)
+                .orElseGet(() -> message.delay().map(delay -> -delay.toMillis()).orElse(0L));
+        return new PreparedSend(topic, slot, message,
+                new SendCall.Message(key, message.value(), ttl.toMillis(), notBefore, content));
     }
 
     // ---- operations by key ------------------------------------------------------------------------
@@ -201,10 +249,16 @@ public final class ScriptProducer implements RmqProducer {
     }
 
     /** A message checked and encoded, with its slot. */
-    private record PreparedSend(TopicDefinition topic, SlotKeys keys, SendCall.Message message) {
+    private record PreparedSend(TopicDefinition topic, SlotKeys keys, OutgoingMessage original, SendCall.Message message) {
 
-        SendReceipt receipt(SendCall.Outcome outcome) {
-            return new SendReceipt(topic.name(), keys.slot(), message.key(), outcome == SendCall.Outcome.MERGED);
+        SendReceipt receipt(SendCall.Result result) {
+            return new SendReceipt(topic.name(), keys.slot(), message.key(), result.outcome() == SendCall.Outcome.MERGED,
+                    Duration.ofMillis(result.lateMs()));
+        }
+
+        BacklogFullException refusal() {
+            return new BacklogFullException(topic.name(), keys.slot(), message.key(), topic.maxBacklogPerSlot(),
+                    topic.maxBacklog(), topic.slotAmount());
         }
     }
 }

@@ -9,38 +9,42 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The bytes stored for each message. A fixed header that the Lua scripts read and rewrite, then the
- * headers and payload, which only Java reads:
+ * The bytes stored for each message. A header that the Lua scripts write and read, then the content (headers
+ * and payload), which only Java reads:
  *
  * <pre>
- * u8 version (1) | u16 attempts | f64 score | u16 error length | error (UTF-8)
+ * u8 version (2) | u8 flags | u16 attempts | f64 score | order (8 bytes)
+ *   | f64 expire-at ms (flags bit 0) | f64 not-before ms (flags bit 1) | u16 error length | error (UTF-8)
  * varint header count | (varint length, UTF-8 name, varint length, UTF-8 value)* | payload (to the end)
  * </pre>
  *
- * All numbers are big-endian. {@code attempts} counts deliveries so far; {@code score} is the due time in
- * ms or the priority, as of the last delivery; {@code error} is the last failure's reason.
+ * All numbers are big-endian. A send passes only the content: the send script writes the header, since the
+ * message's place among equals ({@code order}) and its expiry come from the Redis clock.
  *
  * @param attempts  deliveries so far, including the current one when the message is in flight
- * @param score     due time (epoch ms) or priority at the last delivery; 0 before the first
+ * @param score     due time (epoch ms) or priority, as of the last delivery
+ * @param expireAt  when its time to live runs out (epoch ms), 0 when it has none
+ * @param notBefore for a priority message, when it became visible (epoch ms), 0 when at once
  * @param lastError the reason of the last failure, empty when none
  * @param headers   the message headers, in the order they were given
  * @param payload   the payload bytes
  */
-public record Envelope(int attempts, double score, String lastError, Map<String, String> headers, byte[] payload) {
+public record Envelope(int attempts, double score, long expireAt, long notBefore, String lastError,
+                       Map<String, String> headers, byte[] payload) {
 
-    static final int VERSION = 1;
-    static final int HEADER_LENGTH = 13;
+    static final int VERSION = 2;
+    /** version, flags, attempts, score, order. */
+    static final int FIXED_LENGTH = 20;
+    private static final int FLAG_EXPIRES = 1;
+    private static final int FLAG_NOT_BEFORE = 2;
 
     public Envelope {
         headers = Collections.unmodifiableMap(new LinkedHashMap<>(headers));
     }
 
-    /** The envelope of a message being sent: no attempts yet, no error. */
-    public static byte[] encodeNew(Map<String, String> headers, byte[] payload) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(HEADER_LENGTH + 8 + payload.length);
-        ByteBuffer fixed = ByteBuffer.allocate(HEADER_LENGTH);
-        fixed.put((byte) VERSION).putShort((short) 0).putDouble(0.0).putShort((short) 0);
-        out.writeBytes(fixed.array());
+    /** The content of a message being sent: its headers and payload, for the send script to put a header on. */
+    public static byte[] encodeContent(Map<String, String> headers, byte[] payload) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(8 + payload.length);
         writeVarint(out, headers.size());
         for (Map.Entry<String, String> header : headers.entrySet()) {
             writeString(out, header.getKey());
@@ -50,9 +54,9 @@ public record Envelope(int attempts, double score, String lastError, Map<String,
         return out.toByteArray();
     }
 
-    /** How many bytes {@link #encodeNew} adds around the payload, for the size limit. */
+    /** How many bytes a stored message has around its payload at most, for the size limit. */
     public static int overhead(Map<String, String> headers) {
-        int size = HEADER_LENGTH + 5;
+        int size = FIXED_LENGTH + 16 + 2 + 5;
         for (Map.Entry<String, String> header : headers.entrySet()) {
             size += 10 + utf8Length(header.getKey()) + utf8Length(header.getValue());
         }
@@ -63,19 +67,23 @@ public record Envelope(int attempts, double score, String lastError, Map<String,
      * @throws MalformedEnvelopeException when the bytes are not an envelope this version can read
      */
     public static Envelope decode(byte[] raw) {
-        if (raw == null || raw.length < HEADER_LENGTH) {
+        if (raw == null || raw.length < FIXED_LENGTH + 2) {
             throw new MalformedEnvelopeException("envelope is " + (raw == null ? "missing" : raw.length + " bytes")
-                    + ", shorter than its " + HEADER_LENGTH + "-byte header");
+                    + ", shorter than its " + (FIXED_LENGTH + 2) + "-byte header");
         }
         ByteBuffer in = ByteBuffer.wrap(raw);
         int version = in.get() & 0xFF;
         if (version != VERSION) {
             throw new MalformedEnvelopeException("envelope version " + version + " is not supported (expected " + VERSION + ")");
         }
+        int flags = in.get() & 0xFF;
         int attempts = in.getShort() & 0xFFFF;
         double score = in.getDouble();
-        int errorLength = in.getShort() & 0xFFFF;
+        in.position(FIXED_LENGTH);
         try {
+            long expireAt = (flags & FLAG_EXPIRES) != 0 ? (long) in.getDouble() : 0;
+            long notBefore = (flags & FLAG_NOT_BEFORE) != 0 ? (long) in.getDouble() : 0;
+            int errorLength = in.getShort() & 0xFFFF;
             String error = readBytes(in, errorLength);
             int headerCount = readVarint(in);
             Map<String, String> headers = new LinkedHashMap<>();
@@ -84,7 +92,7 @@ public record Envelope(int attempts, double score, String lastError, Map<String,
                 headers.put(name, readBytes(in, readVarint(in)));
             }
             byte[] payload = Arrays.copyOfRange(raw, in.position(), raw.length);
-            return new Envelope(attempts, score, error, headers, payload);
+            return new Envelope(attempts, score, expireAt, notBefore, error, headers, payload);
         } catch (RuntimeException e) {
             throw new MalformedEnvelopeException("envelope is truncated or corrupt: " + e, e);
         }
@@ -133,7 +141,7 @@ public record Envelope(int attempts, double score, String lastError, Map<String,
     @Override
     public boolean equals(Object o) {
         return o instanceof Envelope e && attempts == e.attempts && Double.compare(score, e.score) == 0
-                && lastError.equals(e.lastError) && headers.equals(e.headers) && Arrays.equals(payload, e.payload);
+                && expireAt == e.expireAt && notBefore == e.notBefore && lastError.equals(e.lastError) && headers.equals(e.headers) && Arrays.equals(payload, e.payload);
     }
 
     @Override
@@ -143,7 +151,8 @@ public record Envelope(int attempts, double score, String lastError, Map<String,
 
     @Override
     public String toString() {
-        return "Envelope[attempts=" + attempts + ", score=" + score + ", lastError=" + lastError + ", headers=" + headers
+        return "Envelope[attempts=" + attempts + ", score=" + score + ", expireAt=" + expireAt + ", notBefore="
+                + notBefore + ", lastError=" + lastError + ", headers=" + headers
                 + ", payload=" + payload.length + " bytes]";
     }
 }

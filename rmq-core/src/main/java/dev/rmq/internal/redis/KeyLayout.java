@@ -23,8 +23,16 @@ public final class KeyLayout {
     public SlotKeys slot(String topic, int slot) {
         String tag = prefix + topic + "_" + slot;
         return new SlotKeys(topic, slot, tag, tagged("body", tag), tagged("prepare", tag), tagged("inflight", tag),
-                tagged("retry", tag), tagged("dead", tag), tagged("deadbody", tag), tagged("wake", tag),
-                tagged("owner", tag));
+                tagged("delayed", tag), tagged("dead", tag), tagged("deadbody", tag), tagged("wake", tag),
+                tagged("owner", tag), tagged("parked", tag), tagged("expiry", tag), tagged("paused", tag));
+    }
+
+    /**
+     * The token bucket of a topic's rate limit, shared by all its consumers: {@code rate{t}} (with a namespace
+     * {@code rate{ns:t}}). Its hash tag differs from every slot's, so it lives on one Cluster node of its own.
+     */
+    public String rateBucket(String topic) {
+        return tagged("rate", prefix + topic);
     }
 
     /** The pub/sub channel on which sends wake idle consumers of a topic; the message is the slot index. */

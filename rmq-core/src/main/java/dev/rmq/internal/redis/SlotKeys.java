@@ -8,20 +8,22 @@ import java.util.List;
  * its hash tag, {@code name{<topic>_<index>}}.
  */
 public record SlotKeys(String topic, int slot, String store, String body, String prepare, String inflight,
-                       String retry, String dead, String deadBody, String wake, String owner) {
+                       String delayed, String dead, String deadBody, String wake, String owner, String parked,
+                       String expiry, String paused) {
 
     /** The keys' names in the order every script receives them as KEYS, as lib.lua's KEYS block lists them. */
-    public static final List<String> NAMES =
-            List.of("store", "body", "prepare", "inflight", "retry", "dead", "deadbody", "wake", "owner");
+    public static final List<String> NAMES = List.of("store", "body", "prepare", "inflight", "delayed", "dead",
+            "deadbody", "wake", "owner", "parked", "expiry", "paused");
 
     /** The keys in the order of {@link #NAMES}. */
     public List<Object> asScriptKeys() {
-        return List.of(store, body, prepare, inflight, retry, dead, deadBody, wake, owner);
+        return List.of(store, body, prepare, inflight, delayed, dead, deadBody, wake, owner, parked, expiry, paused);
     }
 
     /** The keys plus a call key, for a pipelined call that may have to be repeated (see replay.lua). */
     public List<Object> asScriptKeys(String callId) {
-        return List.of(store, body, prepare, inflight, retry, dead, deadBody, wake, owner, "call{" + store + "}:" + callId);
+        return List.of(store, body, prepare, inflight, delayed, dead, deadBody, wake, owner, parked, expiry, paused,
+                "call{" + store + "}:" + callId);
     }
 
     /** The hash tag shared by all the keys: the store key's name. */

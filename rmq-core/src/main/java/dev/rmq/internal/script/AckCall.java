@@ -8,11 +8,14 @@ import java.util.List;
 /**
  * ack.lua: ends in-flight deliveries of one slot.
  *
- * @param policy the topic's retry policy, for the deliveries that failed
- * @param fence  the worker's fencing token, empty when unfenced
- * @param acks   the deliveries to end
+ * @param policy      the topic's retry policy, for the deliveries that failed
+ * @param fence       the worker's fencing token, empty when unfenced
+ * @param wakeChannel where idle consumers of the topic are woken, for messages parked behind these deliveries
+ * @param slot        the slot
+ * @param acks        the deliveries to end
  */
-public record AckCall(RetryPolicy policy, String fence, List<Ack> acks) implements ScriptCall<List<AckOutcome>> {
+public record AckCall(RetryPolicy policy, String fence, String wakeChannel, int slot, List<Ack> acks)
+        implements ScriptCall<List<AckOutcome>> {
 
     /** How a delivery ends. */
     public enum Op {
@@ -20,6 +23,8 @@ public record AckCall(RetryPolicy policy, String fence, List<Ack> acks) implemen
         COMMIT('C'),
         /** Failed: retry after backoff, or dead after the maximum retries. */
         ROLL_BACK('R'),
+        /** Failed: retry at once, without the backoff; still an attempt, so the maximum retries hold. */
+        RETRY_NOW('N'),
         /** Dead at once. */
         DEAD('D'),
         /** Never started: back to waiting at its place, the attempt not counted. */
@@ -46,6 +51,8 @@ public record AckCall(RetryPolicy policy, String fence, List<Ack> acks) implemen
     static final Argv<AckCall> ARGV = Argv.<AckCall>builder()
             .group("policy", AckCall::policy, RetryPolicy.ARGV)
             .arg("fence", AckCall::fence)
+            .arg("wake_channel", AckCall::wakeChannel)
+            .arg("slot", AckCall::slot)
             .rows("acks", AckCall::acks, Argv.<Ack>builder()
                     .arg("op", ack -> ack.op().code)
                     .arg("key", Ack::key)

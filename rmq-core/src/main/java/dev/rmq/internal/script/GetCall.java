@@ -16,8 +16,8 @@ public record GetCall(String key) implements ScriptCall<Optional<GetCall.Found>>
      * A message found.
      *
      * @param state    where it is
-     * @param score    due ms or priority (waiting), retry-at ms (retrying), lease deadline µs (in flight),
-     *                 death ms (dead)
+     * @param score    due ms or priority (waiting, parked), visible-at ms (delayed, retrying), lease deadline µs
+     *                 (in flight), death ms (dead)
      * @param envelope its envelope
      */
     public record Found(MessageState state, double score, byte[] envelope) {
@@ -49,7 +49,9 @@ public record GetCall(String key) implements ScriptCall<Optional<GetCall.Found>>
     static MessageState state(String word) {
         return switch (word) {
             case "waiting" -> MessageState.WAITING;
+            case "delayed" -> MessageState.DELAYED;
             case "retrying" -> MessageState.RETRYING;
+            case "parked" -> MessageState.PARKED;
             case "in-flight" -> MessageState.IN_FLIGHT;
             case "dead" -> MessageState.DEAD;
             default -> throw new IllegalStateException("unknown message state from Redis: " + word);

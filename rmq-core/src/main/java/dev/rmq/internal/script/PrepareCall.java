@@ -11,10 +11,11 @@ import java.util.List;
  * @param leaseMs      the lease they get
  * @param fence        the worker's fencing token, empty when unfenced
  * @param idleMs       the longest an idle consumer waits before it polls again
- * @param recoverLimit the most expired leases to recover
+ * @param recoverLimit the most expired leases to recover, and the most expired messages to remove
+ * @param atMostOnce   whether taken messages leave Redis at once, with no lease
  */
-public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fence, long idleMs, int recoverLimit)
-        implements ScriptCall<PrepareCall.Polled> {
+public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fence, long idleMs, int recoverLimit,
+                          boolean atMostOnce) implements ScriptCall<PrepareCall.Polled> {
 
     /**
      * The poll's reply.
@@ -22,14 +23,20 @@ public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fe
      * @param token     the lease deadline in microseconds (Redis clock), which acks quote
      * @param waitMs    0 when more may be due now, else how long until the next message is due
      * @param recovered expired leases recovered as failures
+     * @param expired   messages whose time to live ran out, removed
+     * @param paused    whether the topic is paused (nothing was taken)
      * @param messages  the messages taken, in consume order
      */
-    public record Polled(long token, long waitMs, long recovered, List<Message> messages) {
+    public record Polled(long token, long waitMs, long recovered, long expired, boolean paused,
+                         List<Message> messages) {
     }
 
     /** A message taken: its key and its envelope, with the attempt already counted. */
     public record Message(String key, byte[] envelope) {
     }
+
+    /** The reply's fields before the messages. */
+    private static final int HEAD = 5;
 
     static final Argv<PrepareCall> ARGV = Argv.<PrepareCall>builder()
             .group("policy", PrepareCall::policy, RetryPolicy.ARGV)
@@ -38,6 +45,7 @@ public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fe
             .arg("fence", PrepareCall::fence)
             .arg("idle_ms", PrepareCall::idleMs)
             .arg("recover_limit", PrepareCall::recoverLimit)
+            .arg("at_most_once", call -> call.atMostOnce() ? "1" : "0")
             .build();
 
     @Override
@@ -53,11 +61,11 @@ public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fe
     @Override
     public Polled decode(Object reply) {
         List<Object> parts = Replies.list(reply);
-        List<Message> messages = new ArrayList<>((parts.size() - 3) / 2);
-        for (int i = 3; i + 1 < parts.size(); i += 2) {
+        List<Message> messages = new ArrayList<>((parts.size() - HEAD) / 2);
+        for (int i = HEAD; i + 1 < parts.size(); i += 2) {
             messages.add(new Message(Replies.text(parts.get(i)), Replies.bytes(parts.get(i + 1))));
         }
         return new Polled(Replies.number(parts.get(0)), Replies.number(parts.get(1)), Replies.number(parts.get(2)),
-                messages);
+                Replies.number(parts.get(3)), Replies.number(parts.get(4)) == 1, messages);
     }
 }

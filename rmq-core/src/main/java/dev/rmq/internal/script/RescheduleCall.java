@@ -10,9 +10,10 @@ import dev.rmq.topic.TopicType;
  * @param value       the new due time (epoch ms) or priority
  * @param wakeChannel where idle consumers of the topic are woken
  * @param slot        the slot
+ * @param lateToleranceMs how far behind the Redis clock a new fixed time may lie and still be taken
  */
-public record RescheduleCall(TopicType type, String key, long value, String wakeChannel, int slot)
-        implements NumberReply.YesNo {
+public record RescheduleCall(TopicType type, String key, long value, String wakeChannel, int slot,
+                             long lateToleranceMs) implements NumberReply.YesNo {
 
     static final Argv<RescheduleCall> ARGV = Argv.<RescheduleCall>builder()
             .arg("type", call -> call.type().scriptCode())
@@ -20,6 +21,7 @@ public record RescheduleCall(TopicType type, String key, long value, String wake
             .arg("value", RescheduleCall::value)
             .arg("wake_channel", RescheduleCall::wakeChannel)
             .arg("slot", RescheduleCall::slot)
+            .arg("late_tolerance_ms", RescheduleCall::lateToleranceMs)
             .build();
 
     @Override

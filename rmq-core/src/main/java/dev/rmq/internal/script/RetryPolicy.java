@@ -1,6 +1,7 @@
 package dev.rmq.internal.script;
 
 import dev.rmq.topic.BackoffPolicy;
+import dev.rmq.topic.ExpiryAction;
 import dev.rmq.topic.TopicDefinition;
 
 /**
@@ -14,9 +15,10 @@ import dev.rmq.topic.TopicDefinition;
  * @param maxMs        backoff cap
  * @param jitter       the fraction by which a backoff is shortened at random
  * @param deadCapacity dead messages kept per slot (0 keeps all)
+ * @param expiry       what becomes of a message whose time to live ran out: {@code drop} or {@code dead}
  */
 public record RetryPolicy(String type, int maxRetries, long initialMs, double multiplier, long maxMs, double jitter,
-                          int deadCapacity) {
+                          int deadCapacity, String expiry) {
 
     static final Argv<RetryPolicy> ARGV = Argv.<RetryPolicy>builder()
             .arg("type", RetryPolicy::type)
@@ -26,11 +28,13 @@ public record RetryPolicy(String type, int maxRetries, long initialMs, double mu
             .arg("max_ms", RetryPolicy::maxMs)
             .arg("jitter", RetryPolicy::jitter)
             .arg("dead_capacity", RetryPolicy::deadCapacity)
+            .arg("expiry", RetryPolicy::expiry)
             .build();
 
     public static RetryPolicy of(TopicDefinition topic) {
         BackoffPolicy backoff = topic.backoff();
         return new RetryPolicy(topic.type().scriptCode(), topic.maxRetries(), backoff.initial().toMillis(),
-                backoff.multiplier(), backoff.max().toMillis(), backoff.jitter(), topic.deadCapacity());
+                backoff.multiplier(), backoff.max().toMillis(), backoff.jitter(), topic.deadCapacity(),
+                topic.expiry() == ExpiryAction.DEAD ? "dead" : "drop");
     }
 }

@@ -10,9 +10,10 @@ import java.util.HexFormat;
 import java.util.Map;
 
 /**
- * rmq's Lua scripts, one per file, each loaded once and run by EVALSHA. Each is assembled by
+ * rmq's Lua scripts, one per file, each loaded once and run by EVALSHA. A script of one slot is assembled by
  * {@link ScriptSource} from lib.lua, a prologue generated from its header's ARGV block, its own file and
- * replay.lua; its SHA-1 is computed here, so that it can be run without a round trip to load it first.
+ * replay.lua; a script of a whole topic (on a key of its own, such as the rate-limit bucket) from the prologue
+ * and its file alone. Its SHA-1 is computed here, so that it can be run without a round trip to load it first.
  * The Java side of each script's call is one {@link ScriptCall} type.
  */
 public enum Script {
@@ -29,7 +30,9 @@ public enum Script {
     DEAD_REQUEUE("dead_requeue.lua"),
     DEAD_REQUEUE_ALL("dead_requeue_all.lua"),
     DEAD_DELETE("dead_delete.lua"),
-    DEAD_PURGE("dead_purge.lua");
+    DEAD_PURGE("dead_purge.lua"),
+    PUTBACK("putback.lua"),
+    RATE("rate.lua", false);
 
     /** The library every script is built on; its header declares the KEYS and the ARGV groups. */
     public static final String LIBRARY = "lib.lua";
@@ -38,13 +41,26 @@ public enum Script {
     private final ScriptHeader header;
     private final ScriptSource source;
     private final String sha;
+    private final boolean ofSlot;
 
     Script(String file) {
+        this(file, true);
+    }
+
+    /** @param ofSlot whether the script runs on a slot's keys, with lib.lua, or on a topic's key of its own */
+    Script(String file, boolean ofSlot) {
         this.file = file;
+        this.ofSlot = ofSlot;
         String body = read(file);
         this.header = ScriptHeader.parse(file, body, Library.HEADER.groups());
-        this.source = ScriptSource.assemble(file, body, header, Library.SOURCE, read("replay.lua"));
+        this.source = ofSlot ? ScriptSource.assemble(file, body, header, Library.SOURCE, read("replay.lua"))
+                : ScriptSource.assemble(file, body, header);
         this.sha = sha1(source.text());
+    }
+
+    /** Whether the script runs on the keys of one slot (lib.lua's KEYS), rather than a topic key of its own. */
+    public boolean ofSlot() {
+        return ofSlot;
     }
 
     public String file() {

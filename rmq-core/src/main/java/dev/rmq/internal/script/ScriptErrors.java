@@ -3,7 +3,6 @@ package dev.rmq.internal.script;
 import dev.rmq.exceptions.RmqException;
 import dev.rmq.exceptions.RmqUnavailableException;
 import dev.rmq.internal.redis.SlotFencedException;
-import dev.rmq.internal.redis.SlotKeys;
 import org.redisson.RedissonShutdownException;
 import org.redisson.client.RedisConnectionException;
 import org.redisson.client.RedisTimeoutException;
@@ -21,18 +20,19 @@ final class ScriptErrors {
     private ScriptErrors() {
     }
 
-    static Throwable translate(Throwable error, Script script, SlotKeys keys) {
+    /** @param where the hash tag or key the script ran on, for the message */
+    static Throwable translate(Throwable error, Script script, String where) {
         Throwable cause = unwrap(error);
         String message = cause.getMessage() == null ? "" : cause.getMessage();
         Throwable unreachable = unreachableCause(cause);
         if (unreachable != null) {
-            return new RmqUnavailableException("Redis did not answer " + script + " on " + keys.hashTag() + ": "
+            return new RmqUnavailableException("Redis did not answer " + script + " on " + where + ": "
                     + unreachable.getClass().getSimpleName() + ": " + unreachable.getMessage(), cause);
         }
         int at = message.indexOf("RMQ_");
         if (at < 0) {
             if (message.contains("user_script:")) {
-                return new RmqException("script " + script.file() + " failed on " + keys.hashTag() + ": "
+                return new RmqException("script " + script.file() + " failed on " + where + ": "
                         + script.relocate(message), cause);
             }
             return cause instanceof RuntimeException ? cause : new RmqException(message, cause);

@@ -36,25 +36,42 @@ public final class ScriptRunner {
         this.redisson = redisson;
     }
 
-    /** Runs one call on its own. */
+    /** Runs one call on its own, on a slot's keys. */
     public <R> CompletableFuture<R> run(SlotKeys keys, ScriptCall<R> call) {
+        requireScope(call, true);
+        return run(keys.store(), keys.asScriptKeys(), keys.hashTag(), call);
+    }
+
+    /** Runs one call of a topic's script on its key of its own (such as the rate-limit bucket). */
+    public <R> CompletableFuture<R> run(String key, ScriptCall<R> call) {
+        requireScope(call, false);
+        return run(key, List.of(key), key, call);
+    }
+
+    private <R> CompletableFuture<R> run(String route, List<Object> scriptKeys, String where, ScriptCall<R> call) {
         Script script = call.script();
         Object[] args = call.argv();
-        List<Object> scriptKeys = keys.asScriptKeys();
         RScriptAsync async = redisson.getScript(ByteArrayCodec.INSTANCE);
-        return async.<Object>evalShaAsync(keys.store(), RScript.Mode.READ_WRITE, script.sha(), call.replyType(),
+        return async.<Object>evalShaAsync(route, RScript.Mode.READ_WRITE, script.sha(), call.replyType(),
                         scriptKeys, args).toCompletableFuture()
                 .exceptionallyCompose(error -> {
                     if (!ScriptErrors.isNoScript(error)) {
-                        return CompletableFuture.failedFuture(ScriptErrors.translate(error, script, keys));
+                        return CompletableFuture.failedFuture(ScriptErrors.translate(error, script, where));
                     }
                     scriptsLoaded = false;
-                    return async.<Object>evalAsync(keys.store(), RScript.Mode.READ_WRITE, script.source(),
+                    return async.<Object>evalAsync(route, RScript.Mode.READ_WRITE, script.source(),
                                     call.replyType(), scriptKeys, args).toCompletableFuture()
                             .exceptionallyCompose(again -> CompletableFuture.failedFuture(
-                                    ScriptErrors.translate(again, script, keys)));
+                                    ScriptErrors.translate(again, script, where)));
                 })
                 .thenApply(call::decode);
+    }
+
+    private static void requireScope(ScriptCall<?> call, boolean ofSlot) {
+        if (call.script().ofSlot() != ofSlot) {
+            throw new IllegalArgumentException(call.script().file() + " runs on " + (call.script().ofSlot()
+                    ? "a slot's keys" : "a topic key of its own") + ", not on what it was given");
+        }
     }
 
     /** Starts a pipeline: its calls go out together, one round trip per Redis node. */
@@ -114,7 +131,7 @@ public final class ScriptRunner {
             }
 
             void fail(Throwable error) {
-                result.completeExceptionally(ScriptErrors.translate(error, call.script(), keys));
+                result.completeExceptionally(ScriptErrors.translate(error, call.script(), keys.hashTag()));
             }
         }
 
@@ -124,6 +141,7 @@ public final class ScriptRunner {
 
         /** Adds a call; its stage completes when the pipeline's reply for it is read. */
         public <R> CompletableFuture<R> add(SlotKeys keys, ScriptCall<R> call) {
+            requireScope(call, true);
             Pending<R> pending = new Pending<>(call, keys, keys.asScriptKeys(UUID.randomUUID().toString()),
                     call.argv(), new CompletableFuture<>());
             calls.add(pending);

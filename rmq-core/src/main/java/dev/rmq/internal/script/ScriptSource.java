@@ -38,6 +38,16 @@ final class ScriptSource {
         return new ScriptSource(builder.text.toString(), List.copyOf(builder.parts));
     }
 
+    /** A script on keys of its own: its prologue and its file, without lib.lua and replay.lua. */
+    static ScriptSource assemble(String file, String body, ScriptHeader header) {
+        Builder builder = new Builder();
+        builder.add(file + " (ARGV prologue)", Prologue.of(file, header.argv()));
+        builder.add(file + " (wrapper)", "local function rmq_main()");
+        builder.add(file, body);
+        builder.add(file + " (wrapper)", "end\nreturn rmq_main()");
+        return new ScriptSource(builder.text.toString(), List.copyOf(builder.parts));
+    }
+
     String text() {
         return text;
     }

@@ -1,19 +1,24 @@
--- ack: ends in-flight deliveries of one slot.
+-- ack: ends in-flight deliveries of one slot. A message parked behind a delivery that ends joins the waiting
+-- messages, and idle consumers are woken for it.
 -- ARGV
 --   policy{}        the topic's retry policy, for the deliveries that failed
 --   fence           the worker's fencing token ('' when unfenced)
+--   wake_channel    the channel on which idle consumers of the topic are woken
+--   slot            the slot index, published on the wake channel
 --   acks[]          the deliveries to end, each:
 --     op            'C' commit, 'R' roll back (retry after backoff, or dead after the maximum retries),
+--                   'N' retry now (no backoff; an attempt all the same, so the maximum retries hold),
 --                   'D' dead at once (the message cannot be decoded or the handler said so),
---                   'U' release unstarted (back to waiting at its score, the delivery not counted)
+--                   'U' release unstarted (back to waiting at its place, the delivery not counted)
 --     key           the message key
 --     token         the lease deadline the delivery was given; a different one means the lease was lost
 --     reason        why it failed ('' on commit)
--- RETURNS one result per ack, in order: committed retry dead merged released stale gone
---   (merged: a newer send of the key already waits; stale: the lease was lost, nothing done;
---   gone: the in-flight body was missing).
+-- RETURNS one result per ack, in order: committed retry dead expired merged released stale gone
+--   (expired: its time to live ran out, so it is not retried; merged: a newer send of the key already waits;
+--   stale: the lease was lost, nothing done; gone: the in-flight body was missing).
 -- ERRORS RMQ_FENCED when the fencing token is not the slot owner's.
 local policy = policy_from(ARG.policy)
+local typ = policy.type
 if fenced(ARG.fence) then
     return fenced_error()
 end
@@ -21,6 +26,26 @@ local n = ARG.acks
 if n == 0 then
     return {}
 end
+
+-- Puts an unstarted delivery back to waiting at its place, its attempt not counted.
+local function release(key)
+    local env = take_inflight(key)
+    if redis.call('HEXISTS', K_BODY, key) == 1 or unpark(typ, key) then
+        return 'merged'
+    end
+    if env then
+        local m = env_read(env)
+        if m then
+            m.attempts = math.max(m.attempts - 1, 0)
+            m.not_before = 0
+            place(typ, key, env_write(m), m)
+        else
+            place(typ, key, env, { score = NOW_MS, order = NO_ORDER, expire_at = 0, not_before = 0 })
+        end
+    end
+    return 'released'
+end
+
 -- One ZMSCORE for the whole batch (Redis 6.2+): most acks are commits, and one command per message would
 -- cost more than the commits themselves.
 local keys = {}
@@ -41,25 +66,22 @@ for i = 1, n do
         committed[#committed + 1] = key
         result = 'committed'
     elseif op == 'U' then
-        local env = take_inflight(key)
-        result = 'released'
-        if redis.call('ZSCORE', K_STORE, key) then
-            result = 'merged'
-        elseif env then
-            local attempts, score, e, rest = env_read(env)
-            if attempts ~= nil then
-                env = env_write(math.max(attempts - 1, 0), score, e, rest)
-            end
-            redis.call('ZADD', K_STORE, score or NOW_MS, key)
-            redis.call('HSET', K_BODY, key, env)
-        end
+        result = release(key)
     else
-        result = fail(key, reason, NOW_MS, policy, op == 'D')
+        result = fail(key, reason, policy, op)
     end
     results[i] = result
 end
 if #committed > 0 then
     redis.call('ZREM', K_PREPARE, unpack(committed))
     redis.call('HDEL', K_INFLIGHT, unpack(committed))
+    if any_parked() then
+        for _, key in ipairs(committed) do
+            unpark(typ, key)
+        end
+    end
+end
+if UNPARKED_DUE then
+    wake_if_earlier(UNPARKED_DUE, ARG.wake_channel, ARG.slot)
 end
 return results

@@ -1,10 +1,20 @@
--- cancel: removes a waiting or retrying message; in-flight and dead ones are left alone.
+-- cancel: removes a waiting message (in the store, delayed, retrying or parked); in-flight and dead ones are
+-- left alone.
 -- ARGV
 --   key             the message key
 -- RETURNS 1 when a message was removed, else 0.
-local removed = redis.call('ZREM', K_STORE, ARG.key) + redis.call('ZREM', K_RETRY, ARG.key)
-if removed > 0 then
-    redis.call('HDEL', K_BODY, ARG.key)
-    return 1
+local key = ARG.key
+local env = redis.call('HGET', K_BODY, key)
+local removed = 0
+if env then
+    redis.call('ZREM', K_STORE, member_of(env, key))
+    redis.call('ZREM', K_DELAYED, key)
+    redis.call('HDEL', K_BODY, key)
+    removed = 1
+else
+    removed = redis.call('HDEL', K_PARKED, key)
 end
-return 0
+if removed == 1 then
+    redis.call('ZREM', K_EXPIRY, key)
+end
+return removed

@@ -1,11 +1,12 @@
--- dead_requeue: puts one dead message back to waiting, from attempt 0: due now, or at its priority.
+-- dead_requeue: puts one dead message back to waiting, from attempt 0 and without its time to live: due now,
+-- or at its priority.
 -- ARGV
 --   type            'R', 'P' or 'F'
 --   key             the message key
 --   wake_channel    the channel on which idle consumers of the topic are woken
 --   slot            the slot index, published on the wake channel
 -- RETURNS 1 requeued, 2 dropped because a newer message with the key already waits, 0 not dead.
-local result = requeue_dead(ARG.key, ARG.type, NOW_MS)
+local result = requeue_dead(ARG.type, ARG.key)
 if result == 1 then
     wake_if_earlier(NOW_MS, ARG.wake_channel, ARG.slot)
 end

@@ -7,7 +7,7 @@
 -- RETURNS the number of dead messages taken, at most the limit.
 local keys = redis.call('ZRANGE', K_DEAD, 0, tonumber(ARG.limit) - 1)
 for _, key in ipairs(keys) do
-    requeue_dead(key, ARG.type, NOW_MS)
+    requeue_dead(ARG.type, key)
 end
 if #keys > 0 then
     wake_if_earlier(NOW_MS, ARG.wake_channel, ARG.slot)

@@ -1,4 +1,5 @@
--- extend: lengthens the leases of in-flight deliveries of one slot.
+-- extend: lengthens the leases of in-flight deliveries of one slot. With no deliveries it only checks the
+-- fencing token: how an at-most-once worker, whose batch holds no leases, learns that it still owns the slot.
 -- ARGV
 --   lease_ms        the new lease, from now
 --   fence           the worker's fencing token ('' when unfenced)

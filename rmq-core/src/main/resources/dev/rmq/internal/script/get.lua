@@ -2,13 +2,28 @@
 -- ARGV
 --   key             the message key
 -- RETURNS {state, score, envelope}, or an empty list when no message has the key. state is one of:
---   waiting retrying in-flight dead
---   score: due ms or priority (waiting), retry-at ms (retrying), lease deadline µs (in-flight), death ms (dead).
+--   waiting delayed retrying parked in-flight dead
+--   score: due ms or priority (waiting, parked), visible-at ms (delayed, retrying), lease deadline µs
+--   (in-flight), death ms (dead). A key both in flight and sent again shows its waiting or parked message.
 local key = ARG.key
--- where a message can be, in the order it moves through them: its state, its sorted set, its body hash
+local env = redis.call('HGET', K_BODY, key)
+if env then
+    local score = redis.call('ZSCORE', K_STORE, member_of(env, key))
+    if score then
+        return { 'waiting', score, env }
+    end
+    score = redis.call('ZSCORE', K_DELAYED, key)
+    if score then
+        local m = env_read(env)
+        return { (m and m.attempts > 0) and 'retrying' or 'delayed', score, env }
+    end
+end
+env = redis.call('HGET', K_PARKED, key)
+if env then
+    local m = env_read(env)
+    return { 'parked', string.format('%.17g', m and m.score or 0), env }
+end
 local places = {
-    { 'waiting', K_STORE, K_BODY },
-    { 'retrying', K_RETRY, K_BODY },
     { 'in-flight', K_PREPARE, K_INFLIGHT },
     { 'dead', K_DEAD, K_DEADBODY },
 }

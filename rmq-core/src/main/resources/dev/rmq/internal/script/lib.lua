@@ -1,17 +1,31 @@
--- rmq's shared Lua library, loaded in front of every script.
+-- rmq's shared Lua library, loaded in front of every script of one slot.
 --
 -- KEYS: every script receives the same keys, all of one slot and all sharing its hash tag, in this order.
 -- KEYS
---   store       ZSET    waiting messages: member = key, score = due ms (time types) or priority
---   body        HASH    key -> envelope of a waiting message
+--   store       ZSET    waiting messages that compete now: member = order .. key (see ORDER below),
+--                       score = due ms (time types) or priority
+--   body        HASH    key -> envelope of a waiting message (in store or in delayed)
 --   prepare     ZSET    in-flight messages: member = key, score = lease deadline in microseconds
 --   inflight    HASH    key -> envelope of an in-flight message
---   retry       ZSET    priority messages waiting out their backoff: score = retry-at ms
+--   delayed     ZSET    priority messages not visible yet (a retry's backoff, or a not-before time):
+--                       member = key, score = when it becomes visible, ms
 --   dead        ZSET    dead messages: score = ms when they died
 --   deadbody    HASH    key -> envelope of a dead message, with its last error
 --   wake        STRING  the Redis time (ms) at which an idle consumer of this slot plans to poll next
 --   owner       STRING  fencing token of the slot's current owner (set by coordination)
+--   parked      HASH    key -> envelope of a message sent while a delivery of its key was in flight; it waits
+--                       for that delivery to end, then joins the waiting messages (see unpark)
+--   expiry      ZSET    waiting messages with a time to live: member = key, score = when it expires, ms
+--   paused      STRING  present while the topic is paused: a poll takes nothing
 -- A pipelined call adds a call key after them (see replay.lua).
+--
+-- ORDER: a message's place among equals (one priority, or one due millisecond) is the 8-byte prefix of its
+-- store member: the Redis clock in microseconds when the message was first sent, times 1024, plus its index in
+-- that call, big-endian. Redis orders equal scores by member, so equals are taken in the order first sent. A
+-- priority topic takes the highest score first, reading equal scores by member from the highest, so it stores
+-- the complement. A merge keeps the place of the first send. Calls take longer than a microsecond and carry
+-- fewer than 1024 messages, so places never collide; a Redis clock that steps back can misorder what is sent
+-- during the step, nothing more.
 --
 -- ARGV: each script declares its arguments in an ARGV block of its header, one per line, in order.
 -- `name{}` is one of the groups declared below. `name[]`, the last argument if any, is a list, passed as
@@ -30,9 +44,11 @@
 --   max_ms          backoff cap
 --   jitter          the fraction in [0, 1) by which a backoff is shortened at random
 --   dead_capacity   dead messages kept per slot, the oldest dropped beyond it (0 keeps all)
+--   expiry          what becomes of a message whose time to live ran out: 'drop' or 'dead'
 --
--- Envelope (big-endian): u8 version=1 | u16 attempts | f64 score | u16 errlen | err | rest
--- "rest" (headers and payload) is opaque here; only the Java side reads it.
+-- Envelope (big-endian): u8 version=2 | u8 flags | u16 attempts | f64 score | order (8 bytes)
+--   | f64 expire-at ms (when flags has 1) | f64 not-before ms (when flags has 2) | u16 errlen | err | content
+-- "score" is the due ms or the priority; "content" (headers and payload) is opaque here, only Java reads it.
 -- The lease deadline in prepare doubles as the delivery token: an ack must quote it,
 -- so an ack from a delivery whose lease was recovered and redelivered is refused.
 
@@ -40,56 +56,140 @@ local K_STORE = KEYS[1]
 local K_BODY = KEYS[2]
 local K_PREPARE = KEYS[3]
 local K_INFLIGHT = KEYS[4]
-local K_RETRY = KEYS[5]
+local K_DELAYED = KEYS[5]
 local K_DEAD = KEYS[6]
 local K_DEADBODY = KEYS[7]
 local K_WAKE = KEYS[8]
 local K_OWNER = KEYS[9]
+local K_PARKED = KEYS[10]
+local K_EXPIRY = KEYS[11]
+local K_PAUSED = KEYS[12]
+-- the call key of a pipelined call (see replay.lua), when there is one
+local CALL_KEY = KEYS[13]
 
-local ENV_HEADER = '>BHdH'
-local ENV_HEADER_LEN = 13
+local ENV_VERSION = 2
+-- version, flags, attempts, score, order
+local ENV_FIXED = 20
+local FLAG_EXPIRES = 1
+local FLAG_NOT_BEFORE = 2
 local MAX_ERROR_LEN = 1024
+local NO_ORDER = string.rep('\0', 8)
 
 local function now_us()
     local t = redis.call('TIME')
     return tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 
--- returns attempts, score, error, rest; nil when the bytes are not an envelope this version reads
-local function env_read(env)
-    if #env < ENV_HEADER_LEN then
-        return nil
+local NOW_US = now_us()
+local NOW_MS = math.floor(NOW_US / 1000)
+math.randomseed(NOW_US % 2147483647)
+-- the clock part of ORDER, split so that each half stays an exact Lua number
+local ORDER_HI = math.floor(NOW_US / 4194304)
+local ORDER_LO = (NOW_US - ORDER_HI * 4194304) * 1024
+
+-- The place of the index-th message (from 0) of this call, for a topic of type typ.
+local function order_of(typ, index)
+    local lo = ORDER_LO + index
+    if typ == 'P' then
+        return struct.pack('>I4I4', 4294967295 - ORDER_HI, 4294967295 - lo)
     end
-    local version, attempts, score, errlen = struct.unpack(ENV_HEADER, env)
-    if version ~= 1 or #env < ENV_HEADER_LEN + errlen then
-        return nil
-    end
-    local err = string.sub(env, ENV_HEADER_LEN + 1, ENV_HEADER_LEN + errlen)
-    local rest = string.sub(env, ENV_HEADER_LEN + errlen + 1)
-    return attempts, score, err, rest
+    return struct.pack('>I4I4', ORDER_HI, lo)
 end
 
-local function env_write(attempts, score, err, rest)
+-- The envelope as a table {flags, attempts, score, order, expire_at, not_before, err, content}; nil when the
+-- bytes are not an envelope this version reads.
+local function env_read(env)
+    if #env < ENV_FIXED + 2 then
+        return nil
+    end
+    local version, flags, attempts, score = struct.unpack('>BBHd', env)
+    if version ~= ENV_VERSION then
+        return nil
+    end
+    local m = { attempts = attempts, score = score, order = string.sub(env, 13, ENV_FIXED), expire_at = 0,
+                not_before = 0 }
+    local at = ENV_FIXED + 1
+    if flags % 2 == 1 then
+        m.expire_at = struct.unpack('>d', env, at)
+        at = at + 8
+    end
+    if flags % 4 >= 2 then
+        m.not_before = struct.unpack('>d', env, at)
+        at = at + 8
+    end
+    if #env < at + 1 then
+        return nil
+    end
+    local errlen = struct.unpack('>H', env, at)
+    at = at + 2
+    if #env < at + errlen - 1 then
+        return nil
+    end
+    m.err = string.sub(env, at, at + errlen - 1)
+    m.content = string.sub(env, at + errlen)
+    return m
+end
+
+-- A new envelope: no attempts, no error.
+local function env_new(score, order, expire_at, not_before, content)
+    local flags, extra = 0, ''
+    if expire_at > 0 then
+        flags = FLAG_EXPIRES
+        extra = struct.pack('>d', expire_at)
+    end
+    if not_before > 0 then
+        flags = flags + FLAG_NOT_BEFORE
+        extra = extra .. struct.pack('>d', not_before)
+    end
+    return struct.pack('>BBHd', ENV_VERSION, flags, 0, score) .. order .. extra .. '\0\0' .. content
+end
+
+local function env_write(m)
+    local err = m.err
     if #err > MAX_ERROR_LEN then
         err = string.sub(err, 1, MAX_ERROR_LEN)
     end
-    if attempts > 65535 then
-        attempts = 65535
+    local flags, extra = 0, ''
+    if m.expire_at > 0 then
+        flags = FLAG_EXPIRES
+        extra = struct.pack('>d', m.expire_at)
     end
-    return struct.pack(ENV_HEADER, 1, attempts, score, #err) .. err .. rest
+    if m.not_before > 0 then
+        flags = flags + FLAG_NOT_BEFORE
+        extra = extra .. struct.pack('>d', m.not_before)
+    end
+    return struct.pack('>BBHd', ENV_VERSION, flags, math.min(m.attempts, 65535), m.score) .. m.order .. extra
+        .. struct.pack('>H', #err) .. err .. m.content
 end
 
 -- The envelope with one more attempt and a new score, the rest of its bytes kept as they are: the cheap
 -- rewrite of every delivery. Nil when the bytes are not an envelope this version reads.
 local function env_bump(env, score)
-    if #env < ENV_HEADER_LEN then
+    if #env < ENV_FIXED + 2 then
         return nil
     end
-    local version, attempts = struct.unpack('>BH', env)
-    if version ~= 1 then
+    local version, flags, attempts = struct.unpack('>BBH', env)
+    if version ~= ENV_VERSION then
         return nil
     end
-    return struct.pack('>BHd', 1, math.min(attempts + 1, 65535), score) .. string.sub(env, 12)
+    return struct.pack('>BBHd', ENV_VERSION, flags, math.min(attempts + 1, 65535), score) .. string.sub(env, 13)
+end
+
+-- The store member of a waiting message: its place, then its key.
+local function member_of(env, key)
+    return string.sub(env, 13, ENV_FIXED) .. key
+end
+
+-- When the message expires (ms), 0 when it has no time to live or the bytes are not an envelope.
+local function expiry_of(env)
+    if #env < ENV_FIXED + 8 then
+        return 0
+    end
+    local version, flags = struct.unpack('>BB', env)
+    if version ~= ENV_VERSION or flags % 2 == 0 then
+        return 0
+    end
+    return (struct.unpack('>d', env, ENV_FIXED + 1))
 end
 
 local function fenced(token)
@@ -113,6 +213,7 @@ local function policy_from(group)
         max_ms = tonumber(group.max_ms),
         jitter = tonumber(group.jitter),
         dead_capacity = tonumber(group.dead_capacity),
+        expiry = group.expiry,
     }
 end
 
@@ -127,55 +228,39 @@ local function backoff_ms(policy, attempts)
     return math.floor(delay)
 end
 
-local function bury(key, attempts, score, err, rest, now_ms, policy)
-    redis.call('ZADD', K_DEAD, now_ms, key)
-    redis.call('HSET', K_DEADBODY, key, env_write(attempts, score, err, rest))
+-- Moves an envelope into the dead queue, keeping at most the policy's dead capacity.
+local function bury_env(key, env, policy)
+    redis.call('ZADD', K_DEAD, NOW_MS, key)
+    redis.call('HSET', K_DEADBODY, key, env)
     if policy.dead_capacity > 0 and redis.call('ZCARD', K_DEAD) > policy.dead_capacity then
         local oldest = redis.call('ZPOPMIN', K_DEAD)
         redis.call('HDEL', K_DEADBODY, oldest[1])
     end
 end
 
--- Ends a delivery's lease and returns its envelope (nil when the body is gone), for the caller to place.
-local function take_inflight(key)
-    local env = redis.call('HGET', K_INFLIGHT, key)
-    redis.call('ZREM', K_PREPARE, key)
-    redis.call('HDEL', K_INFLIGHT, key)
-    return env
+-- Buries bytes that are not an envelope this version reads as the payload of one with no headers, so that
+-- the dead queue can show them.
+local function bury_raw(key, raw, err, policy)
+    bury_env(key, env_write({ attempts = 0, score = 0, order = NO_ORDER, expire_at = 0, not_before = 0,
+                              err = err, content = '\0' .. raw }), policy)
 end
 
--- Ends an in-flight delivery as a failure: back to waiting after backoff, or dead.
--- Returns 'retry', 'dead', 'merged' (a newer send of the key already waits) or 'gone'.
-local function fail(key, err, now_ms, policy, force_dead)
-    local env = take_inflight(key)
-    if not env then
-        return 'gone'
+-- Buries a message with err as its last error.
+local function bury(key, env, err, policy)
+    local m = env_read(env)
+    if m == nil then
+        bury_raw(key, env, err ~= '' and err or 'undecodable envelope', policy)
+        return
     end
-    local attempts, score, _, rest = env_read(env)
-    if attempts == nil then
-        -- keep the raw bytes as the payload of a readable envelope (no headers), so the dead queue can show them
-        if err == '' then
-            err = 'undecodable envelope'
-        end
-        bury(key, 0, 0, err, '\0' .. env, now_ms, policy)
-        return 'dead'
+    m.err = err
+    bury_env(key, env_write(m), policy)
+end
+
+-- What becomes of a message whose time to live ran out: nothing more (dropped), or the dead queue.
+local function expire(key, env, policy)
+    if policy.expiry == 'dead' then
+        bury(key, env, 'expired: its time to live ran out before it was delivered', policy)
     end
-    if force_dead or attempts > policy.max_retries then
-        bury(key, attempts, score, err, rest, now_ms, policy)
-        return 'dead'
-    end
-    if redis.call('ZSCORE', K_STORE, key) then
-        return 'merged'
-    end
-    local retry_at = now_ms + backoff_ms(policy, attempts)
-    if policy.type == 'P' then
-        redis.call('ZADD', K_RETRY, retry_at, key)
-    else
-        score = retry_at
-        redis.call('ZADD', K_STORE, retry_at, key)
-    end
-    redis.call('HSET', K_BODY, key, env_write(attempts, score, err, rest))
-    return 'retry'
 end
 
 -- Wakes idle consumers of the slot when a message becomes due before their planned poll.
@@ -187,30 +272,192 @@ local function wake_if_earlier(due_ms, channel, slot)
     end
 end
 
--- Puts a dead message back to waiting from attempt 0: due now (time types) or at its priority.
+-- Makes a message wait: in the store at its score and place, or, for a priority message whose not-before
+-- time is still ahead, in delayed. Writes its body and its expiry. Returns when it is due.
+local function place(typ, key, env, m)
+    if typ == 'P' and m.not_before > NOW_MS then
+        redis.call('ZADD', K_DELAYED, m.not_before, key)
+    else
+        redis.call('ZADD', K_STORE, m.score, m.order .. key)
+    end
+    redis.call('HSET', K_BODY, key, env)
+    if m.expire_at > 0 then
+        redis.call('ZADD', K_EXPIRY, m.expire_at, key)
+    end
+    if typ == 'P' then
+        return math.max(NOW_MS, m.not_before)
+    end
+    return m.score
+end
+
+local PARKED_SEEN = nil
+-- Whether any message is parked in the slot, asked once per call.
+local function any_parked()
+    if PARKED_SEEN == nil then
+        PARKED_SEEN = redis.call('EXISTS', K_PARKED) == 1
+    end
+    return PARKED_SEEN
+end
+
+-- The earliest due time of the messages unparked in this call, for the caller to wake consumers by.
+local UNPARKED_DUE = nil
+
+-- A delivery of key ended: the message parked behind it, if any, joins the waiting messages as a new one.
+-- Returns true when there was one.
+local function unpark(typ, key)
+    if not any_parked() then
+        return false
+    end
+    local env = redis.call('HGET', K_PARKED, key)
+    if not env then
+        return false
+    end
+    redis.call('HDEL', K_PARKED, key)
+    local m = env_read(env)
+    if m == nil then
+        m = { score = NOW_MS, order = NO_ORDER, expire_at = 0, not_before = 0 }
+    end
+    local due = place(typ, key, env, m)
+    if UNPARKED_DUE == nil or due < UNPARKED_DUE then
+        UNPARKED_DUE = due
+    end
+    return true
+end
+
+-- A message taken from the store whose key is in flight waits in parked until that delivery ends. A message
+-- parked there already merges with it as a send does: the latest content, the first place, and the first due
+-- time (range-merge) or the latest score (priority, fixed-time).
+local function park(typ, key, env, score)
+    local m = env_read(env)
+    if m == nil then
+        redis.call('HSET', K_PARKED, key, env)
+        PARKED_SEEN = true
+        return
+    end
+    m.score = score
+    local old = redis.call('HGET', K_PARKED, key)
+    local o = old and env_read(old)
+    if o then
+        m.order = o.order
+        if typ == 'R' then
+            m.score = o.score
+        end
+    end
+    redis.call('HSET', K_PARKED, key, env_write(m))
+    PARKED_SEEN = true
+end
+
+-- Ends a delivery's lease and returns its envelope (nil when the body is gone), for the caller to place.
+local function take_inflight(key)
+    local env = redis.call('HGET', K_INFLIGHT, key)
+    redis.call('ZREM', K_PREPARE, key)
+    redis.call('HDEL', K_INFLIGHT, key)
+    return env
+end
+
+-- Ends an in-flight delivery as a failure. mode: 'R' retry after backoff (or dead after the maximum
+-- retries), 'N' retry at once (an attempt all the same), 'D' dead at once.
+-- Returns 'retry', 'dead', 'expired', 'merged' (a newer send of the key waits, and replaces this delivery)
+-- or 'gone'.
+local function fail(key, err, policy, mode)
+    local typ = policy.type
+    local env = take_inflight(key)
+    if not env then
+        unpark(typ, key)
+        return 'gone'
+    end
+    local m = env_read(env)
+    if m == nil then
+        bury_raw(key, env, err ~= '' and err or 'undecodable envelope', policy)
+        unpark(typ, key)
+        return 'dead'
+    end
+    if mode == 'D' or m.attempts > policy.max_retries then
+        m.err = err
+        bury_env(key, env_write(m), policy)
+        unpark(typ, key)
+        return 'dead'
+    end
+    if redis.call('HEXISTS', K_BODY, key) == 1 or unpark(typ, key) then
+        return 'merged'
+    end
+    if m.expire_at > 0 and m.expire_at <= NOW_MS then
+        expire(key, env, policy)
+        return 'expired'
+    end
+    local retry_at = NOW_MS
+    if mode ~= 'N' then
+        retry_at = NOW_MS + backoff_ms(policy, m.attempts)
+    end
+    m.err = err
+    m.not_before = 0
+    if typ == 'P' then
+        if mode == 'N' then
+            redis.call('ZADD', K_STORE, m.score, m.order .. key)
+        else
+            redis.call('ZADD', K_DELAYED, retry_at, key)
+        end
+    else
+        m.score = retry_at
+        redis.call('ZADD', K_STORE, retry_at, m.order .. key)
+    end
+    redis.call('HSET', K_BODY, key, env_write(m))
+    if m.expire_at > 0 then
+        redis.call('ZADD', K_EXPIRY, m.expire_at, key)
+    end
+    return 'retry'
+end
+
+-- Removes up to limit waiting messages whose time to live ran out: dropped or buried, as the policy says.
+-- Returns how many.
+local function sweep_expired(limit, policy)
+    local keys = redis.call('ZRANGEBYSCORE', K_EXPIRY, '-inf', NOW_MS, 'LIMIT', 0, limit)
+    if #keys == 0 then
+        return 0
+    end
+    redis.call('ZREM', K_EXPIRY, unpack(keys))
+    local count = 0
+    for _, key in ipairs(keys) do
+        local env = redis.call('HGET', K_BODY, key)
+        if env then
+            redis.call('HDEL', K_BODY, key)
+            redis.call('ZREM', K_STORE, member_of(env, key))
+            redis.call('ZREM', K_DELAYED, key)
+        elseif any_parked() then
+            env = redis.call('HGET', K_PARKED, key)
+            if env then
+                redis.call('HDEL', K_PARKED, key)
+            end
+        end
+        if env then
+            expire(key, env, policy)
+            count = count + 1
+        end
+    end
+    return count
+end
+
+-- Puts a dead message back to waiting from attempt 0, without its time to live: due now (time types) or at
+-- its priority, at its old place among equals.
 -- Returns 1 requeued, 2 dropped because a newer message with the key already waits, 0 not dead.
-local function requeue_dead(key, typ, now_ms)
+local function requeue_dead(typ, key)
     local env = redis.call('HGET', K_DEADBODY, key)
     redis.call('ZREM', K_DEAD, key)
     redis.call('HDEL', K_DEADBODY, key)
     if not env then
         return 0
     end
-    if redis.call('ZSCORE', K_STORE, key) then
+    if redis.call('HEXISTS', K_BODY, key) == 1 or (any_parked() and redis.call('HEXISTS', K_PARKED, key) == 1) then
         return 2
     end
-    local attempts, score, _, rest = env_read(env)
-    if attempts == nil then
-        rest, score = '\0' .. env, 0
+    local m = env_read(env)
+    if m == nil then
+        m = { score = 0, order = NO_ORDER, content = '\0' .. env }
     end
+    m.attempts, m.err, m.expire_at, m.not_before = 0, '', 0, 0
     if typ ~= 'P' then
-        score = now_ms
+        m.score = NOW_MS
     end
-    redis.call('ZADD', K_STORE, score, key)
-    redis.call('HSET', K_BODY, key, env_write(0, score, '', rest))
+    place(typ, key, env_write(m), m)
     return 1
 end
-
-local NOW_US = now_us()
-local NOW_MS = math.floor(NOW_US / 1000)
-math.randomseed(NOW_US % 2147483647)

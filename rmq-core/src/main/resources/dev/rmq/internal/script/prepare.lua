@@ -1,39 +1,57 @@
--- prepare: the consumer's poll of one slot. Recovers expired leases, promotes priority retries
--- whose backoff is over, then moves up to a batch of due messages into prepare under a lease.
+-- prepare: the consumer's poll of one slot. Recovers expired leases, removes messages whose time to live ran
+-- out, returns priority messages whose delay is over to the store, then takes up to a batch of due messages:
+-- under a lease into prepare (at least once), or out of Redis at once (at most once). A taken message whose
+-- key is still in flight is parked behind that delivery instead; one whose time to live ran out is expired.
+-- While the topic is paused it recovers and expires, and takes nothing.
 -- ARGV
---   policy{}        the topic's retry policy, for the expired leases it recovers
---   batch           the most messages to move into prepare
+--   policy{}        the topic's retry policy, for the expired leases it recovers and the expiries
+--   batch           the most messages to take
 --   lease_ms        the lease
 --   fence           the worker's fencing token ('' when unfenced)
 --   idle_ms         the longest an idle consumer waits before it polls again
---   recover_limit   the most expired leases to recover
--- RETURNS {token, wait_ms, recovered, key1, envelope1, key2, envelope2, ...}
+--   recover_limit   the most expired leases to recover, and the most expired messages to remove
+--   at_most_once    '1': taken messages leave Redis at once, with no lease; '0': they are leased
+-- RETURNS {token, wait_ms, recovered, expired, paused, key1, envelope1, key2, envelope2, ...}
 --   token: the lease deadline in microseconds, quoted by acks; wait_ms: 0 when more may be due now,
---   else how long until the next message is due (capped at the idle poll); recovered: expired leases handled.
+--   else how long until the next message is due (capped at the idle poll); recovered: expired leases handled;
+--   expired: messages whose time to live ran out, removed; paused: 1 when the topic is paused.
 -- ERRORS RMQ_FENCED when the fencing token is not the slot owner's.
 local policy = policy_from(ARG.policy)
 local batch = tonumber(ARG.batch)
 local lease_ms = tonumber(ARG.lease_ms)
 local idle_ms = tonumber(ARG.idle_ms)
+local limit = tonumber(ARG.recover_limit)
 local priority = policy.type == 'P'
+local leased = ARG.at_most_once ~= '1'
 
 if fenced(ARG.fence) then
     return fenced_error()
 end
 
-local expired = redis.call('ZRANGEBYSCORE', K_PREPARE, '-inf', NOW_US, 'LIMIT', 0, tonumber(ARG.recover_limit))
-for _, key in ipairs(expired) do
-    fail(key, 'lease expired before the consumer acknowledged', NOW_MS, policy, false)
+local recovered = redis.call('ZRANGEBYSCORE', K_PREPARE, '-inf', NOW_US, 'LIMIT', 0, limit)
+for _, key in ipairs(recovered) do
+    fail(key, 'lease expired before the consumer acknowledged', policy, 'R')
+end
+local expired = sweep_expired(limit, policy)
+local deadline = NOW_US + lease_ms * 1000
+local out = { deadline, 0, #recovered, expired, 0 }
+
+if redis.call('EXISTS', K_PAUSED) == 1 then
+    -- no planned poll, so that sends do not wake a consumer that would take nothing; a resume wakes every slot
+    redis.call('DEL', K_WAKE)
+    out[2] = idle_ms
+    out[5] = 1
+    return out
 end
 
 if priority then
-    local ready = redis.call('ZRANGEBYSCORE', K_RETRY, '-inf', NOW_MS, 'LIMIT', 0, batch)
+    local ready = redis.call('ZRANGEBYSCORE', K_DELAYED, '-inf', NOW_MS, 'LIMIT', 0, batch)
     for _, key in ipairs(ready) do
-        redis.call('ZREM', K_RETRY, key)
+        redis.call('ZREM', K_DELAYED, key)
         local env = redis.call('HGET', K_BODY, key)
-        if env and not redis.call('ZSCORE', K_STORE, key) then
-            local _, score = env_read(env)
-            redis.call('ZADD', K_STORE, score or 0, key)
+        if env then
+            local m = env_read(env)
+            redis.call('ZADD', K_STORE, m and m.score or 0, member_of(env, key))
         end
     end
 end
@@ -45,8 +63,8 @@ else
     items = redis.call('ZRANGEBYSCORE', K_STORE, '-inf', NOW_MS, 'WITHSCORES', 'LIMIT', 0, batch)
 end
 local count = #items / 2
-local deadline = NOW_US + lease_ms * 1000
-local out = { deadline, 0, #expired }
+-- messages taken but not delivered (parked or expired): more may be due at once
+local skipped = 0
 
 if count > 0 then
     if priority then
@@ -56,37 +74,61 @@ if count > 0 then
     end
     local keys = {}
     for i = 1, count do
-        keys[i] = items[2 * i - 1]
+        keys[i] = string.sub(items[2 * i - 1], 9)
     end
     local envs = redis.call('HMGET', K_BODY, unpack(keys))
     redis.call('HDEL', K_BODY, unpack(keys))
-    local leases, bodies = {}, {}
+    local in_flight = nil
+    if leased and redis.call('EXISTS', K_PREPARE) == 1 then
+        in_flight = redis.call('ZMSCORE', K_PREPARE, unpack(keys))
+    end
+    local leases, bodies, leaving_expiry = {}, {}, {}
     for i = 1, count do
-        local key, env = keys[i], envs[i]
+        local key, env, score = keys[i], envs[i], tonumber(items[2 * i])
         if env then
-            -- An envelope this version cannot read still goes to the consumer, whose decoder sends it to dead.
-            local fresh = env_bump(env, tonumber(items[2 * i])) or env
-            leases[#leases + 1] = deadline
-            leases[#leases + 1] = key
-            bodies[#bodies + 1] = key
-            bodies[#bodies + 1] = fresh
-            out[#out + 1] = key
-            out[#out + 1] = fresh
+            local expire_at = expiry_of(env)
+            if in_flight and in_flight[i] then
+                park(policy.type, key, env, score)
+                skipped = skipped + 1
+            elseif expire_at > 0 and expire_at <= NOW_MS then
+                leaving_expiry[#leaving_expiry + 1] = key
+                expire(key, env, policy)
+                expired = expired + 1
+                skipped = skipped + 1
+            else
+                if expire_at > 0 then
+                    leaving_expiry[#leaving_expiry + 1] = key
+                end
+                -- An envelope this version cannot read still goes to the consumer, whose decoder sends it to dead.
+                local fresh = env_bump(env, score) or env
+                if leased then
+                    leases[#leases + 1] = deadline
+                    leases[#leases + 1] = key
+                    bodies[#bodies + 1] = key
+                    bodies[#bodies + 1] = fresh
+                end
+                out[#out + 1] = key
+                out[#out + 1] = fresh
+            end
         end
+    end
+    if #leaving_expiry > 0 then
+        redis.call('ZREM', K_EXPIRY, unpack(leaving_expiry))
     end
     if #leases > 0 then
         redis.call('ZADD', K_PREPARE, unpack(leases))
         redis.call('HSET', K_INFLIGHT, unpack(bodies))
     end
 end
+out[4] = expired
 
-if count < batch then
+if count < batch and skipped == 0 then
     local next_ms = NOW_MS + idle_ms
     if priority then
-        -- fewer than a batch were waiting, so the store is empty now: only a retry can come due
-        local retry_head = redis.call('ZRANGE', K_RETRY, 0, 0, 'WITHSCORES')
-        if retry_head[2] then
-            next_ms = math.min(next_ms, tonumber(retry_head[2]))
+        -- fewer than a batch were waiting, so the store is empty now: only a delayed message can come due
+        local delayed_head = redis.call('ZRANGE', K_DELAYED, 0, 0, 'WITHSCORES')
+        if delayed_head[2] then
+            next_ms = math.min(next_ms, tonumber(delayed_head[2]))
         end
     else
         local head = redis.call('ZRANGE', K_STORE, 0, 0, 'WITHSCORES')

@@ -2,6 +2,7 @@ package dev.rmq.internal.redis;
 
 import org.junit.jupiter.api.Test;
 
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -17,7 +18,7 @@ class KeyLayoutAndEnvelopeTests {
         assertThat(keys.store()).isEqualTo("orders_3");
         assertThat(keys.prepare()).isEqualTo("prepare{orders_3}");
         assertThat(keys.dead()).isEqualTo("dead{orders_3}");
-        assertThat(keys.asScriptKeys()).hasSize(9).allSatisfy(k -> {
+        assertThat(keys.asScriptKeys()).hasSize(SlotKeys.NAMES.size()).doesNotHaveDuplicates().allSatisfy(k -> {
             String key = (String) k;
             assertThat(key.equals("orders_3") || key.endsWith("{orders_3}")).as(key).isTrue();
         });
@@ -29,6 +30,7 @@ class KeyLayoutAndEnvelopeTests {
         assertThat(keys.store()).isEqualTo("shop:orders_0");
         assertThat(keys.body()).isEqualTo("body{shop:orders_0}");
         assertThat(new KeyLayout("shop").wakeChannel("orders")).isEqualTo("rmq:wake:shop:orders");
+        assertThat(new KeyLayout("shop").rateBucket("orders")).isEqualTo("rate{shop:orders}");
     }
 
     @Test
@@ -45,22 +47,57 @@ class KeyLayoutAndEnvelopeTests {
         headers.put("trace", "abc");
         headers.put("ünï", "{}\u0000");
         byte[] payload = {0, 1, 2, (byte) 0xFF};
-        Envelope decoded = Envelope.decode(Envelope.encodeNew(headers, payload));
+        Envelope decoded = Envelope.decode(stored(0, 0, 0, "", Envelope.encodeContent(headers, payload)));
         assertThat(decoded.attempts()).isZero();
         assertThat(decoded.lastError()).isEmpty();
+        assertThat(decoded.expireAt()).isZero();
+        assertThat(decoded.notBefore()).isZero();
         assertThat(decoded.headers()).containsExactlyEntriesOf(headers);
         assertThat(decoded.payload()).containsExactly(payload);
     }
 
     @Test
+    void envelopeReadsTheOptionalTimesTheScriptsWrite() {
+        byte[] content = Envelope.encodeContent(Map.of("h", "v"), new byte[] {7});
+        Envelope both = Envelope.decode(stored(1_700_000_000_000L, 1_700_000_005_000L, 3, "boom", content));
+        assertThat(both.expireAt()).isEqualTo(1_700_000_000_000L);
+        assertThat(both.notBefore()).isEqualTo(1_700_000_005_000L);
+        assertThat(both.attempts()).isEqualTo(3);
+        assertThat(both.lastError()).isEqualTo("boom");
+        assertThat(both.payload()).containsExactly(7);
+        Envelope notBeforeOnly = Envelope.decode(stored(0, 42, 0, "", content));
+        assertThat(notBeforeOnly.expireAt()).isZero();
+        assertThat(notBeforeOnly.notBefore()).isEqualTo(42);
+    }
+
+    /**
+     * An envelope as lib.lua writes it: version 2, flags, attempts, score, an 8-byte place, the optional times, the
+     * error, then the content.
+     */
+    private static byte[] stored(long expireAt, long notBefore, int attempts, String error, byte[] content) {
+        byte[] err = error.getBytes(StandardCharsets.UTF_8);
+        java.nio.ByteBuffer out = java.nio.ByteBuffer.allocate(20 + 16 + 2 + err.length + content.length);
+        int flags = (expireAt > 0 ? 1 : 0) | (notBefore > 0 ? 2 : 0);
+        out.put((byte) 2).put((byte) flags).putShort((short) attempts).putDouble(100).putLong(12345);
+        if (expireAt > 0) {
+            out.putDouble(expireAt);
+        }
+        if (notBefore > 0) {
+            out.putDouble(notBefore);
+        }
+        out.putShort((short) err.length).put(err).put(content);
+        return java.util.Arrays.copyOf(out.array(), out.position());
+    }
+
+    @Test
     void refusesBytesThatAreNotAnEnvelope() {
         assertThatThrownBy(() -> Envelope.decode(new byte[] {1, 2}))
-                .isInstanceOf(MalformedEnvelopeException.class).hasMessageContaining("shorter than its 13-byte header");
-        byte[] wrongVersion = Envelope.encodeNew(Map.of(), new byte[0]);
+                .isInstanceOf(MalformedEnvelopeException.class).hasMessageContaining("shorter than its 22-byte header");
+        byte[] wrongVersion = stored(0, 0, 0, "", Envelope.encodeContent(Map.of(), new byte[0]));
         wrongVersion[0] = 9;
         assertThatThrownBy(() -> Envelope.decode(wrongVersion))
                 .isInstanceOf(MalformedEnvelopeException.class).hasMessageContaining("version 9 is not supported");
-        byte[] truncated = Envelope.encodeNew(Map.of("name", "value"), new byte[0]);
+        byte[] truncated = stored(0, 0, 0, "", Envelope.encodeContent(Map.of("name", "value"), new byte[0]));
         assertThatThrownBy(() -> Envelope.decode(java.util.Arrays.copyOf(truncated, truncated.length - 2)))
                 .isInstanceOf(MalformedEnvelopeException.class).hasMessageContaining("truncated or corrupt");
     }

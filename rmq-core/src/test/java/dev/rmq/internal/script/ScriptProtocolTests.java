@@ -41,6 +41,8 @@ class ScriptProtocolTests {
         map.put(Script.DEAD_REQUEUE_ALL, DeadRequeueAllCall.ARGV);
         map.put(Script.DEAD_DELETE, DeadDeleteCall.ARGV);
         map.put(Script.DEAD_PURGE, DeadPurgeCall.ARGV);
+        map.put(Script.PUTBACK, PutbackCall.ARGV);
+        map.put(Script.RATE, RateCall.ARGV);
         return map;
     }
 
@@ -121,7 +123,7 @@ class ScriptProtocolTests {
         for (AckOutcome outcome : AckOutcome.values()) {
             assertThat(Script.ACK.header().returns()).as("ack.lua RETURNS").contains(outcome.scriptName());
         }
-        for (String state : List.of("waiting", "retrying", "in-flight", "dead")) {
+        for (String state : List.of("waiting", "delayed", "retrying", "parked", "in-flight", "dead")) {
             assertThat(GetCall.state(state)).isNotNull();
             assertThat(Script.GET.header().returns()).as("get.lua RETURNS").contains(state);
         }
@@ -129,13 +131,14 @@ class ScriptProtocolTests {
 
     @Test
     void encodesRowsAsTheirCountFollowedByEachRowsFields() {
-        SendCall call = new SendCall(dev.rmq.topic.TopicType.PRIORITY, "rmq:wake:t", 3, List.of(
-                new SendCall.Message("a", 20, new byte[] {1}), new SendCall.Message("b", 30, new byte[] {2})));
+        SendCall call = new SendCall(dev.rmq.topic.TopicType.PRIORITY, "rmq:wake:t", 3, 0, 10_000, List.of(
+                new SendCall.Message("a", 20, 0, 0, new byte[] {1}), new SendCall.Message("b", 30, 500, -7, new byte[] {2})));
         List<String> args = new ArrayList<>();
         for (byte[] arg : call.argv()) {
             args.add(arg.length == 1 && arg[0] < 10 ? "<" + arg[0] + ">" : new String(arg));
         }
-        assertThat(args).containsExactly("P", "rmq:wake:t", "3", "2", "a", "20", "<1>", "b", "30", "<2>");
+        assertThat(args).containsExactly("P", "rmq:wake:t", "3", "0", "10000", "2", "a", "20", "0", "0", "<1>", "b", "30",
+                "500", "-7", "<2>");
     }
 
     @Test

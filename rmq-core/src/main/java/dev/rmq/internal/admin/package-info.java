@@ -1,0 +1,2 @@
+/** The Redis side of the admin API: one pause flag per slot, written and read in one pipeline. */
+package dev.rmq.internal.admin;

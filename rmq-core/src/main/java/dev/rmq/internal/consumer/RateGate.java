@@ -1,0 +1,75 @@
+package dev.rmq.internal.consumer;
+
+import dev.rmq.internal.redis.Futures;
+import dev.rmq.internal.script.RateCall;
+import dev.rmq.internal.script.ScriptRunner;
+import dev.rmq.topic.TopicDefinition;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A topic's rate limit as the workers of one container meet it: tokens from the topic's bucket in Redis (one
+ * bucket for every consumer of the topic in every application), taken before a poll and given back when the
+ * poll found fewer messages. When the bucket is empty the gate stays shut, without asking Redis, until the
+ * next token is due, so a rate-limited worker waits instead of polling.
+ */
+final class RateGate {
+
+    /** A gate that never limits: for topics without a rate limit. */
+    static final RateGate OPEN = new RateGate(null, null, 0, 0);
+
+    private final ScriptRunner scripts;
+    private final String bucket;
+    private final double rate;
+    private final long burst;
+    private volatile long shutUntilNanos = System.nanoTime();
+
+    private RateGate(ScriptRunner scripts, String bucket, double rate, long burst) {
+        this.scripts = scripts;
+        this.bucket = bucket;
+        this.rate = rate;
+        this.burst = burst;
+    }
+
+    /**
+     * The gate of {@code topic}'s bucket. The bucket holds a tenth of a second's tokens, at least one: enough that
+     * a poll takes several messages at once, little enough that any ten seconds stay within 1 % of the limit.
+     */
+    static RateGate of(TopicDefinition topic, ScriptRunner scripts, String bucket) {
+        if (topic.rateLimit() == 0) {
+            return OPEN;
+        }
+        return new RateGate(scripts, bucket, topic.rateLimit(), Math.max(1, (long) Math.ceil(topic.rateLimit() / 10)));
+    }
+
+    /**
+     * Up to {@code want} tokens; 0 while the bucket is empty, until {@link #shutUntilNanos()}: when a batch's worth
+     * (at most a full bucket) will have come, so that waiting workers come back for a batch, not for each token.
+     */
+    int take(int want) {
+        if (rate == 0) {
+            return want;
+        }
+        long now = System.nanoTime();
+        if (now - shutUntilNanos < 0) {
+            return 0;
+        }
+        RateCall.Granted granted = Futures.joinBounded(scripts.run(bucket, new RateCall(rate, burst, want)));
+        if (granted.tokens() == 0) {
+            shutUntilNanos = now + TimeUnit.MILLISECONDS.toNanos(granted.waitMs());
+        }
+        return (int) granted.tokens();
+    }
+
+    /** Gives back tokens a poll did not use, without waiting; a give-back that fails only lowers the rate a little. */
+    void giveBack(int unused) {
+        if (rate > 0 && unused > 0) {
+            scripts.run(bucket, new RateCall(rate, burst, -unused));
+        }
+    }
+
+    /** When the next token is due, on this JVM's nano clock. */
+    long shutUntilNanos() {
+        return shutUntilNanos;
+    }
+}

@@ -1,0 +1,90 @@
+package dev.rmq.controls;
+
+import dev.rmq.RmqClient;
+import dev.rmq.consumer.ConsumeResult;
+import dev.rmq.consumer.RmqConsumerContainer;
+import dev.rmq.producer.MessageRef;
+import dev.rmq.producer.OutgoingMessage;
+import dev.rmq.topic.DeliveryGuarantee;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicType;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+class AtMostOnceTests extends ControlsTest {
+
+    private RmqClient atMostOnce() {
+        return client(TopicDefinition.builder("ticks", TopicType.PRIORITY).slotAmount(1)
+                .delivery(DeliveryGuarantee.AT_MOST_ONCE).build());
+    }
+
+    @Test
+    void aMessageLeavesRedisWhenTakenAndAFailedOneIsGoneCountedAndNeverRetried() throws Exception {
+        RmqClient rmq = atMostOnce();
+        rmq.producer().send(OutgoingMessage.priority("ticks", "fails", 90).withKey("fails"));
+        rmq.producer().send(OutgoingMessage.priority("ticks", "throws", 80).withKey("throws"));
+        rmq.producer().send(OutgoingMessage.priority("ticks", "ok", 70).withKey("ok"));
+        List<String> handled = new CopyOnWriteArrayList<>();
+        List<Long> inPrepareWhileHandling = new CopyOnWriteArrayList<>();
+        start(rmq, "ticks", String.class, m -> {
+            handled.add(m.key() + "#" + m.attempt());
+            inPrepareWhileHandling.add((Long) redis.command("ZCARD", "prepare{ticks_0}"));
+            assertThat(rmq.producer().get(MessageRef.of("ticks", m.key()))).as("gone from Redis once taken").isEmpty();
+            return switch (m.key()) {
+                case "fails" -> ConsumeResult.retry("no");
+                case "throws" -> throw new IllegalStateException("boom");
+                default -> ConsumeResult.success();
+            };
+        });
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> handled.size() == 3);
+        Thread.sleep(500);
+        assertThat(handled).containsExactly("fails#1", "throws#1", "ok#1");
+        assertThat(inPrepareWhileHandling).containsOnly(0L);
+        assertThat(rmq.deadQueue().count("ticks")).isZero();
+        assertThat(rmq.inspector().totals("ticks").backlog()).isZero();
+        assertThat(meters.find("rmq.consume").tags("topic", "ticks", "result", "retry").timer().count()).isEqualTo(2);
+        assertThat(redis.command("EXISTS", "prepare{ticks_0}", "inflight{ticks_0}")).isEqualTo(0L);
+    }
+
+    @Test
+    void aStoppingConsumerHandsBackWhatItNeverStartedAndLosesTheMessageItCutOff() throws Exception {
+        RmqClient rmq = atMostOnce();
+        for (int i = 0; i < 10; i++) {
+            rmq.producer().send(OutgoingMessage.priority("ticks", "t" + i, 100 - i).withKey("t" + i));
+        }
+        CountDownLatch started = new CountDownLatch(1);
+        RmqConsumerContainer<String> container = rmq.container("ticks", String.class, m -> {
+            started.countDown();
+            // never finishes on its own: the stop's bound runs out and it is interrupted
+            Thread.sleep(60_000);
+            return ConsumeResult.success();
+        }).batchSize(10).build();
+        container.start();
+        assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(rmq.inspector().totals("ticks").backlog()).as("the batch of ten left Redis when taken").isZero();
+
+        container.stop(Duration.ofMillis(400));
+
+        // the nine never started are back; the one the stop interrupted had started, so at most once it is gone
+        assertThat(rmq.inspector().totals("ticks").backlog()).isEqualTo(9);
+        List<String> attempts = new CopyOnWriteArrayList<>();
+        start(rmq, "ticks", String.class, m -> {
+            attempts.add(m.key() + "#" + m.attempt());
+            return ConsumeResult.success();
+        });
+        await().atMost(Duration.ofSeconds(5)).until(() -> attempts.size() == 9);
+        assertThat(attempts).allSatisfy(a -> assertThat(a).endsWith("#1"));
+        assertThat(attempts).first().isEqualTo("t1#1");
+        Thread.sleep(300);
+        assertThat(attempts).noneMatch(a -> a.startsWith("t0#"));
+    }
+}

@@ -1,0 +1,50 @@
+package dev.rmq.controls;
+
+import dev.rmq.RmqClient;
+import dev.rmq.StandaloneRedisTest;
+import dev.rmq.consumer.ConsumerSettings;
+import dev.rmq.consumer.RmqConsumerContainer;
+import dev.rmq.consumer.RmqHandler;
+import dev.rmq.metrics.MicrometerRmqMetrics;
+import dev.rmq.topic.TopicDefinition;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** What the job-control tests share: a client on the test's topics with real meters, and containers stopped after. */
+abstract class ControlsTest extends StandaloneRedisTest {
+
+    protected final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    private final List<RmqConsumerContainer<?>> containers = new ArrayList<>();
+
+    @AfterEach
+    void stopContainers() {
+        containers.forEach(c -> c.stop(Duration.ofSeconds(5)));
+    }
+
+    protected RmqClient client(TopicDefinition... topics) {
+        return RmqClient.builder(redisson).topics(List.of(topics)).metrics(new MicrometerRmqMetrics(meters)).build();
+    }
+
+    protected <T> RmqConsumerContainer<T> start(RmqClient rmq, String topic, Class<T> type, RmqHandler<T> handler) {
+        return start(rmq, topic, type, handler, ConsumerSettings.DEFAULTS.withIdlePoll(Duration.ofMillis(200)));
+    }
+
+    protected <T> RmqConsumerContainer<T> start(RmqClient rmq, String topic, Class<T> type, RmqHandler<T> handler,
+                                                ConsumerSettings settings) {
+        RmqConsumerContainer<T> container = rmq.container(topic, type, handler).settings(settings).build();
+        containers.add(container);
+        container.start();
+        return container;
+    }
+
+    /** A counter's count, 0 when it was never incremented. */
+    protected double count(String name, String... tags) {
+        Counter counter = meters.find(name).tags(tags).counter();
+        return counter == null ? 0 : counter.count();
+    }
+}

@@ -1,0 +1,101 @@
+package dev.rmq.controls;
+
+import dev.rmq.RmqClient;
+import dev.rmq.consumer.ConsumeResult;
+import dev.rmq.producer.MessageRef;
+import dev.rmq.producer.MessageState;
+import dev.rmq.producer.OutgoingMessage;
+import dev.rmq.producer.StoredMessage;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicType;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+class DelayedPriorityTests extends ControlsTest {
+
+    /** What a handler saw: the key, and the Redis clock when it started. */
+    private record Seen(String key, long atMs) {
+    }
+
+    private RmqClient jobs() {
+        return client(TopicDefinition.builder("jobs", TopicType.PRIORITY).slotAmount(1).build());
+    }
+
+    @Test
+    void aDelayedMessageIsInvisibleUntilItsTimeThenCompetesByPriority() throws Exception {
+        RmqClient rmq = jobs();
+        long sentAt = redisTimeMs();
+        rmq.producer().send(OutgoingMessage.priority("jobs", "urgent", 1000).withKey("urgent")
+                .notBefore(Instant.ofEpochMilli(sentAt + 700)));
+        rmq.producer().send(OutgoingMessage.priority("jobs", "delayed-low", 30).withKey("delayed-low")
+                .withDelay(Duration.ofMillis(700)));
+        StoredMessage waiting = rmq.producer().get(MessageRef.of("jobs", "urgent")).orElseThrow();
+        assertThat(waiting.state()).isEqualTo(MessageState.DELAYED);
+        assertThat((long) waiting.score()).isEqualTo(sentAt + 700);
+        for (int i = 0; i < 5; i++) {
+            rmq.producer().send(OutgoingMessage.priority("jobs", "now-" + i, 50).withKey("now-" + i));
+        }
+        List<Seen> seen = new CopyOnWriteArrayList<>();
+        // one message at a time, each taking 200 ms: the delayed ones become visible part-way through
+        start(rmq, "jobs", String.class, m -> {
+            seen.add(new Seen(m.key(), redisTimeMs()));
+            Thread.sleep(200);
+            return ConsumeResult.success();
+        }, dev.rmq.consumer.ConsumerSettings.DEFAULTS.withBatchSize(1).withIdlePoll(Duration.ofMillis(200)));
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() == 7);
+        List<String> order = seen.stream().map(Seen::key).toList();
+        Seen urgent = seen.get(order.indexOf("urgent"));
+        assertThat(urgent.atMs()).isGreaterThanOrEqualTo(sentAt + 700);
+        // once visible it goes before every waiting message of lower priority, the other delayed one last
+        assertThat(order.indexOf("urgent")).isLessThan(order.size() - 2);
+        assertThat(order.get(order.size() - 1)).isEqualTo("delayed-low");
+        assertThat(seen.get(order.indexOf("urgent") - 1).atMs()).as("the message before it started before it was visible")
+                .isLessThan(sentAt + 700 + 200);
+    }
+
+    @Test
+    void aMergeTakesTheLatestPriorityAndTheLatestNotBeforeTime() {
+        RmqClient rmq = jobs();
+        long now = redisTimeMs();
+        rmq.producer().send(OutgoingMessage.priority("jobs", "a", 40).withKey("k").notBefore(Instant.ofEpochMilli(now + 60_000)));
+        rmq.producer().send(OutgoingMessage.priority("jobs", "b", 70).withKey("k").notBefore(Instant.ofEpochMilli(now + 120_000)));
+        StoredMessage later = rmq.producer().get(MessageRef.of("jobs", "k")).orElseThrow();
+        assertThat(later.state()).isEqualTo(MessageState.DELAYED);
+        assertThat((long) later.score()).isEqualTo(now + 120_000);
+        assertThat(later.payloadText()).isEqualTo("b");
+
+        // a send without a not-before time makes it visible at once, at the new priority
+        rmq.producer().send(OutgoingMessage.priority("jobs", "c", 90).withKey("k"));
+        StoredMessage visible = rmq.producer().get(MessageRef.of("jobs", "k")).orElseThrow();
+        assertThat(visible.state()).isEqualTo(MessageState.WAITING);
+        assertThat(visible.score()).isEqualTo(90);
+
+        // and a later one delays it again
+        rmq.producer().send(OutgoingMessage.priority("jobs", "d", 60).withKey("k").withDelay(Duration.ofMinutes(5)));
+        assertThat(rmq.producer().get(MessageRef.of("jobs", "k")).orElseThrow().state()).isEqualTo(MessageState.DELAYED);
+        assertThat(rmq.inspector().totals("jobs").backlog()).isEqualTo(1);
+    }
+
+    @Test
+    void notBeforeIsOnlyForPriorityMessages() {
+        assertThatIllegalArgumentException().isThrownBy(() -> OutgoingMessage.fixedTime("orders", "o", Instant.now())
+                        .notBefore(Instant.now()))
+                .withMessage("notBefore is for priority messages; a FIXED_TIME message to topic 'orders' has its due time"
+                        + " from its fixed time");
+        assertThatIllegalArgumentException().isThrownBy(() -> OutgoingMessage.rangeMerge("prices", "p", Duration.ofSeconds(1))
+                        .withDelay(Duration.ofSeconds(1)))
+                .withMessageContaining("has its due time from its time range");
+        assertThatIllegalArgumentException().isThrownBy(() -> OutgoingMessage.priority("jobs", "j", 50)
+                        .withDelay(Duration.ZERO))
+                .withMessage("delay must be at least 1 ms, was PT0S");
+    }
+}

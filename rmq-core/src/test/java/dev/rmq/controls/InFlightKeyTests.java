@@ -1,0 +1,131 @@
+package dev.rmq.controls;
+
+import dev.rmq.RmqClient;
+import dev.rmq.consumer.ConsumeResult;
+import dev.rmq.consumer.ConsumerSettings;
+import dev.rmq.producer.MessageRef;
+import dev.rmq.producer.MessageState;
+import dev.rmq.producer.OutgoingMessage;
+import dev.rmq.topic.BackoffPolicy;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicType;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A send to a key whose delivery is in flight waits, parked, until that delivery ends, then counts as a new
+ * message; two containers polling one slot (as without ZooKeeper) never run one key at once.
+ */
+class InFlightKeyTests extends ControlsTest {
+
+    private final List<String> runs = new CopyOnWriteArrayList<>();
+    private final AtomicInteger running = new AtomicInteger();
+    private final AtomicInteger overlaps = new AtomicInteger();
+
+    private RmqClient jobs() {
+        return client(TopicDefinition.builder("jobs", TopicType.PRIORITY).slotAmount(1).maxRetries(3)
+                .backoff(BackoffPolicy.fixed(Duration.ofMinutes(1))).build());
+    }
+
+    /** Two containers on the one slot; the first delivery of each key waits for {@code release}. */
+    private void twoContainers(RmqClient rmq, CountDownLatch firstStarted, CountDownLatch release, boolean firstFails) {
+        for (int i = 0; i < 2; i++) {
+            start(rmq, "jobs", String.class, m -> {
+                if (running.incrementAndGet() > 1) {
+                    overlaps.incrementAndGet();
+                }
+                try {
+                    runs.add(m.payload() + "#" + m.attempt());
+                    if (m.payload().equals("v1")) {
+                        firstStarted.countDown();
+                        assertThat(release.await(10, TimeUnit.SECONDS)).isTrue();
+                        return firstFails ? ConsumeResult.retry("failed while v2 waited") : ConsumeResult.success();
+                    }
+                    return ConsumeResult.success();
+                } finally {
+                    running.decrementAndGet();
+                }
+            }, ConsumerSettings.DEFAULTS.withIdlePoll(Duration.ofMillis(50)));
+        }
+    }
+
+    @Test
+    void aSendDuringTheDeliveryWaitsForItToEndThenIsDeliveredAsANewMessage() throws Exception {
+        RmqClient rmq = jobs();
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        twoContainers(rmq, started, release, false);
+        rmq.producer().send(OutgoingMessage.priority("jobs", "v1", 50).withKey("k"));
+        assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
+
+        assertThat(rmq.producer().send(OutgoingMessage.priority("jobs", "v2", 50).withKey("k")).merged()).isFalse();
+        // both containers keep polling: one of them takes the new copy and parks it behind the delivery
+        await().atMost(Duration.ofSeconds(5)).until(() ->
+                rmq.producer().get(MessageRef.of("jobs", "k")).orElseThrow().state() == MessageState.PARKED);
+        assertThat(rmq.producer().send(OutgoingMessage.priority("jobs", "v3", 70).withKey("k")).merged())
+                .as("a send to a parked message merges into it").isTrue();
+        Thread.sleep(500);
+        assertThat(runs).containsExactly("v1#1");
+
+        release.countDown();
+        await().atMost(Duration.ofSeconds(5)).until(() -> runs.size() == 2);
+        Thread.sleep(300);
+        assertThat(runs).containsExactly("v1#1", "v3#1");
+        assertThat(overlaps).hasValue(0);
+        assertThat(count("rmq.ack.stale", "topic", "jobs")).as("the first delivery's ack went through").isZero();
+        assertThat(rmq.inspector().totals("jobs").backlog()).isZero();
+    }
+
+    @Test
+    void aDeliveryThatFailsWhileANewerSendWaitsGivesWayToIt() throws Exception {
+        RmqClient rmq = jobs();
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        twoContainers(rmq, started, release, true);
+        rmq.producer().send(OutgoingMessage.priority("jobs", "v1", 50).withKey("k"));
+        assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
+        rmq.producer().send(OutgoingMessage.priority("jobs", "v2", 50).withKey("k"));
+        await().atMost(Duration.ofSeconds(5)).until(() ->
+                rmq.producer().get(MessageRef.of("jobs", "k")).orElseThrow().state() == MessageState.PARKED);
+
+        release.countDown();
+        await().atMost(Duration.ofSeconds(5)).until(() -> runs.size() == 2);
+        Thread.sleep(300);
+        // v1 is not retried: the newer send replaced it
+        assertThat(runs).containsExactly("v1#1", "v2#1");
+        assertThat(meters.find("rmq.retries").counter()).isNull();
+        assertThat(overlaps).hasValue(0);
+    }
+
+    @Test
+    void oneWorkerPerSlotSeesTheSameThing() throws Exception {
+        RmqClient rmq = jobs();
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        start(rmq, "jobs", String.class, m -> {
+            runs.add(m.payload() + "#" + m.attempt());
+            if (m.payload().equals("v1")) {
+                started.countDown();
+                assertThat(release.await(10, TimeUnit.SECONDS)).isTrue();
+            }
+            return ConsumeResult.success();
+        });
+        rmq.producer().send(OutgoingMessage.priority("jobs", "v1", 50).withKey("k"));
+        assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
+        rmq.producer().send(OutgoingMessage.priority("jobs", "v2", 50).withKey("k"));
+        release.countDown();
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> runs.size() == 2);
+        assertThat(runs).containsExactly("v1#1", "v2#1");
+        assertThat(count("rmq.ack.stale", "topic", "jobs")).isZero();
+    }
+}

@@ -1,0 +1,97 @@
+package dev.rmq.controls;
+
+import dev.rmq.Fixtures;
+import dev.rmq.RmqClient;
+import dev.rmq.consumer.ConsumeResult;
+import dev.rmq.consumer.ConsumerSettings;
+import dev.rmq.consumer.RmqConsumerContainer;
+import dev.rmq.producer.OutgoingMessage;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicType;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Three applications, each with its own connection and container of two workers, share one topic's rate limit:
+ * over ten seconds their deliveries together stay within 10 % of it, and waiting for a token is no busy polling.
+ */
+class RateLimitTests extends ControlsTest {
+
+    private static final Logger log = LoggerFactory.getLogger(RateLimitTests.class);
+    private static final double RATE = 100;
+    private static final TopicDefinition JOBS = TopicDefinition.builder("jobs", TopicType.PRIORITY).slotAmount(8)
+            .rateLimit(RATE).build();
+
+    private final List<RedissonClient> connections = new ArrayList<>();
+    private final List<RmqConsumerContainer<?>> containers = new ArrayList<>();
+    private final ConcurrentLinkedQueue<Long> starts = new ConcurrentLinkedQueue<>();
+
+    @AfterEach
+    void stopApplications() {
+        containers.forEach(c -> c.stop(Duration.ofSeconds(5)));
+        connections.forEach(RedissonClient::shutdown);
+    }
+
+    private RmqClient application() {
+        RedissonClient connection = Fixtures.redisson(redis);
+        connections.add(connection);
+        RmqClient rmq = RmqClient.builder(connection).topic(JOBS).build();
+        RmqConsumerContainer<String> container = rmq.container("jobs", String.class, m -> {
+            starts.add(System.nanoTime());
+            return ConsumeResult.success();
+        }).settings(ConsumerSettings.DEFAULTS.withConcurrency(2).withBatchSize(16)).build();
+        containers.add(container);
+        return rmq;
+    }
+
+    @Test
+    void deliveriesOfEveryConsumerTogetherStayWithinTenPercentOfTheLimitOverTenSeconds() throws Exception {
+        RmqClient first = application();
+        application();
+        application();
+        List<OutgoingMessage> backlog = new ArrayList<>();
+        for (int i = 0; i < 2_000; i++) {
+            backlog.add(OutgoingMessage.priority("jobs", "m" + i, 50));
+        }
+        first.producer().sendAll(backlog);
+        long scriptCallsBefore = scriptCalls();
+        containers.forEach(RmqConsumerContainer::start);
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> starts.size() >= 1_250);
+        long calls = scriptCalls() - scriptCallsBefore;
+
+        long firstStart = starts.stream().mapToLong(Long::longValue).min().orElseThrow();
+        long from = firstStart + 1_000_000_000L;
+        long to = from + 10_000_000_000L;
+        long inWindow = starts.stream().filter(at -> at >= from && at < to).count();
+        log.info("{} deliveries in the 10 s window at a limit of {}/s; {} script calls for {} deliveries", inWindow,
+                RATE, calls, starts.size());
+        assertThat(inWindow).as("deliveries in ten seconds at %s per second", RATE)
+                .isBetween((long) (RATE * 10 * 0.9), (long) (RATE * 10 * 1.1));
+        // a consumer waiting for a token asks Redis when the next one is due, not in a loop
+        assertThat(calls).as("script calls for %d deliveries", starts.size()).isLessThan(starts.size() * 2L);
+    }
+
+    private long scriptCalls() {
+        String stats = String.valueOf(redis.command("INFO", "commandstats"));
+        long calls = 0;
+        Matcher matcher = Pattern.compile("cmdstat_(?:evalsha|eval):calls=(\\d+)").matcher(stats);
+        while (matcher.find()) {
+            calls += Long.parseLong(matcher.group(1));
+        }
+        return calls;
+    }
+}

@@ -1,0 +1,171 @@
+package dev.rmq.controls;
+
+import dev.rmq.RmqClient;
+import dev.rmq.consumer.ConsumeResult;
+import dev.rmq.dead.DeadMessage;
+import dev.rmq.internal.redis.Futures;
+import dev.rmq.internal.redis.KeyLayout;
+import dev.rmq.internal.script.PrepareCall;
+import dev.rmq.internal.script.RetryPolicy;
+import dev.rmq.internal.script.ScriptRunner;
+import dev.rmq.producer.MessageRef;
+import dev.rmq.producer.MessageState;
+import dev.rmq.producer.OutgoingMessage;
+import dev.rmq.topic.BackoffPolicy;
+import dev.rmq.topic.ExpiryAction;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicType;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+class TimeToLiveTests extends ControlsTest {
+
+    private static TopicDefinition.Builder topic(String name, TopicType type) {
+        return TopicDefinition.builder(name, type).slotAmount(1).leaseTimeout(Duration.ofSeconds(5)).maxRetries(3)
+                .backoff(BackoffPolicy.fixed(Duration.ofSeconds(1)));
+    }
+
+    @Test
+    void aMessageWhoseTimeToLiveRanOutWhileWaitingNeverReachesAHandlerAndIsCountedAndDropped() throws Exception {
+        RmqClient rmq = client(topic("jobs", TopicType.PRIORITY).ttl(Duration.ofMillis(300)).build());
+        for (int i = 0; i < 20; i++) {
+            rmq.producer().send(OutgoingMessage.priority("jobs", "stale-" + i, 50));
+        }
+        rmq.producer().send(OutgoingMessage.priority("jobs", "fresh", 50).withTtl(Duration.ofMinutes(1)));
+        Thread.sleep(500);
+        List<String> handled = new CopyOnWriteArrayList<>();
+        start(rmq, "jobs", String.class, m -> {
+            handled.add(m.payload());
+            return ConsumeResult.success();
+        });
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> count("rmq.expired", "topic", "jobs", "result", "dropped") == 20);
+        await().atMost(Duration.ofSeconds(5)).until(() -> handled.contains("fresh"));
+        Thread.sleep(300);
+        assertThat(handled).containsExactly("fresh");
+        assertThat(rmq.deadQueue().count("jobs")).isZero();
+        assertThat(rmq.inspector().totals("jobs").backlog()).isZero();
+        assertThat(redis.command("EXISTS", "expiry{jobs_0}")).isEqualTo(0L);
+    }
+
+    @Test
+    void aTopicMayBuryExpiredMessagesWithTheReasonExpired() throws Exception {
+        RmqClient rmq = client(topic("orders", TopicType.FIXED_TIME).ttl(Duration.ofMillis(200)).expiry(ExpiryAction.DEAD)
+                .build());
+        // due in 400 ms, but its time to live runs out at 200 ms: it never becomes deliverable
+        rmq.producer().send(OutgoingMessage.fixedTime("orders", "o1", java.time.Instant.ofEpochMilli(redisTimeMs() + 400))
+                .withKey("o1"));
+        List<String> handled = new CopyOnWriteArrayList<>();
+        start(rmq, "orders", String.class, m -> {
+            handled.add(m.key());
+            return ConsumeResult.success();
+        });
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> rmq.deadQueue().count("orders") == 1);
+        DeadMessage dead = rmq.deadQueue().list("orders", 0, 0, 10).get(0);
+        assertThat(dead.key()).isEqualTo("o1");
+        assertThat(dead.lastError()).startsWith("expired");
+        assertThat(dead.payloadText()).isEqualTo("o1");
+        assertThat(count("rmq.expired", "topic", "orders", "result", "dead")).isEqualTo(1);
+        Thread.sleep(300);
+        assertThat(handled).isEmpty();
+    }
+
+    @Test
+    void aMessageWaitingForItsRetryWhenItsTimeToLiveRunsOutIsNotDeliveredAgain() throws Exception {
+        RmqClient rmq = client(topic("jobs", TopicType.PRIORITY).ttl(Duration.ofMillis(600)).build());
+        rmq.producer().send(OutgoingMessage.priority("jobs", "j", 50).withKey("j"));
+        List<Integer> attempts = new CopyOnWriteArrayList<>();
+        start(rmq, "jobs", String.class, m -> {
+            attempts.add(m.attempt());
+            return ConsumeResult.retry("not yet");
+        });
+
+        // the first attempt fails; its 1 s backoff outlasts the 600 ms time to live
+        await().atMost(Duration.ofSeconds(5)).until(() -> count("rmq.expired", "topic", "jobs") == 1);
+        Thread.sleep(1500);
+        assertThat(attempts).containsExactly(1);
+        assertThat(rmq.producer().get(MessageRef.of("jobs", "j"))).isEmpty();
+    }
+
+    @Test
+    void aDeliveryInFlightWhenItsTimeToLivePassesFinishesItsAttemptButIsNotRetried() throws Exception {
+        RmqClient rmq = client(topic("jobs", TopicType.PRIORITY).ttl(Duration.ofMillis(300)).build());
+        rmq.producer().send(OutgoingMessage.priority("jobs", "ok", 60).withKey("ok"));
+        rmq.producer().send(OutgoingMessage.priority("jobs", "fail", 50).withKey("fail"));
+        List<String> handled = new CopyOnWriteArrayList<>();
+        // one poll takes both; each handler outlasts the time to live
+        start(rmq, "jobs", String.class, m -> {
+            Thread.sleep(400);
+            handled.add(m.key() + "#" + m.attempt());
+            return m.key().equals("ok") ? ConsumeResult.success() : ConsumeResult.retry("too late anyway");
+        }, dev.rmq.consumer.ConsumerSettings.DEFAULTS.withBatchSize(2).withIdlePoll(Duration.ofMillis(200)));
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> handled.size() == 2);
+        await().atMost(Duration.ofSeconds(5)).until(() -> count("rmq.expired", "topic", "jobs") == 1);
+        Thread.sleep(1500);
+        assertThat(handled).containsExactly("ok#1", "fail#1");
+        assertThat(rmq.inspector().totals("jobs").backlog()).isZero();
+        assertThat(rmq.inspector().totals("jobs").inFlight()).isZero();
+    }
+
+    @Test
+    void aMergeTakesTheLatestSendsTimeToLiveAndZeroMeansNoneEvenOnATopicWithOne() throws Exception {
+        RmqClient rmq = client(topic("jobs", TopicType.PRIORITY).ttl(Duration.ofMillis(200)).build());
+        rmq.producer().send(OutgoingMessage.priority("jobs", "a1", 50).withKey("a"));
+        rmq.producer().send(OutgoingMessage.priority("jobs", "a2", 50).withKey("a").withTtl(Duration.ofMinutes(1)));
+        rmq.producer().send(OutgoingMessage.priority("jobs", "b1", 50).withKey("b").withTtl(Duration.ofMinutes(1)));
+        rmq.producer().send(OutgoingMessage.priority("jobs", "b2", 50).withKey("b"));
+        rmq.producer().send(OutgoingMessage.priority("jobs", "c", 50).withKey("c").withTtl(Duration.ZERO));
+        Thread.sleep(400);
+        List<String> handled = new CopyOnWriteArrayList<>();
+        start(rmq, "jobs", String.class, m -> {
+            handled.add(m.payload());
+            return ConsumeResult.success();
+        });
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> handled.size() == 2 && count("rmq.expired", "topic", "jobs") == 1);
+        assertThat(handled).containsExactlyInAnyOrder("a2", "c");
+    }
+
+    @Test
+    void onePollRemovesAtMostItsLimitOfExpiredMessagesSoASlotIsNeverScannedWhole() throws Exception {
+        RmqClient rmq = client(topic("jobs", TopicType.PRIORITY).ttl(Duration.ofMillis(1)).build());
+        List<OutgoingMessage> messages = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+            messages.add(OutgoingMessage.priority("jobs", "m" + i, 20 + i % 7));
+        }
+        rmq.producer().sendAll(messages);
+        Thread.sleep(20);
+        ScriptRunner scripts = new ScriptRunner(redisson);
+        PrepareCall poll = new PrepareCall(RetryPolicy.of(rmq.topics().require("jobs")), 10, 5000, "", 1000, 100, false);
+
+        PrepareCall.Polled polled = Futures.join(scripts.run(new KeyLayout("").slot("jobs", 0), poll));
+
+        // 100 by the sweep, then the 10 the poll took, whose time to live had run out too
+        assertThat(polled.messages()).isEmpty();
+        assertThat(polled.expired()).isEqualTo(110);
+        assertThat(polled.waitMs()).as("more may be due at once").isZero();
+        assertThat(redis.command("ZCARD", "expiry{jobs_0}")).isEqualTo(390L);
+        assertThat(redis.command("ZCARD", "jobs_0")).isEqualTo(390L);
+        assertThat(redis.command("HLEN", "body{jobs_0}")).isEqualTo(390L);
+    }
+
+    @Test
+    void aWaitingMessageShowsWhenItExpires() {
+        RmqClient rmq = client(topic("jobs", TopicType.PRIORITY).ttl(Duration.ofMinutes(5)).build());
+        long before = redisTimeMs();
+        rmq.producer().send(OutgoingMessage.priority("jobs", "j", 50).withKey("j"));
+        var stored = rmq.producer().get(MessageRef.of("jobs", "j")).orElseThrow();
+        assertThat(stored.state()).isEqualTo(MessageState.WAITING);
+        assertThat(stored.expiresAt()).hasValueSatisfying(at -> assertThat(at.toEpochMilli())
+                .isBetween(before + 300_000, redisTimeMs() + 300_000));
+    }
+}
