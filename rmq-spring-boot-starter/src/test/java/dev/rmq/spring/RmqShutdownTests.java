@@ -81,7 +81,7 @@ class RmqShutdownTests {
             closing.get(20, TimeUnit.SECONDS);
 
             assertThat(listener.finished).isTrue();
-            assertThat(observer.inspector().totals("jobs")).isEqualTo(new SlotStats(-1, 0, 0, 0));
+            assertThat(observer.inspector().totals("jobs")).isEqualTo(new SlotStats(-1, 0, 0, 0, false));
         });
     }
 

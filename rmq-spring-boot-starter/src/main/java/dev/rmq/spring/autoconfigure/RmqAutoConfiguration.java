@@ -3,6 +3,7 @@ package dev.rmq.spring.autoconfigure;
 import dev.rmq.RmqClient;
 import dev.rmq.codec.JsonPayloadCodec;
 import dev.rmq.codec.PayloadCodec;
+import dev.rmq.admin.RmqAdmin;
 import dev.rmq.dead.RmqDeadQueue;
 import dev.rmq.metrics.RmqMetrics;
 import dev.rmq.producer.RmqProducer;
@@ -32,7 +33,7 @@ import java.util.Map;
 
 /**
  * rmq on Spring Boot: the {@link RmqClient} over the configured topics, the autowirable {@link RmqProducer}
- * and {@link RmqDeadQueue}, and the {@code @RmqListener} machinery (post-processor, container factory,
+ * {@link RmqDeadQueue} and {@link RmqAdmin}, and the {@code @RmqListener} machinery (post-processor, container factory,
  * registry and slot assignment). Every bean backs off when the application defines its own.
  */
 @AutoConfiguration(after = {RmqRedisAutoConfiguration.class, RmqZooKeeperAutoConfiguration.class},
@@ -76,6 +77,12 @@ public final class RmqAutoConfiguration {
     @ConditionalOnMissingBean
     RmqDeadQueue rmqDeadQueue(RmqClient client) {
         return client.deadQueue();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RmqAdmin rmqAdmin(RmqClient client) {
+        return client.admin();
     }
 
     /** Without ZooKeeper; with it, {@link RmqCoordinationAutoConfiguration} has defined the assignment already. */

@@ -3,6 +3,8 @@ package dev.rmq.spring.autoconfigure;
 import dev.rmq.RmqClient;
 import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.topic.BackoffPolicy;
+import dev.rmq.topic.DeliveryGuarantee;
+import dev.rmq.topic.ExpiryAction;
 import dev.rmq.topic.Names;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
@@ -26,7 +28,9 @@ import java.util.Map;
  * @param topics         Topics by name, e.g. rmq.topics.price-change.type=RANGE_MERGE. Each has type (RANGE_MERGE,
  *                       PRIORITY or FIXED_TIME, required), slot-amount (16), lease-timeout (30s), max-retries (16),
  *                       backoff.initial (1s), backoff.multiplier (2.0), backoff.max (5m), backoff.jitter (0.2),
- *                       dead-capacity (100000), concurrency and batch-size. A YAML list of entries with a name works too.
+ *                       dead-capacity (100000), ttl (none), expiry (DROP), max-backlog (none), delivery
+ *                       (AT_LEAST_ONCE), rate-limit (none), late-tolerance (10s), concurrency and batch-size. A YAML
+ *                       list of entries with a name works too.
  * @param listener       Defaults of the @RmqListener containers.
  * @param producer       The autowirable RmqProducer.
  * @param redis          Redis connection, used when the application defines no RedissonClient. When none of
@@ -71,6 +75,18 @@ public record RmqProperties(@DefaultValue("") String namespace,
      * @param maxRetries   Retries after the first attempt before a message goes to the dead queue.
      * @param backoff      How long a failed message waits before its next attempt.
      * @param deadCapacity Dead messages kept per slot, the oldest dropped beyond it. 0 keeps all.
+     * @param ttl          How long a message may wait before it is delivered; 0 for ever. A send may set its own.
+     *                     A message still waiting (or waiting for a retry) when it runs out never reaches a handler.
+     * @param expiry       What becomes of a message whose ttl ran out: DROP, or DEAD (the dead queue, reason
+     *                     "expired"). Either way it is counted in rmq.expired.
+     * @param maxBacklog   Most messages that may wait in the topic, 0 for no cap; a send that would add one more is
+     *                     refused (BacklogFullException), a send that merges is not. Split evenly over the slots.
+     * @param delivery     AT_LEAST_ONCE, or AT_MOST_ONCE: a message leaves Redis when taken, with no lease and no
+     *                     retry, and a failed handler loses it.
+     * @param rateLimit    Most deliveries per second over every consumer of the topic in every application; 0 for
+     *                     no limit.
+     * @param lateTolerance For FIXED_TIME topics, how far behind the Redis clock a fixed time may lie and still be
+     *                     taken, delivered at once and reported late; a time further behind is refused.
      * @param concurrency  Worker threads of this topic's listeners. Unset means rmq.listener.concurrency.
      * @param batchSize    Most messages one poll takes from a slot. Unset means rmq.listener.batch-size.
      */
@@ -81,6 +97,12 @@ public record RmqProperties(@DefaultValue("") String namespace,
                         @DefaultValue("16") int maxRetries,
                         @DefaultValue Backoff backoff,
                         @DefaultValue("100000") int deadCapacity,
+                        @DefaultValue("0s") Duration ttl,
+                        @DefaultValue("DROP") ExpiryAction expiry,
+                        @DefaultValue("0") int maxBacklog,
+                        @DefaultValue("AT_LEAST_ONCE") DeliveryGuarantee delivery,
+                        @DefaultValue("0") double rateLimit,
+                        @DefaultValue("10s") Duration lateTolerance,
                         Integer concurrency,
                         Integer batchSize) {
 
@@ -103,7 +125,9 @@ public record RmqProperties(@DefaultValue("") String namespace,
             }
             String topicName = named ? name : key;
             return TopicDefinition.builder(topicName, type).slotAmount(slotAmount).leaseTimeout(leaseTimeout)
-                    .maxRetries(maxRetries).backoff(backoff.toPolicy()).deadCapacity(deadCapacity).build();
+                    .maxRetries(maxRetries).backoff(backoff.toPolicy()).deadCapacity(deadCapacity).ttl(ttl)
+                    .expiry(expiry).maxBacklog(maxBacklog).delivery(delivery).rateLimit(rateLimit)
+                    .lateTolerance(lateTolerance).build();
         }
     }
 

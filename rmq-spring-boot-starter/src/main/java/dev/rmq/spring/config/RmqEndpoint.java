@@ -1,6 +1,7 @@
 package dev.rmq.spring.config;
 
 import dev.rmq.RmqClient;
+import dev.rmq.admin.PauseState;
 import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.consumer.SlotOwner;
 import dev.rmq.coordination.RmqCoordinator;
@@ -8,6 +9,7 @@ import dev.rmq.dead.DeadMessage;
 import dev.rmq.dead.RmqDeadQueue;
 import dev.rmq.metrics.SlotStats;
 import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicType;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -21,8 +23,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The {@code rmq} actuator endpoint, read-only: the topics with their backlog, in-flight and dead counts,
- * each slot's counts and owners, and pages of a slot's dead messages.
+ * The {@code rmq} actuator endpoint, read-only: the topics with their job controls, whether they are paused,
+ * their backlog, in-flight and dead counts, each slot's counts and owners, and pages of a slot's dead messages.
  * <ul>
  * <li>{@code GET /actuator/rmq}: every topic, with totals and its listener containers;</li>
  * <li>{@code GET /actuator/rmq/{topic}}: one topic, slot by slot, with the workers that own each slot;</li>
@@ -30,7 +32,7 @@ import java.util.TreeMap;
  * </ul>
  * With an {@link RmqCoordinator} the owners are those of the whole cluster, as ZooKeeper records them, and each
  * slot shows its planned worker too, which differs from the owner only during a handover. Without one, the
- * owners are this instance's workers. {@link WritableRmqEndpoint} adds requeue, delete and purge.
+ * owners are this instance's workers. {@link WritableRmqEndpoint} adds pause, resume, requeue, delete and purge.
  */
 @Endpoint(id = "rmq")
 public class RmqEndpoint {
@@ -58,19 +60,33 @@ public class RmqEndpoint {
                            List<TopicSummary> topics) {
     }
 
-    public record TopicSummary(String name, String type, int slotAmount, String leaseTimeout, int maxRetries,
-                               String backoff, int deadCapacity, long backlog, long inFlight, long dead,
-                               List<ListenerSummary> listeners) {
+    /** {@code state} is {@code running}, {@code paused} or {@code partly paused (n of m slots)}. */
+    public record TopicSummary(String name, String type, int slotAmount, String state, String leaseTimeout,
+                               int maxRetries, String backoff, int deadCapacity, Controls controls, long backlog,
+                               long inFlight, long dead, List<ListenerSummary> listeners) {
+    }
+
+    /** A topic's job controls; null where a control is not set. */
+    public record Controls(@Nullable String ttl, String expiry, @Nullable Integer maxBacklog, String delivery,
+                           @Nullable Double rateLimit, @Nullable String lateTolerance) {
+
+        static Controls of(TopicDefinition topic) {
+            return new Controls(topic.ttl().isZero() ? null : topic.ttl().toString(), topic.expiry().name(),
+                    topic.maxBacklog() == 0 ? null : topic.maxBacklog(), topic.delivery().name(),
+                    topic.rateLimit() == 0 ? null : topic.rateLimit(),
+                    topic.type() == TopicType.FIXED_TIME ? topic.lateTolerance().toString() : null);
+        }
     }
 
     public record ListenerSummary(String id, boolean running, int concurrency, int ownedSlots) {
     }
 
-    public record TopicDetail(String name, String type, long backlog, long inFlight, long dead, List<SlotDetail> slots) {
+    public record TopicDetail(String name, String type, String state, long backlog, long inFlight, long dead,
+                              List<SlotDetail> slots) {
     }
 
     /** {@code planned} is the worker ZooKeeper's plan gives the slot; null without coordination. */
-    public record SlotDetail(int slot, long backlog, long inFlight, long dead, List<String> owners,
+    public record SlotDetail(int slot, boolean paused, long backlog, long inFlight, long dead, List<String> owners,
                              @Nullable String planned) {
     }
 
@@ -86,13 +102,14 @@ public class RmqEndpoint {
     public Overview overview() {
         List<TopicSummary> topics = new ArrayList<>();
         for (TopicDefinition topic : client.topics().all()) {
-            SlotStats totals = client.inspector().totals(topic.name());
+            List<SlotStats> slots = client.inspector().slots(topic.name());
+            SlotStats totals = SlotStats.sum(slots);
             List<ListenerSummary> listeners = containers(topic.name()).stream()
                     .map(c -> new ListenerSummary(c.id(), c.isRunning(), c.settings().concurrency(), c.ownedSlots().size()))
                     .toList();
-            topics.add(new TopicSummary(topic.name(), topic.type().name(), topic.slotAmount(),
+            topics.add(new TopicSummary(topic.name(), topic.type().name(), topic.slotAmount(), state(topic, slots),
                     topic.leaseTimeout().toString(), topic.maxRetries(), topic.backoff().toString(), topic.deadCapacity(),
-                    totals.backlog(), totals.inFlight(), totals.dead(), listeners));
+                    Controls.of(topic), totals.backlog(), totals.inFlight(), totals.dead(), listeners));
         }
         return new Overview(instance, assignmentMode, writeOperationsEnabled(),
                 topics);
@@ -110,11 +127,12 @@ public class RmqEndpoint {
         List<SlotStats> stats = client.inspector().slots(topic);
         List<SlotDetail> slots = new ArrayList<>();
         for (SlotStats slot : stats) {
-            slots.add(new SlotDetail(slot.slot(), slot.backlog(), slot.inFlight(), slot.dead(),
+            slots.add(new SlotDetail(slot.slot(), slot.paused(), slot.backlog(), slot.inFlight(), slot.dead(),
                     owners.getOrDefault(slot.slot(), List.of()), plan.get(slot.slot())));
         }
         SlotStats total = SlotStats.sum(stats);
-        return new TopicDetail(topic, definition.type().name(), total.backlog(), total.inFlight(), total.dead(), slots);
+        return new TopicDetail(topic, definition.type().name(), state(definition, stats), total.backlog(),
+                total.inFlight(), total.dead(), slots);
     }
 
     /** One slot and a page of its dead messages, oldest first; null (404) when the topic is unknown. */
@@ -134,6 +152,11 @@ public class RmqEndpoint {
         SlotStats stats = client.inspector().slot(topic, slot);
         List<DeadEntry> dead = client.deadQueue().list(topic, slot, from, size).stream().map(RmqEndpoint::entry).toList();
         return new SlotPage(topic, slot, stats.backlog(), stats.inFlight(), stats.dead(), owners(topic, slot), from, dead);
+    }
+
+    private static String state(TopicDefinition topic, List<SlotStats> slots) {
+        int paused = (int) slots.stream().filter(SlotStats::paused).count();
+        return new PauseState(topic.name(), paused, topic.slotAmount()).describe();
     }
 
     protected boolean writeOperationsEnabled() {

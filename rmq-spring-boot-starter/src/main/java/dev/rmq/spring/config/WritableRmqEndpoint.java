@@ -3,16 +3,20 @@ package dev.rmq.spring.config;
 import dev.rmq.RmqClient;
 import dev.rmq.coordination.RmqCoordinator;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
- * The {@code rmq} endpoint with the dead-queue write operations, used only when
+ * The {@code rmq} endpoint with the write operations, used only when
  * {@code rmq.endpoint.write-operations-enabled=true}:
  * <ul>
- * <li>{@code POST /actuator/rmq/{topic}}: requeue every dead message of the topic;</li>
+ * <li>{@code POST /actuator/rmq/{topic}} with {@code {"action": "pause"}} or {@code {"action": "resume"}}: pause
+ * or resume the topic for every consumer in every application;</li>
+ * <li>{@code POST /actuator/rmq/{topic}} with no action, or {@code {"action": "requeue"}}: requeue every dead
+ * message of the topic;</li>
  * <li>{@code POST /actuator/rmq/{topic}/{slot}} with {@code {"key": "..."}}: requeue one;</li>
  * <li>{@code DELETE /actuator/rmq/{topic}}: purge the topic's dead messages;</li>
  * <li>{@code DELETE /actuator/rmq/{topic}/{slot}?key=...}: delete one.</li>
@@ -27,16 +31,28 @@ public class WritableRmqEndpoint extends RmqEndpoint {
         super(client, registry, coordinator, assignmentMode);
     }
 
-    /** What a write operation did. */
-    public record Change(String topic, @Nullable Integer slot, @Nullable String key, String operation, long messages) {
+    /**
+     * What a write operation did: {@code messages} requeued, deleted or purged, and the topic's pause state
+     * ({@code running}, {@code paused} or {@code partly paused (n of m slots)}) after a pause or resume.
+     */
+    public record Change(String topic, @Nullable Integer slot, @Nullable String key, String operation, long messages,
+                         @Nullable String state) {
     }
 
+    /** Pauses, resumes, or (without an action) requeues every dead message of the topic. */
     @WriteOperation
-    public @Nullable Change requeueAll(@Selector String topic) {
+    public @Nullable Change change(@Selector String topic, @Nullable String action) {
         if (!client.topics().contains(topic)) {
             return null;
         }
-        return new Change(topic, null, null, "requeue", client.deadQueue().requeueAll(topic));
+        String what = action == null ? "requeue" : action;
+        return switch (what) {
+            case "requeue" -> new Change(topic, null, null, "requeue", client.deadQueue().requeueAll(topic), null);
+            case "pause" -> new Change(topic, null, null, "pause", 0, client.admin().pause(topic).describe());
+            case "resume" -> new Change(topic, null, null, "resume", 0, client.admin().resume(topic).describe());
+            default -> throw new InvalidEndpointRequestException("action must be pause, resume or requeue, was '"
+                    + action + "'", "bad action");
+        };
     }
 
     @WriteOperation
@@ -45,7 +61,7 @@ public class WritableRmqEndpoint extends RmqEndpoint {
             return null;
         }
         checkSlot(topic, slot);
-        return new Change(topic, slot, key, "requeue", client.deadQueue().requeue(topic, slot, key) ? 1 : 0);
+        return new Change(topic, slot, key, "requeue", client.deadQueue().requeue(topic, slot, key) ? 1 : 0, null);
     }
 
     @DeleteOperation
@@ -53,7 +69,7 @@ public class WritableRmqEndpoint extends RmqEndpoint {
         if (!client.topics().contains(topic)) {
             return null;
         }
-        return new Change(topic, null, null, "purge", client.deadQueue().purge(topic));
+        return new Change(topic, null, null, "purge", client.deadQueue().purge(topic), null);
     }
 
     @DeleteOperation
@@ -62,7 +78,7 @@ public class WritableRmqEndpoint extends RmqEndpoint {
             return null;
         }
         checkSlot(topic, slot);
-        return new Change(topic, slot, key, "delete", client.deadQueue().delete(topic, slot, key) ? 1 : 0);
+        return new Change(topic, slot, key, "delete", client.deadQueue().delete(topic, slot, key) ? 1 : 0, null);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.rmq.spring.autoconfigure;
 
 import dev.rmq.RmqClient;
+import dev.rmq.admin.RmqAdmin;
 import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.producer.RmqProducer;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.Health;
@@ -33,6 +35,7 @@ import java.io.IOException;
 import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /** The health contributor and the {@code rmq} endpoint: when they apply, and what the endpoint may write. */
@@ -159,6 +162,29 @@ class RmqActuatorAutoConfigurationTests {
                     assertThat(dead.count("jobs")).isZero();
                     assertThat(endpoint.purge("no-such-topic")).isNull();
                 });
+    }
+
+    @Test
+    void pausesAndResumesATopicForEveryConsumerAndShowsItsState() {
+        contextRunner.withPropertyValues("rmq.endpoint.write-operations-enabled=true").run(context -> {
+            WritableRmqEndpoint endpoint = context.getBean(WritableRmqEndpoint.class);
+            assertThat(endpoint.topic("jobs").state()).isEqualTo("running");
+
+            WritableRmqEndpoint.Change paused = endpoint.change("jobs", "pause");
+            assertThat(paused.operation()).isEqualTo("pause");
+            assertThat(paused.state()).isEqualTo("paused");
+            assertThat(endpoint.overview().topics()).filteredOn(t -> t.name().equals("jobs")).singleElement()
+                    .satisfies(t -> assertThat(t.state()).isEqualTo("paused"));
+            assertThat(endpoint.topic("jobs").slots()).allSatisfy(slot -> assertThat(slot.paused()).isTrue());
+            assertThat(context.getBean(RmqAdmin.class).pauseState("jobs").paused()).isTrue();
+
+            assertThat(endpoint.change("jobs", "resume").state()).isEqualTo("running");
+            assertThat(endpoint.topic("jobs").state()).isEqualTo("running");
+            assertThatThrownBy(() -> endpoint.change("jobs", "explode"))
+                    .isInstanceOf(InvalidEndpointRequestException.class)
+                    .hasMessage("action must be pause, resume or requeue, was 'explode'");
+            assertThat(endpoint.change("no-such-topic", "pause")).isNull();
+        });
     }
 
     @Test

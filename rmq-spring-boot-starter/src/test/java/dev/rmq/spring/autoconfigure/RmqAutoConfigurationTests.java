@@ -6,6 +6,7 @@ import dev.rmq.codec.PayloadCodec;
 import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.consumer.LocalSlotAssignment;
 import dev.rmq.dead.DeadMessage;
+import dev.rmq.admin.RmqAdmin;
 import dev.rmq.dead.RmqDeadQueue;
 import dev.rmq.producer.Durability;
 import dev.rmq.producer.NotReplicatedException;
@@ -23,6 +24,8 @@ import dev.rmq.testsupport.RedisServer;
 import dev.rmq.testsupport.RedisExtension;
 import dev.rmq.topic.BackoffPolicy;
 import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.DeliveryGuarantee;
+import dev.rmq.topic.ExpiryAction;
 import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -63,6 +66,7 @@ class RmqAutoConfigurationTests {
                     .hasSingleBean(RmqClient.class)
                     .hasSingleBean(RmqProducer.class)
                     .hasSingleBean(RmqDeadQueue.class)
+                    .hasSingleBean(RmqAdmin.class)
                     .hasSingleBean(PayloadCodec.class)
                     .hasSingleBean(RmqListenerEndpointRegistry.class)
                     .hasSingleBean(RmqListenerAnnotationBeanPostProcessor.class)
@@ -138,6 +142,32 @@ class RmqAutoConfigurationTests {
                     .leaseTimeout(Duration.ofSeconds(45)).maxRetries(3)
                     .backoff(BackoffPolicy.fixed(Duration.ofMillis(200))).deadCapacity(10).build());
         });
+    }
+
+    @Test
+    void bindsEveryJobControl() {
+        contextRunner.withPropertyValues("rmq.topics.tasks.type=PRIORITY", "rmq.topics.tasks.ttl=90s",
+                "rmq.topics.tasks.expiry=DEAD", "rmq.topics.tasks.max-backlog=5000",
+                "rmq.topics.tasks.delivery=AT_MOST_ONCE", "rmq.topics.tasks.rate-limit=12.5",
+                "rmq.topics.orders.late-tolerance=2s").run(context -> {
+            TopicDefinition tasks = context.getBean(RmqClient.class).topics().require("tasks");
+            assertThat(tasks).isEqualTo(TopicDefinition.builder("tasks", TopicType.PRIORITY).ttl(Duration.ofSeconds(90))
+                    .expiry(ExpiryAction.DEAD).maxBacklog(5000).delivery(DeliveryGuarantee.AT_MOST_ONCE).rateLimit(12.5)
+                    .build());
+            assertThat(context.getBean(RmqClient.class).topics().require("orders").lateTolerance())
+                    .isEqualTo(Duration.ofSeconds(2));
+        });
+    }
+
+    @Test
+    void refusesABadJobControlNamingTheProperty() {
+        contextRunner.withPropertyValues("rmq.topics.tasks.type=PRIORITY", "rmq.topics.tasks.rate-limit=-1").run(context ->
+                assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessage("rateLimit of topic 'tasks' must be 0 (no limit) or a number of messages per second"
+                                + " up to 1000000, was -1.0"));
+        contextRunner.withPropertyValues("rmq.topics.tasks.type=PRIORITY", "rmq.topics.tasks.max-backlog=-5").run(context ->
+                assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessage("maxBacklog of topic 'tasks' must be 0 (no cap) or positive, was -5"));
     }
 
     @Test

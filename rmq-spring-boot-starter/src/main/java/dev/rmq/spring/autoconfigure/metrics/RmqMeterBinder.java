@@ -46,6 +46,8 @@ public final class RmqMeterBinder implements MeterBinder {
                     .register(meters);
             Gauge.builder("rmq.dead.size", sizes, s -> s.dead(name)).tags(tags).strongReference(true)
                     .description("Messages in the dead queue").baseUnit("messages").register(meters);
+            Gauge.builder("rmq.paused", sizes, s -> s.paused(name)).tags(tags).strongReference(true)
+                    .description("1 while the topic is paused in every slot, 0 otherwise").register(meters);
             Gauge.builder("rmq.slots.owned", registry, r -> ownedSlots(r, name)).tags(tags).strongReference(true)
                     .description("Slots held by this instance's listener containers").baseUnit("slots")
                     .register(meters);

@@ -11,14 +11,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
 /**
- * The backlog, in-flight and dead sizes of each topic, read from Redis at most once per time-to-live.
+ * The backlog, in-flight and dead sizes and the pause state of each topic, read from Redis at most once per time-to-live.
  * Three gauges per topic would otherwise cost three pipelines over every slot on every scrape; a failed
  * reading is kept as well, so that a Redis outage is not hammered by scrapes.
  */
 final class TopicSizes {
 
     private static final Logger log = LoggerFactory.getLogger(TopicSizes.class);
-    private static final SlotStats UNKNOWN = new SlotStats(-1, -1, -1, -1);
+    private static final SlotStats UNKNOWN = new SlotStats(-1, -1, -1, -1, false);
 
     private final TopicInspector inspector;
     private final long ttlNanos;
@@ -49,6 +49,11 @@ final class TopicSizes {
 
     double dead(String topic) {
         return value(totals(topic).dead());
+    }
+
+    double paused(String topic) {
+        SlotStats totals = totals(topic);
+        return totals == UNKNOWN ? Double.NaN : totals.paused() ? 1 : 0;
     }
 
     private SlotStats totals(String topic) {
