@@ -92,9 +92,9 @@ public final class ConsumerMain {
         for (Deployment deployment : clients.deployments()) {
             RmqCoordinator coordinator = coordinators.get(deployment);
             for (TopicDefinition topic : Workload.topics(deployment)) {
-                // ids such as "ms" and "pc": the worker threads (rmq-<id>-<n>) must differ across deployments
+                // ids such as "ms" and "pc": the worker threads (rmq-<id>-<n>) must differ across topics and deployments
                 containers.add(clients.rmq(deployment).container(topic.name(), String.class, consumer::handle)
-                        .id(topic.type().name().substring(0, 1).toLowerCase() + deployment.suffix()).settings(settings)
+                        .id(Workload.abbreviation(topic) + deployment.suffix()).settings(settings)
                         .assignment(coordinator::newAssignment).build());
             }
         }

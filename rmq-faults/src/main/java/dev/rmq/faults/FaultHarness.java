@@ -168,7 +168,7 @@ public final class FaultHarness {
         long runStart = EventLog.nowMicros();
         events.write(new HarnessEvent.RunStarted(runStart, Workload.SESSION_TIMEOUT_MS, Workload.LEASE.toMillis(),
                 clients.topics().stream().map(t -> new HarnessEvent.Topic(t.name(), t.type().name(),
-                        Workload.deploymentOf(t.name()).cliName())).toList()));
+                        Workload.deploymentOf(t.name()).cliName(), t.delivery().name(), t.ttl().toMillis())).toList()));
         probes = new Probes(clients, tail);
         ConsumerFleet fleet = new ConsumerFleet(dir, options, zookeeper.connectString(), this::redisAddresses, tail, events);
         fleet.start();

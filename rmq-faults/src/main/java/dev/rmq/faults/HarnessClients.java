@@ -78,6 +78,13 @@ final class HarnessClients implements AutoCloseable {
         return topics;
     }
 
+    /** The topics without job controls of every deployment, standalone first: where the probes go. */
+    List<TopicDefinition> plainTopics() {
+        List<TopicDefinition> topics = new ArrayList<>();
+        rmq.keySet().forEach(d -> topics.addAll(Workload.plainTopics(d)));
+        return topics;
+    }
+
     @Override
     public void close() {
         for (RedissonClient client : redisson.values()) {

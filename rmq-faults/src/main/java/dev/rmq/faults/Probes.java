@@ -38,7 +38,7 @@ final class Probes implements AutoCloseable {
 
     Probes(HarnessClients clients, ConsumerTail tail) {
         this.clients = clients;
-        this.topics = clients.topics();
+        this.topics = clients.plainTopics();
         this.tail = tail;
         // one slot basis per slot; every topic has the same slot amount, so the same bases serve them all
         TopicDefinition any = topics.get(0);

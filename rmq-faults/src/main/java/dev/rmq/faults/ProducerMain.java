@@ -147,13 +147,13 @@ public final class ProducerMain {
             List<Spec> batch = new ArrayList<>();
             for (int i = 0; i < count; i++) {
                 TopicDefinition topic = topics.get(random.nextInt(topics.size()));
-                batch.add(spec(topic, prefix + abbreviation(topic) + "." + id + "-" + i));
+                batch.add(spec(topic, prefix + Workload.abbreviation(topic) + "." + id + "-" + i));
             }
             pending.add(new Planned(now, order++, batch, isDurable));
             return;
         }
         TopicDefinition topic = topics.get(random.nextInt(topics.size()));
-        Spec spec = spec(topic, prefix + abbreviation(topic) + "." + id);
+        Spec spec = spec(topic, prefix + Workload.abbreviation(topic) + "." + id);
         int sends = random.nextDouble() < 0.4 ? 1 : 2 + random.nextInt(4);
         if (sends > 1 && style < 0.35) {
             // the whole burst in one sendAll: one script call, so every send after the first merges
@@ -172,14 +172,6 @@ public final class ProducerMain {
         int workMs = r < 0.88 ? random.nextInt(4) : r < 0.97 ? 5 + random.nextInt(45) : 200 + random.nextInt(1301);
         boolean poison = random.nextDouble() < 0.005;
         return new Spec(topic, key, workMs, poison, 1000 + random.nextInt(2001));
-    }
-
-    private static String abbreviation(TopicDefinition topic) {
-        return switch (topic.type()) {
-            case RANGE_MERGE -> "m";
-            case PRIORITY -> "p";
-            case FIXED_TIME -> "f";
-        };
     }
 
     private void execute(Planned planned) {

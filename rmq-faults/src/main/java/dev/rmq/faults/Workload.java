@@ -1,6 +1,8 @@
 package dev.rmq.faults;
 
 import dev.rmq.topic.BackoffPolicy;
+import dev.rmq.topic.DeliveryGuarantee;
+import dev.rmq.topic.ExpiryAction;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 
@@ -13,9 +15,12 @@ import java.util.Map;
 /**
  * What every process of a run agrees on: the topics, the payload format and the clock.
  *
- * <p>Each Redis deployment has its own three topics, one of each type, named {@code faults-<type>-s} on
- * standalone Redis and {@code faults-<type>-c} on the Cluster; a run uses the topics of the deployments it
- * starts, so with {@code --redis both} every type lives on both and the producer spreads its bursts evenly.
+ * <p>Each Redis deployment has its own topics: one of each type, named {@code faults-<type>-s} on standalone
+ * Redis and {@code faults-<type>-c} on the Cluster, and two with job controls: {@code faults-ttl-*} (priority,
+ * a time to live of {@value #TTL_SECONDS} s that outages outlast, expired messages to dead) and
+ * {@code faults-amo-*} (range-merge, at most once). A run uses the topics of the deployments it starts, so with
+ * {@code --redis both} every topic lives on both and the producer spreads its bursts evenly. The recovery probes
+ * go to the three plain topics only: a probe may expire or, at most once, be lost.
  *
  * <p>Short leases and few retries, so that a run of minutes sees many recoveries and some dead messages:
  * the lease (3 s) is shorter than the ZooKeeper session (4 s), and a pause fault lasts longer than both.
@@ -27,14 +32,19 @@ final class Workload {
     static final int MAX_RETRIES = 2;
     static final Duration BACKOFF = Duration.ofMillis(200);
     static final int SLOTS = 8;
+    static final int TTL_SECONDS = 8;
 
     private static final Map<Deployment, List<TopicDefinition>> TOPICS = new EnumMap<>(Deployment.class);
 
     static {
         for (Deployment deployment : Deployment.values()) {
-            TOPICS.put(deployment, List.of(topic("faults-merge-" + deployment.suffix(), TopicType.RANGE_MERGE),
-                    topic("faults-priority-" + deployment.suffix(), TopicType.PRIORITY),
-                    topic("faults-fixed-" + deployment.suffix(), TopicType.FIXED_TIME)));
+            TOPICS.put(deployment, List.of(topic("faults-merge-" + deployment.suffix(), TopicType.RANGE_MERGE).build(),
+                    topic("faults-priority-" + deployment.suffix(), TopicType.PRIORITY).build(),
+                    topic("faults-fixed-" + deployment.suffix(), TopicType.FIXED_TIME).build(),
+                    topic("faults-ttl-" + deployment.suffix(), TopicType.PRIORITY)
+                            .ttl(Duration.ofSeconds(TTL_SECONDS)).expiry(ExpiryAction.DEAD).build(),
+                    topic("faults-amo-" + deployment.suffix(), TopicType.RANGE_MERGE)
+                            .delivery(DeliveryGuarantee.AT_MOST_ONCE).build()));
         }
     }
 
@@ -46,19 +56,40 @@ final class Workload {
     private Workload() {
     }
 
-    private static TopicDefinition topic(String name, TopicType type) {
+    private static TopicDefinition.Builder topic(String name, TopicType type) {
         return TopicDefinition.builder(name, type).slotAmount(SLOTS).leaseTimeout(LEASE).maxRetries(MAX_RETRIES)
-                .backoff(BackoffPolicy.fixed(BACKOFF)).build();
+                .backoff(BackoffPolicy.fixed(BACKOFF));
     }
 
-    /** The three topics of one deployment: range-merge, priority, fixed-time. */
+    /** The topics of one deployment: range-merge, priority, fixed-time, then the two with job controls. */
     static List<TopicDefinition> topics(Deployment deployment) {
         return TOPICS.get(deployment);
     }
 
-    /** The topic of one type on one deployment. */
+    /** The topics of one deployment without job controls, where every message must come through. */
+    static List<TopicDefinition> plainTopics(Deployment deployment) {
+        return topics(deployment).stream().filter(t -> t.ttl().isZero() && t.delivery() == DeliveryGuarantee.AT_LEAST_ONCE)
+                .toList();
+    }
+
+    /** The plain topic of one type on one deployment. */
     static TopicDefinition topic(Deployment deployment, TopicType type) {
-        return topics(deployment).stream().filter(t -> t.type() == type).findFirst().orElseThrow();
+        return plainTopics(deployment).stream().filter(t -> t.type() == type).findFirst().orElseThrow();
+    }
+
+    /** The letter of a topic in the keys of its messages. */
+    static String abbreviation(TopicDefinition topic) {
+        if (topic.delivery() == DeliveryGuarantee.AT_MOST_ONCE) {
+            return "a";
+        }
+        if (!topic.ttl().isZero()) {
+            return "t";
+        }
+        return switch (topic.type()) {
+            case RANGE_MERGE -> "m";
+            case PRIORITY -> "p";
+            case FIXED_TIME -> "f";
+        };
     }
 
     static TopicDefinition topic(String name) {

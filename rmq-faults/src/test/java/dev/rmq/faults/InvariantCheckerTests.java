@@ -30,6 +30,8 @@ class InvariantCheckerTests {
     private static final String PRIORITY = Workload.topic(Deployment.STANDALONE, TopicType.PRIORITY).name();
     private static final String FIXED = Workload.topic(Deployment.STANDALONE, TopicType.FIXED_TIME).name();
     private static final String CLUSTER_PRIORITY = Workload.topic(Deployment.CLUSTER, TopicType.PRIORITY).name();
+    private static final String AT_MOST_ONCE = "faults-amo-s";
+    private static final String TTL = "faults-ttl-s";
     private static final long T0 = 1_800_000_000_000_000L;
     private static final long S = 1_000_000;
     private static final long MS = 1_000;
@@ -128,7 +130,8 @@ class InvariantCheckerTests {
         List<HarnessEvent.Topic> topics = new ArrayList<>();
         for (Deployment deployment : Deployment.values()) {
             for (TopicDefinition topic : Workload.topics(deployment)) {
-                topics.add(new HarnessEvent.Topic(topic.name(), topic.type().name(), deployment.cliName()));
+                topics.add(new HarnessEvent.Topic(topic.name(), topic.type().name(), deployment.cliName(),
+                        topic.delivery().name(), topic.ttl().toMillis()));
             }
         }
         files.computeIfAbsent("harness", k -> new ArrayList<>()).add(0,
@@ -166,6 +169,47 @@ class InvariantCheckerTests {
     }
 
     // ---- accounting --------------------------------------------------------------------------------------------
+
+    @Test
+    void anAtMostOnceMessageMayBeLostByAFailedHandlerOrWithoutAnyDelivery() {
+        sent(0, AT_MOST_ONCE, "n.a.1", false, T0, 100);
+        ran("c1-1", "a-0", AT_MOST_ONCE, 0, "n.a.1", 0, 1, T0 + S, T0 + S + MS, "failed", T0 / 1000 + 1000, -1, 0);
+        sent(1, AT_MOST_ONCE, "n.a.2", false, T0, 100);
+        sent(2, AT_MOST_ONCE, "n.a.3", false, T0, 100);
+        consumed("c1-1", AT_MOST_ONCE, "n.a.3", 2, T0 + 2 * S);
+
+        Verdict result = check();
+
+        assertThat(result.failures()).isEmpty();
+        assertThat(result.figure("lost_at_most_once")).isEqualTo(2);
+        assertThat(result.figure("lost")).isZero();
+    }
+
+    @Test
+    void anAtMostOnceMessageDeliveredTwiceFailsTheRunWhateverHappened() {
+        sent(0, AT_MOST_ONCE, "n.a.1", false, T0, 100);
+        ran("c1-1", "a-0", AT_MOST_ONCE, 0, "n.a.1", 0, 1, T0 + S, T0 + S + MS, "failed", T0 / 1000 + 1000, -1, 0);
+        killed("c1-1", T0 + S + 2 * MS);
+        consumed("c2-1", AT_MOST_ONCE, "n.a.1", 0, T0 + 5 * S);
+
+        Verdict result = check();
+
+        assertThat(result.failures()).containsExactly("1 at-most-once message(s) delivered more than once");
+        assertThat(result.figure("at_most_once_delivered_twice")).isEqualTo(1);
+    }
+
+    @Test
+    void anExpiredMessageIsDeadWithItsReasonAndCounted() {
+        sent(0, TTL, "n.t.1", false, T0, 50);
+        dead(TTL, 0, "n.t.1", 0, "expired: its time to live ran out before it was delivered", 0);
+
+        Verdict result = check();
+
+        assertThat(result.failures()).isEmpty();
+        assertThat(result.figure("expired")).isEqualTo(1);
+        assertThat(result.figure("dead")).isEqualTo(1);
+        assertThat(result.figure("lost")).isZero();
+    }
 
     @Test
     void aCleanRunPassesAndCountsMergesAndMessages() {

@@ -35,6 +35,8 @@ import java.util.TreeMap;
  *       that incarnation lost its ZooKeeper session ({@code session-lost}).</li>
  * </ul>
  * Anything else is an unexplained duplicate, and fails the run, whatever else happened elsewhere meanwhile.
+ * A message of an at-most-once topic is never delivered twice, whatever happened: any second delivery of it,
+ * successful or not, fails the run.
  */
 final class DuplicateCheck {
 
@@ -82,7 +84,17 @@ final class DuplicateCheck {
         long unexplained = 0;
         Map<String, Long> causes = new TreeMap<>();
         List<String> examples = new ArrayList<>();
+        long atMostOnceBroken = 0;
+        List<String> atMostOnceExamples = new ArrayList<>();
         for (Instance instance : messages.all()) {
+            if (log.atMostOnceTopics.contains(instance.topic)) {
+                if (instance.runs.size() > 1) {
+                    atMostOnceBroken++;
+                    Verdict.example(atMostOnceExamples, instance.topic + " " + instance.key + ": delivered "
+                            + instance.runs.size() + " times");
+                }
+                continue;
+            }
             List<Run> ok = instance.runs.stream().filter(Run::succeeded).sorted(Comparator.comparingLong(Run::start)).toList();
             for (int i = 1; i < ok.size(); i++) {
                 duplicates++;
@@ -100,7 +112,10 @@ final class DuplicateCheck {
         verdict.figures().put("duplicates_by_cause", causes);
         verdict.figures().put("duplicates_unexplained", unexplained);
         verdict.details().put("duplicate_unexplained_examples", examples);
+        verdict.figures().put("at_most_once_delivered_twice", atMostOnceBroken);
+        verdict.details().put("at_most_once_delivered_twice_examples", atMostOnceExamples);
         verdict.failIf(unexplained > 0, unexplained + " duplicate(s) outside every window the design allows");
+        verdict.failIf(atMostOnceBroken > 0, atMostOnceBroken + " at-most-once message(s) delivered more than once");
     }
 
     /**

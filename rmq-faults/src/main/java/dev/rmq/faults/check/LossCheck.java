@@ -10,7 +10,10 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Nothing accountable is lost. A loss is excused only for a non-durable message whose slot lived on a Cluster
+ * Nothing accountable is lost. A message of an at-most-once topic may be lost (a failed handler, a consumer that
+ * died holding it): those count as {@code lost_at_most_once} and are allowed. A message whose time to live ran out
+ * is dead with the reason "expired" ({@code expired}). Otherwise a loss is excused only for a non-durable message
+ * whose slot lived on a Cluster
  * master that was SIGKILLed, and whose creating send was acknowledged at most {@link #REPLICATION_LAG} before the
  * kill: Redis replicates asynchronously, and a write the master acknowledged but had not yet streamed to its
  * replica dies with it. Those count as {@code lost_non_durable}; every other loss, and any loss of a durable send
@@ -39,6 +42,7 @@ final class LossCheck {
         long lostDurable = 0;
         long lostExcused = 0;
         long lostUnexplained = 0;
+        long lostAtMostOnce = 0;
         long unreceiptedConsumed = 0;
         long durableMessages = 0;
         Map<String, Long> byDeployment = new TreeMap<>();
@@ -68,6 +72,8 @@ final class LossCheck {
             if (instance.status == Messages.Status.SUPERSEDED) {
                 superseded++;
                 supersededByType.merge(instance.type, 1L, Long::sum);
+            } else if (instance.status == Messages.Status.LOST && log.atMostOnceTopics.contains(instance.topic)) {
+                lostAtMostOnce++;
             } else if (instance.status == Messages.Status.LOST) {
                 String excuse = null;
                 if (instance.durable()) {
@@ -88,6 +94,9 @@ final class LossCheck {
         verdict.figures().put("lost_durable", lostDurable);
         verdict.figures().put("lost_non_durable", lostExcused);
         verdict.figures().put("lost_unexplained", lostUnexplained);
+        verdict.figures().put("lost_at_most_once", lostAtMostOnce);
+        verdict.figures().put("expired", log.dead.stream().filter(d -> !d.probe() && d.lastError() != null
+                && d.lastError().startsWith("expired")).count());
         verdict.details().put("messages", count);
         verdict.details().put("messages_by_deployment", byDeployment);
         verdict.details().put("messages_durable", durableMessages);

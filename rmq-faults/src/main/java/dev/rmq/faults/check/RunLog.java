@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * A run as the checker sees it, read from its events: the sends, the handler runs, the consumer lives, what rmq
@@ -66,6 +67,8 @@ final class RunLog {
 
     final Map<String, String> topicTypes = new LinkedHashMap<>();
     final Map<String, String> topicDeployments = new LinkedHashMap<>();
+    /** The topics whose messages are delivered at most once: their losses are allowed, a second delivery is not. */
+    final Set<String> atMostOnceTopics = new TreeSet<>();
     long sessionTimeoutMicros = 4_000_000;
     final List<Send> sends = new ArrayList<>();
     final List<Run> runs = new ArrayList<>();
@@ -111,6 +114,9 @@ final class RunLog {
             for (HarnessEvent.Topic topic : e.topics()) {
                 topicTypes.put(topic.name(), topic.type());
                 topicDeployments.put(topic.name(), topic.deployment());
+                if ("AT_MOST_ONCE".equals(topic.delivery())) {
+                    atMostOnceTopics.add(topic.name());
+                }
             }
         } else if (event instanceof HarnessEvent.Sent e) {
             sends.add(new Send(e.seq(), e.topic(), e.key(), e.slot(), true, e.merged(), e.durable(), e.startMicros(),

@@ -48,8 +48,11 @@ public sealed interface HarnessEvent {
     record RunStarted(long micros, long sessionTimeoutMs, long leaseMs, List<Topic> topics) implements HarnessEvent {
     }
 
-    /** A topic: its name, type ({@code RANGE_MERGE}, {@code PRIORITY}, {@code FIXED_TIME}) and Redis deployment. */
-    record Topic(String name, String type, String deployment) {
+    /**
+     * A topic: its name, type ({@code RANGE_MERGE}, {@code PRIORITY}, {@code FIXED_TIME}), Redis deployment, delivery
+     * guarantee ({@code AT_LEAST_ONCE}, {@code AT_MOST_ONCE}) and time to live in ms (0 for none).
+     */
+    record Topic(String name, String type, String deployment, String delivery, long ttlMs) {
     }
 
     /**
