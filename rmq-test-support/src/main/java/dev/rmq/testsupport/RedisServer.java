@@ -274,7 +274,11 @@ public final class RedisServer implements AutoCloseable {
             // its own session and process group: a terminal's Ctrl-C, sent to the application's group, misses it
             command.add(SETSID.toString());
         }
-        command.addAll(List.of(binary.path().toString(),
+        command.add(binary.path().toString());
+        if (options.configFile() != null) {
+            command.add(options.configFile().toString());
+        }
+        command.addAll(List.of(
                 "--port", Integer.toString(port),
                 "--bind", HOST,
                 "--save", "",

@@ -24,17 +24,20 @@ public final class RedisServerOptions {
     private final Path dataDir;
     private final Duration startupTimeout;
     private final boolean killedAtExit;
+    private final Path configFile;
 
-    private RedisServerOptions(List<String> args, Path dataDir, Duration startupTimeout, boolean killedAtExit) {
+    private RedisServerOptions(List<String> args, Path dataDir, Duration startupTimeout, boolean killedAtExit,
+                               Path configFile) {
         this.args = List.copyOf(args);
         this.dataDir = dataDir;
         this.startupTimeout = startupTimeout;
         this.killedAtExit = killedAtExit;
+        this.configFile = configFile;
     }
 
     /** No persistence, fresh temp directory, 10 s to answer PING, killed when the JVM exits. */
     public static RedisServerOptions defaults() {
-        return new RedisServerOptions(List.of(), null, Duration.ofSeconds(10), true);
+        return new RedisServerOptions(List.of(), null, Duration.ofSeconds(10), true, null);
     }
 
     /**
@@ -50,16 +53,16 @@ public final class RedisServerOptions {
         }
         List<String> all = new ArrayList<>(args);
         all.addAll(Arrays.asList(extra));
-        return new RedisServerOptions(all, dataDir, startupTimeout, killedAtExit);
+        return new RedisServerOptions(all, dataDir, startupTimeout, killedAtExit, configFile);
     }
 
     /** Use this directory instead of a fresh temp one; it is created if needed and never deleted. */
     public RedisServerOptions withDataDir(Path dir) {
-        return new RedisServerOptions(args, Objects.requireNonNull(dir, "dir"), startupTimeout, killedAtExit);
+        return new RedisServerOptions(args, Objects.requireNonNull(dir, "dir"), startupTimeout, killedAtExit, configFile);
     }
 
     public RedisServerOptions withStartupTimeout(Duration timeout) {
-        return new RedisServerOptions(args, dataDir, Objects.requireNonNull(timeout, "timeout"), killedAtExit);
+        return new RedisServerOptions(args, dataDir, Objects.requireNonNull(timeout, "timeout"), killedAtExit, configFile);
     }
 
     /**
@@ -68,7 +71,20 @@ public final class RedisServerOptions {
      * does not stop it either. For an application whose own graceful shutdown must still reach Redis.
      */
     public RedisServerOptions stoppedOnlyByClose() {
-        return new RedisServerOptions(args, dataDir, startupTimeout, false);
+        return new RedisServerOptions(args, dataDir, startupTimeout, false, configFile);
+    }
+
+    /**
+     * A configuration file, given to redis-server before every other argument: a Sentinel needs one, which it
+     * rewrites as it learns the deployment. The command-line arguments still override what it says.
+     */
+    public RedisServerOptions withConfigFile(Path file) {
+        return new RedisServerOptions(args, dataDir, startupTimeout, killedAtExit, Objects.requireNonNull(file, "file"));
+    }
+
+    /** Null when there is none. */
+    public Path configFile() {
+        return configFile;
     }
 
     public boolean killedAtExit() {

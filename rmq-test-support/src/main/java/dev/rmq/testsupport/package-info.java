@@ -10,6 +10,10 @@
  *   <li>{@link dev.rmq.testsupport.RedisTestServers} and {@link dev.rmq.testsupport.RedisExtension}:
  *       entry points for tests, including a cluster shared by the whole JVM.</li>
  *   <li>{@link dev.rmq.testsupport.RedisBinary}: which executable is run.</li>
+ *   <li>{@link dev.rmq.testsupport.RedisSentinel}: a master, a replica and three Sentinels, with a failover
+ *       by SIGKILL of the master.</li>
+ *   <li>{@link dev.rmq.testsupport.TcpProxy}: a loopback proxy in front of a server, for network faults
+ *       (latency, stalls, resets, refused connections).</li>
  * </ul>
  *
  * <p>Binary rule: {@code redis-server} from {@code PATH} when there is one, otherwise the Redis 6.2

@@ -1,0 +1,224 @@
+package dev.rmq.testsupport;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A loopback TCP proxy in front of one server (Redis, ZooKeeper), for network faults a real client meets: added
+ * latency, a stall (bytes held, then delivered late, as TCP does when a short partition heals), a reset of every
+ * open connection, and refused new connections. Each direction of each connection is pumped by a thread of its
+ * own with blocking I/O; while stalled, the pump does not read, so the bytes wait in the kernel's buffers and
+ * flow control, exactly as on a real link that stopped carrying packets. Thread-safe; {@link #close()} stops
+ * everything it started.
+ */
+public final class TcpProxy implements AutoCloseable {
+
+    private static final int BUFFER = 64 * 1024;
+    private static final AtomicInteger NAMES = new AtomicInteger();
+
+    private final String targetHost;
+    private final int targetPort;
+    private final ServerSocket listener;
+    private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+    private final Object gate = new Object();
+    private final String name;
+    private volatile boolean stalled;
+    private volatile boolean refusing;
+    private volatile long latencyNanos;
+    private volatile boolean closed;
+
+    private TcpProxy(String targetHost, int targetPort) throws IOException {
+        this.targetHost = targetHost;
+        this.targetPort = targetPort;
+        this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        this.name = "tcp-proxy-" + NAMES.incrementAndGet() + "-" + targetPort;
+        Thread acceptor = new Thread(this::accept, name + "-accept");
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    /** A proxy on a free loopback port in front of {@code host:port}. */
+    public static TcpProxy to(String host, int port) {
+        if (host == null || port < 1 || port > 65_535) {
+            throw new IllegalArgumentException("a proxy needs a target host and a port in 1..65535, was " + host + ":" + port);
+        }
+        try {
+            return new TcpProxy(host, port);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not open a loopback port for a proxy to " + host + ":" + port, e);
+        }
+    }
+
+    public int port() {
+        return listener.getLocalPort();
+    }
+
+    /** {@code 127.0.0.1:port}, for a ZooKeeper connect string. */
+    public String hostAndPort() {
+        return "127.0.0.1:" + port();
+    }
+
+    /** {@code redis://127.0.0.1:port}. */
+    public String redisAddress() {
+        return "redis://" + hostAndPort();
+    }
+
+    /** Delays every chunk of bytes, each way, by {@code latency}; {@code Duration.ZERO} for none. */
+    public TcpProxy latency(Duration latency) {
+        if (latency == null || latency.isNegative()) {
+            throw new IllegalArgumentException("latency must be zero or positive, was " + latency);
+        }
+        latencyNanos = latency.toNanos();
+        return this;
+    }
+
+    /** Holds every byte, both ways, on every connection, until {@link #heal()}; then they are delivered late. */
+    public TcpProxy stall() {
+        stalled = true;
+        return this;
+    }
+
+    /** Ends a stall and a refusal: held bytes flow on, new connections are accepted. */
+    public TcpProxy heal() {
+        synchronized (gate) {
+            stalled = false;
+            refusing = false;
+            gate.notifyAll();
+        }
+        return this;
+    }
+
+    /** Resets every open connection (an RST, as a restarted middlebox sends); new ones are accepted as before. */
+    public TcpProxy resetAll() {
+        for (Socket socket : List.copyOf(open)) {
+            reset(socket);
+        }
+        return this;
+    }
+
+    /** Refuses new connections until {@link #heal()}: each is reset as soon as it is accepted. */
+    public TcpProxy refuse() {
+        refusing = true;
+        return this;
+    }
+
+    /** How many client connections are open now. */
+    public int openConnections() {
+        return open.size() / 2;
+    }
+
+    private void accept() {
+        while (!closed) {
+            Socket client;
+            try {
+                client = listener.accept();
+            } catch (IOException e) {
+                return;
+            }
+            if (refusing) {
+                reset(client);
+                continue;
+            }
+            Socket server = new Socket();
+            try {
+                server.connect(new InetSocketAddress(targetHost, targetPort), 5_000);
+                client.setTcpNoDelay(true);
+                server.setTcpNoDelay(true);
+            } catch (IOException e) {
+                reset(client);
+                closeQuietly(server);
+                continue;
+            }
+            open.add(client);
+            open.add(server);
+            pump(client, server, "up");
+            pump(server, client, "down");
+        }
+    }
+
+    private void pump(Socket from, Socket to, String direction) {
+        Thread thread = new Thread(() -> {
+            byte[] buffer = new byte[BUFFER];
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                while (true) {
+                    awaitFlowing();
+                    int n = in.read(buffer);
+                    if (n < 0) {
+                        break;
+                    }
+                    long delay = latencyNanos;
+                    if (delay > 0) {
+                        Thread.sleep(delay / 1_000_000, (int) (delay % 1_000_000));
+                    }
+                    // bytes read just before a stall are held too
+                    awaitFlowing();
+                    out.write(buffer, 0, n);
+                    out.flush();
+                }
+            } catch (IOException | InterruptedException e) {
+                // the connection ended or was reset
+            } finally {
+                open.remove(from);
+                open.remove(to);
+                closeQuietly(from);
+                closeQuietly(to);
+            }
+        }, name + "-" + direction);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private void awaitFlowing() throws InterruptedException {
+        synchronized (gate) {
+            while (stalled && !closed) {
+                gate.wait(100);
+            }
+        }
+    }
+
+    private static void reset(Socket socket) {
+        try {
+            socket.setSoLinger(true, 0);
+        } catch (SocketException e) {
+            // already closed
+        }
+        closeQuietly(socket);
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException e) {
+            // nothing to do
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        heal();
+        try {
+            listener.close();
+        } catch (IOException e) {
+            // nothing to do
+        }
+        resetAll();
+    }
+
+    @Override
+    public String toString() {
+        return name + " " + hostAndPort() + " -> " + targetHost + ":" + targetPort;
+    }
+}
