@@ -21,6 +21,7 @@ import dev.rmq.internal.dead.RedisDeadQueue;
 import dev.rmq.internal.inspect.RedisTopicInspector;
 import dev.rmq.internal.producer.ScriptProducer;
 import dev.rmq.internal.redis.KeyLayout;
+import dev.rmq.internal.redis.OutageWatches;
 import dev.rmq.internal.script.ScriptRunner;
 import dev.rmq.metrics.RmqMetrics;
 import dev.rmq.metrics.TopicInspector;
@@ -33,6 +34,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.lang.reflect.Type;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -76,6 +78,7 @@ public final class RmqClient implements AutoCloseable {
     private final TopicInspector inspector;
     private final RmqAdmin admin;
     private final SlotFencing slotFencing;
+    private final OutageWatches outages;
     private final AtomicInteger containerCount = new AtomicInteger();
     private final List<RmqConsumerContainer<?>> containers = new CopyOnWriteArrayList<>();
 
@@ -87,7 +90,10 @@ public final class RmqClient implements AutoCloseable {
         this.codec = b.codec != null ? b.codec : new JsonPayloadCodec();
         this.metrics = b.metrics;
         this.events = b.events;
-        this.producer = new ScriptProducer(topics, keys, scripts, codec, b.maxPayloadBytes, metrics, Durability.MASTER_ONLY);
+        this.outages = new OutageWatches(b.outageThreshold);
+        this.producer = new ScriptProducer(topics, keys, scripts, codec, b.maxPayloadBytes, metrics, Durability.MASTER_ONLY,
+                outages.watch("producer", "sends fail or wait until it does; a send whose outcome is unknown may be"
+                        + " sent again, it merges while it waits", log, length -> metrics.redisOutage("producer", null, length)));
         this.deadQueue = new RedisDeadQueue(redisson, topics, keys, scripts);
         this.inspector = new RedisTopicInspector(redisson, topics, keys);
         this.admin = new RedisAdmin(redisson, topics, keys);
@@ -109,6 +115,11 @@ public final class RmqClient implements AutoCloseable {
     /** Reads backlog, in-flight and dead sizes per slot. */
     public TopicInspector inspector() {
         return inspector;
+    }
+
+    /** The listener containers this client has built, running or not. */
+    public List<RmqConsumerContainer<?>> containers() {
+        return List.copyOf(containers);
     }
 
     /** Pauses and resumes topics for every consumer at once. */
@@ -137,6 +148,14 @@ public final class RmqClient implements AutoCloseable {
      */
     @Override
     public void close() {
+        try {
+            stopContainers();
+        } finally {
+            outages.close();
+        }
+    }
+
+    private void stopContainers() {
         List<CompletableFuture<StopReport>> stops = new ArrayList<>();
         for (RmqConsumerContainer<?> container : containers) {
             if (container.isRunning()) {
@@ -222,7 +241,9 @@ public final class RmqClient implements AutoCloseable {
                 throw new IllegalArgumentException("handler of container '" + containerId + "' must not be null");
             }
             WorkerFactory<T> workers = new WorkerFactory<>(topic, settings, keys, scripts, handler, codec, payloadType,
-                    metrics, events);
+                    metrics, events, outages.watch("container " + containerId + " of topic " + topic.name(),
+                            "its workers poll again with a back-off until it does", log,
+                            length -> metrics.redisOutage("consumer", topic.name(), length)));
             WakeSubscription wakes = new WakeSubscription(redisson, keys.wakeChannel(topic.name()));
             ConsumerContainer<T> container = new ConsumerContainer<>(containerId, topic, settings, workers, wakes, assignment);
             containers.add(container);
@@ -238,6 +259,7 @@ public final class RmqClient implements AutoCloseable {
         private PayloadCodec codec;
         private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
         private RmqMetrics metrics = RmqMetrics.NONE;
+        private Duration outageThreshold = OutageWatches.DEFAULT_THRESHOLD;
         private RmqEventListener events = RmqEventListener.NONE;
 
         private Builder(RedissonClient redisson) {
@@ -284,6 +306,19 @@ public final class RmqClient implements AutoCloseable {
                 throw new IllegalArgumentException("metrics must not be null; use RmqMetrics.NONE for none");
             }
             this.metrics = value;
+            return this;
+        }
+
+        /**
+         * How long a container's or the producer's calls to Redis must have failed, or waited for a reply, before
+         * it logs one WARN line for the outage (and one INFO line with its length when Redis answers again); 2 s
+         * by default, longer than the usual pause of a failover.
+         */
+        public Builder outageThreshold(Duration value) {
+            if (value == null || value.isNegative() || value.isZero() || value.compareTo(Duration.ofMinutes(10)) > 0) {
+                throw new IllegalArgumentException("outageThreshold must be positive and at most 10 minutes, was " + value);
+            }
+            this.outageThreshold = value;
             return this;
         }
 

@@ -4,6 +4,7 @@ import dev.rmq.topic.TopicDefinition;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -38,6 +39,12 @@ public interface RmqConsumerContainer<T> extends AutoCloseable {
 
     /** The workers, as the assignment sees them. */
     List<SlotOwner> owners();
+
+    /**
+     * How long this container's calls have not reached Redis, once that lasted the client's outage threshold (2 s
+     * by default); empty while Redis answers. Health checks report such a container as down.
+     */
+    Optional<Duration> redisOutage();
 
     void start();
 

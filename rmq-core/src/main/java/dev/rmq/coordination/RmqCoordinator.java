@@ -23,6 +23,7 @@ import java.io.Closeable;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -51,6 +52,8 @@ public final class RmqCoordinator implements Closeable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final List<ZooKeeperSlotAssignment> assignments = new CopyOnWriteArrayList<>();
     private final ConnectionStateListener connectionListener = this::onConnectionState;
+    /** When the ZooKeeper connection was last suspended (System.nanoTime), 0 while it is up. */
+    private volatile long suspendedAtNanos;
 
     private RmqCoordinator(Builder builder) {
         this.curator = builder.curator;
@@ -148,11 +151,35 @@ public final class RmqCoordinator implements Closeable {
         }
     }
 
+    /** Tells every assignment, then logs one line for the whole instance: what the change did to its slots. */
     private void onConnectionState(CuratorFramework client, ConnectionState state) {
-        log.info("rmq coordination {}: ZooKeeper connection {}", membership.instanceId(), state);
+        int slots = 0;
         for (ZooKeeperSlotAssignment assignment : assignments) {
-            assignment.onConnectionState(state);
+            slots += assignment.onConnectionState(state);
         }
+        String id = membership.instanceId();
+        switch (state) {
+            case SUSPENDED -> {
+                suspendedAtNanos = System.nanoTime();
+                log.warn("rmq coordination {}: ZooKeeper connection SUSPENDED; {} slot(s) stop taking messages and"
+                        + " finish what they hold; they are given up if the session expires", id, slots);
+            }
+            case LOST -> log.warn("rmq coordination {}: ZooKeeper session LOST{}; {} slot(s) given up, for other"
+                    + " instances to take over", id, since(), slots);
+            case RECONNECTED -> log.info("rmq coordination {}: ZooKeeper connection RECONNECTED{}; {}", id, since(),
+                    slots > 0 ? slots + " slot(s) held resume where their owner znodes are still this instance's"
+                            : "the slots are planned afresh");
+            default -> log.info("rmq coordination {}: ZooKeeper connection {}", id, state);
+        }
+        if (state == ConnectionState.RECONNECTED || state == ConnectionState.CONNECTED) {
+            suspendedAtNanos = 0;
+        }
+    }
+
+    /** " after 3.2 s" since the connection was suspended, or nothing when it was not. */
+    private String since() {
+        long at = suspendedAtNanos;
+        return at == 0 ? "" : String.format(Locale.ROOT, " after %.1f s", (System.nanoTime() - at) / 1e9);
     }
 
     private void requireStarted() {

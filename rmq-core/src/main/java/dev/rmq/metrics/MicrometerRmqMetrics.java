@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
+import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -54,6 +55,15 @@ public final class MicrometerRmqMetrics implements RmqMetrics {
         if (merged > 0) {
             counter("rmq.merges", "Sends that merged into a waiting message", topic, null).increment(merged);
         }
+    }
+
+    @Override
+    public void redisOutage(String who, String topic, Duration length) {
+        String topicTag = topic == null ? "" : topic;
+        Counter.builder("rmq.redis.outages").description("Outages of Redis as a container or the producer saw them")
+                .tags("who", who, "topic", topicTag).register(registry).increment();
+        Counter.builder("rmq.redis.outage.seconds").description("How long those outages lasted, in seconds")
+                .tags("who", who, "topic", topicTag).register(registry).increment(length.toNanos() / 1e9);
     }
 
     @Override

@@ -4,6 +4,8 @@ import dev.rmq.consumer.AckOutcome;
 import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.topic.TopicDefinition;
 
+import java.time.Duration;
+
 /**
  * Receives what the producer and the consumers do. Implementations must be fast and thread-safe, and
  * must never tag anything with a message key. Every method does nothing by default.
@@ -13,6 +15,13 @@ public interface RmqMetrics {
     /** Reports nothing. */
     RmqMetrics NONE = new RmqMetrics() {
     };
+
+    /**
+     * An outage of Redis as one user saw it, once it ended: {@code who} is {@code consumer} (with its topic) or
+     * {@code producer} (topic null).
+     */
+    default void redisOutage(String who, String topic, Duration length) {
+    }
 
     /**
      * A send call finished: {@code messages} of one topic (more than one in a batch), {@code merged} of

@@ -3,11 +3,19 @@ package dev.rmq.producer;
 import dev.rmq.exceptions.RmqException;
 
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
 
 /**
- * A batch some of whose messages were not stored. It says, message by message and in the order given, which
- * were stored and which were refused and why: nothing else of the batch was lost, and the refused messages can
- * be sent again as they are.
+ * A batch not all of whose messages are known to be stored. It says, message by message and in the order given,
+ * which were stored (with their receipts), which were refused and why, and which have an unknown outcome
+ * because Redis did not answer for them. It never claims more than rmq knows: a message is
+ * {@link SendOutcome.Status#STORED stored} only when its script call replied.
+ *
+ * <p>To finish the batch, send {@link #toResend()} again: the refused and the unknown messages. A resend of a
+ * message that was in fact stored and still waits merges into it, whatever the topic's type; once it has been
+ * consumed, a resend is a new message.
  */
 public class BatchSendException extends RmqException {
 
@@ -30,19 +38,38 @@ public class BatchSendException extends RmqException {
         return outcomes.stream().filter(o -> o.status() == SendOutcome.Status.STORED).map(SendOutcome::receipt).toList();
     }
 
-    /** The messages that were refused, to send again. */
+    /** The messages that were refused. */
     public List<OutgoingMessage> refused() {
-        return outcomes.stream().filter(o -> o.status() == SendOutcome.Status.REFUSED).map(SendOutcome::message).toList();
+        return messages(SendOutcome.Status.REFUSED);
+    }
+
+    /** The messages whose outcome is unknown: they may be stored. */
+    public List<OutgoingMessage> unknown() {
+        return messages(SendOutcome.Status.UNKNOWN);
+    }
+
+    /** Every message not known to be stored, refused or unknown, in the order given: what a resend should send. */
+    public List<OutgoingMessage> toResend() {
+        return outcomes.stream().filter(o -> o.status() != SendOutcome.Status.STORED).map(SendOutcome::message).toList();
+    }
+
+    private List<OutgoingMessage> messages(SendOutcome.Status status) {
+        return outcomes.stream().filter(o -> o.status() == status).map(SendOutcome::message).toList();
     }
 
     private static String describe(List<SendOutcome> outcomes) {
-        long refused = outcomes.stream().filter(o -> o.status() == SendOutcome.Status.REFUSED).count();
-        RmqException first = firstError(outcomes);
-        return refused + " of the batch's " + outcomes.size() + " message(s) were refused and the others stored"
-                + (first == null ? "" : "; the first refusal: " + first.getMessage());
+        Map<SendOutcome.Status, Long> counts = outcomes.stream()
+                .collect(Collectors.groupingBy(SendOutcome::status, TreeMap::new, Collectors.counting()));
+        RuntimeException first = firstError(outcomes);
+        long unknown = counts.getOrDefault(SendOutcome.Status.UNKNOWN, 0L);
+        return "batch of " + outcomes.size() + " message(s): " + counts.getOrDefault(SendOutcome.Status.STORED, 0L)
+                + " stored, " + counts.getOrDefault(SendOutcome.Status.REFUSED, 0L) + " refused, " + unknown + " unknown"
+                + (unknown > 0 ? " (Redis did not answer for them: they may be stored)" : "")
+                + "; toResend() gives the messages to send again"
+                + (first == null ? "" : ". The first error: " + first.getMessage());
     }
 
-    private static RmqException firstError(List<SendOutcome> outcomes) {
+    private static RuntimeException firstError(List<SendOutcome> outcomes) {
         return outcomes.stream().map(SendOutcome::error).filter(e -> e != null).findFirst().orElse(null);
     }
 }

@@ -17,6 +17,13 @@ import java.util.concurrent.CompletionStage;
  * one pipeline, so a batch costs one round trip per Redis node. Each script call, up to 256 messages of
  * one slot, is atomic; a batch as a whole is not.
  *
+ * <p>A message is refused when its slot's backlog is full ({@link BacklogFullException}) or its fixed time lies
+ * further behind the Redis clock than the topic's late tolerance ({@link IllegalArgumentException}). A single send
+ * fails with the refusal, or with {@link dev.rmq.exceptions.RmqUnavailableException} when Redis did not answer
+ * and the send may or may not be stored. A batch fails with {@link BatchSendException}, which says message by
+ * message what was stored, what was refused and what has an unknown outcome, and which messages to send again.
+ * Sending a message again is safe while it waits: a send of a waiting key merges into it.
+ *
  * <p>Obtained from {@code RmqClient.producer()}; thread-safe.
  */
 public interface RmqProducer {
@@ -29,13 +36,17 @@ public interface RmqProducer {
 
     Durability durability();
 
+    /** Sends one message; fails with the refusal, or with {@code RmqUnavailableException} when Redis did not answer. */
     CompletionStage<SendReceipt> sendAsync(OutgoingMessage message);
 
     default SendReceipt send(OutgoingMessage message) {
         return Futures.join(sendAsync(message));
     }
 
-    /** Sends many messages in one round trip per Redis node; receipts come back in the input order. */
+    /**
+     * Sends many messages in one round trip per Redis node; receipts come back in the input order. When not every
+     * message is known to be stored, fails with {@link BatchSendException}, which holds every message's outcome.
+     */
     CompletionStage<List<SendReceipt>> sendAllAsync(List<OutgoingMessage> messages);
 
     default List<SendReceipt> sendAll(List<OutgoingMessage> messages) {

@@ -1,31 +1,52 @@
 package dev.rmq.producer;
 
-import dev.rmq.exceptions.RmqException;
-
 /**
- * What became of one message of a batch.
+ * What became of one message of a batch, as far as rmq knows.
  *
  * @param message the message as it was given
- * @param receipt what the send did, when it was stored (added or merged); null otherwise
- * @param error   why it was not stored, when it was refused; null otherwise
+ * @param status  where it is
+ * @param receipt what the send did, when it was {@link Status#STORED stored} (added or merged); null otherwise
+ * @param error   why it was refused, or what made its outcome unknown; null when it was stored
  */
-public record SendOutcome(OutgoingMessage message, SendReceipt receipt, RmqException error) {
+public record SendOutcome(OutgoingMessage message, Status status, SendReceipt receipt, RuntimeException error) {
 
-    /** Where the message is. */
+    /** Where a message of a batch is. */
     public enum Status {
         /** In Redis: added, or merged into a waiting message. */
         STORED,
-        /** Not written, for the reason in {@link SendOutcome#error()}; the rest of its batch is unaffected. */
-        REFUSED
+        /**
+         * Not written, for the reason in {@link SendOutcome#error()}: its slot's backlog was full
+         * ({@link BacklogFullException}), or its fixed time lay further behind the Redis clock than the topic's
+         * late tolerance ({@link IllegalArgumentException}). The rest of its batch is unaffected.
+         */
+        REFUSED,
+        /**
+         * Redis did not answer for its script call (a timeout, a reset connection, a failover): the message may
+         * or may not be stored. Sending it again is safe while it waits, since a send of a waiting key merges
+         * into it; once it has been consumed, a second send is a new message.
+         */
+        UNKNOWN
     }
 
     public SendOutcome {
-        if (message == null || (receipt == null) == (error == null)) {
-            throw new IllegalArgumentException("an outcome has its message and either a receipt or an error");
+        if (message == null || status == null) {
+            throw new IllegalArgumentException("an outcome has its message and its status");
+        }
+        if ((status == Status.STORED) != (receipt != null) || (status == Status.STORED) == (error != null)) {
+            throw new IllegalArgumentException("a stored outcome has a receipt and no error, any other an error and"
+                    + " no receipt; was " + status + " with receipt " + receipt + " and error " + error);
         }
     }
 
-    public Status status() {
-        return receipt != null ? Status.STORED : Status.REFUSED;
+    public static SendOutcome stored(OutgoingMessage message, SendReceipt receipt) {
+        return new SendOutcome(message, Status.STORED, receipt, null);
+    }
+
+    public static SendOutcome refused(OutgoingMessage message, RuntimeException reason) {
+        return new SendOutcome(message, Status.REFUSED, null, reason);
+    }
+
+    public static SendOutcome unknown(OutgoingMessage message, RuntimeException cause) {
+        return new SendOutcome(message, Status.UNKNOWN, null, cause);
     }
 }

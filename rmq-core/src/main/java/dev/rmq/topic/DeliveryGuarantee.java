@@ -12,7 +12,9 @@ public enum DeliveryGuarantee {
     /**
      * A message leaves Redis when a consumer takes it: no lease, no acknowledgement, no retry. A handler that
      * fails, or a consumer that dies holding it, loses it; the failure is counted and logged. Cheaper in Redis
-     * per message, for data that is worthless once late or that the next message replaces.
+     * per message, for data that is worthless once late or that the next message replaces. The topic's lease
+     * still bounds how long a batch's handlers are expected to run: a consumer that takes over the slot from one
+     * that was cut off waits that long, so that one slot still runs one handler at a time.
      */
     AT_MOST_ONCE
 }

@@ -8,7 +8,7 @@ import java.util.Objects;
 /**
  * An immutable, validated topic: its name, type and number of slots, the consumer settings that travel with it
  * (lease, retries, backoff, dead-queue capacity), and its job controls (time to live, backlog cap, delivery
- * guarantee, rate limit, late tolerance of fixed times). Two definitions of one name must agree on type and slot
+ * guarantee, rate limit, late tolerance of fixed times, FIFO among equals). Two definitions of one name must agree on type and slot
  * amount everywhere in a cluster; with ZooKeeper, the applications running at once must agree on the controls.
  */
 public final class TopicDefinition {
@@ -47,6 +47,7 @@ public final class TopicDefinition {
     private final DeliveryGuarantee delivery;
     private final double rateLimit;
     private final Duration lateTolerance;
+    private final boolean fifo;
 
     private TopicDefinition(Builder b) {
         this.name = Names.check("topic name", b.name);
@@ -86,6 +87,7 @@ public final class TopicDefinition {
                     + MAX_LATE_TOLERANCE + ", was " + b.lateTolerance);
         }
         this.lateTolerance = b.lateTolerance;
+        this.fifo = b.fifo;
     }
 
     /** Refuses a time to live that is neither zero (none) nor at least 1 ms. */
@@ -183,6 +185,14 @@ public final class TopicDefinition {
         return lateTolerance;
     }
 
+    /**
+     * Whether equals (messages of one priority, or due in one millisecond) are consumed in the order first sent
+     * to their slot; otherwise they go by key. It costs each send a little Redis CPU (see the README).
+     */
+    public boolean fifo() {
+        return fifo;
+    }
+
     /** Refuses a slot index outside this topic. */
     public int requireSlot(int slot) {
         if (slot < 0 || slot >= slotAmount) {
@@ -201,7 +211,8 @@ public final class TopicDefinition {
     public Builder toBuilder() {
         return new Builder().name(name).type(type).slotAmount(slotAmount).leaseTimeout(leaseTimeout)
                 .maxRetries(maxRetries).backoff(backoff).deadCapacity(deadCapacity).ttl(ttl).expiry(expiry)
-                .maxBacklog(maxBacklog).delivery(delivery).rateLimit(rateLimit).lateTolerance(lateTolerance);
+                .maxBacklog(maxBacklog).delivery(delivery).rateLimit(rateLimit).lateTolerance(lateTolerance)
+                .fifo(fifo);
     }
 
     /**
@@ -210,7 +221,7 @@ public final class TopicDefinition {
      */
     public String controls() {
         return "ttl=" + ttl + ",expiry=" + expiry + ",maxBacklog=" + maxBacklog + ",delivery=" + delivery
-                + ",rateLimit=" + rateLimit + ",lateTolerance=" + lateTolerance;
+                + ",rateLimit=" + rateLimit + ",lateTolerance=" + lateTolerance + ",fifo=" + fifo;
     }
 
     @Override
@@ -247,6 +258,7 @@ public final class TopicDefinition {
         private DeliveryGuarantee delivery = DeliveryGuarantee.AT_LEAST_ONCE;
         private double rateLimit;
         private Duration lateTolerance = DEFAULT_LATE_TOLERANCE;
+        private boolean fifo;
 
         private Builder() {
         }
@@ -320,6 +332,12 @@ public final class TopicDefinition {
         /** How far behind the Redis clock a fixed time may lie and still be taken; 10 s by default. */
         public Builder lateTolerance(Duration lateTolerance) {
             this.lateTolerance = lateTolerance;
+            return this;
+        }
+
+        /** Equals consumed in the order first sent, rather than by key; off by default. */
+        public Builder fifo(boolean value) {
+            this.fifo = value;
             return this;
         }
 

@@ -44,8 +44,11 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
- * Every bad input of SPEC section 8 gets a clear error naming what was wrong, and nothing already queued
- * is lost or changed: each test queues messages first and compares a dump of Redis before and after.
+ * Bad input gets a clear error naming what was wrong, and nothing already queued is lost or changed: an invalid
+ * topic name or slot amount, a priority of 16 or less, a fixed time too far in the past, a time range of zero, a
+ * null or oversized payload, an unknown topic or a type that does not match it, conflicting definitions, bytes in
+ * a slot that do not decode, and Redis or ZooKeeper down at start or mid-run. Each test queues messages first and
+ * compares a dump of Redis before and after.
  */
 class BadInputTests extends StandaloneRedisTest {
 
@@ -181,8 +184,7 @@ class BadInputTests extends StandaloneRedisTest {
     void undecodableBytesInASlotGoToDeadWithTheReasonAndTheRestIsConsumed() {
         int slot = rmq.topics().require("tasks").slotOf("t1");
         producer.send(OutgoingMessage.priority("tasks", new Task("t2"), 40).withKey("t2").withSlotBasis("t1"));
-        // a store member is the message's 8-byte place among equals, then its key
-        redis.command("ZADD", "tasks_" + slot, "99", "\0\0\0\0\0\0\0\0junk");
+        redis.command("ZADD", "tasks_" + slot, "99", "junk");
         redis.command("HSET", "body{tasks_" + slot + "}", "junk", "\u0001not an envelope");
         Map<String, String> otherTopics = otherThanTasks(RedisSnapshot.of(redis));
         Map<String, Task> consumed = new ConcurrentHashMap<>();

@@ -179,9 +179,10 @@ abstract class ClusterFixture {
         for (RedisServer master : cluster.masters()) {
             @SuppressWarnings("unchecked")
             List<Object> left = (List<Object>) master.command("KEYS", "*" + topic.name() + "_*");
-            // only keys that expire by themselves may remain: an idle consumer's wake time, a batch call's reply
+            // only keys that expire by themselves may remain: an idle consumer's wake time, a batch call's reply, an
+            // at-most-once batch's hold
             assertThat(left).as("keys of %s left on %s", topic.name(), master).allSatisfy(key -> {
-                assertThat((String) key).matches("(wake|call)\\{" + topic.name() + "_\\d+}.*");
+                assertThat((String) key).matches("(wake|call|hold)\\{" + topic.name() + "_\\d+}.*");
                 assertThat((Long) master.command("PTTL", (String) key)).as("PTTL %s", key).isPositive();
             });
         }

@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ClusterKeyLayoutTests extends ClusterFixture {
 
     @Test
-    void slotsOfEveryTopicTypeSpreadOverAllThreeMastersWithAllTwelveKeysInOneClusterSlot() {
+    void slotsOfEveryTopicTypeSpreadOverAllThreeMastersWithAllItsKeysInOneClusterSlot() {
         Set<Integer> masterPorts = cluster.masters().stream().map(RedisServer::port).collect(Collectors.toSet());
         assertThat(masterPorts).hasSize(3);
         List<TopicDefinition> topics = new ArrayList<>();
@@ -38,11 +38,11 @@ class ClusterKeyLayoutTests extends ClusterFixture {
             for (int i = 0; i < topic.slotAmount(); i++) {
                 SlotKeys keys = layout.slot(topic.name(), i);
                 String tag = topic.name() + "_" + i;
-                // the order lib.lua expects as KEYS[1..12]
+                // the order of lib.lua's KEYS block
                 assertThat(keys.asScriptKeys()).containsExactly(tag, "body{" + tag + "}", "prepare{" + tag + "}",
                         "inflight{" + tag + "}", "delayed{" + tag + "}", "dead{" + tag + "}", "deadbody{" + tag + "}",
                         "wake{" + tag + "}", "owner{" + tag + "}", "parked{" + tag + "}", "expiry{" + tag + "}",
-                        "paused{" + tag + "}");
+                        "paused{" + tag + "}", "hold{" + tag + "}");
                 int clusterSlot = cluster.keySlot(keys.store());
                 for (Object key : keys.asScriptKeys()) {
                     assertThat(cluster.keySlot((String) key))

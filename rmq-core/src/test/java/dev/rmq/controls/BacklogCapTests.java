@@ -61,7 +61,7 @@ class BacklogCapTests extends ControlsTest {
         BatchSendException refused = (BatchSendException) org.assertj.core.api.Assertions.catchThrowable(
                 () -> rmq.producer().sendAll(batch));
 
-        assertThat(refused).hasMessageStartingWith("3 of the batch's 8 message(s) were refused and the others stored");
+        assertThat(refused).hasMessageStartingWith("batch of 8 message(s): 5 stored, 3 refused, 0 unknown; toResend() gives");
         assertThat(refused.outcomes()).extracting(SendOutcome::status).containsExactly(SendOutcome.Status.STORED,
                 SendOutcome.Status.STORED, SendOutcome.Status.STORED, SendOutcome.Status.STORED,
                 SendOutcome.Status.STORED, SendOutcome.Status.REFUSED, SendOutcome.Status.REFUSED,

@@ -9,11 +9,14 @@ import dev.rmq.metrics.MicrometerRmqMetrics;
 import dev.rmq.topic.TopicDefinition;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.awaitility.core.ThrowingRunnable;
 import org.junit.jupiter.api.AfterEach;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+
+import static org.awaitility.Awaitility.await;
 
 /** What the job-control tests share: a client on the test's topics with real meters, and containers stopped after. */
 abstract class ControlsTest extends StandaloneRedisTest {
@@ -40,6 +43,19 @@ abstract class ControlsTest extends StandaloneRedisTest {
         containers.add(container);
         container.start();
         return container;
+    }
+
+    /**
+     * Asserts that {@code assertion} holds now and keeps holding for {@code window}: how a test shows that
+     * something does not happen (no further delivery, no retry), which no event can signal.
+     */
+    protected static void holdsFor(Duration window, ThrowingRunnable assertion) {
+        await().during(window).atMost(window.plusSeconds(5)).untilAsserted(assertion);
+    }
+
+    /** Waits until the Redis clock, which judges times to live, is past {@code sinceMs} plus {@code ttlMs}. */
+    protected void awaitRedisClockPast(long sinceMs, long ttlMs) {
+        await().atMost(Duration.ofMillis(ttlMs).plusSeconds(5)).until(() -> redisTimeMs() > sinceMs + ttlMs);
     }
 
     /** A counter's count, 0 when it was never incremented. */

@@ -47,7 +47,7 @@ class DelayedPriorityTests extends ControlsTest {
         // one message at a time, each taking 200 ms: the delayed ones become visible part-way through
         start(rmq, "jobs", String.class, m -> {
             seen.add(new Seen(m.key(), redisTimeMs()));
-            Thread.sleep(200);
+            Thread.sleep(200); // the handler's work: it paces the consumer, so delayed messages come due part-way
             return ConsumeResult.success();
         }, dev.rmq.consumer.ConsumerSettings.DEFAULTS.withBatchSize(1).withIdlePoll(Duration.ofMillis(200)));
 

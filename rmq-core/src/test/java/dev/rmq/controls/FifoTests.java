@@ -24,8 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Equals (one priority, or one due millisecond) are consumed in the order first sent. Keys are chosen so that
- * their order is the reverse of the send order, which the old order (by key) would have followed.
+ * On a FIFO topic, equals (one priority, or one due millisecond) are consumed in the order first sent. Keys are
+ * chosen so that their order is the reverse of the send order, which a topic without FIFO follows.
  */
 class FifoTests extends ControlsTest {
 
@@ -38,26 +38,42 @@ class FifoTests extends ControlsTest {
 
     @Test
     void equalPrioritiesAreConsumedInTheOrderSentOver10000MessagesFromFourThreads() throws Exception {
-        RmqClient rmq = client(TopicDefinition.builder("jobs", TopicType.PRIORITY).slotAmount(1).build());
+        RmqClient rmq = client(TopicDefinition.builder("jobs", TopicType.PRIORITY).slotAmount(1).fifo(true).build());
         checkFifo(rmq, "jobs", key -> OutgoingMessage.priority("jobs", key, 50).withKey(keyOf(key)));
     }
 
     @Test
     void messagesDueInTheSameMillisecondAreConsumedInTheOrderSent() throws Exception {
-        RmqClient rmq = client(TopicDefinition.builder("orders", TopicType.FIXED_TIME).slotAmount(1).build());
+        RmqClient rmq = client(TopicDefinition.builder("orders", TopicType.FIXED_TIME).slotAmount(1).fifo(true).build());
         Instant due = Instant.ofEpochMilli(redisTimeMs() + 5_000);
         checkFifo(rmq, "orders", key -> OutgoingMessage.fixedTime("orders", key, due).withKey(keyOf(key)));
     }
 
     @Test
     void rangeMergeMessagesWithOneRangeAreConsumedInTheOrderSent() throws Exception {
-        RmqClient rmq = client(TopicDefinition.builder("prices", TopicType.RANGE_MERGE).slotAmount(1).build());
+        RmqClient rmq = client(TopicDefinition.builder("prices", TopicType.RANGE_MERGE).slotAmount(1).fifo(true).build());
         checkFifo(rmq, "prices", key -> OutgoingMessage.rangeMerge("prices", key, Duration.ofSeconds(1)).withKey(keyOf(key)));
     }
 
     @Test
-    void aMergeKeepsTheMessagesPlaceAmongEquals() throws Exception {
+    void withoutFifoEqualsGoByKey() throws Exception {
         RmqClient rmq = client(TopicDefinition.builder("jobs", TopicType.PRIORITY).slotAmount(1).build());
+        for (String key : List.of("a", "c", "b")) {
+            rmq.producer().send(OutgoingMessage.priority("jobs", key, 50).withKey(key));
+        }
+        List<String> seen = new CopyOnWriteArrayList<>();
+        start(rmq, "jobs", String.class, m -> {
+            seen.add(m.key());
+            return ConsumeResult.success();
+        });
+        await().atMost(Duration.ofSeconds(5)).until(() -> seen.size() == 3);
+        // the highest score first, equal scores from the highest member down
+        assertThat(seen).containsExactly("c", "b", "a");
+    }
+
+    @Test
+    void aMergeKeepsTheMessagesPlaceAmongEquals() throws Exception {
+        RmqClient rmq = client(TopicDefinition.builder("jobs", TopicType.PRIORITY).slotAmount(1).fifo(true).build());
         for (String key : List.of("c", "b", "a")) {
             rmq.producer().send(OutgoingMessage.priority("jobs", key + "1", 50).withKey(key));
         }

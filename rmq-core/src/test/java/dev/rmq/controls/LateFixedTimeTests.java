@@ -57,7 +57,7 @@ class LateFixedTimeTests extends ControlsTest {
                         OutgoingMessage.fixedTime("orders", "o", Instant.ofEpochMilli(past)).withKey("o")))
                 .withMessageStartingWith("fixedTime " + past + " of key \"o\" is ")
                 .withMessageContaining(" ms behind the Redis clock (")
-                .withMessageEndingWith("more than the late tolerance of 500 ms; nothing of this batch was sent");
+                .withMessageEndingWith("more than the late tolerance of 500 ms; it was not sent");
         assertThat(rmq.inspector().totals("orders").backlog()).isZero();
     }
 

@@ -1,23 +1,19 @@
 package dev.rmq.controls;
 
-import dev.rmq.Fixtures;
 import dev.rmq.RmqClient;
 import dev.rmq.admin.PauseState;
-import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.consumer.ConsumerSettings;
-import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import dev.rmq.topic.UnknownTopicException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.Queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -31,29 +27,18 @@ import static org.awaitility.Awaitility.await;
 class PauseTests extends ControlsTest {
 
     private static final TopicDefinition JOBS = TopicDefinition.builder("jobs", TopicType.PRIORITY).slotAmount(4).build();
-    private final List<RedissonClient> connections = new ArrayList<>();
-    private final List<RmqConsumerContainer<?>> containers = new ArrayList<>();
+    private final Applications applications = new Applications(redis, JOBS, ConsumerSettings.DEFAULTS.withBatchSize(4));
     /** Handler starts, in this JVM's nano clock. */
-    private final ConcurrentLinkedQueue<Long> starts = new ConcurrentLinkedQueue<>();
+    private final Queue<Long> starts = applications.starts;
 
     @AfterEach
     void stopApplications() {
-        containers.forEach(c -> c.stop(Duration.ofSeconds(5)));
-        connections.forEach(RedissonClient::shutdown);
+        applications.close();
     }
 
     /** One application: a connection of its own, and a container with the default 1 s idle poll. */
     private RmqClient application() {
-        RedissonClient connection = Fixtures.redisson(redis);
-        connections.add(connection);
-        RmqClient rmq = RmqClient.builder(connection).topic(JOBS).build();
-        RmqConsumerContainer<String> container = rmq.container("jobs", String.class, m -> {
-            starts.add(System.nanoTime());
-            return ConsumeResult.success();
-        }).settings(ConsumerSettings.DEFAULTS.withBatchSize(4)).build();
-        containers.add(container);
-        container.start();
-        return rmq;
+        return applications.add(true);
     }
 
     private void send(RmqClient rmq, int count) {
@@ -78,19 +63,16 @@ class PauseTests extends ControlsTest {
 
         // sends are still taken while paused; no consumer takes them
         send(first, 30);
-        Thread.sleep(1_500);
-        assertThat(starts).allSatisfy(at -> assertThat(at).isLessThan(pausedAt + 1_000_000_000L));
+        holdsFor(Duration.ofMillis(1_500),
+                () -> assertThat(starts).allSatisfy(at -> assertThat(at).isLessThan(pausedAt + 1_000_000_000L)));
         assertThat(first.inspector().totals("jobs").backlog()).isEqualTo(30);
         assertThat(first.inspector().totals("jobs").paused()).isTrue();
 
         // both applications restart: the pause is in Redis and still holds
-        stopApplications();
-        containers.clear();
-        connections.clear();
+        applications.close();
         RmqClient restarted = application();
         application();
-        Thread.sleep(1_500);
-        assertThat(starts).hasSize(20);
+        holdsFor(Duration.ofMillis(1_500), () -> assertThat(starts).hasSize(20));
         assertThat(restarted.admin().pauseState("jobs").paused()).isTrue();
 
         long resumedAt = System.nanoTime();

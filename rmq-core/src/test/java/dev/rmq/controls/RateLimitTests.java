@@ -1,23 +1,19 @@
 package dev.rmq.controls;
 
-import dev.rmq.Fixtures;
 import dev.rmq.RmqClient;
-import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.consumer.ConsumerSettings;
-import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.Queue;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -35,26 +31,17 @@ class RateLimitTests extends ControlsTest {
     private static final TopicDefinition JOBS = TopicDefinition.builder("jobs", TopicType.PRIORITY).slotAmount(8)
             .rateLimit(RATE).build();
 
-    private final List<RedissonClient> connections = new ArrayList<>();
-    private final List<RmqConsumerContainer<?>> containers = new ArrayList<>();
-    private final ConcurrentLinkedQueue<Long> starts = new ConcurrentLinkedQueue<>();
+    private final Applications applications = new Applications(redis, JOBS,
+            ConsumerSettings.DEFAULTS.withConcurrency(2).withBatchSize(16));
+    private final Queue<Long> starts = applications.starts;
 
     @AfterEach
     void stopApplications() {
-        containers.forEach(c -> c.stop(Duration.ofSeconds(5)));
-        connections.forEach(RedissonClient::shutdown);
+        applications.close();
     }
 
     private RmqClient application() {
-        RedissonClient connection = Fixtures.redisson(redis);
-        connections.add(connection);
-        RmqClient rmq = RmqClient.builder(connection).topic(JOBS).build();
-        RmqConsumerContainer<String> container = rmq.container("jobs", String.class, m -> {
-            starts.add(System.nanoTime());
-            return ConsumeResult.success();
-        }).settings(ConsumerSettings.DEFAULTS.withConcurrency(2).withBatchSize(16)).build();
-        containers.add(container);
-        return rmq;
+        return applications.add(false);
     }
 
     @Test
@@ -68,7 +55,7 @@ class RateLimitTests extends ControlsTest {
         }
         first.producer().sendAll(backlog);
         long scriptCallsBefore = scriptCalls();
-        containers.forEach(RmqConsumerContainer::start);
+        applications.startAll();
 
         await().atMost(Duration.ofSeconds(20)).until(() -> starts.size() >= 1_250);
         long calls = scriptCalls() - scriptCallsBefore;

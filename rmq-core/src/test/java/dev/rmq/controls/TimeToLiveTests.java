@@ -35,11 +35,12 @@ class TimeToLiveTests extends ControlsTest {
     @Test
     void aMessageWhoseTimeToLiveRanOutWhileWaitingNeverReachesAHandlerAndIsCountedAndDropped() throws Exception {
         RmqClient rmq = client(topic("jobs", TopicType.PRIORITY).ttl(Duration.ofMillis(300)).build());
+        long sentBy = redisTimeMs();
         for (int i = 0; i < 20; i++) {
             rmq.producer().send(OutgoingMessage.priority("jobs", "stale-" + i, 50));
         }
         rmq.producer().send(OutgoingMessage.priority("jobs", "fresh", 50).withTtl(Duration.ofMinutes(1)));
-        Thread.sleep(500);
+        awaitRedisClockPast(sentBy, 300);
         List<String> handled = new CopyOnWriteArrayList<>();
         start(rmq, "jobs", String.class, m -> {
             handled.add(m.payload());
@@ -48,8 +49,7 @@ class TimeToLiveTests extends ControlsTest {
 
         await().atMost(Duration.ofSeconds(5)).until(() -> count("rmq.expired", "topic", "jobs", "result", "dropped") == 20);
         await().atMost(Duration.ofSeconds(5)).until(() -> handled.contains("fresh"));
-        Thread.sleep(300);
-        assertThat(handled).containsExactly("fresh");
+        holdsFor(Duration.ofMillis(300), () -> assertThat(handled).containsExactly("fresh"));
         assertThat(rmq.deadQueue().count("jobs")).isZero();
         assertThat(rmq.inspector().totals("jobs").backlog()).isZero();
         assertThat(redis.command("EXISTS", "expiry{jobs_0}")).isEqualTo(0L);
@@ -74,8 +74,7 @@ class TimeToLiveTests extends ControlsTest {
         assertThat(dead.lastError()).startsWith("expired");
         assertThat(dead.payloadText()).isEqualTo("o1");
         assertThat(count("rmq.expired", "topic", "orders", "result", "dead")).isEqualTo(1);
-        Thread.sleep(300);
-        assertThat(handled).isEmpty();
+        holdsFor(Duration.ofMillis(300), () -> assertThat(handled).isEmpty());
     }
 
     @Test
@@ -90,8 +89,7 @@ class TimeToLiveTests extends ControlsTest {
 
         // the first attempt fails; its 1 s backoff outlasts the 600 ms time to live
         await().atMost(Duration.ofSeconds(5)).until(() -> count("rmq.expired", "topic", "jobs") == 1);
-        Thread.sleep(1500);
-        assertThat(attempts).containsExactly(1);
+        holdsFor(Duration.ofMillis(1500), () -> assertThat(attempts).containsExactly(1));
         assertThat(rmq.producer().get(MessageRef.of("jobs", "j"))).isEmpty();
     }
 
@@ -103,15 +101,14 @@ class TimeToLiveTests extends ControlsTest {
         List<String> handled = new CopyOnWriteArrayList<>();
         // one poll takes both; each handler outlasts the time to live
         start(rmq, "jobs", String.class, m -> {
-            Thread.sleep(400);
+            Thread.sleep(400); // the handler's work, which must outlast the time to live
             handled.add(m.key() + "#" + m.attempt());
             return m.key().equals("ok") ? ConsumeResult.success() : ConsumeResult.retry("too late anyway");
         }, dev.rmq.consumer.ConsumerSettings.DEFAULTS.withBatchSize(2).withIdlePoll(Duration.ofMillis(200)));
 
         await().atMost(Duration.ofSeconds(5)).until(() -> handled.size() == 2);
         await().atMost(Duration.ofSeconds(5)).until(() -> count("rmq.expired", "topic", "jobs") == 1);
-        Thread.sleep(1500);
-        assertThat(handled).containsExactly("ok#1", "fail#1");
+        holdsFor(Duration.ofMillis(1500), () -> assertThat(handled).containsExactly("ok#1", "fail#1"));
         assertThat(rmq.inspector().totals("jobs").backlog()).isZero();
         assertThat(rmq.inspector().totals("jobs").inFlight()).isZero();
     }
@@ -119,12 +116,13 @@ class TimeToLiveTests extends ControlsTest {
     @Test
     void aMergeTakesTheLatestSendsTimeToLiveAndZeroMeansNoneEvenOnATopicWithOne() throws Exception {
         RmqClient rmq = client(topic("jobs", TopicType.PRIORITY).ttl(Duration.ofMillis(200)).build());
+        long sentBy = redisTimeMs();
         rmq.producer().send(OutgoingMessage.priority("jobs", "a1", 50).withKey("a"));
         rmq.producer().send(OutgoingMessage.priority("jobs", "a2", 50).withKey("a").withTtl(Duration.ofMinutes(1)));
         rmq.producer().send(OutgoingMessage.priority("jobs", "b1", 50).withKey("b").withTtl(Duration.ofMinutes(1)));
         rmq.producer().send(OutgoingMessage.priority("jobs", "b2", 50).withKey("b"));
         rmq.producer().send(OutgoingMessage.priority("jobs", "c", 50).withKey("c").withTtl(Duration.ZERO));
-        Thread.sleep(400);
+        awaitRedisClockPast(sentBy, 200);
         List<String> handled = new CopyOnWriteArrayList<>();
         start(rmq, "jobs", String.class, m -> {
             handled.add(m.payload());
@@ -142,8 +140,9 @@ class TimeToLiveTests extends ControlsTest {
         for (int i = 0; i < 500; i++) {
             messages.add(OutgoingMessage.priority("jobs", "m" + i, 20 + i % 7));
         }
+        long sentBy = redisTimeMs();
         rmq.producer().sendAll(messages);
-        Thread.sleep(20);
+        awaitRedisClockPast(sentBy, 1);
         ScriptRunner scripts = new ScriptRunner(redisson);
         PrepareCall poll = new PrepareCall(RetryPolicy.of(rmq.topics().require("jobs")), 10, 5000, "", 1000, 100, false);
 

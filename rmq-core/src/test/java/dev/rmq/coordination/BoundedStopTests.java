@@ -107,7 +107,7 @@ class BoundedStopTests {
 
     private ZooKeeperNode node(String name) {
         ZooKeeperNode node = new ZooKeeperNode(name, redis.address(), zookeeper.getConnectString(), TOPIC, 2, message -> {
-            Thread.sleep(5);
+            Thread.sleep(5); // the handler's work: the stop finds messages in flight
             consumed.computeIfAbsent(message.payload(), k -> new AtomicInteger()).incrementAndGet();
             return ConsumeResult.success();
         }).start();

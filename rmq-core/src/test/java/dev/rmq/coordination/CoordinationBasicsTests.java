@@ -15,6 +15,7 @@ import dev.rmq.internal.script.ScriptRunner;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.testsupport.RedisServer;
 import dev.rmq.testsupport.RedisTestServers;
+import dev.rmq.topic.DeliveryGuarantee;
 import dev.rmq.topic.TopicConflictException;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
@@ -206,6 +207,32 @@ class CoordinationBasicsTests {
         assertThat(byC.holdOff()).isBetween(Duration.ofSeconds(8), Duration.ofMillis(10_001));
         assertThat(Futures.join(fence.give(orders, 0, "b/1"))).isFalse();
         assertThat(redis.command("GET", "owner{orders_0}")).isEqualTo("c/1");
+    }
+
+    @Test
+    void anAtMostOnceBatchHoldsOffANewOwnerForItsLeaseThoughItLeftRedis() {
+        RedissonClient redisson = redisson();
+        TopicDefinition ticks = TopicDefinition.builder("orders", TopicType.PRIORITY).slotAmount(1)
+                .leaseTimeout(Duration.ofSeconds(10)).delivery(DeliveryGuarantee.AT_MOST_ONCE).build();
+        RmqClient rmq = RmqClient.builder(redisson).topic(ticks).build();
+        rmq.producer().send(OutgoingMessage.priority("orders", "x", 30).withKey("k"));
+        SlotKeys keys = new KeyLayout("").slot("orders", 0);
+        ScriptRunner scripts = new ScriptRunner(redisson);
+        SlotFencing fence = rmq.slotFencing();
+
+        // an empty poll leaves no hold: nothing can be running
+        assertThat(Futures.join(fence.take(ticks, 0, "a/1"))).isEqualTo(new SlotFencing.Taken("", Duration.ZERO));
+        // worker a takes the message (it leaves Redis), then is cut off while its handler may still run
+        Futures.join(scripts.run(keys, new PrepareCall(RetryPolicy.of(ticks), 10, 10_000, "a/1", 1000, 100, true)));
+        assertThat(redis.command("ZCARD", keys.prepare())).isEqualTo(0L);
+        assertThat(redis.command("HLEN", keys.body())).isEqualTo(0L);
+        SlotFencing.Taken byB = Futures.join(fence.take(ticks, 0, "b/1"));
+        assertThat(byB.previousToken()).isEqualTo("a/1");
+        assertThat(byB.holdOff()).isBetween(Duration.ofSeconds(8), Duration.ofMillis(10_001));
+        // the hold expires by itself with the lease
+        assertThat((Long) redis.command("PTTL", keys.hold())).isBetween(8_000L, 10_000L);
+        redis.command("DEL", keys.hold());
+        assertThat(Futures.join(fence.take(ticks, 0, "c/1")).holdOff()).isEqualTo(Duration.ZERO);
     }
 
     @Test

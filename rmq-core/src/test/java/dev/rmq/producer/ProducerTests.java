@@ -20,6 +20,8 @@ import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 class ProducerTests extends StandaloneRedisTest {
 
@@ -172,24 +174,35 @@ class ProducerTests extends StandaloneRedisTest {
     }
 
     @Test
-    void aCallTheScriptRefusesIsNotSentAgain() {
+    void aMessageTheScriptRefusesIsNotSentAgain() {
         List<OutgoingMessage> batch = List.of(
                 OutgoingMessage.fixedTime("orders", "late", Instant.ofEpochMilli(redisTimeMs() - 60_000)).withKey("late"));
         redis.command("CONFIG", "RESETSTAT");
-        assertThatIllegalArgumentException().isThrownBy(() -> producer.sendAll(batch));
+        assertThatThrownBy(() -> producer.sendAll(batch)).isInstanceOf(BatchSendException.class);
         // a refusal is the same in every round, so the pipeline's retry rounds are not for it
         assertThat(String.valueOf(redis.info("commandstats").get("cmdstat_evalsha"))).startsWith("calls=1,");
     }
 
     @Test
-    void batchWithAPastFixedTimeFailsThatSlotGroupAsAWhole() {
+    void aBatchWithAPastFixedTimeStoresTheRestAndSaysExactlyWhichWasRefused() {
         long now = redisTimeMs();
         List<OutgoingMessage> batch = List.of(
                 OutgoingMessage.fixedTime("orders", "a", Instant.ofEpochMilli(now + 60_000)).withKey("a").withSlotBasis("same"),
-                OutgoingMessage.fixedTime("orders", "b", Instant.ofEpochMilli(now - 60_000)).withKey("b").withSlotBasis("same"));
-        assertThatIllegalArgumentException().isThrownBy(() -> producer.sendAll(batch))
-                .withMessageContaining("nothing of this batch was sent");
-        assertThat(producer.exists(MessageRef.of("orders", "a").withSlotBasis("same"))).isFalse();
+                OutgoingMessage.fixedTime("orders", "b", Instant.ofEpochMilli(now - 60_000)).withKey("b").withSlotBasis("same"),
+                OutgoingMessage.priority("tasks", "c", 40).withKey("c"));
+        BatchSendException failed = catchThrowableOfType(BatchSendException.class, () -> producer.sendAll(batch));
+
+        assertThat(failed.outcomes()).extracting(SendOutcome::status).containsExactly(SendOutcome.Status.STORED,
+                SendOutcome.Status.REFUSED, SendOutcome.Status.STORED);
+        assertThat(failed.outcomes().get(1).error()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("fixedTime " + (now - 60_000) + " of key \"b\" is ")
+                .hasMessageEndingWith("more than the late tolerance of 10000 ms; it was not sent");
+        assertThat(failed.stored()).extracting(SendReceipt::key).containsExactly("a", "c");
+        assertThat(failed.toResend()).containsExactly(batch.get(1));
+        assertThat(failed.unknown()).isEmpty();
+        assertThat(producer.exists(MessageRef.of("orders", "a").withSlotBasis("same"))).isTrue();
+        assertThat(producer.exists(MessageRef.of("orders", "b").withSlotBasis("same"))).isFalse();
+        assertThat(producer.exists(MessageRef.of("tasks", "c"))).isTrue();
     }
 
     @Test

@@ -54,6 +54,8 @@ public final class RedisAdmin implements RmqAdmin {
         for (int slot = 0; slot < definition.slotAmount(); slot++) {
             batch.getBucket(slotKeys(definition, slot).paused(), StringCodec.INSTANCE).deleteAsync();
         }
+        // the wakes go after every flag is gone: in one batch, a wake could reach a consumer before another node
+        // deleted its slot's flag, and that slot would sleep out its idle poll still paused
         return batch.executeAsync().thenCompose(done -> {
             RBatch wakes = redisson.createBatch(BatchOptions.defaults());
             for (int slot = 0; slot < definition.slotAmount(); slot++) {

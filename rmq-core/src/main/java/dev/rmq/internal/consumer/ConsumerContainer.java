@@ -12,6 +12,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -100,6 +101,11 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
             held.addAll(worker.heldSlots());
         }
         return held;
+    }
+
+    @Override
+    public Optional<Duration> redisOutage() {
+        return workerFactory.redisOutage();
     }
 
     @Override

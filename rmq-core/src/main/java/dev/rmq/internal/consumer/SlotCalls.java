@@ -3,6 +3,7 @@ package dev.rmq.internal.consumer;
 import dev.rmq.consumer.AckOutcome;
 import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.internal.redis.Futures;
+import dev.rmq.internal.redis.OutageWatch;
 import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.internal.script.AckCall;
 import dev.rmq.internal.script.ExtendCall;
@@ -15,6 +16,7 @@ import dev.rmq.topic.TopicDefinition;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * A consumer's script calls on the slots of one topic: poll (prepare), acknowledge, extend leases. Each waits
@@ -37,8 +39,11 @@ final class SlotCalls {
     private final ConsumerSettings settings;
     private final RetryPolicy policy;
     private final String wakeChannel;
+    private final OutageWatch outage;
 
-    SlotCalls(ScriptRunner scripts, TopicDefinition topic, ConsumerSettings settings, String wakeChannel) {
+    SlotCalls(ScriptRunner scripts, TopicDefinition topic, ConsumerSettings settings, String wakeChannel,
+              OutageWatch outage) {
+        this.outage = outage;
         this.scripts = scripts;
         this.topic = topic;
         this.settings = settings;
@@ -51,22 +56,36 @@ final class SlotCalls {
         long leaseMs = topic.leaseTimeout().toMillis();
         PrepareCall call = new PrepareCall(policy, batch, leaseMs, fence, settings.idlePoll().toMillis(),
                 settings.recoverLimit(), topic.delivery() == DeliveryGuarantee.AT_MOST_ONCE);
-        PrepareCall.Polled polled = Futures.joinBounded(scripts.run(keys, call));
+        PrepareCall.Polled polled = watched(() -> Futures.joinBounded(scripts.run(keys, call)));
         // the token is the lease deadline the script gave: its clock plus the lease
         return new Poll(polled, polled.token() / 1000 - leaseMs, System.nanoTime());
     }
 
     List<AckOutcome> ack(SlotKeys keys, String fence, List<AckCall.Ack> acks) {
-        return Futures.joinBounded(scripts.run(keys, new AckCall(policy, fence, wakeChannel, keys.slot(), acks)));
+        return watched(() -> Futures.joinBounded(scripts.run(keys, new AckCall(policy, fence, wakeChannel, keys.slot(), acks))));
     }
 
     /** Hands messages an at-most-once worker took and never started back to waiting. */
     void putback(SlotKeys keys, List<PrepareCall.Message> messages) {
-        Futures.joinBounded(scripts.run(keys, new PutbackCall(topic.type(), wakeChannel, keys.slot(), messages)));
+        watched(() -> Futures.joinBounded(scripts.run(keys, new PutbackCall(topic.type(), wakeChannel, keys.slot(), messages))));
     }
 
     /** Each delivery's new token, or 0 where its lease was already lost. */
     List<Long> extend(SlotKeys keys, String fence, Duration lease, List<ExtendCall.Lease> leases) {
-        return Futures.joinBounded(scripts.run(keys, new ExtendCall(Math.max(1, lease.toMillis()), fence, leases)));
+        return watched(() -> Futures.joinBounded(scripts.run(keys, new ExtendCall(Math.max(1, lease.toMillis()), fence,
+                leases))));
+    }
+
+    /** Runs a call under the container's outage watch. */
+    private <R> R watched(Supplier<R> call) {
+        long id = outage.begin();
+        try {
+            R reply = call.get();
+            outage.succeeded(id);
+            return reply;
+        } catch (RuntimeException e) {
+            outage.failed(id, e);
+            throw e;
+        }
     }
 }

@@ -3,6 +3,7 @@ package dev.rmq.internal.consumer;
 import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.consumer.SlotOwner;
 import dev.rmq.events.RmqEvent;
+import dev.rmq.exceptions.RmqUnavailableException;
 import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.internal.redis.SlotFencedException;
 import dev.rmq.metrics.RmqMetrics;
@@ -229,6 +230,10 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
         state.nextPollNanos = System.nanoTime() + delay;
         if (!running) {
             log.debug("worker {} failed to poll {} while stopping: {}", id, state.keys.hashTag(), e.toString());
+        } else if (e instanceof RmqUnavailableException) {
+            // Redis is unreachable: the container's outage watch says so once, not each worker for each slot
+            log.debug("worker {} could not reach Redis to poll {} ({} time(s) in a row), retrying in {} ms: {}", id,
+                    state.keys.hashTag(), state.failures, TimeUnit.NANOSECONDS.toMillis(delay), e.toString());
         } else if (state.failures == 1 || state.failures % 20 == 0) {
             log.warn("worker {} failed to poll {} ({} time(s) in a row), retrying in {} ms: {}", id,
                     state.keys.hashTag(), state.failures, TimeUnit.NANOSECONDS.toMillis(delay), e.toString());

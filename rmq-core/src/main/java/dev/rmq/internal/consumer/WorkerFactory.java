@@ -5,12 +5,15 @@ import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.consumer.RmqHandler;
 import dev.rmq.events.RmqEventListener;
 import dev.rmq.internal.redis.KeyLayout;
+import dev.rmq.internal.redis.OutageWatch;
 import dev.rmq.internal.script.ScriptRunner;
 import dev.rmq.metrics.RmqMetrics;
 import dev.rmq.topic.DeliveryGuarantee;
 import dev.rmq.topic.TopicDefinition;
 
 import java.lang.reflect.Type;
+import java.time.Duration;
+import java.util.Optional;
 
 /**
  * Builds the workers of one container, each with its own batch runner, acknowledger and lease keeper over
@@ -29,22 +32,30 @@ public final class WorkerFactory<T> {
     private final Type payloadType;
     private final RmqMetrics metrics;
     private final ConsumerEvents events;
+    /** Whether the container's calls reach Redis. */
+    private final OutageWatch outage;
     /** The container's gate on the topic's rate limit, shared by its workers. */
     private final RateGate rate;
 
     public WorkerFactory(TopicDefinition topic, ConsumerSettings settings, KeyLayout keys, ScriptRunner scripts,
                          RmqHandler<T> handler, PayloadCodec codec, Type payloadType, RmqMetrics metrics,
-                         RmqEventListener events) {
+                         RmqEventListener events, OutageWatch outage) {
         this.topic = topic;
         this.settings = settings;
         this.keys = keys;
-        this.calls = new SlotCalls(scripts, topic, settings, keys.wakeChannel(topic.name()));
+        this.calls = new SlotCalls(scripts, topic, settings, keys.wakeChannel(topic.name()), outage);
+        this.outage = outage;
         this.handler = handler;
         this.codec = codec;
         this.payloadType = payloadType;
         this.metrics = metrics;
         this.events = new ConsumerEvents(events);
         this.rate = RateGate.of(topic, scripts, keys.rateBucket(topic.name()));
+    }
+
+    /** How long the container's calls have not reached Redis, once that is an outage. */
+    Optional<Duration> redisOutage() {
+        return outage.outage();
     }
 
     SlotWorker newWorker(String id) {

@@ -28,10 +28,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
@@ -64,7 +62,8 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
     private final ScheduledExecutorService executor;
     private final Map<Integer, Held> held = new HashMap<>();
     private TopicDefinition topic;
-    private Map<String, SlotOwner> workers = Map.of();
+    /** Written on the assignment's thread, read by the connection listener too. */
+    private volatile Map<String, SlotOwner> workers = Map.of();
     private CuratorCache cache;
     private boolean suspended;
     /** How many slots {@link #held} has, readable from other threads. */
@@ -145,14 +144,14 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
         closed = true;
         CompletableFuture<List<CompletableFuture<SlotClaims.GivingUp>>> started = new CompletableFuture<>();
         executor.execute(() -> started.complete(giveUpEverything()));
-        List<CompletableFuture<SlotClaims.GivingUp>> gives = waitUntil(started, deadline);
+        List<CompletableFuture<SlotClaims.GivingUp>> gives = GiveUps.waitUntil(started, deadline);
         if (gives != null) {
             List<CompletableFuture<Void>> all = gives.stream().map(give -> give.thenCompose(SlotClaims.GivingUp::both)).toList();
-            waitUntil(CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)), deadline);
+            GiveUps.waitUntil(CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)), deadline);
         }
         executor.shutdownNow();
         onClosed.accept(this);
-        return report(gives, heldCount, start);
+        return GiveUps.report(gives, heldCount, start);
     }
 
     /** On the assignment's thread: stops assigning, and starts giving back every slot held once its worker let it go. */
@@ -180,52 +179,21 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
     }
 
     /**
-     * @param gives     the slots being given back, or null when the assignment's thread did not get to them in time
-     * @param heldCount how many slots were held, for the null case
+     * Follows the ZooKeeper connection: SUSPENDED pauses every slot, LOST gives them up, RECONNECTED resumes.
+     * SUSPENDED and LOST stop the workers at once, from the listener's thread: the assignment's thread may be
+     * stuck in a ZooKeeper call until the connection times out, and every handler started meanwhile is one the
+     * next owner would have to wait for. A worker told to let its slots go finishes the message in hand,
+     * acknowledges what it handled while its fencing token is still valid and hands back what it has not
+     * started, so the next owner, once the session expired, finds no lease to wait for.
+     *
+     * @return how many slots the change concerns: those that stop (SUSPENDED), are given up (LOST) or are held
+     *         and resume if still ours (RECONNECTED); for the coordinator's log line
      */
-    private static StopReport report(List<CompletableFuture<SlotClaims.GivingUp>> gives, int heldCount, long startNanos) {
-        int released = 0;
-        int tokensLeft = 0;
-        int znodesLeft = 0;
-        List<String> unreachable = new ArrayList<>();
-        if (gives == null) {
-            // the assignment's thread was busy past the bound (a ZooKeeper call that did not return): nothing was given back
-            tokensLeft = heldCount;
-            znodesLeft = heldCount;
-        } else {
-            for (CompletableFuture<SlotClaims.GivingUp> give : gives) {
-                SlotClaims.GivingUp giving = give.getNow(null);
-                boolean token = giving != null && giving.tokenCleared().getNow(false);
-                boolean znode = giving != null && giving.znodeDeleted().getNow(false);
-                released += token && znode ? 1 : 0;
-                if (!token) {
-                    tokensLeft++;
-                    unreachable.add(giving == null ? "a worker" : "Redis");
-                }
-                if (!znode) {
-                    znodesLeft++;
-                    unreachable.add(giving == null ? "a worker" : "ZooKeeper");
-                }
-            }
+    public int onConnectionState(ConnectionState state) {
+        int slots = heldCount;
+        if (state == ConnectionState.SUSPENDED || state == ConnectionState.LOST) {
+            slots = Math.max(slots, stopWorkersNow());
         }
-        return new StopReport(Duration.ofNanos(System.nanoTime() - startNanos), released, tokensLeft, znodesLeft, 0,
-                unreachable.stream().filter(what -> !what.equals("a worker")).toList());
-    }
-
-    /** The value of {@code stage} once it completes, or null when it does not by the deadline. */
-    private static <T> T waitUntil(CompletableFuture<T> stage, long deadlineNanos) {
-        try {
-            return stage.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException | ExecutionException e) {
-            return null;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        }
-    }
-
-    /** Follows the ZooKeeper connection: SUSPENDED pauses every slot, LOST gives them up, RECONNECTED resumes. */
-    public void onConnectionState(ConnectionState state) {
         later(() -> {
             switch (state) {
                 case SUSPENDED -> pauseAll();
@@ -239,6 +207,22 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
                 }
             }
         });
+        return slots;
+    }
+
+    /**
+     * Revokes every slot every worker owns; {@link #pauseAll()} then records the revokes on the assignment's thread.
+     * Returns how many slots were revoked.
+     */
+    private int stopWorkersNow() {
+        int revoked = 0;
+        for (SlotOwner worker : workers.values()) {
+            for (int slot : worker.ownedSlots()) {
+                worker.revoke(slot);
+                revoked++;
+            }
+        }
+        return revoked;
     }
 
     /** The worker ids of this container's workers as they appear under members/. */

@@ -2,8 +2,11 @@ package dev.rmq.internal.producer;
 
 import dev.rmq.codec.MessageKeys;
 import dev.rmq.codec.PayloadCodec;
+import dev.rmq.exceptions.RmqException;
+import dev.rmq.exceptions.RmqUnavailableException;
 import dev.rmq.internal.redis.Envelope;
 import dev.rmq.internal.redis.KeyLayout;
+import dev.rmq.internal.redis.OutageWatch;
 import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.internal.script.ScriptRunner;
 import dev.rmq.internal.script.SendCall;
@@ -29,7 +32,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -49,9 +52,12 @@ public final class ScriptProducer implements RmqProducer {
     private final RmqMetrics metrics;
     private final Durability durability;
     private final MessageOperations operations;
+    /** Whether sends reach Redis: one WARN when they have not for the threshold, one INFO when they do again. */
+    private final OutageWatch outage;
 
     public ScriptProducer(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts, PayloadCodec codec,
-                          int maxPayloadBytes, RmqMetrics metrics, Durability durability) {
+                          int maxPayloadBytes, RmqMetrics metrics, Durability durability, OutageWatch outage) {
+        this.outage = outage;
         this.topics = topics;
         this.keys = keys;
         this.scripts = scripts;
@@ -67,7 +73,7 @@ public final class ScriptProducer implements RmqProducer {
         if (value == null) {
             throw new IllegalArgumentException("durability must not be null; use Durability.MASTER_ONLY");
         }
-        return new ScriptProducer(topics, keys, scripts, codec, maxPayloadBytes, metrics, value);
+        return new ScriptProducer(topics, keys, scripts, codec, maxPayloadBytes, metrics, value, outage);
     }
 
     @Override
@@ -82,12 +88,14 @@ public final class ScriptProducer implements RmqProducer {
             return sendPrepared(List.of(send)).thenApply(receipts -> receipts.get(0));
         }
         long start = System.nanoTime();
+        long watched = outage.begin();
         return scripts.run(send.keys(), call(send.topic(), send.keys(), List.of(send.message())))
+                .whenComplete((results, error) -> settle(watched, error))
                 .thenApply(results -> {
                     SendCall.Result result = results.get(0);
                     report(send.topic(), result);
-                    if (result.outcome() == SendCall.Outcome.REFUSED) {
-                        throw send.refusal();
+                    if (!result.outcome().stored()) {
+                        throw send.refusal(result);
                     }
                     return send.receipt(result);
                 })
@@ -98,14 +106,14 @@ public final class ScriptProducer implements RmqProducer {
 
     private SendCall call(TopicDefinition topic, SlotKeys slot, List<SendCall.Message> messages) {
         return new SendCall(topic.type(), keys.wakeChannel(topic.name()), slot.slot(), topic.maxBacklogPerSlot(),
-                topic.lateTolerance().toMillis(), messages);
+                topic.lateTolerance().toMillis(), topic.fifo(), messages);
     }
 
-    /** Counts what the metrics count per message: refusals and late fixed times. */
+    /** Counts what the metrics count per message: refusals for a full backlog, and late fixed times. */
     private void report(TopicDefinition topic, SendCall.Result result) {
-        if (result.outcome() == SendCall.Outcome.REFUSED) {
+        if (result.outcome() == SendCall.Outcome.BACKLOG_FULL) {
             metrics.refused(topic, 1);
-        } else if (result.lateMs() > 0) {
+        } else if (result.outcome().stored() && result.lateMs() > 0) {
             metrics.sentLate(topic, result.lateMs());
         }
     }
@@ -125,63 +133,137 @@ public final class ScriptProducer implements RmqProducer {
         return sendPrepared(sends);
     }
 
+    /**
+     * Sends a batch as one pipeline of calls, a call per slot and per {@value #MESSAGES_PER_CALL} messages. Each
+     * call's reply is taken on its own: a call that failed leaves its messages with an unknown outcome, without
+     * hiding what the other calls stored.
+     */
     private CompletionStage<List<SendReceipt>> sendPrepared(List<PreparedSend> sends) {
         Map<SlotKeys, List<Integer>> bySlot = new LinkedHashMap<>();
         for (int i = 0; i < sends.size(); i++) {
             bySlot.computeIfAbsent(sends.get(i).keys(), k -> new ArrayList<>()).add(i);
         }
-        SendCall.Result[] results = new SendCall.Result[sends.size()];
+        BatchState state = new BatchState(sends.size());
         ScriptRunner.Pipeline pipeline = scripts.pipeline(durability.replicas(), durability.timeout());
-        List<CompletableFuture<Void>> calls = new ArrayList<>();
+        List<List<Integer>> chunks = new ArrayList<>();
         for (Map.Entry<SlotKeys, List<Integer>> group : bySlot.entrySet()) {
             List<Integer> indexes = group.getValue();
             for (int from = 0; from < indexes.size(); from += MESSAGES_PER_CALL) {
                 List<Integer> chunk = indexes.subList(from, Math.min(indexes.size(), from + MESSAGES_PER_CALL));
-                calls.add(sendChunk(pipeline, group.getKey(), sends, chunk, results));
+                chunks.add(chunk);
+                sendChunk(pipeline, group.getKey(), sends, chunk, state);
             }
         }
         long start = System.nanoTime();
+        long watched = outage.begin();
         return pipeline.execute()
-                .thenCompose(synced -> CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
-                        .thenApply(v -> checkReplicated(synced, sends.size())))
-                .thenApply(v -> receipts(sends, results))
-                .whenComplete((all, error) -> reportBatch(sends, results, System.nanoTime() - start,
-                        error instanceof BatchSendException ? null : error));
+                .handle((synced, error) -> {
+                    // a pipeline that failed before sending some calls leaves them unanswered: unknown as well
+                    for (List<Integer> chunk : chunks) {
+                        state.failUnanswered(chunk, error);
+                    }
+                    return synced == null ? 0 : synced;
+                })
+                .thenApply(synced -> state.receipts(sends, synced))
+                .whenComplete((all, error) -> {
+                    Throwable failure = error instanceof BatchSendException batch ? firstUnknown(batch) : error;
+                    settle(watched, failure);
+                    reportBatch(sends, state, System.nanoTime() - start, failure);
+                });
     }
 
-    /** The receipts in the input order; when some messages were refused, the whole account as an exception. */
-    private List<SendReceipt> receipts(List<PreparedSend> sends, SendCall.Result[] results) {
-        List<SendReceipt> receipts = new ArrayList<>(sends.size());
-        boolean refused = false;
-        for (int i = 0; i < sends.size(); i++) {
-            refused |= results[i].outcome() == SendCall.Outcome.REFUSED;
-            receipts.add(results[i].outcome() == SendCall.Outcome.REFUSED ? null : sends.get(i).receipt(results[i]));
+    /** Tells the outage watch how a call ended: a reply, or a failure that may be for want of Redis. */
+    private void settle(long watched, Throwable error) {
+        if (error == null) {
+            outage.succeeded(watched);
+        } else {
+            outage.failed(watched, error);
         }
-        if (!refused) {
-            return receipts;
-        }
-        List<SendOutcome> outcomes = new ArrayList<>(sends.size());
-        for (int i = 0; i < sends.size(); i++) {
-            PreparedSend send = sends.get(i);
-            outcomes.add(receipts.get(i) != null ? new SendOutcome(send.original(), receipts.get(i), null)
-                    : new SendOutcome(send.original(), null, send.refusal()));
-        }
-        throw new BatchSendException(outcomes);
     }
 
-    private CompletableFuture<Void> sendChunk(ScriptRunner.Pipeline pipeline, SlotKeys slot, List<PreparedSend> sends,
-                                              List<Integer> chunk, SendCall.Result[] results) {
+    private void sendChunk(ScriptRunner.Pipeline pipeline, SlotKeys slot, List<PreparedSend> sends,
+                           List<Integer> chunk, BatchState state) {
         List<SendCall.Message> messages = new ArrayList<>(chunk.size());
         for (int index : chunk) {
             messages.add(sends.get(index).message());
         }
         TopicDefinition topic = sends.get(chunk.get(0)).topic();
-        return pipeline.add(slot, call(topic, slot, messages)).thenAccept(outcomes -> {
+        pipeline.add(slot, call(topic, slot, messages)).whenComplete((outcomes, error) -> {
+            if (error != null) {
+                state.fail(chunk, error);
+                return;
+            }
+            state.store(chunk, outcomes);
+            outcomes.forEach(outcome -> report(topic, outcome));
+        });
+    }
+
+    private static Throwable firstUnknown(BatchSendException batch) {
+        return batch.outcomes().stream().filter(o -> o.status() == SendOutcome.Status.UNKNOWN)
+                .map(SendOutcome::error).findFirst().orElse(null);
+    }
+
+    /** What each message of a batch came to: a reply of its call, or the failure that left it unknown. */
+    private final class BatchState {
+
+        final SendCall.Result[] results;
+        final RuntimeException[] failures;
+
+        BatchState(int size) {
+            this.results = new SendCall.Result[size];
+            this.failures = new RuntimeException[size];
+        }
+
+        synchronized void store(List<Integer> chunk, List<SendCall.Result> outcomes) {
             for (int i = 0; i < chunk.size(); i++) {
                 results[chunk.get(i)] = outcomes.get(i);
-                report(topic, outcomes.get(i));
             }
-        });
+        }
+
+        synchronized void fail(List<Integer> chunk, Throwable error) {
+            RuntimeException cause = asRuntime(error);
+            for (int index : chunk) {
+                failures[index] = cause;
+            }
+        }
+
+        synchronized void failUnanswered(List<Integer> chunk, Throwable error) {
+            if (results[chunk.get(0)] == null && failures[chunk.get(0)] == null) {
+                fail(chunk, error != null ? error
+                        : new RmqUnavailableException("the pipeline ended without a reply for this call", null));
+            }
+        }
+
+        /** The receipts in the input order; when any message is not known to be stored, the account as an exception. */
+        synchronized List<SendReceipt> receipts(List<PreparedSend> sends, int synced) {
+            List<SendReceipt> receipts = new ArrayList<>(sends.size());
+            boolean complete = true;
+            for (int i = 0; i < sends.size(); i++) {
+                boolean stored = results[i] != null && results[i].outcome().stored();
+                complete &= stored;
+                receipts.add(stored ? sends.get(i).receipt(results[i]) : null);
+            }
+            if (complete) {
+                checkReplicated(synced, sends.size());
+                return receipts;
+            }
+            List<SendOutcome> outcomes = new ArrayList<>(sends.size());
+            for (int i = 0; i < sends.size(); i++) {
+                PreparedSend send = sends.get(i);
+                outcomes.add(receipts.get(i) != null ? SendOutcome.stored(send.original(), receipts.get(i))
+                        : results[i] != null ? SendOutcome.refused(send.original(), send.refusal(results[i]))
+                        : SendOutcome.unknown(send.original(), failures[i]));
+            }
+            throw new BatchSendException(outcomes);
+        }
+    }
+
+    private static RuntimeException asRuntime(Throwable error) {
+        Throwable cause = error;
+        while (cause instanceof CompletionException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause instanceof RuntimeException runtime ? runtime : new RmqException(String.valueOf(cause.getMessage()), cause);
     }
 
     private Void checkReplicated(int synced, int messages) {
@@ -193,7 +275,11 @@ public final class ScriptProducer implements RmqProducer {
         return null;
     }
 
-    private void reportBatch(List<PreparedSend> sends, SendCall.Result[] results, long nanos, Throwable error) {
+    private void reportBatch(List<PreparedSend> sends, BatchState state, long nanos, Throwable error) {
+        SendCall.Result[] results;
+        synchronized (state) {
+            results = state.results.clone();
+        }
         Map<TopicDefinition, int[]> byTopic = new LinkedHashMap<>();
         for (int i = 0; i < sends.size(); i++) {
             int[] counts = byTopic.computeIfAbsent(sends.get(i).topic(), t -> new int[2]);
@@ -218,12 +304,11 @@ public final class ScriptProducer implements RmqProducer {
         String key = message.key() != null ? message.key() : MessageKeys.derive(payload);
         String basis = message.slotBasis() != null ? message.slotBasis() : key;
         SlotKeys slot = keys.slot(topic.name(), topic.slotOf(basis));
-        byte[] content = Envelope.encodeContent(message.headers(), payload);
         Duration ttl = message.ttl() != null ? message.ttl() : topic.ttl();
         long notBefore = message.notBeforeTime().map(Instant::toEpochMilli)
                 .orElseGet(() -> message.delay().map(delay -> -delay.toMillis()).orElse(0L));
-        return new PreparedSend(topic, slot, message,
-                new SendCall.Message(key, message.value(), ttl.toMillis(), notBefore, content));
+        byte[] envelope = Envelope.encodeNew(message.headers(), payload, ttl.toMillis(), notBefore);
+        return new PreparedSend(topic, slot, message, new SendCall.Message(key, message.value(), envelope));
     }
 
     // ---- operations by key ------------------------------------------------------------------------
@@ -256,7 +341,14 @@ public final class ScriptProducer implements RmqProducer {
                     Duration.ofMillis(result.lateMs()));
         }
 
-        BacklogFullException refusal() {
+        /** Why the script refused it. */
+        RuntimeException refusal(SendCall.Result result) {
+            if (result.outcome() == SendCall.Outcome.TOO_LATE) {
+                long due = message.value();
+                return new IllegalArgumentException("fixedTime " + due + " of key \"" + message.key() + "\" is "
+                        + result.lateMs() + " ms behind the Redis clock (" + (due + result.lateMs()) + " ms), more than"
+                        + " the late tolerance of " + topic.lateTolerance().toMillis() + " ms; it was not sent");
+            }
             return new BacklogFullException(topic.name(), keys.slot(), message.key(), topic.maxBacklogPerSlot(),
                     topic.maxBacklog(), topic.slotAmount());
         }

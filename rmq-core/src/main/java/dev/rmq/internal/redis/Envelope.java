@@ -9,17 +9,18 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The bytes stored for each message. A header that the Lua scripts write and read, then the content (headers
- * and payload), which only Java reads:
+ * The bytes stored for each message. A header that Java writes for a send and the Lua scripts read and rewrite,
+ * then the content (headers and payload), which only Java reads:
  *
  * <pre>
- * u8 version (2) | u8 flags | u16 attempts | f64 score | order (8 bytes)
- *   | f64 expire-at ms (flags bit 0) | f64 not-before ms (flags bit 1) | u16 error length | error (UTF-8)
+ * u8 version (2) | u8 flags | u16 attempts | f64 score | place among equals (8 bytes, flag 4)
+ *   | f64 expire-at ms (flag 1) | f64 not-before ms (flag 2) | u16 error length | error (UTF-8)
  * varint header count | (varint length, UTF-8 name, varint length, UTF-8 value)* | payload (to the end)
  * </pre>
  *
- * All numbers are big-endian. A send passes only the content: the send script writes the header, since the
- * message's place among equals ({@code order}) and its expiry come from the Redis clock.
+ * All numbers are big-endian. For a send, Java writes the time fields relative to the Redis clock, which only the
+ * send script reads: a time to live in ms, and a not-before time as an epoch ms or, when negative, a delay. The
+ * script makes them absolute and, on a FIFO topic, adds the place.
  *
  * @param attempts  deliveries so far, including the current one when the message is in flight
  * @param score     due time (epoch ms) or priority, as of the last delivery
@@ -33,18 +34,35 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
                        Map<String, String> headers, byte[] payload) {
 
     static final int VERSION = 2;
-    /** version, flags, attempts, score, order. */
-    static final int FIXED_LENGTH = 20;
+    /** version, flags, attempts, score. */
+    static final int FIXED_LENGTH = 12;
     private static final int FLAG_EXPIRES = 1;
     private static final int FLAG_NOT_BEFORE = 2;
+    private static final int FLAG_ORDERED = 4;
 
     public Envelope {
         headers = Collections.unmodifiableMap(new LinkedHashMap<>(headers));
     }
 
-    /** The content of a message being sent: its headers and payload, for the send script to put a header on. */
-    public static byte[] encodeContent(Map<String, String> headers, byte[] payload) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(8 + payload.length);
+    /**
+     * The envelope of a message being sent: no attempts, no error.
+     *
+     * @param ttlMs     its time to live, 0 for none
+     * @param notBefore for a priority message, an epoch ms, a negative delay in ms, or 0 for at once
+     */
+    public static byte[] encodeNew(Map<String, String> headers, byte[] payload, long ttlMs, long notBefore) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(FIXED_LENGTH + 18 + 8 + payload.length);
+        int flags = (ttlMs > 0 ? FLAG_EXPIRES : 0) | (notBefore != 0 ? FLAG_NOT_BEFORE : 0);
+        ByteBuffer fixed = ByteBuffer.allocate(FIXED_LENGTH + 16 + 2);
+        fixed.put((byte) VERSION).put((byte) flags).putShort((short) 0).putDouble(0.0);
+        if (ttlMs > 0) {
+            fixed.putDouble(ttlMs);
+        }
+        if (notBefore != 0) {
+            fixed.putDouble(notBefore);
+        }
+        fixed.putShort((short) 0);
+        out.write(fixed.array(), 0, fixed.position());
         writeVarint(out, headers.size());
         for (Map.Entry<String, String> header : headers.entrySet()) {
             writeString(out, header.getKey());
@@ -56,7 +74,7 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
 
     /** How many bytes a stored message has around its payload at most, for the size limit. */
     public static int overhead(Map<String, String> headers) {
-        int size = FIXED_LENGTH + 16 + 2 + 5;
+        int size = FIXED_LENGTH + 24 + 2 + 5;
         for (Map.Entry<String, String> header : headers.entrySet()) {
             size += 10 + utf8Length(header.getKey()) + utf8Length(header.getValue());
         }
@@ -79,8 +97,10 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
         int flags = in.get() & 0xFF;
         int attempts = in.getShort() & 0xFFFF;
         double score = in.getDouble();
-        in.position(FIXED_LENGTH);
         try {
+            if ((flags & FLAG_ORDERED) != 0) {
+                in.position(in.position() + 8);
+            }
             long expireAt = (flags & FLAG_EXPIRES) != 0 ? (long) in.getDouble() : 0;
             long notBefore = (flags & FLAG_NOT_BEFORE) != 0 ? (long) in.getDouble() : 0;
             int errorLength = in.getShort() & 0xFFFF;

@@ -24,7 +24,8 @@ public final class KeyLayout {
         String tag = prefix + topic + "_" + slot;
         return new SlotKeys(topic, slot, tag, tagged("body", tag), tagged("prepare", tag), tagged("inflight", tag),
                 tagged("delayed", tag), tagged("dead", tag), tagged("deadbody", tag), tagged("wake", tag),
-                tagged("owner", tag), tagged("parked", tag), tagged("expiry", tag), tagged("paused", tag));
+                tagged("owner", tag), tagged("parked", tag), tagged("expiry", tag), tagged("paused", tag),
+                tagged("hold", tag));
     }
 
     /**

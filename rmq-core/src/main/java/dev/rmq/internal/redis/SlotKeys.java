@@ -9,21 +9,38 @@ import java.util.List;
  */
 public record SlotKeys(String topic, int slot, String store, String body, String prepare, String inflight,
                        String delayed, String dead, String deadBody, String wake, String owner, String parked,
-                       String expiry, String paused) {
+                       String expiry, String paused, String hold) {
 
     /** The keys' names in the order every script receives them as KEYS, as lib.lua's KEYS block lists them. */
     public static final List<String> NAMES = List.of("store", "body", "prepare", "inflight", "delayed", "dead",
-            "deadbody", "wake", "owner", "parked", "expiry", "paused");
+            "deadbody", "wake", "owner", "parked", "expiry", "paused", "hold");
 
-    /** The keys in the order of {@link #NAMES}. */
+    /** Every key, in the order of {@link #NAMES}. */
     public List<Object> asScriptKeys() {
-        return List.of(store, body, prepare, inflight, delayed, dead, deadBody, wake, owner, parked, expiry, paused);
+        return List.of(store, body, prepare, inflight, delayed, dead, deadBody, wake, owner, parked, expiry, paused,
+                hold);
     }
 
-    /** The keys plus a call key, for a pipelined call that may have to be repeated (see replay.lua). */
-    public List<Object> asScriptKeys(String callId) {
-        return List.of(store, body, prepare, inflight, delayed, dead, deadBody, wake, owner, parked, expiry, paused,
-                "call{" + store + "}:" + callId);
+    /** The keys a script uses: {@code indexes} into {@link #NAMES}, in that order. */
+    public List<Object> asScriptKeys(int[] indexes) {
+        return select(indexes, null);
+    }
+
+    /** The keys a script uses, plus a call key, for a pipelined call that may have to be repeated (see replay.lua). */
+    public List<Object> asScriptKeys(int[] indexes, String callId) {
+        return select(indexes, "call{" + store + "}:" + callId);
+    }
+
+    private List<Object> select(int[] indexes, String callKey) {
+        List<Object> all = asScriptKeys();
+        Object[] chosen = new Object[indexes.length + (callKey == null ? 0 : 1)];
+        for (int i = 0; i < indexes.length; i++) {
+            chosen[i] = all.get(indexes[i]);
+        }
+        if (callKey != null) {
+            chosen[indexes.length] = callKey;
+        }
+        return List.of(chosen);
     }
 
     /** The hash tag shared by all the keys: the store key's name. */

@@ -53,8 +53,8 @@ public enum Script {
         this.ofSlot = ofSlot;
         String body = read(file);
         this.header = ScriptHeader.parse(file, body, Library.HEADER.groups());
-        this.source = ofSlot ? ScriptSource.assemble(file, body, header, Library.SOURCE, read("replay.lua"))
-                : ScriptSource.assemble(file, body, header);
+        this.source = ofSlot ? ScriptSource.assemble(file, body, header, Library.PARTS, read("replay.lua"),
+                Library.HEADER.keys()) : ScriptSource.assemble(file, body, header);
         this.sha = sha1(source.text());
     }
 
@@ -70,6 +70,11 @@ public enum Script {
     /** What the script's header declares: its ARGV layout and what it returns. */
     public ScriptHeader header() {
         return header;
+    }
+
+    /** The slot's keys the script receives: indexes into lib.lua's KEYS (and {@code SlotKeys.NAMES}), in order. */
+    public int[] keys() {
+        return source.keys();
     }
 
     /** The source Redis runs. */
@@ -95,6 +100,7 @@ public enum Script {
     private static final class Library {
         static final String SOURCE = read(LIBRARY);
         static final ScriptHeader HEADER = ScriptHeader.parse(LIBRARY, SOURCE, Map.of());
+        static final LibraryParts PARTS = LibraryParts.parse(SOURCE);
 
         static {
             if (HEADER.keys().isEmpty() || HEADER.groups().isEmpty()) {

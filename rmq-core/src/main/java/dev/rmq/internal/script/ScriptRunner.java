@@ -39,7 +39,7 @@ public final class ScriptRunner {
     /** Runs one call on its own, on a slot's keys. */
     public <R> CompletableFuture<R> run(SlotKeys keys, ScriptCall<R> call) {
         requireScope(call, true);
-        return run(keys.store(), keys.asScriptKeys(), keys.hashTag(), call);
+        return run(keys.store(), keys.asScriptKeys(call.script().keys()), keys.hashTag(), call);
     }
 
     /** Runs one call of a topic's script on its key of its own (such as the rate-limit bucket). */
@@ -142,7 +142,7 @@ public final class ScriptRunner {
         /** Adds a call; its stage completes when the pipeline's reply for it is read. */
         public <R> CompletableFuture<R> add(SlotKeys keys, ScriptCall<R> call) {
             requireScope(call, true);
-            Pending<R> pending = new Pending<>(call, keys, keys.asScriptKeys(UUID.randomUUID().toString()),
+            Pending<R> pending = new Pending<>(call, keys, keys.asScriptKeys(call.script().keys(), UUID.randomUUID().toString()),
                     call.argv(), new CompletableFuture<>());
             calls.add(pending);
             return pending.result;

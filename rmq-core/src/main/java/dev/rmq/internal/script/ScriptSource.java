@@ -6,10 +6,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The Lua source Redis runs for one script, put together from its parts: lib.lua, a prologue generated from
- * the script's ARGV block (it builds the table {@code ARG} and checks the argument count), the script's own
- * file as the body of {@code rmq_main}, and replay.lua. It remembers where each part starts, so that an
- * error Redis reports at a line of the whole source can be told at the line of the file it came from.
+ * The Lua source Redis runs for one script, put together from its parts: lib.lua (its header, and the functions
+ * the script calls: see {@link LibraryParts}), a prologue generated from the script's ARGV block (it builds the
+ * table {@code ARG} and checks the argument count), the script's own file as the body of {@code rmq_main}, and
+ * replay.lua. It remembers where each part starts, so that an error Redis reports at a line of the whole source
+ * can be told at the line of the file it came from.
  */
 final class ScriptSource {
 
@@ -18,24 +19,42 @@ final class ScriptSource {
     private final String text;
     private final List<Part> parts;
 
-    /** Lines {@code first .. first + lines - 1} of the whole source are lines 1.. of {@code file}. */
-    private record Part(String file, int first, int lines) {
+    /** Lines {@code first .. first + lines - 1} of the whole source are lines {@code fileLine..} of {@code file}. */
+    private record Part(String file, int first, int lines, int fileLine) {
     }
 
-    private ScriptSource(String text, List<Part> parts) {
+    private static final Pattern KEY_USE = Pattern.compile("\\bK_([A-Z]+)\\b");
+
+    private final int[] keys;
+
+    private ScriptSource(String text, List<Part> parts, int[] keys) {
         this.text = text;
         this.parts = parts;
+        this.keys = keys;
     }
 
-    static ScriptSource assemble(String file, String body, ScriptHeader header, String lib, String replay) {
+    /**
+     * A script of one slot. {@code keyNames} are the slot's keys in the order of lib.lua's KEYS block; the source
+     * binds those the script uses ({@link #keys()}), in that order, as {@code K_<NAME>}, and the call key after them
+     * as {@code CALL_KEY}.
+     */
+    static ScriptSource assemble(String file, String body, ScriptHeader header, LibraryParts lib, String replay,
+                                 List<String> keyNames) {
+        List<LibraryParts.Part> needed = lib.neededBy(body, replay);
+        StringBuilder code = new StringBuilder(body).append('\n').append(replay);
+        needed.forEach(part -> code.append('\n').append(part.text()));
+        int[] keys = usedKeys(file, code.toString(), keyNames);
         Builder builder = new Builder();
-        builder.add("lib.lua", lib);
+        builder.add(file + " (KEYS)", bindings(keys, keyNames));
+        for (LibraryParts.Part part : needed) {
+            builder.add("lib.lua", part.text(), part.firstLine());
+        }
         builder.add(file + " (ARGV prologue)", Prologue.of(file, header.argv()));
         builder.add(file + " (wrapper)", "local function rmq_main()");
         builder.add(file, body);
         builder.add(file + " (wrapper)", "end");
         builder.add("replay.lua", replay);
-        return new ScriptSource(builder.text.toString(), List.copyOf(builder.parts));
+        return new ScriptSource(builder.text.toString(), List.copyOf(builder.parts), keys);
     }
 
     /** A script on keys of its own: its prologue and its file, without lib.lua and replay.lua. */
@@ -45,18 +64,48 @@ final class ScriptSource {
         builder.add(file + " (wrapper)", "local function rmq_main()");
         builder.add(file, body);
         builder.add(file + " (wrapper)", "end\nreturn rmq_main()");
-        return new ScriptSource(builder.text.toString(), List.copyOf(builder.parts));
+        return new ScriptSource(builder.text.toString(), List.copyOf(builder.parts), new int[0]);
+    }
+
+    /** Indexes into the slot's key names of the keys the code uses, in that order. */
+    private static int[] usedKeys(String file, String code, List<String> keyNames) {
+        java.util.TreeSet<Integer> used = new java.util.TreeSet<>();
+        Matcher use = KEY_USE.matcher(LibraryParts.withoutComments(code));
+        while (use.find()) {
+            int index = keyNames.indexOf(use.group(1).toLowerCase(java.util.Locale.ROOT));
+            if (index < 0) {
+                throw new IllegalStateException(file + " uses K_" + use.group(1) + ", which is not one of lib.lua's KEYS "
+                        + keyNames);
+            }
+            used.add(index);
+        }
+        return used.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** The Lua that binds the keys a script receives: {@code local K_STORE = KEYS[1]}, ..., then the call key. */
+    private static String bindings(int[] keys, List<String> keyNames) {
+        StringBuilder lua = new StringBuilder();
+        for (int i = 0; i < keys.length; i++) {
+            lua.append("local K_").append(keyNames.get(keys[i]).toUpperCase(java.util.Locale.ROOT)).append(" = KEYS[")
+                    .append(i + 1).append("]\n");
+        }
+        return lua.append("local CALL_KEY = KEYS[").append(keys.length + 1).append(']').toString();
     }
 
     String text() {
         return text;
     }
 
+    /** The slot's keys the script uses, as indexes into lib.lua's KEYS, in the order it receives them. */
+    int[] keys() {
+        return keys.clone();
+    }
+
     /** The file and line of a line of the whole source, e.g. {@code send.lua:12}. */
     String locate(int line) {
         for (Part part : parts) {
             if (line >= part.first && line < part.first + part.lines) {
-                return part.file + ":" + (line - part.first + 1);
+                return part.file + ":" + (line - part.first + part.fileLine);
             }
         }
         return "line " + line + " of the assembled script";
@@ -79,9 +128,13 @@ final class ScriptSource {
         int nextLine = 1;
 
         void add(String file, String source) {
+            add(file, source, 1);
+        }
+
+        void add(String file, String source, int fileLine) {
             String trimmed = source.endsWith("\n") ? source.substring(0, source.length() - 1) : source;
             int lines = trimmed.split("\n", -1).length;
-            parts.add(new Part(file, nextLine, lines));
+            parts.add(new Part(file, nextLine, lines, fileLine));
             text.append(trimmed).append('\n');
             nextLine += lines;
         }

@@ -13,27 +13,33 @@ import java.util.List;
  * @param slot            the slot
  * @param maxBacklog      the most messages that may wait in the slot, 0 for no cap
  * @param lateToleranceMs how far behind the Redis clock a fixed time may lie and still be taken
+ * @param fifo            whether equals are taken in the order first sent (each message gets its place)
  * @param messages        the messages, in order
  */
 public record SendCall(TopicType type, String wakeChannel, int slot, int maxBacklog, long lateToleranceMs,
-                       List<Message> messages) implements ScriptCall<List<SendCall.Result>> {
+                       boolean fifo, List<Message> messages) implements ScriptCall<List<SendCall.Result>> {
 
     /**
      * One message.
      *
-     * @param key         the merge key
-     * @param value       the time range (ms), the priority or the fixed time (epoch ms)
-     * @param ttlMs       its time to live, 0 for none
-     * @param notBeforeMs for a priority message, when it becomes visible: an epoch ms, a negative delay in ms from
-     *                    the Redis clock, or 0 for at once
-     * @param content     its headers and payload ({@code Envelope.encodeContent})
+     * @param key      the merge key
+     * @param value    the time range (ms), the priority or the fixed time (epoch ms)
+     * @param envelope its envelope ({@code Envelope.encodeNew}), with its time to live and not-before time
      */
-    public record Message(String key, long value, long ttlMs, long notBeforeMs, byte[] content) {
+    public record Message(String key, long value, byte[] envelope) {
     }
 
     /** What the script did with one message. */
     public enum Outcome {
-        ADDED, MERGED, REFUSED
+        ADDED, MERGED,
+        /** Refused: the slot's backlog is full. */
+        BACKLOG_FULL,
+        /** Refused: its fixed time lies further behind the Redis clock than the late tolerance. */
+        TOO_LATE;
+
+        public boolean stored() {
+            return this == ADDED || this == MERGED;
+        }
     }
 
     /**
@@ -43,18 +49,19 @@ public record SendCall(TopicType type, String wakeChannel, int slot, int maxBack
     public record Result(Outcome outcome, long lateMs) {
     }
 
+    private static final Outcome[] OUTCOMES = Outcome.values();
+
     static final Argv<SendCall> ARGV = Argv.<SendCall>builder()
             .arg("type", call -> call.type().scriptCode())
             .arg("wake_channel", SendCall::wakeChannel)
             .arg("slot", SendCall::slot)
             .arg("max_backlog", SendCall::maxBacklog)
             .arg("late_tolerance_ms", SendCall::lateToleranceMs)
+            .arg("fifo", call -> call.fifo() ? "1" : "0")
             .rows("messages", SendCall::messages, Argv.<Message>builder()
                     .arg("key", Message::key)
                     .arg("value", Message::value)
-                    .arg("ttl_ms", Message::ttlMs)
-                    .arg("not_before_ms", Message::notBeforeMs)
-                    .arg("content", Message::content)
+                    .arg("envelope", Message::envelope)
                     .build())
             .build();
 
@@ -70,12 +77,11 @@ public record SendCall(TopicType type, String wakeChannel, int slot, int maxBack
 
     @Override
     public List<Result> decode(Object reply) {
-        List<Object> pairs = Replies.list(reply);
-        List<Result> results = new ArrayList<>(pairs.size() / 2);
-        for (int i = 0; i + 1 < pairs.size(); i += 2) {
-            long code = Replies.number(pairs.get(i));
-            Outcome outcome = code == 0 ? Outcome.ADDED : code == 1 ? Outcome.MERGED : Outcome.REFUSED;
-            results.add(new Result(outcome, Replies.number(pairs.get(i + 1))));
+        List<Object> numbers = Replies.list(reply);
+        List<Result> results = new ArrayList<>(numbers.size());
+        for (Object number : numbers) {
+            long value = Replies.number(number);
+            results.add(new Result(OUTCOMES[(int) (value % 4)], value / 4));
         }
         return results;
     }

@@ -40,7 +40,7 @@ local function release(key)
             m.not_before = 0
             place(typ, key, env_write(m), m)
         else
-            place(typ, key, env, { score = NOW_MS, order = NO_ORDER, expire_at = 0, not_before = 0 })
+            place(typ, key, env, { score = NOW_MS, expire_at = 0, not_before = 0 })
         end
     end
     return 'released'

@@ -27,10 +27,10 @@ local places = {
     { 'in-flight', K_PREPARE, K_INFLIGHT },
     { 'dead', K_DEAD, K_DEADBODY },
 }
-for _, place in ipairs(places) do
-    local score = redis.call('ZSCORE', place[2], key)
+for _, where in ipairs(places) do
+    local score = redis.call('ZSCORE', where[2], key)
     if score then
-        return { place[1], score, redis.call('HGET', place[3], key) }
+        return { where[1], score, redis.call('HGET', where[3], key) }
     end
 end
 return {}

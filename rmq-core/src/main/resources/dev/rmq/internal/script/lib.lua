@@ -1,9 +1,11 @@
 -- rmq's shared Lua library, loaded in front of every script of one slot.
 --
--- KEYS: every script receives the same keys, all of one slot and all sharing its hash tag, in this order.
+-- KEYS: the keys of one slot, all sharing its hash tag. A script receives those it uses (its own code and the
+-- functions of this file it calls), in this order, and reads each as K_<NAME> (K_STORE, K_BODY, ...): the loader
+-- binds them, so that a call passes, and Redis turns into Lua strings, only the keys it touches.
 -- KEYS
---   store       ZSET    waiting messages that compete now: member = order .. key (see ORDER below),
---                       score = due ms (time types) or priority
+--   store       ZSET    waiting messages that compete now: member = the key, or on a FIFO topic its place among
+--                       equals then the key (see ORDER below); score = due ms (time types) or priority
 --   body        HASH    key -> envelope of a waiting message (in store or in delayed)
 --   prepare     ZSET    in-flight messages: member = key, score = lease deadline in microseconds
 --   inflight    HASH    key -> envelope of an in-flight message
@@ -15,17 +17,21 @@
 --   owner       STRING  fencing token of the slot's current owner (set by coordination)
 --   parked      HASH    key -> envelope of a message sent while a delivery of its key was in flight; it waits
 --                       for that delivery to end, then joins the waiting messages (see unpark)
---   expiry      ZSET    waiting messages with a time to live: member = key, score = when it expires, ms
+--   expiry      ZSET    waiting messages with a time to live: member = key, score = when it expires, ms. An index
+--                       only: the envelope's own expiry decides
 --   paused      STRING  present while the topic is paused: a poll takes nothing
--- A pipelined call adds a call key after them (see replay.lua).
+--   hold        STRING  at most once: the lease deadline (microseconds) of the latest batch taken, which has no
+--                       prepare entries; a new owner waits for it as for a lease (see fence_take). Expires by itself
+-- A pipelined call adds a call key after them, CALL_KEY (see replay.lua).
 --
--- ORDER: a message's place among equals (one priority, or one due millisecond) is the 8-byte prefix of its
--- store member: the Redis clock in microseconds when the message was first sent, times 1024, plus its index in
--- that call, big-endian. Redis orders equal scores by member, so equals are taken in the order first sent. A
--- priority topic takes the highest score first, reading equal scores by member from the highest, so it stores
--- the complement. A merge keeps the place of the first send. Calls take longer than a microsecond and carry
--- fewer than 1024 messages, so places never collide; a Redis clock that steps back can misorder what is sent
--- during the step, nothing more.
+-- ORDER: on a FIFO topic a message's place among equals (one priority, or one due millisecond) is 8 bytes: the
+-- Redis clock in microseconds when it was first sent, times 1024, plus its index in that call, big-endian. Its
+-- store member is byte 255 (which no UTF-8 key starts with), the place, then the key; Redis orders equal scores
+-- by member, so equals are taken in the order first sent. A priority topic takes the highest score first,
+-- reading equal scores by member from the highest, so it stores the complement. The envelope keeps the place
+-- (flag 4), so the member is found from the key. A merge keeps the place of the first send. Calls take longer
+-- than a microsecond and carry fewer than 1024 messages, so places never collide; a Redis clock that steps back
+-- can misorder what is sent during the step. Without FIFO the member is the key, and equals go by key.
 --
 -- ARGV: each script declares its arguments in an ARGV block of its header, one per line, in order.
 -- `name{}` is one of the groups declared below. `name[]`, the last argument if any, is a list, passed as
@@ -46,34 +52,22 @@
 --   dead_capacity   dead messages kept per slot, the oldest dropped beyond it (0 keeps all)
 --   expiry          what becomes of a message whose time to live ran out: 'drop' or 'dead'
 --
--- Envelope (big-endian): u8 version=2 | u8 flags | u16 attempts | f64 score | order (8 bytes)
---   | f64 expire-at ms (when flags has 1) | f64 not-before ms (when flags has 2) | u16 errlen | err | content
+-- Envelope (big-endian): u8 version=2 | u8 flags (its low three bits) | u16 attempts | f64 score | place (8 bytes, flag 4)
+--   | f64 expire-at ms (flag 1) | f64 not-before ms (flag 2) | u16 errlen | err | content
 -- "score" is the due ms or the priority; "content" (headers and payload) is opaque here, only Java reads it.
+-- Java writes the envelope of a send. The time fields it writes are relative (a time to live; a not-before
+-- time that is an epoch ms, or when negative a delay): the send script makes them absolute by the Redis clock.
 -- The lease deadline in prepare doubles as the delivery token: an ack must quote it,
 -- so an ack from a delivery whose lease was recovered and redelivered is refused.
 
-local K_STORE = KEYS[1]
-local K_BODY = KEYS[2]
-local K_PREPARE = KEYS[3]
-local K_INFLIGHT = KEYS[4]
-local K_DELAYED = KEYS[5]
-local K_DEAD = KEYS[6]
-local K_DEADBODY = KEYS[7]
-local K_WAKE = KEYS[8]
-local K_OWNER = KEYS[9]
-local K_PARKED = KEYS[10]
-local K_EXPIRY = KEYS[11]
-local K_PAUSED = KEYS[12]
--- the call key of a pipelined call (see replay.lua), when there is one
-local CALL_KEY = KEYS[13]
-
 local ENV_VERSION = 2
--- version, flags, attempts, score, order
-local ENV_FIXED = 20
+-- version, flags, attempts, score
+local ENV_FIXED = 12
 local FLAG_EXPIRES = 1
 local FLAG_NOT_BEFORE = 2
+local FLAG_ORDERED = 4
 local MAX_ERROR_LEN = 1024
-local NO_ORDER = string.rep('\0', 8)
+local FIFO_MARK = '\255'
 
 local function now_us()
     local t = redis.call('TIME')
@@ -87,7 +81,7 @@ math.randomseed(NOW_US % 2147483647)
 local ORDER_HI = math.floor(NOW_US / 4194304)
 local ORDER_LO = (NOW_US - ORDER_HI * 4194304) * 1024
 
--- The place of the index-th message (from 0) of this call, for a topic of type typ.
+-- The place among equals of the index-th message (from 0) of this call, for a topic of type typ.
 local function order_of(typ, index)
     local lo = ORDER_LO + index
     if typ == 'P' then
@@ -96,8 +90,33 @@ local function order_of(typ, index)
     return struct.pack('>I4I4', ORDER_HI, lo)
 end
 
--- The envelope as a table {flags, attempts, score, order, expire_at, not_before, err, content}; nil when the
--- bytes are not an envelope this version reads.
+-- The store member of a message with place order (nil without one).
+local function member(order, key)
+    if order then
+        return FIFO_MARK .. order .. key
+    end
+    return key
+end
+
+-- The key of a store member.
+local function key_of(store_member)
+    if string.byte(store_member, 1) == 255 then
+        return string.sub(store_member, 10)
+    end
+    return store_member
+end
+
+-- The store member of a waiting message, from its envelope.
+local function member_of(env, key)
+    local flags = string.byte(env, 2)
+    if flags and flags % 8 >= FLAG_ORDERED then
+        return FIFO_MARK .. string.sub(env, ENV_FIXED + 1, ENV_FIXED + 8) .. key
+    end
+    return key
+end
+
+-- The envelope as a table {attempts, score, order, expire_at, not_before, err, content}; nil when the bytes
+-- are not an envelope this version reads. order is nil without a place.
 local function env_read(env)
     if #env < ENV_FIXED + 2 then
         return nil
@@ -106,14 +125,17 @@ local function env_read(env)
     if version ~= ENV_VERSION then
         return nil
     end
-    local m = { attempts = attempts, score = score, order = string.sub(env, 13, ENV_FIXED), expire_at = 0,
-                not_before = 0 }
+    local m = { attempts = attempts, score = score, expire_at = 0, not_before = 0 }
     local at = ENV_FIXED + 1
+    if flags % 8 >= FLAG_ORDERED then
+        m.order = string.sub(env, at, at + 7)
+        at = at + 8
+    end
     if flags % 2 == 1 then
         m.expire_at = struct.unpack('>d', env, at)
         at = at + 8
     end
-    if flags % 4 >= 2 then
+    if flags % 4 >= FLAG_NOT_BEFORE then
         m.not_before = struct.unpack('>d', env, at)
         at = at + 8
     end
@@ -130,40 +152,30 @@ local function env_read(env)
     return m
 end
 
--- A new envelope: no attempts, no error.
-local function env_new(score, order, expire_at, not_before, content)
-    local flags, extra = 0, ''
-    if expire_at > 0 then
-        flags = FLAG_EXPIRES
-        extra = struct.pack('>d', expire_at)
-    end
-    if not_before > 0 then
-        flags = flags + FLAG_NOT_BEFORE
-        extra = extra .. struct.pack('>d', not_before)
-    end
-    return struct.pack('>BBHd', ENV_VERSION, flags, 0, score) .. order .. extra .. '\0\0' .. content
-end
-
 local function env_write(m)
     local err = m.err
     if #err > MAX_ERROR_LEN then
         err = string.sub(err, 1, MAX_ERROR_LEN)
     end
     local flags, extra = 0, ''
+    if m.order then
+        flags = FLAG_ORDERED
+        extra = m.order
+    end
     if m.expire_at > 0 then
-        flags = FLAG_EXPIRES
-        extra = struct.pack('>d', m.expire_at)
+        flags = flags + FLAG_EXPIRES
+        extra = extra .. struct.pack('>d', m.expire_at)
     end
     if m.not_before > 0 then
         flags = flags + FLAG_NOT_BEFORE
         extra = extra .. struct.pack('>d', m.not_before)
     end
-    return struct.pack('>BBHd', ENV_VERSION, flags, math.min(m.attempts, 65535), m.score) .. m.order .. extra
+    return struct.pack('>BBHd', ENV_VERSION, flags, math.min(m.attempts, 65535), m.score) .. extra
         .. struct.pack('>H', #err) .. err .. m.content
 end
 
 -- The envelope with one more attempt and a new score, the rest of its bytes kept as they are: the cheap
--- rewrite of every delivery. Nil when the bytes are not an envelope this version reads.
+-- rewrite of every delivery. Returns it and its flags; nil when the bytes are not an envelope this version reads.
 local function env_bump(env, score)
     if #env < ENV_FIXED + 2 then
         return nil
@@ -172,24 +184,23 @@ local function env_bump(env, score)
     if version ~= ENV_VERSION then
         return nil
     end
-    return struct.pack('>BBHd', ENV_VERSION, flags, math.min(attempts + 1, 65535), score) .. string.sub(env, 13)
-end
-
--- The store member of a waiting message: its place, then its key.
-local function member_of(env, key)
-    return string.sub(env, 13, ENV_FIXED) .. key
+    return struct.pack('>BBHd', ENV_VERSION, flags, math.min(attempts + 1, 65535), score) .. string.sub(env, 13), flags
 end
 
 -- When the message expires (ms), 0 when it has no time to live or the bytes are not an envelope.
 local function expiry_of(env)
-    if #env < ENV_FIXED + 8 then
-        return 0
-    end
-    local version, flags = struct.unpack('>BB', env)
+    local version, flags = string.byte(env, 1, 2)
     if version ~= ENV_VERSION or flags % 2 == 0 then
         return 0
     end
-    return (struct.unpack('>d', env, ENV_FIXED + 1))
+    local at = ENV_FIXED + 1
+    if flags % 8 >= FLAG_ORDERED then
+        at = at + 8
+    end
+    if #env < at + 7 then
+        return 0
+    end
+    return (struct.unpack('>d', env, at))
 end
 
 local function fenced(token)
@@ -241,8 +252,8 @@ end
 -- Buries bytes that are not an envelope this version reads as the payload of one with no headers, so that
 -- the dead queue can show them.
 local function bury_raw(key, raw, err, policy)
-    bury_env(key, env_write({ attempts = 0, score = 0, order = NO_ORDER, expire_at = 0, not_before = 0,
-                              err = err, content = '\0' .. raw }), policy)
+    bury_env(key, env_write({ attempts = 0, score = 0, expire_at = 0, not_before = 0, err = err,
+                              content = '\0' .. raw }), policy)
 end
 
 -- Buries a message with err as its last error.
@@ -278,7 +289,7 @@ local function place(typ, key, env, m)
     if typ == 'P' and m.not_before > NOW_MS then
         redis.call('ZADD', K_DELAYED, m.not_before, key)
     else
-        redis.call('ZADD', K_STORE, m.score, m.order .. key)
+        redis.call('ZADD', K_STORE, m.score, member(m.order, key))
     end
     redis.call('HSET', K_BODY, key, env)
     if m.expire_at > 0 then
@@ -315,7 +326,7 @@ local function unpark(typ, key)
     redis.call('HDEL', K_PARKED, key)
     local m = env_read(env)
     if m == nil then
-        m = { score = NOW_MS, order = NO_ORDER, expire_at = 0, not_before = 0 }
+        m = { score = NOW_MS, expire_at = 0, not_before = 0 }
     end
     local due = place(typ, key, env, m)
     if UNPARKED_DUE == nil or due < UNPARKED_DUE then
@@ -393,13 +404,13 @@ local function fail(key, err, policy, mode)
     m.not_before = 0
     if typ == 'P' then
         if mode == 'N' then
-            redis.call('ZADD', K_STORE, m.score, m.order .. key)
+            redis.call('ZADD', K_STORE, m.score, member(m.order, key))
         else
             redis.call('ZADD', K_DELAYED, retry_at, key)
         end
     else
         m.score = retry_at
-        redis.call('ZADD', K_STORE, retry_at, m.order .. key)
+        redis.call('ZADD', K_STORE, retry_at, member(m.order, key))
     end
     redis.call('HSET', K_BODY, key, env_write(m))
     if m.expire_at > 0 then
@@ -409,7 +420,8 @@ local function fail(key, err, policy, mode)
 end
 
 -- Removes up to limit waiting messages whose time to live ran out: dropped or buried, as the policy says.
--- Returns how many.
+-- The expiry set is an index: an entry whose message a later send without a time to live replaced is dropped.
+-- Returns how many expired.
 local function sweep_expired(limit, policy)
     local keys = redis.call('ZRANGEBYSCORE', K_EXPIRY, '-inf', NOW_MS, 'LIMIT', 0, limit)
     if #keys == 0 then
@@ -418,20 +430,24 @@ local function sweep_expired(limit, policy)
     redis.call('ZREM', K_EXPIRY, unpack(keys))
     local count = 0
     for _, key in ipairs(keys) do
+        local hash = K_BODY
         local env = redis.call('HGET', K_BODY, key)
-        if env then
-            redis.call('HDEL', K_BODY, key)
-            redis.call('ZREM', K_STORE, member_of(env, key))
-            redis.call('ZREM', K_DELAYED, key)
-        elseif any_parked() then
+        if not env and any_parked() then
+            hash = K_PARKED
             env = redis.call('HGET', K_PARKED, key)
-            if env then
-                redis.call('HDEL', K_PARKED, key)
-            end
         end
-        if env then
+        local expire_at = env and expiry_of(env) or 0
+        if expire_at > 0 and expire_at <= NOW_MS then
+            redis.call('HDEL', hash, key)
+            if hash == K_BODY then
+                redis.call('ZREM', K_STORE, member_of(env, key))
+                redis.call('ZREM', K_DELAYED, key)
+            end
             expire(key, env, policy)
             count = count + 1
+        elseif expire_at > NOW_MS then
+            -- sent again meanwhile with a later time to live
+            redis.call('ZADD', K_EXPIRY, expire_at, key)
         end
     end
     return count
@@ -452,7 +468,7 @@ local function requeue_dead(typ, key)
     end
     local m = env_read(env)
     if m == nil then
-        m = { score = 0, order = NO_ORDER, content = '\0' .. env }
+        m = { score = 0, content = '\0' .. env }
     end
     m.attempts, m.err, m.expire_at, m.not_before = 0, '', 0, 0
     if typ ~= 'P' then

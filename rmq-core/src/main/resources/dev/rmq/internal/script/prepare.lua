@@ -74,7 +74,7 @@ if count > 0 then
     end
     local keys = {}
     for i = 1, count do
-        keys[i] = string.sub(items[2 * i - 1], 9)
+        keys[i] = key_of(items[2 * i - 1])
     end
     local envs = redis.call('HMGET', K_BODY, unpack(keys))
     redis.call('HDEL', K_BODY, unpack(keys))
@@ -85,12 +85,13 @@ if count > 0 then
     local leases, bodies, leaving_expiry = {}, {}, {}
     for i = 1, count do
         local key, env, score = keys[i], envs[i], tonumber(items[2 * i])
-        if env then
-            local expire_at = expiry_of(env)
-            if in_flight and in_flight[i] then
-                park(policy.type, key, env, score)
-                skipped = skipped + 1
-            elseif expire_at > 0 and expire_at <= NOW_MS then
+        if env and in_flight and in_flight[i] then
+            park(policy.type, key, env, score)
+            skipped = skipped + 1
+        elseif env then
+            local fresh, flags = env_bump(env, score)
+            local expire_at = (flags and flags % 2 == 1) and expiry_of(env) or 0
+            if expire_at > 0 and expire_at <= NOW_MS then
                 leaving_expiry[#leaving_expiry + 1] = key
                 expire(key, env, policy)
                 expired = expired + 1
@@ -100,7 +101,7 @@ if count > 0 then
                     leaving_expiry[#leaving_expiry + 1] = key
                 end
                 -- An envelope this version cannot read still goes to the consumer, whose decoder sends it to dead.
-                local fresh = env_bump(env, score) or env
+                fresh = fresh or env
                 if leased then
                     leases[#leases + 1] = deadline
                     leases[#leases + 1] = key
@@ -118,6 +119,9 @@ if count > 0 then
     if #leases > 0 then
         redis.call('ZADD', K_PREPARE, unpack(leases))
         redis.call('HSET', K_INFLIGHT, unpack(bodies))
+    elseif not leased and #out > 5 then
+        -- no lease marks how long these handlers may run, so a new owner of the slot would start beside them
+        redis.call('SET', K_HOLD, deadline, 'PX', lease_ms)
     end
 end
 out[4] = expired

@@ -23,7 +23,7 @@ for i = 1, ARG.messages do
             m.not_before = 0
             envelope = env_write(m)
         else
-            m = { score = NOW_MS, order = NO_ORDER, expire_at = 0, not_before = 0 }
+            m = { score = NOW_MS, expire_at = 0, not_before = 0 }
         end
         local due = place(typ, key, envelope, m)
         if earliest == nil or due < earliest then

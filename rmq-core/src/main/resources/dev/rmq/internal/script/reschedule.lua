@@ -31,9 +31,9 @@ redis.call('HSET', hash, key, env_write(m))
 if hash == K_PARKED then
     return 1
 end
-local member = m.order .. key
-if redis.call('ZSCORE', K_STORE, member) then
-    redis.call('ZADD', K_STORE, value, member)
+local at = member(m.order, key)
+if redis.call('ZSCORE', K_STORE, at) then
+    redis.call('ZADD', K_STORE, value, at)
     wake_if_earlier(ARG.type == 'P' and NOW_MS or value, ARG.wake_channel, ARG.slot)
 end
 return 1

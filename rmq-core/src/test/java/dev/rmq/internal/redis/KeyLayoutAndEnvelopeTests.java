@@ -47,7 +47,7 @@ class KeyLayoutAndEnvelopeTests {
         headers.put("trace", "abc");
         headers.put("ünï", "{}\u0000");
         byte[] payload = {0, 1, 2, (byte) 0xFF};
-        Envelope decoded = Envelope.decode(stored(0, 0, 0, "", Envelope.encodeContent(headers, payload)));
+        Envelope decoded = Envelope.decode(Envelope.encodeNew(headers, payload, 0, 0));
         assertThat(decoded.attempts()).isZero();
         assertThat(decoded.lastError()).isEmpty();
         assertThat(decoded.expireAt()).isZero();
@@ -57,8 +57,18 @@ class KeyLayoutAndEnvelopeTests {
     }
 
     @Test
+    void aSendsEnvelopeCarriesItsTimeToLiveAndNotBeforeTimeForTheScriptToMakeAbsolute() {
+        byte[] sent = Envelope.encodeNew(Map.of(), new byte[] {1}, 5_000, -250);
+        assertThat(sent[1]).as("flags: expires, not before").isEqualTo((byte) 3);
+        java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(sent, 12, 16);
+        assertThat(in.getDouble()).isEqualTo(5_000);
+        assertThat(in.getDouble()).isEqualTo(-250);
+        assertThat(Envelope.encodeNew(Map.of(), new byte[] {1}, 0, 0)[1]).as("no control").isZero();
+    }
+
+    @Test
     void envelopeReadsTheOptionalTimesTheScriptsWrite() {
-        byte[] content = Envelope.encodeContent(Map.of("h", "v"), new byte[] {7});
+        byte[] content = content(Map.of("h", "v"), new byte[] {7});
         Envelope both = Envelope.decode(stored(1_700_000_000_000L, 1_700_000_005_000L, 3, "boom", content));
         assertThat(both.expireAt()).isEqualTo(1_700_000_000_000L);
         assertThat(both.notBefore()).isEqualTo(1_700_000_005_000L);
@@ -70,14 +80,20 @@ class KeyLayoutAndEnvelopeTests {
         assertThat(notBeforeOnly.notBefore()).isEqualTo(42);
     }
 
+    /** The content (headers and payload) of an envelope Java writes, cut out of it. */
+    private static byte[] content(Map<String, String> headers, byte[] payload) {
+        byte[] sent = Envelope.encodeNew(headers, payload, 0, 0);
+        return java.util.Arrays.copyOfRange(sent, 14, sent.length);
+    }
+
     /**
-     * An envelope as lib.lua writes it: version 2, flags, attempts, score, an 8-byte place, the optional times, the
-     * error, then the content.
+     * An envelope as lib.lua writes it on a FIFO topic: version 2, flags, attempts, score, the 8-byte place, the
+     * optional times, the error, then the content.
      */
     private static byte[] stored(long expireAt, long notBefore, int attempts, String error, byte[] content) {
         byte[] err = error.getBytes(StandardCharsets.UTF_8);
         java.nio.ByteBuffer out = java.nio.ByteBuffer.allocate(20 + 16 + 2 + err.length + content.length);
-        int flags = (expireAt > 0 ? 1 : 0) | (notBefore > 0 ? 2 : 0);
+        int flags = 4 | (expireAt > 0 ? 1 : 0) | (notBefore > 0 ? 2 : 0);
         out.put((byte) 2).put((byte) flags).putShort((short) attempts).putDouble(100).putLong(12345);
         if (expireAt > 0) {
             out.putDouble(expireAt);
@@ -92,12 +108,12 @@ class KeyLayoutAndEnvelopeTests {
     @Test
     void refusesBytesThatAreNotAnEnvelope() {
         assertThatThrownBy(() -> Envelope.decode(new byte[] {1, 2}))
-                .isInstanceOf(MalformedEnvelopeException.class).hasMessageContaining("shorter than its 22-byte header");
-        byte[] wrongVersion = stored(0, 0, 0, "", Envelope.encodeContent(Map.of(), new byte[0]));
+                .isInstanceOf(MalformedEnvelopeException.class).hasMessageContaining("shorter than its 14-byte header");
+        byte[] wrongVersion = Envelope.encodeNew(Map.of(), new byte[0], 0, 0);
         wrongVersion[0] = 9;
         assertThatThrownBy(() -> Envelope.decode(wrongVersion))
                 .isInstanceOf(MalformedEnvelopeException.class).hasMessageContaining("version 9 is not supported");
-        byte[] truncated = stored(0, 0, 0, "", Envelope.encodeContent(Map.of("name", "value"), new byte[0]));
+        byte[] truncated = stored(0, 0, 0, "", content(Map.of("name", "value"), new byte[0]));
         assertThatThrownBy(() -> Envelope.decode(java.util.Arrays.copyOf(truncated, truncated.length - 2)))
                 .isInstanceOf(MalformedEnvelopeException.class).hasMessageContaining("truncated or corrupt");
     }

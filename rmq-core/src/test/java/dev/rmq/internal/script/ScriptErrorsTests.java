@@ -23,24 +23,23 @@ class ScriptErrorsTests extends StandaloneRedisTest {
 
     @Test
     void aCallWhoseArgumentsDoNotFitItsScriptIsRefusedBeforeAnythingIsWritten() {
-        SendCall send = new SendCall(TopicType.PRIORITY, "rmq:wake:orders", 0, 0, 10_000,
-                List.of(new SendCall.Message("k", 20, 0, 0, new byte[] {1})));
+        SendCall send = new SendCall(TopicType.PRIORITY, "rmq:wake:orders", 0, 0, 10_000, false,
+                List.of(new SendCall.Message("k", 20, new byte[] {1})));
         ScriptCall<List<SendCall.Result>> oneShort = new Tampered(send, Arrays.copyOf(send.argv(), send.argv().length - 1));
 
         assertThatIllegalStateException().isThrownBy(() -> Futures.join(new ScriptRunner(redisson).run(keys, oneShort)))
                 .withMessageStartingWith("the Java and Lua sides of send.lua disagree on its arguments: send.lua takes"
-                        + " type, wake_channel, slot, max_backlog, late_tolerance_ms, messages[], messages[].key,"
-                        + " messages[].value, messages[].ttl_ms, messages[].not_before_ms, messages[].content;"
-                        + " it got 10 arguments");
+                        + " type, wake_channel, slot, max_backlog, late_tolerance_ms, fifo, messages[], messages[].key,"
+                        + " messages[].value, messages[].envelope; it got 9 arguments");
         assertThat(redis.command("EXISTS", "orders_0")).isEqualTo(0L);
     }
 
     @Test
     void aLuaErrorNamesTheScriptAndTheLineOfItsOwnFile() {
-        SendCall send = new SendCall(TopicType.RANGE_MERGE, "rmq:wake:orders", 0, 0, 10_000,
-                List.of(new SendCall.Message("k", 20, 0, 0, new byte[] {1})));
+        SendCall send = new SendCall(TopicType.RANGE_MERGE, "rmq:wake:orders", 0, 0, 10_000, false,
+                List.of(new SendCall.Message("k", 20, new byte[] {1})));
         byte[][] args = send.argv();
-        args[7] = "not a number".getBytes(StandardCharsets.UTF_8);
+        args[8] = "not a number".getBytes(StandardCharsets.UTF_8);
         int line = lineOf("send.lua", "score = NOW_MS + score");
 
         assertThatThrownBy(() -> Futures.join(new ScriptRunner(redisson).run(keys, new Tampered(send, args))))

@@ -100,16 +100,42 @@ class ScriptProtocolTests {
     }
 
     @Test
-    void theLibrarysKeysAreTheSlotKeysInOrderAndBoundToThoseNames() {
+    void theLibrarysKeysAreTheSlotKeysAndEachScriptIsGivenTheOnesItUsesInThatOrder() {
         assertThat(Script.libraryHeader().keys()).containsExactlyElementsOf(SlotKeys.NAMES);
-        Matcher binding = Pattern.compile("(?m)^local K_([A-Z_]+) = KEYS\\[(\\d+)]$").matcher(Script.read(Script.LIBRARY));
-        List<String> bound = new ArrayList<>();
-        while (binding.find()) {
-            assertThat(Integer.parseInt(binding.group(2))).as("KEYS index of K_%s", binding.group(1))
-                    .isEqualTo(bound.size() + 1);
-            bound.add(binding.group(1).toLowerCase());
+        Pattern binding = Pattern.compile("(?m)^local K_([A-Z]+) = KEYS\\[(\\d+)]$");
+        for (Script script : Script.values()) {
+            if (!script.ofSlot()) {
+                continue;
+            }
+            int[] keys = script.keys();
+            assertThat(keys).as("the keys %s is given, in lib.lua's order", script.file()).isSorted();
+            Matcher matcher = binding.matcher(script.source());
+            List<String> bound = new ArrayList<>();
+            while (matcher.find()) {
+                assertThat(Integer.parseInt(matcher.group(2))).as("KEYS index of K_%s in %s", matcher.group(1),
+                        script.file()).isEqualTo(bound.size() + 1);
+                bound.add(matcher.group(1).toLowerCase());
+            }
+            List<String> expected = java.util.Arrays.stream(keys).mapToObj(SlotKeys.NAMES::get).toList();
+            assertThat(bound).as("the keys %s binds", script.file()).containsExactlyElementsOf(expected);
+            assertThat(script.source()).as("%s binds the call key after them", script.file())
+                    .contains("local CALL_KEY = KEYS[" + (keys.length + 1) + "]");
         }
-        assertThat(bound).containsExactlyElementsOf(SlotKeys.NAMES);
+        assertThat(java.util.Arrays.stream(Script.SEND.keys()).mapToObj(SlotKeys.NAMES::get))
+                .as("a send touches only these").containsExactly("store", "body", "delayed", "wake", "parked", "expiry");
+    }
+
+    @Test
+    void aScriptCarriesOnlyTheLibraryFunctionsItCallsWithTheirLinesKept() {
+        assertThat(Script.SEND.source()).contains("local function place(").doesNotContain("local function fail(")
+                .doesNotContain("local function sweep_expired(");
+        assertThat(Script.PREPARE.source()).contains("local function fail(", "local function take_inflight(",
+                "local function sweep_expired(", "local function bury_env(");
+        assertThat(Script.FENCE_GIVE.source()).doesNotContain("local function env_read(");
+        int lineInLibrary = Script.read(Script.LIBRARY).lines().toList().indexOf("local function take_inflight(key)") + 1;
+        int lineInPrepare = Script.PREPARE.source().lines().toList().indexOf("local function take_inflight(key)") + 1;
+        assertThat(Script.PREPARE.relocate("user_script:" + lineInPrepare + ": boom"))
+                .isEqualTo("lib.lua:" + lineInLibrary + ": boom");
     }
 
     @Test
@@ -131,14 +157,13 @@ class ScriptProtocolTests {
 
     @Test
     void encodesRowsAsTheirCountFollowedByEachRowsFields() {
-        SendCall call = new SendCall(dev.rmq.topic.TopicType.PRIORITY, "rmq:wake:t", 3, 0, 10_000, List.of(
-                new SendCall.Message("a", 20, 0, 0, new byte[] {1}), new SendCall.Message("b", 30, 500, -7, new byte[] {2})));
+        SendCall call = new SendCall(dev.rmq.topic.TopicType.PRIORITY, "rmq:wake:t", 3, 0, 10_000, true, List.of(
+                new SendCall.Message("a", 20, new byte[] {1}), new SendCall.Message("b", 30, new byte[] {2})));
         List<String> args = new ArrayList<>();
         for (byte[] arg : call.argv()) {
             args.add(arg.length == 1 && arg[0] < 10 ? "<" + arg[0] + ">" : new String(arg));
         }
-        assertThat(args).containsExactly("P", "rmq:wake:t", "3", "0", "10000", "2", "a", "20", "0", "0", "<1>", "b", "30",
-                "500", "-7", "<2>");
+        assertThat(args).containsExactly("P", "rmq:wake:t", "3", "0", "10000", "1", "2", "a", "20", "<1>", "b", "30", "<2>");
     }
 
     @Test

@@ -63,6 +63,7 @@ public final class RmqAutoConfiguration {
                 .codec(codec)
                 .maxPayloadBytes(Math.toIntExact(properties.maxPayloadSize().toBytes()))
                 .metrics(metrics.getIfUnique(() -> RmqMetrics.NONE))
+                .outageThreshold(properties.redis().outageThreshold())
                 .build();
     }
 

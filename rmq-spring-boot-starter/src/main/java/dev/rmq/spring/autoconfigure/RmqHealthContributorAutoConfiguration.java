@@ -1,6 +1,7 @@
 package dev.rmq.spring.autoconfigure;
 
 import dev.rmq.RmqClient;
+import dev.rmq.spring.config.ContainersHealthIndicator;
 import dev.rmq.spring.config.RedisHealthIndicator;
 import dev.rmq.spring.config.ZooKeeperHealthIndicator;
 import org.apache.curator.framework.CuratorFramework;
@@ -18,7 +19,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The {@code rmq} health contributor: {@code redis} (every node answers PING) and, when the application
+ * The {@code rmq} health contributor: {@code redis} (every node answers PING), {@code containers} (no running
+ * listener container has been cut off from Redis past the outage threshold) and, when the application
  * has a {@code CuratorFramework}, {@code zookeeper} (the session is connected). Off with
  * {@code management.health.rmq.enabled=false}.
  */
@@ -35,6 +37,7 @@ public final class RmqHealthContributorAutoConfiguration {
         Map<String, HealthContributor> parts = new LinkedHashMap<>();
         // the connection rmq itself uses, which need not be the application's only RedissonClient
         parts.put("redis", new RedisHealthIndicator(rmq.redisson(), properties.redis().timeout()));
+        parts.put("containers", new ContainersHealthIndicator(rmq));
         CuratorFramework zookeeper = curator.getIfUnique();
         if (zookeeper != null) {
             parts.put("zookeeper", new ZooKeeperHealthIndicator(zookeeper, properties.zookeeper().root()));

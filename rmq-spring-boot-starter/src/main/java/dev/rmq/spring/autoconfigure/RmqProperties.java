@@ -29,7 +29,8 @@ import java.util.Map;
  *                       PRIORITY or FIXED_TIME, required), slot-amount (16), lease-timeout (30s), max-retries (16),
  *                       backoff.initial (1s), backoff.multiplier (2.0), backoff.max (5m), backoff.jitter (0.2),
  *                       dead-capacity (100000), ttl (none), expiry (DROP), max-backlog (none), delivery
- *                       (AT_LEAST_ONCE), rate-limit (none), late-tolerance (10s), concurrency and batch-size. A YAML
+ *                       (AT_LEAST_ONCE), rate-limit (none), late-tolerance (10s), fifo (false), concurrency and
+ *                       batch-size. A YAML
  *                       list of entries with a name works too.
  * @param listener       Defaults of the @RmqListener containers.
  * @param producer       The autowirable RmqProducer.
@@ -87,6 +88,8 @@ public record RmqProperties(@DefaultValue("") String namespace,
      *                     no limit.
      * @param lateTolerance For FIXED_TIME topics, how far behind the Redis clock a fixed time may lie and still be
      *                     taken, delivered at once and reported late; a time further behind is refused.
+     * @param fifo         Whether messages of one priority, or due in one millisecond, are consumed in the order
+     *                     first sent (a little Redis CPU per send); otherwise by key.
      * @param concurrency  Worker threads of this topic's listeners. Unset means rmq.listener.concurrency.
      * @param batchSize    Most messages one poll takes from a slot. Unset means rmq.listener.batch-size.
      */
@@ -103,6 +106,7 @@ public record RmqProperties(@DefaultValue("") String namespace,
                         @DefaultValue("AT_LEAST_ONCE") DeliveryGuarantee delivery,
                         @DefaultValue("0") double rateLimit,
                         @DefaultValue("10s") Duration lateTolerance,
+                        @DefaultValue("false") boolean fifo,
                         Integer concurrency,
                         Integer batchSize) {
 
@@ -127,7 +131,7 @@ public record RmqProperties(@DefaultValue("") String namespace,
             return TopicDefinition.builder(topicName, type).slotAmount(slotAmount).leaseTimeout(leaseTimeout)
                     .maxRetries(maxRetries).backoff(backoff.toPolicy()).deadCapacity(deadCapacity).ttl(ttl)
                     .expiry(expiry).maxBacklog(maxBacklog).delivery(delivery).rateLimit(rateLimit)
-                    .lateTolerance(lateTolerance).build();
+                    .lateTolerance(lateTolerance).fifo(fifo).build();
         }
     }
 
@@ -199,6 +203,9 @@ public record RmqProperties(@DefaultValue("") String namespace,
      * @param connectTimeout How long connecting may take.
      * @param clientName     Name set with CLIENT SETNAME on every connection.
      * @param ssl            TLS.
+     * @param outageThreshold How long a listener container's or the producer's calls must have failed, or waited
+     *                       for a reply, before one WARN line reports the outage (and health shows the container
+     *                       down); one INFO line gives its length when Redis answers again.
      */
     public record Redis(String address,
                         List<String> nodes,
@@ -209,7 +216,8 @@ public record RmqProperties(@DefaultValue("") String namespace,
                         @DefaultValue("3s") Duration timeout,
                         @DefaultValue("10s") Duration connectTimeout,
                         String clientName,
-                        @DefaultValue Ssl ssl) {
+                        @DefaultValue Ssl ssl,
+                        @DefaultValue("2s") Duration outageThreshold) {
 
         public Redis {
             nodes = nodes == null ? List.of() : List.copyOf(nodes);

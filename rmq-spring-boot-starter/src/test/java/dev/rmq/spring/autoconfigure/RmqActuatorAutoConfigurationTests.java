@@ -3,6 +3,7 @@ package dev.rmq.spring.autoconfigure;
 import dev.rmq.RmqClient;
 import dev.rmq.admin.RmqAdmin;
 import dev.rmq.consumer.ConsumeResult;
+import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.producer.RmqProducer;
 import dev.rmq.spring.annotation.RmqListener;
@@ -11,6 +12,7 @@ import dev.rmq.spring.config.WritableRmqEndpoint;
 import dev.rmq.dead.RmqDeadQueue;
 import dev.rmq.testsupport.RedisServer;
 import dev.rmq.testsupport.RedisTestServers;
+import dev.rmq.testsupport.TcpProxy;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.apache.curator.test.TestingServer;
@@ -96,6 +98,39 @@ class RmqActuatorAutoConfigurationTests {
                 doomed.stop();
                 await().atMost(Duration.ofSeconds(20)).until(() -> health.health().getStatus().equals(Status.DOWN));
             });
+        }
+    }
+
+    @Test
+    void reportsAContainerDownWhileItsCallsDoNotReachRedisAndUpOnceTheyDo() {
+        TcpProxy link = TcpProxy.to(redis.host(), redis.port());
+        Config config = new Config();
+        config.useSingleServer().setAddress(link.redisAddress()).setRetryAttempts(0).setTimeout(400);
+        RedissonClient viaLink = Redisson.create(config);
+        try {
+            RmqClient own = RmqClient.builder(viaLink).outageThreshold(Duration.ofMillis(500))
+                    .topic(TopicDefinition.builder("jobs", TopicType.PRIORITY).slotAmount(2).build()).build();
+            RmqConsumerContainer<String> container = own.container("jobs", String.class, m -> ConsumeResult.success())
+                    .id("jobs-c").build();
+            contextRunner.withBean(RmqClient.class, () -> own).run(context -> {
+                HealthIndicator health = (HealthIndicator) ((CompositeHealthContributor) context
+                        .getBean("rmqHealthContributor")).getContributor("containers");
+                container.start();
+                try {
+                    assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+                    link.stall();
+                    await().atMost(Duration.ofSeconds(10)).until(() -> health.health().getStatus().equals(Status.DOWN));
+                    assertThat(health.health().getDetails().get("unreachable").toString())
+                            .startsWith("{jobs-c=Redis unreachable for ");
+                    link.heal();
+                    await().atMost(Duration.ofSeconds(10)).until(() -> health.health().getStatus().equals(Status.UP));
+                } finally {
+                    container.stop();
+                }
+            });
+        } finally {
+            link.close();
+            viaLink.shutdown();
         }
     }
 
