@@ -1,11 +1,15 @@
 package dev.rmq.benchmarks;
 
 import dev.rmq.internal.redis.KeyLayout;
-import dev.rmq.internal.script.Script;
 import dev.rmq.internal.redis.SlotKeys;
+import dev.rmq.internal.script.Script;
+import dev.rmq.internal.script.SendCall;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicType;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -23,8 +27,12 @@ final class LimitCases {
 
     static final int PIPELINE = 64;
     static final int CLIENTS = 50;
-    /** An envelope as rmq writes it for a 64-byte payload with no headers: 13 + 1 + 64 bytes. */
-    private static final String ENVELOPE = "E".repeat(13 + 1 + Payloads.SIZE);
+    /**
+     * An envelope as the producer writes it for a 64-byte payload with no headers: 14 + 1 + 64 bytes. The send
+     * script reads only the low three bits of its flags byte, which say "no control" for 'H' as for 0; printable
+     * bytes throughout, for the command line.
+     */
+    private static final String ENVELOPE = "EH" + "E".repeat(12 + 1 + Payloads.SIZE);
 
     private final RedisProbe probe;
     private final Path tool;
@@ -54,8 +62,8 @@ final class LimitCases {
 
     /**
      * rmq's send script with {@code perCall} messages of one slot per EVALSHA; returns messages/s. One
-     * message per call runs it as {@code sendAsync} does (the slot's 9 keys); more run it as a pipelined
-     * {@code sendAllAsync} call does, with a 10th key, the call key under which the reply is kept for a replay.
+     * message per call runs it as {@code sendAsync} does (the slot's keys); more run it as a pipelined
+     * {@code sendAllAsync} call does, with one key more, the call key under which the reply is kept for a replay.
      */
     Measured sendScript(long calls, int perCall) {
         Object sha = probe.server().command("SCRIPT", "LOAD", Script.SEND.source());
@@ -63,15 +71,23 @@ final class LimitCases {
             throw new IllegalStateException("SCRIPT LOAD gave " + sha + ", rmq computes " + Script.SEND.sha());
         }
         SlotKeys keys = new KeyLayout("").slot("limit", 0);
-        List<String> command = new ArrayList<>(List.of("EVALSHA", Script.SEND.sha(), "9"));
-        List<Object> scriptKeys = perCall == 1 ? keys.asScriptKeys() : keys.asScriptKeys("__rand_int__");
+        List<String> command = new ArrayList<>(List.of("EVALSHA", Script.SEND.sha(), "0"));
+        List<Object> scriptKeys = perCall == 1 ? keys.asScriptKeys(Script.SEND.keys())
+                : keys.asScriptKeys(Script.SEND.keys(), "__rand_int__");
         command.set(2, Integer.toString(scriptKeys.size()));
         for (Object key : scriptKeys) {
             command.add((String) key);
         }
-        command.addAll(List.of("R", new KeyLayout("").wakeChannel("limit"), "0", Integer.toString(perCall)));
+        // the arguments exactly as the producer's SendCall encodes them, keys randomised by redis-benchmark
+        List<SendCall.Message> messages = new ArrayList<>(perCall);
         for (int i = 0; i < perCall; i++) {
-            command.addAll(List.of("k" + i + ":__rand_int__", "3600000", ENVELOPE));
+            messages.add(new SendCall.Message("k" + i + ":__rand_int__", 3_600_000,
+                    ENVELOPE.getBytes(StandardCharsets.US_ASCII)));
+        }
+        SendCall call = new SendCall(TopicType.RANGE_MERGE, new KeyLayout("").wakeChannel("limit"), 0, 0,
+                TopicDefinition.DEFAULT_LATE_TOLERANCE.toMillis(), false, messages);
+        for (byte[] arg : call.argv()) {
+            command.add(new String(arg, StandardCharsets.US_ASCII));
         }
         Measured run = run(calls, command);
         return new Measured(run.messages() * perCall, run.seconds(), run.cost());

@@ -1,17 +1,22 @@
 package dev.rmq.benchmarks;
 
 import dev.rmq.RmqClient;
+import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 
 import static dev.rmq.benchmarks.Report.Unit.BYTES;
 
 /**
  * The memory section: Redis's {@code used_memory} growth per queued message of each type, and for range-merge
- * without the payload too.
+ * without the payload too; then what the job controls add: a time to live, FIFO, a not-before time.
  */
 final class MemorySection {
 
@@ -30,18 +35,16 @@ final class MemorySection {
         String section = "Redis memory per queued message (" + plan.memory() + " messages, " + ProduceRound.SLOTS + " slots)";
         // memory hardly varies between repetitions, and a full run's million messages take a while to send
         int reps = Math.min(context.reps(), 3);
-        for (TopicType type : TopicType.values()) {
-            String name = "memory-" + type.name().toLowerCase(Locale.ROOT).replace('_', '-');
-            TopicDefinition topic = RmqCases.topic(name, type, ProduceRound.SLOTS);
+        for (Case c : cases()) {
+            TopicDefinition topic = c.topic().slotAmount(ProduceRound.SLOTS).build();
             RmqClient client = rmq.client(topic);
             for (int rep = 1; rep <= reps; rep++) {
-                Log.info("memory, %s, repetition %d of %d", type, rep, reps);
+                Log.info("memory, %s, repetition %d of %d", c.sample(), rep, reps);
                 probe.flushAll();
                 long before = probe.usedMemory();
-                rmq.fill(client, plan.memory(), RmqCases.waiting(topic));
+                rmq.fill(client, plan.memory(), c.messages().apply(topic));
                 probe.deleteReplayKeys();
-                long after = probe.usedMemory();
-                samples.add(sampleName(type), (after - before) / (double) plan.memory());
+                samples.add(c.sample(), (probe.usedMemory() - before) / (double) plan.memory());
             }
         }
         probe.flushAll();
@@ -55,7 +58,35 @@ final class MemorySection {
             report.figure("memory_bytes_per_msg_" + label, samples.figure(sampleName(type)), BYTES, section,
                     label.replace('_', '-') + ", whole message", "");
         }
+        String controls = "Redis memory per queued message with a job control (beside the plain type above)";
+        report.figure("memory_bytes_per_msg_ttl", samples.figure("memory.ttl"), BYTES, controls,
+                "range-merge, a time to live on every message", "");
+        report.figure("memory_bytes_per_msg_fifo", samples.figure("memory.fifo"), BYTES, controls,
+                "priority, FIFO", "");
+        report.figure("memory_bytes_per_msg_delayed", samples.figure("memory.delayed"), BYTES, controls,
+                "priority, each with a not-before time", "");
         report.value("memory_messages", plan.memory());
+    }
+
+    /** Each plain type, then a topic or message with one job control. */
+    private static List<Case> cases() {
+        List<Case> cases = new ArrayList<>();
+        for (TopicType type : TopicType.values()) {
+            String name = "memory-" + type.name().toLowerCase(Locale.ROOT).replace('_', '-');
+            cases.add(new Case(sampleName(type), TopicDefinition.builder(name, type), RmqCases::waiting));
+        }
+        Instant later = Instant.now().plus(Duration.ofHours(1));
+        cases.add(new Case("memory.ttl",
+                TopicDefinition.builder("memory-ttl", TopicType.RANGE_MERGE).ttl(Duration.ofHours(2)), RmqCases::waiting));
+        cases.add(new Case("memory.fifo",
+                TopicDefinition.builder("memory-fifo", TopicType.PRIORITY).fifo(true), RmqCases::waiting));
+        cases.add(new Case("memory.delayed", TopicDefinition.builder("memory-delayed", TopicType.PRIORITY),
+                topic -> i -> OutgoingMessage.priority(topic.name(), Payloads.next(), 100).notBefore(later)));
+        return cases;
+    }
+
+    private record Case(String sample, TopicDefinition.Builder topic,
+                        Function<TopicDefinition, RmqCases.Messages> messages) {
     }
 
     /** The range-merge samples keep the name the targets read. */

@@ -28,8 +28,9 @@ final class RmqCases {
     }
 
     /**
-     * The shortest delay of a lateness message: a fixed time must still be in the future when the send
-     * reaches Redis, which a loaded 2-core machine cannot promise for much less.
+     * The shortest delay of a lateness message: its fixed time must still be ahead when the send reaches Redis (one
+     * already past is delivered at once and counted late, which would not measure the poll), and a loaded 2-core
+     * machine cannot promise that for much less.
      */
     static final long MIN_DELAY_MS = 100;
 

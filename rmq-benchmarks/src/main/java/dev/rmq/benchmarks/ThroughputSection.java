@@ -1,7 +1,8 @@
 package dev.rmq.benchmarks;
 
 /**
- * The throughput section. It runs in rounds, each of which runs the limit, every rmq case and every peer once,
+ * The throughput section. It runs in rounds, each of which runs the limit, every rmq case (the job controls'
+ * included) and every peer once,
  * so that background load on the machine hits them alike; the ratios the targets are read against are taken
  * within each round, so both their sides share the same moments. Then each part reports its figures.
  */
@@ -12,6 +13,7 @@ final class ThroughputSection {
     private final ProduceRound produce;
     private final ConsumeRound consume;
     private final PeerRound peers;
+    private final ControlsRound controls;
 
     /** {@code limit} is null when no redis-benchmark was found. */
     ThroughputSection(Context context, RmqCases rmq, StarterCases starter, PeerCases peers, LimitCases limit,
@@ -21,6 +23,7 @@ final class ThroughputSection {
         this.produce = new ProduceRound(context, rmq);
         this.consume = new ConsumeRound(context, rmq, starter, best.consume());
         this.peers = new PeerRound(context, peers, best);
+        this.controls = new ControlsRound(context, rmq, best.consume());
     }
 
     void run() {
@@ -29,11 +32,13 @@ final class ThroughputSection {
             limit.measure();
             produce.measure();
             consume.measure();
+            controls.measure();
             peers.measure();
             ratiosOfRound();
         }
         produce.report();
         consume.report();
+        controls.report();
         limit.report();
         peers.report();
     }

@@ -3,6 +3,8 @@ package dev.rmq.faults;
 import dev.rmq.faults.events.EventLog;
 import dev.rmq.faults.events.HarnessEvent;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 
 /**
  * The consumer JVMs of a run, across their restarts: {@code c2-1}, then {@code c2-2} after a kill, and so on.
@@ -35,9 +38,15 @@ final class ConsumerFleet {
         final String name;
         private int incarnation;
         private ChildJvm jvm;
+        private NetworkLinks links;
 
         private Consumer(String name) {
             this.name = name;
+        }
+
+        /** Its links to the standalone Redis and to ZooKeeper, for the network faults. */
+        NetworkLinks links() {
+            return links;
         }
 
         String id() {
@@ -50,14 +59,19 @@ final class ConsumerFleet {
 
         void launch() {
             incarnation++;
+            if (links == null) {
+                Map<Deployment, List<String>> direct = redisAddresses.get();
+                List<String> standalone = direct.get(Deployment.STANDALONE);
+                links = new NetworkLinks(standalone == null ? null : standalone.get(0), zookeeper);
+            }
             String id = id();
             Path log = dir.resolve("consumer-" + id + ".events");
             tail.follow(id, log);
             events.write(new HarnessEvent.ProcessStarted(EventLog.nowMicros(), id));
             List<String> args = new ArrayList<>(List.of("--name", name, "--incarnation", Integer.toString(incarnation),
-                    "--zk", zookeeper, "--log", log.toString(), "--error-rate", Double.toString(options.errorRate()),
+                    "--zk", links.zkConnect(), "--log", log.toString(), "--error-rate", Double.toString(options.errorRate()),
                     "--threads", Integer.toString(options.threads())));
-            args.addAll(ChildArgs.redisArgs(redisAddresses.get()));
+            args.addAll(ChildArgs.redisArgs(links.redisAddresses(redisAddresses.get())));
             jvm = ChildJvm.start("consumer " + id, ConsumerMain.class, args, stderr(id), CHILD_HEAP);
         }
 
@@ -153,7 +167,26 @@ final class ConsumerFleet {
                 say.accept("consumer " + consumer.id() + " did not exit in time; killed");
             }
             events.write(new HarnessEvent.ProcessEnded(EventLog.nowMicros(), consumer.id(), false));
+            if (consumer.links != null) {
+                consumer.links.close();
+            }
         }
+    }
+
+    /** Lines of the consumers' own logs that contain {@code text}, over every incarnation. */
+    long logLines(String text) throws IOException {
+        long count = 0;
+        for (Consumer consumer : consumers) {
+            for (int i = 1; i <= consumer.incarnation; i++) {
+                Path log = stderr(consumer.name + "-" + i);
+                if (Files.exists(log)) {
+                    try (Stream<String> lines = Files.lines(log)) {
+                        count += lines.filter(line -> line.contains(text)).count();
+                    }
+                }
+            }
+        }
+        return count;
     }
 
     /** How many consumer processes were started in all. */

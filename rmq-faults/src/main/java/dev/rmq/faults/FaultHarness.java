@@ -215,10 +215,27 @@ public final class FaultHarness {
         run.put("consumer_incarnations", fleet.incarnations());
         run.put("probes_sent", probes.sentCount());
         run.put("slow_messages_sent_for_kills_and_pauses", midMessage.baits());
+        run.put("outage_log_lines", outageLogLines(fleet));
+        run.put("longest_slot_gap_ms", faults.stream().mapToLong(HarnessEvent.FaultInjected::recoveryMicros).max()
+                .orElse(0) / 1000);
         RunReport report = RunReport.of(options, verdict, run, drain, harnessErrors, faults, injector.unrecovered(),
                 runStart);
         report.write(options.out());
         return new Outcome(report.figures(), report.details(), report.failures(), options.out().toAbsolutePath(), dir);
+    }
+
+    /**
+     * What the consumers told their operators about the outages they met: one line per outage and container is
+     * the promise, not one per poll.
+     */
+    private static Map<String, Long> outageLogLines(ConsumerFleet fleet) throws IOException {
+        Map<String, Long> lines = new LinkedHashMap<>();
+        lines.put("redis_unreachable_warn", fleet.logLines("Redis has not answered for"));
+        lines.put("redis_back_info", fleet.logLines("Redis answers again"));
+        lines.put("zookeeper_suspended_warn", fleet.logLines("ZooKeeper connection SUSPENDED"));
+        lines.put("zookeeper_lost_warn", fleet.logLines("ZooKeeper session LOST"));
+        lines.put("zookeeper_reconnected_info", fleet.logLines("ZooKeeper connection RECONNECTED"));
+        return lines;
     }
 
     private ChildJvm startProducer() throws InterruptedException {

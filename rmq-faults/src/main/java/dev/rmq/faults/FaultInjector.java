@@ -4,6 +4,7 @@ import dev.rmq.faults.events.EventLog;
 import dev.rmq.faults.events.HarnessEvent;
 import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.testsupport.RedisServer;
+import dev.rmq.testsupport.TcpProxy;
 import dev.rmq.topic.TopicDefinition;
 
 import java.time.Duration;
@@ -59,6 +60,14 @@ final class FaultInjector {
             case MASTER_KILL -> killMaster(id);
             case ZK_EXPIRE -> expireSession(id);
             case ZK_QUORUM -> loseQuorum(id);
+            case NET_LATENCY -> slowLink(id);
+            case NET_STALL -> stallLink(id, FaultKind.NET_STALL, Duration.ofMillis(1000 + random.nextInt(1000)));
+            case NET_STALL_PAST_LEASE -> stallLink(id, FaultKind.NET_STALL_PAST_LEASE,
+                    Workload.LEASE.plusMillis(1000 + random.nextInt(2000)));
+            case NET_RESET -> resetLinks(id);
+            case NET_REFUSE -> refuseLink(id);
+            case ZK_PARTITION -> partitionFromZooKeeper(id);
+            case SENTINEL_FAILOVER -> failSentinelMasterOver(id);
             case LISTENER_ERRORS -> throw new IllegalArgumentException("listener errors are not a discrete fault");
         };
     }
@@ -180,6 +189,83 @@ final class FaultInjector {
         CompletableFuture<Void> sent = probes.send(id);
         return finish(id, FaultKind.ZK_QUORUM, "zookeeper", inject, heal, Set.of(), which + " killed for "
                 + (heal - inject) / 1000 + " ms, then restarted", sent);
+    }
+
+    /** Latency of 300 ms or 1 s each way on one consumer's link to the standalone Redis, for 3 to 5 s. */
+    private HarnessEvent.FaultInjected slowLink(int id) throws Exception {
+        ConsumerFleet.Consumer victim = fleet.pick(random);
+        Duration latency = Duration.ofMillis(random.nextBoolean() ? 300 : 1000);
+        long inject = EventLog.nowMicros();
+        victim.links().redis().latency(latency);
+        CompletableFuture<Void> sent = probes.send(id);
+        TimeUnit.MILLISECONDS.sleep(3000 + random.nextInt(2000));
+        victim.links().redis().latency(Duration.ZERO);
+        long heal = EventLog.nowMicros();
+        return finish(id, FaultKind.NET_LATENCY, victim.id(), inject, heal, Set.of(), latency.toMillis()
+                + " ms each way to Redis for " + (heal - inject) / 1000 + " ms", sent);
+    }
+
+    /** One consumer's link to the standalone Redis holds its bytes for {@code stall}, then delivers them late. */
+    private HarnessEvent.FaultInjected stallLink(int id, FaultKind kind, Duration stall) throws Exception {
+        ConsumerFleet.Consumer victim = fleet.pick(random);
+        long inject = EventLog.nowMicros();
+        victim.links().redis().stall();
+        CompletableFuture<Void> sent = probes.send(id);
+        TimeUnit.MILLISECONDS.sleep(stall.toMillis());
+        victim.links().redis().heal();
+        long heal = EventLog.nowMicros();
+        return finish(id, kind, victim.id(), inject, heal, Set.of(), "link to Redis stalled for " + (heal - inject) / 1000
+                + " ms (lease " + Workload.LEASE.toMillis() + " ms), then its bytes delivered late", sent);
+    }
+
+    /** Resets every open connection of one consumer, to Redis and to ZooKeeper. */
+    private HarnessEvent.FaultInjected resetLinks(int id) throws Exception {
+        ConsumerFleet.Consumer victim = fleet.pick(random);
+        long inject = EventLog.nowMicros();
+        victim.links().redis().resetAll();
+        victim.links().zookeeper().forEach(TcpProxy::resetAll);
+        CompletableFuture<Void> sent = probes.send(id);
+        return finish(id, FaultKind.NET_RESET, victim.id(), inject, EventLog.nowMicros(), Set.of(),
+                "every connection to Redis and ZooKeeper reset", sent);
+    }
+
+    /** Refuses one consumer's new connections to the standalone Redis for 2 to 4 s, after resetting its open ones. */
+    private HarnessEvent.FaultInjected refuseLink(int id) throws Exception {
+        ConsumerFleet.Consumer victim = fleet.pick(random);
+        long inject = EventLog.nowMicros();
+        victim.links().redis().refuse().resetAll();
+        CompletableFuture<Void> sent = probes.send(id);
+        TimeUnit.MILLISECONDS.sleep(2000 + random.nextInt(2000));
+        victim.links().redis().heal();
+        long heal = EventLog.nowMicros();
+        return finish(id, FaultKind.NET_REFUSE, victim.id(), inject, heal, Set.of(), "connections to Redis refused for "
+                + (heal - inject) / 1000 + " ms", sent);
+    }
+
+    /**
+     * Stalls one consumer's links to every ZooKeeper server for longer than its session, while it still reaches
+     * Redis: it must stop taking messages at SUSPENDED and hand its slots over within the session.
+     */
+    private HarnessEvent.FaultInjected partitionFromZooKeeper(int id) throws Exception {
+        ConsumerFleet.Consumer victim = fleet.pick(random);
+        long inject = EventLog.nowMicros();
+        victim.links().zookeeper().forEach(TcpProxy::stall);
+        CompletableFuture<Void> sent = probes.send(id);
+        TimeUnit.MILLISECONDS.sleep(Workload.SESSION_TIMEOUT_MS + 1500 + random.nextInt(2500));
+        victim.links().zookeeper().forEach(TcpProxy::heal);
+        long heal = EventLog.nowMicros();
+        return finish(id, FaultKind.ZK_PARTITION, victim.id(), inject, heal, Set.of(), "cut off from ZooKeeper for "
+                + (heal - inject) / 1000 + " ms (session " + Workload.SESSION_TIMEOUT_MS + " ms), Redis reachable", sent);
+    }
+
+    /** SIGKILL of the Sentinel deployment's master, its replica promoted, the old master back as its replica. */
+    private HarnessEvent.FaultInjected failSentinelMasterOver(int id) throws Exception {
+        RedisDeployment.Sentinel sentinel = (RedisDeployment.Sentinel) redis.get(Deployment.SENTINEL);
+        Set<String> slots = storeKeys(Deployment.SENTINEL).keySet();
+        long inject = EventLog.nowMicros();
+        CompletableFuture<Void> sent = probes.send(id);
+        String detail = sentinel.failover();
+        return finish(id, FaultKind.SENTINEL_FAILOVER, "sentinel master", inject, EventLog.nowMicros(), slots, detail, sent);
     }
 
     /** Waits for the fault's probes, and records the fault. */

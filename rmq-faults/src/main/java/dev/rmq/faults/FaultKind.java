@@ -24,10 +24,27 @@ enum FaultKind {
     FAILOVER("failover", Deployment.CLUSTER),
     /** SIGKILL of a Cluster master; once its replica took over, the node is restarted and rejoins as a replica. */
     MASTER_KILL("master-kill", Deployment.CLUSTER),
+    /** SIGKILL of the Sentinel deployment's master; the Sentinels promote its replica, and it rejoins as a replica. */
+    SENTINEL_FAILOVER("sentinel-failover", Deployment.SENTINEL),
     /** Expiry of a consumer's ZooKeeper session (Curator's injectSessionExpiration). */
     ZK_EXPIRE("zk-expire", null),
     /** Two of the three ZooKeeper servers killed for longer than a session, then restarted. */
     ZK_QUORUM("zk-quorum", null),
+    /** A consumer's link to the standalone Redis slowed by 300 ms or 1 s each way for a few seconds. */
+    NET_LATENCY("net-latency", Deployment.STANDALONE),
+    /** A consumer's link to the standalone Redis stalled for 1 to 2 s, shorter than a lease: the bytes arrive late. */
+    NET_STALL("net-stall", Deployment.STANDALONE),
+    /**
+     * A consumer's link to the standalone Redis stalled past the lease, while the consumer keeps its ZooKeeper
+     * session: its acknowledgements reach Redis after its leases ran out.
+     */
+    NET_STALL_PAST_LEASE("net-stall-past-lease", Deployment.STANDALONE),
+    /** Every open connection of a consumer, to the standalone Redis and to ZooKeeper, reset at once. */
+    NET_RESET("net-reset", Deployment.STANDALONE),
+    /** A consumer's new connections to the standalone Redis refused for a few seconds, its open ones reset. */
+    NET_REFUSE("net-refuse", Deployment.STANDALONE),
+    /** A consumer cut off from ZooKeeper past its session timeout while it still reaches Redis. */
+    ZK_PARTITION("zk-partition", null),
     /** The consumers' handlers throw for a fraction of deliveries. */
     LISTENER_ERRORS("listener-errors", null);
 

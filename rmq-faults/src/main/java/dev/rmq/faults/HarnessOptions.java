@@ -36,20 +36,23 @@ record HarnessOptions(Duration duration, RedisMode redis, int consumers, int thr
     static final String USAGE = """
             usage: rmq-faults/faults [options]
               --minutes M | --seconds S   how long faults are injected (default 5 minutes); a drain and the check follow
-              --redis standalone|cluster|both
+              --redis standalone|cluster|sentinel|both|all
                                           standalone: one redis-server with AOF and appendfsync always; cluster: a
-                                          3-master/3-replica Cluster; both (default): the two side by side, each with
-                                          its own range-merge, priority and fixed-time topic, so every fault applies
+                                          3-master/3-replica Cluster; sentinel: a master and a replica under three
+                                          Sentinels; both: standalone and cluster; all (default): the three side by
+                                          side, each with its own topics, so every fault applies
               --consumers N               consumer JVMs, at least 3 (default 3)
               --threads T                 worker threads per topic in each consumer (default 2)
               --faults a,b,...            faults to inject (default: all that apply to the Redis mode):
                                           kill, stop, redis-restart (standalone), failover (cluster), master-kill (cluster),
-                                          zk-expire, zk-quorum, listener-errors
+                                          sentinel-failover (sentinel),
+                                          zk-expire, zk-quorum, zk-partition, net-latency, net-stall, net-stall-past-lease,
+                                          net-reset, net-refuse (the net- kinds: standalone), listener-errors
               --error-rate R              fraction of deliveries whose handler throws, with listener-errors (default 0.1)
-              --durable [none|mix|all]    durable sends (WAIT for 1 replica) of the Cluster topics: mix sends half of
-                                          the Cluster bursts through a durable producer and counts the loss of each
+              --durable [none|mix|all]    durable sends (WAIT for 1 replica) of the Cluster and Sentinel topics: mix
+                                          sends half of their bursts through a durable producer and counts the loss of each
                                           half apart; standalone Redis has no replica, so its sends are never durable
-                                          (default: mix with a Cluster, none on standalone; --durable alone means all)
+                                          (default: mix with a replicated deployment, else none; --durable alone means all)
               --rate B                    new keys (bursts) per second from the producer (default 15)
               --gap MIN,MAX               seconds to wait before each fault, drawn uniformly (default 2,6); the first
                                           round of faults always completes, so a short run still injects each kind once
@@ -62,7 +65,7 @@ record HarnessOptions(Duration duration, RedisMode redis, int consumers, int thr
 
     static HarnessOptions parse(String... args) {
         Duration duration = Duration.ofMinutes(5);
-        RedisMode redis = RedisMode.BOTH;
+        RedisMode redis = RedisMode.ALL;
         int consumers = 3;
         int threads = 2;
         Set<FaultKind> faults = null;
@@ -144,13 +147,14 @@ record HarnessOptions(Duration duration, RedisMode redis, int consumers, int thr
             throw new IllegalArgumentException("--error-rate must be in [0, 1), was " + rateOfErrors);
         }
         if (durable == null) {
-            durable = redis.has(Deployment.CLUSTER) ? "mix" : "none";
+            durable = redis.deployments().stream().anyMatch(Deployment::replicated) ? "mix" : "none";
         }
         if (!List.of("none", "mix", "all").contains(durable)) {
             throw new IllegalArgumentException("--durable must be none, mix or all, was " + durable);
         }
-        if (!durable.equals("none") && !redis.has(Deployment.CLUSTER)) {
-            throw new IllegalArgumentException("--durable " + durable + " needs replicas: use --redis cluster or both"
+        if (!durable.equals("none") && redis.deployments().stream().noneMatch(Deployment::replicated)) {
+            throw new IllegalArgumentException("--durable " + durable + " needs replicas: use --redis cluster, sentinel,"
+                    + " both or all"
                     + " (standalone Redis has none, so every durable send would fail with NotReplicatedException)");
         }
         if (rate <= 0 || rate > 500) {

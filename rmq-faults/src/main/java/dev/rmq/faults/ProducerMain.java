@@ -3,9 +3,11 @@ package dev.rmq.faults;
 import dev.rmq.faults.Workload.Payload;
 import dev.rmq.faults.events.EventLog;
 import dev.rmq.faults.events.HarnessEvent;
+import dev.rmq.producer.BatchSendException;
 import dev.rmq.producer.Durability;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.producer.RmqProducer;
+import dev.rmq.producer.SendOutcome;
 import dev.rmq.producer.SendReceipt;
 import dev.rmq.topic.TopicDefinition;
 
@@ -133,7 +135,7 @@ public final class ProducerMain {
         long id = bursts++;
         Deployment deployment = deployments.get(random.nextInt(deployments.size()));
         List<TopicDefinition> topics = Workload.topics(deployment);
-        boolean replicated = deployment == Deployment.CLUSTER;
+        boolean replicated = deployment.replicated();
         boolean isDurable = replicated && switch (durableMode) {
             case "all" -> true;
             case "mix" -> random.nextBoolean();
@@ -208,17 +210,30 @@ public final class ProducerMain {
                 log.write(new HarnessEvent.Sent(end, seqs[i], r.topic(), r.key(), r.slot(), r.merged(), planned.durable(),
                         start, values[i]));
             }
+        } catch (BatchSendException e) {
+            // the batch's own account: what it stored is sent, the rest failed (refused, or unknown)
+            long end = EventLog.nowMicros();
+            for (int i = 0; i < seqs.length; i++) {
+                SendOutcome outcome = e.outcomes().get(i);
+                if (outcome.status() == SendOutcome.Status.STORED) {
+                    SendReceipt r = outcome.receipt();
+                    log.write(new HarnessEvent.Sent(end, seqs[i], r.topic(), r.key(), r.slot(), r.merged(),
+                            planned.durable(), start, values[i]));
+                } else {
+                    sendFailed(planned, i, seqs[i], values[i], start, end, outcome.status() + ": " + outcome.error());
+                }
+            }
         } catch (RuntimeException e) {
             long end = EventLog.nowMicros();
-            String error = e.getClass().getSimpleName() + ": " + e.getMessage();
-            if (error.length() > 300) {
-                error = error.substring(0, 300);
-            }
             for (int i = 0; i < seqs.length; i++) {
-                Spec spec = planned.messages().get(i);
-                log.write(new HarnessEvent.SendFailed(end, seqs[i], spec.topic().name(), spec.key(), planned.durable(),
-                        start, values[i], error));
+                sendFailed(planned, i, seqs[i], values[i], start, end, e.getClass().getSimpleName() + ": " + e.getMessage());
             }
         }
+    }
+
+    private void sendFailed(Planned planned, int index, long seq, long value, long start, long end, String error) {
+        Spec spec = planned.messages().get(index);
+        log.write(new HarnessEvent.SendFailed(end, seq, spec.topic().name(), spec.key(), planned.durable(), start, value,
+                error.length() > 300 ? error.substring(0, 300) : error));
     }
 }

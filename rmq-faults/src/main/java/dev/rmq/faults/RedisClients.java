@@ -1,5 +1,6 @@
 package dev.rmq.faults;
 
+import dev.rmq.testsupport.RedisSentinel;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
@@ -25,6 +26,12 @@ final class RedisClients {
             config.useSingleServer().setAddress(addresses.get(0)).setConnectionMinimumIdleSize(2)
                     .setConnectionPoolSize(8).setSubscriptionConnectionMinimumIdleSize(1)
                     .setTimeout(3000).setConnectTimeout(2000).setRetryAttempts(retryAttempts).setRetryInterval(500);
+        } else if (deployment == Deployment.SENTINEL) {
+            config.useSentinelServers().setMasterName(RedisSentinel.MASTER_NAME).addSentinelAddress(addresses.toArray(String[]::new))
+                    .setMasterConnectionMinimumIdleSize(2).setMasterConnectionPoolSize(8)
+                    .setSlaveConnectionMinimumIdleSize(1).setSlaveConnectionPoolSize(2)
+                    .setSubscriptionConnectionMinimumIdleSize(1).setScanInterval(1000)
+                    .setTimeout(3000).setConnectTimeout(2000).setRetryAttempts(retryAttempts).setRetryInterval(500);
         } else {
             config.useClusterServers().setNodeAddresses(addresses);
             config.useClusterServers().setScanInterval(1000).setMasterConnectionMinimumIdleSize(2)
@@ -39,7 +46,9 @@ final class RedisClients {
     enum RedisMode {
         STANDALONE(List.of(Deployment.STANDALONE)),
         CLUSTER(List.of(Deployment.CLUSTER)),
-        BOTH(List.of(Deployment.STANDALONE, Deployment.CLUSTER));
+        BOTH(List.of(Deployment.STANDALONE, Deployment.CLUSTER)),
+        SENTINEL(List.of(Deployment.SENTINEL)),
+        ALL(List.of(Deployment.STANDALONE, Deployment.CLUSTER, Deployment.SENTINEL));
 
         private final List<Deployment> deployments;
 
@@ -52,7 +61,10 @@ final class RedisClients {
                 case "standalone" -> STANDALONE;
                 case "cluster" -> CLUSTER;
                 case "both" -> BOTH;
-                default -> throw new IllegalArgumentException("--redis must be standalone, cluster or both, was " + text);
+                case "sentinel" -> SENTINEL;
+                case "all" -> ALL;
+                default -> throw new IllegalArgumentException("--redis must be standalone, cluster, both, sentinel or all,"
+                        + " was " + text);
             };
         }
 

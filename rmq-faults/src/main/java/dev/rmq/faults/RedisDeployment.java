@@ -1,6 +1,7 @@
 package dev.rmq.faults;
 
 import dev.rmq.testsupport.RedisCluster;
+import dev.rmq.testsupport.RedisSentinel;
 import dev.rmq.testsupport.RedisServer;
 import dev.rmq.testsupport.RedisServerOptions;
 
@@ -23,7 +24,11 @@ import java.util.function.BooleanSupplier;
 abstract sealed class RedisDeployment implements AutoCloseable {
 
     static RedisDeployment start(Deployment deployment) {
-        return deployment == Deployment.STANDALONE ? new Standalone() : new Cluster();
+        return switch (deployment) {
+            case STANDALONE -> new Standalone();
+            case CLUSTER -> new Cluster();
+            case SENTINEL -> new Sentinel();
+        };
     }
 
     abstract List<String> addresses();
@@ -47,6 +52,39 @@ abstract sealed class RedisDeployment implements AutoCloseable {
             TimeUnit.MILLISECONDS.sleep(100);
         }
         return false;
+    }
+
+    /**
+     * A master and its replica under three Sentinels ({@link RedisSentinel}); replication is asynchronous, so a
+     * master crash can lose writes.
+     */
+    static final class Sentinel extends RedisDeployment {
+
+        private final RedisSentinel sentinel = RedisSentinel.start();
+
+        @Override
+        List<String> addresses() {
+            return sentinel.sentinelAddresses();
+        }
+
+        @Override
+        String describe() {
+            return sentinel + " of redis-server " + sentinel.master().version();
+        }
+
+        /** SIGKILL of the master; returns once the replica is promoted and the old master serves as its replica. */
+        String failover() {
+            RedisServer old = sentinel.killMaster();
+            String promoted = ":" + sentinel.master().port();
+            sentinel.rejoin(old);
+            return "SIGKILL of master :" + old.port() + ", the Sentinels promoted " + promoted + ", and the old master"
+                    + " rejoined as its replica";
+        }
+
+        @Override
+        public void close() {
+            sentinel.close();
+        }
     }
 
     /** Standalone Redis with AOF fsynced on every write, so that a crash loses nothing acknowledged. */

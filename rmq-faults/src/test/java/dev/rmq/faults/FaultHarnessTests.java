@@ -43,8 +43,13 @@ class FaultHarnessTests {
         Map<String, Long> faults = (Map<String, Long>) figures.get("faults");
         assertThat(faults).as("every fault kind was really injected")
                 .containsOnlyKeys("kill", "stop", "redis-restart", "failover", "master-kill", "zk-expire", "zk-quorum",
+                        "net-latency", "net-stall", "net-stall-past-lease", "net-reset", "net-refuse", "zk-partition",
                         "listener-errors");
         assertThat(faults.values()).allMatch(count -> count > 0);
+        @SuppressWarnings("unchecked")
+        Map<String, Long> outageLines = (Map<String, Long>) ((Map<String, Object>) outcome.details().get("run"))
+                .get("outage_log_lines");
+        assertThat(outageLines.get("zookeeper_suspended_warn")).as("the partition from ZooKeeper was logged").isPositive();
         assertThat(outcome.out()).exists();
     }
 }

@@ -12,10 +12,10 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 class HarnessOptionsTests {
 
     @Test
-    void byDefaultBothDeploymentsRunAndEveryFaultKindApplies() {
+    void byDefaultEveryDeploymentRunsAndEveryFaultKindApplies() {
         HarnessOptions options = HarnessOptions.parse();
 
-        assertThat(options.redis()).isEqualTo(RedisMode.BOTH);
+        assertThat(options.redis()).isEqualTo(RedisMode.ALL);
         assertThat(options.faults()).isEqualTo(EnumSet.allOf(FaultKind.class));
         assertThat(options.durable()).isEqualTo("mix");
         assertThat(options.gapMin()).isEqualTo(Duration.ofSeconds(2));
@@ -28,6 +28,9 @@ class HarnessOptionsTests {
                 .doesNotContain(FaultKind.FAILOVER, FaultKind.MASTER_KILL).contains(FaultKind.REDIS_RESTART);
         assertThat(HarnessOptions.parse("--redis", "cluster").faults())
                 .doesNotContain(FaultKind.REDIS_RESTART).contains(FaultKind.FAILOVER, FaultKind.MASTER_KILL);
+        assertThat(HarnessOptions.parse("--redis", "sentinel").faults())
+                .doesNotContain(FaultKind.REDIS_RESTART, FaultKind.FAILOVER, FaultKind.NET_STALL)
+                .contains(FaultKind.SENTINEL_FAILOVER, FaultKind.ZK_PARTITION);
         assertThatIllegalArgumentException().isThrownBy(() -> HarnessOptions.parse("--redis", "cluster", "--faults",
                 "redis-restart")).withMessageContaining("does not apply to --redis cluster");
     }
@@ -35,6 +38,7 @@ class HarnessOptionsTests {
     @Test
     void durableSendsNeedAReplica() {
         assertThat(HarnessOptions.parse("--redis", "standalone").durable()).isEqualTo("none");
+        assertThat(HarnessOptions.parse("--redis", "sentinel").durable()).isEqualTo("mix");
         assertThatIllegalArgumentException().isThrownBy(() -> HarnessOptions.parse("--redis", "standalone", "--durable"))
                 .withMessageContaining("needs replicas");
     }

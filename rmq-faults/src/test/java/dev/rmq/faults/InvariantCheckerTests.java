@@ -551,6 +551,19 @@ class InvariantCheckerTests {
     }
 
     @Test
+    void aPausedHandlerOverlapWhoseMessageExpiredBeforeItsRetryIsResolved() {
+        pausedHandlerThenNewOwnerAt7s(4000);
+        // the recovered message's time to live ran out before its retry: its late commit was not taken either
+        dead(PRIORITY, 3, "n.p.1", 0, "expired: its time to live ran out before it was delivered", 1);
+
+        Verdict result = check();
+
+        assertThat(result.figure("paused_handler_overlaps")).isEqualTo(1);
+        assertThat(result.figure("paused_handler_overlaps_redelivered")).isEqualTo(1);
+        assertThat(result.failures()).noneMatch(f -> f.contains("was not redelivered"));
+    }
+
+    @Test
     void aNewOwnerThatStartsBeforeAPausedHandlersLeaseRanOutIsAViolation() {
         // leased until T0 + 9 s: the new owner should have waited for it
         pausedHandlerThenNewOwnerAt7s(9000);
@@ -572,6 +585,29 @@ class InvariantCheckerTests {
                 T0 / 1000 + leaseMs);
         paused("c1-1", T0 + 2 * S, T0 + 8 * S);
         ran("c2-1", "p-0", PRIORITY, 3, "n.p.2", 1, 1, T0 + 7 * S, T0 + 7 * S + 10, "ok", T0 / 1000 + 7000, -1, 0);
+    }
+
+    @Test
+    void anAtMostOnceHandlerFrozenPastItsBatchLeaseMayBeOverlappedWithoutARedelivery() {
+        sent(0, AT_MOST_ONCE, "n.a.1", false, T0, 50);
+        sent(1, AT_MOST_ONCE, "n.a.2", false, T0, 50);
+        ran("c1-1", "a-0", AT_MOST_ONCE, 0, "n.a.1", 0, 1, T0 + S, T0 + 9 * S, "ok", T0 / 1000 + 1000, -1, 0,
+                T0 / 1000 + 4000);
+        paused("c1-1", T0 + 2 * S, T0 + 8 * S);
+        ran("c2-1", "a-0", AT_MOST_ONCE, 0, "n.a.2", 1, 1, T0 + 7 * S, T0 + 7 * S + 10, "ok", T0 / 1000 + 7000, -1, 0);
+        // before the batch's lease ran out the new owner should still have waited
+        sent(2, AT_MOST_ONCE, "n.a.3", false, T0, 50);
+        sent(3, AT_MOST_ONCE, "n.a.4", false, T0, 50);
+        ran("c1-1", "a-0", AT_MOST_ONCE, 1, "n.a.3", 2, 1, T0 + S, T0 + 9 * S, "ok", T0 / 1000 + 1000, -1, 0,
+                T0 / 1000 + 8000);
+        ran("c2-1", "a-0", AT_MOST_ONCE, 1, "n.a.4", 3, 1, T0 + 7 * S, T0 + 7 * S + 10, "ok", T0 / 1000 + 7000, -1, 0);
+
+        Verdict result = check();
+
+        assertThat(result.figure("paused_handler_overlaps_at_most_once")).isEqualTo(1);
+        assertThat(result.figure("paused_handler_overlaps")).isZero();
+        assertThat(result.figure("overlap_violations")).isEqualTo(1);
+        assertThat(result.failures()).containsExactly("1 time(s) two workers ran one slot at once");
     }
 
     @Test

@@ -19,10 +19,12 @@ import java.util.TreeMap;
  * something that hit that very delivery between its handler's start and the time by which its commit was sent
  * ({@link #commitDeadline}: the later of the handler's end and its lease deadline, plus {@link #ACK_GRACE}):
  * <ul>
- *   <li>{@code kill}, {@code stop}, {@code zk-expire}: the fault's target is the consumer incarnation that ran
+ *   <li>{@code kill}, {@code stop}, {@code zk-expire}, and the network faults of one consumer's links
+ *       ({@code net-latency}, {@code net-stall}, {@code net-stall-past-lease}, {@code net-reset},
+ *       {@code net-refuse}, {@code zk-partition}): the fault's target is the consumer incarnation that ran
  *       the first delivery, and it struck within that interval: the fault, from its injection until it was undone
  *       (and {@link #FAULT_LANDS} more, as a signal lands after it is recorded as sent), overlaps it;</li>
- *   <li>{@code redis-restart}, {@code failover}, {@code master-kill}: the fault hit the node that held the
+ *   <li>{@code redis-restart}, {@code failover}, {@code master-kill}, {@code sentinel-failover}: the fault hit the node that held the
  *       message's slot, and its outage (widened by {@link #OUTAGE_MARGIN}, and for a master kill reaching
  *       {@link LossCheck#REPLICATION_LAG} back, for a commit the master applied but never replicated) overlaps the
  *       interval from the handler's end to the commit deadline: the commit or its reply was lost with the node;</li>
@@ -46,7 +48,14 @@ final class DuplicateCheck {
     static final String REDIS_RESTART = "redis-restart";
     static final String FAILOVER = "failover";
     static final String MASTER_KILL = "master-kill";
+    static final String SENTINEL_FAILOVER = "sentinel-failover";
     static final String ZK_QUORUM = "zk-quorum";
+    static final String NET_LATENCY = "net-latency";
+    static final String NET_STALL = "net-stall";
+    static final String NET_STALL_PAST_LEASE = "net-stall-past-lease";
+    static final String NET_RESET = "net-reset";
+    static final String NET_REFUSE = "net-refuse";
+    static final String ZK_PARTITION = "zk-partition";
 
     private static final long MS = 1_000;
     private static final long SECOND = 1_000_000;
@@ -150,11 +159,12 @@ final class DuplicateCheck {
 
     private boolean credits(Fault fault, Run first, Run second, String slot, long commitBy) {
         return switch (fault.kind()) {
-            case KILL, STOP, ZK_EXPIRE -> fault.target().equals(first.incarnation())
+            case KILL, STOP, ZK_EXPIRE, NET_LATENCY, NET_STALL, NET_STALL_PAST_LEASE, NET_RESET, NET_REFUSE, ZK_PARTITION ->
+                    fault.target().equals(first.incarnation())
                     && intersects(fault.injectMicros(), fault.healMicros() + FAULT_LANDS, first.start(), commitBy);
             case REDIS_RESTART, FAILOVER -> fault.slots().contains(slot) && intersects(fault.injectMicros() - OUTAGE_MARGIN,
                     fault.healMicros() + OUTAGE_MARGIN, first.end(), commitBy);
-            case MASTER_KILL -> fault.slots().contains(slot) && intersects(fault.injectMicros() - LossCheck.REPLICATION_LAG,
+            case MASTER_KILL, SENTINEL_FAILOVER -> fault.slots().contains(slot) && intersects(fault.injectMicros() - LossCheck.REPLICATION_LAG,
                     fault.healMicros() + OUTAGE_MARGIN, first.end(), commitBy);
             case ZK_QUORUM -> log.sessionLostBetween(first.incarnation(), Math.max(first.start(), fault.injectMicros()),
                     fault.healMicros() + quorumGrace) && reported(first, second, TroubleKind.FENCED) != null;

@@ -15,7 +15,7 @@ import java.util.TreeMap;
  * is dead with the reason "expired" ({@code expired}). Otherwise a loss is excused only for a non-durable message
  * whose slot lived on a Cluster
  * master that was SIGKILLed, and whose creating send was acknowledged at most {@link #REPLICATION_LAG} before the
- * kill: Redis replicates asynchronously, and a write the master acknowledged but had not yet streamed to its
+ * kill (for a Sentinel failover: from then until the old master was back as a replica): Redis replicates asynchronously, and a write the master acknowledged but had not yet streamed to its
  * replica dies with it. Those count as {@code lost_non_durable}; every other loss, and any loss of a durable send
  * (which waited for a replica), fails the run.
  */
@@ -138,6 +138,13 @@ final class LossCheck {
                     && creating.endMicros() >= fault.injectMicros() - REPLICATION_LAG) {
                 return "sent " + (fault.injectMicros() - creating.endMicros()) / 1000 + " ms before fault " + fault.id()
                         + " killed its master";
+            }
+            // a Sentinel failover also loses what a client wrote to the old master in the moment it came back as a
+            // master, before the Sentinels made it a replica: the window runs until the failover was over
+            if (fault.kind().equals(DuplicateCheck.SENTINEL_FAILOVER) && fault.slots().contains(slot)
+                    && creating.startMicros() <= fault.healMicros() + KILL_LANDS
+                    && creating.endMicros() >= fault.injectMicros() - REPLICATION_LAG) {
+                return "sent during fault " + fault.id() + ", a Sentinel failover of its master";
             }
         }
         return null;
