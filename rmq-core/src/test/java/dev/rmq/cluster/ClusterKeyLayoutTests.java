@@ -42,7 +42,8 @@ class ClusterKeyLayoutTests extends ClusterFixture {
                 assertThat(keys.asScriptKeys()).containsExactly(tag, "body{" + tag + "}", "prepare{" + tag + "}",
                         "inflight{" + tag + "}", "delayed{" + tag + "}", "dead{" + tag + "}", "deadbody{" + tag + "}",
                         "wake{" + tag + "}", "owner{" + tag + "}", "parked{" + tag + "}", "expiry{" + tag + "}",
-                        "paused{" + tag + "}", "hold{" + tag + "}");
+                        "paused{" + tag + "}", "hold{" + tag + "}",
+                        "retry{" + tag + "}");
                 int clusterSlot = cluster.keySlot(keys.store());
                 for (Object key : keys.asScriptKeys()) {
                     assertThat(cluster.keySlot((String) key))

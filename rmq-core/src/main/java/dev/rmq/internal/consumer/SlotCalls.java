@@ -22,7 +22,7 @@ import java.util.function.Supplier;
  * A consumer's script calls on the slots of one topic: poll (prepare), acknowledge, extend leases. Each waits
  * for its reply, at most {@link Futures#BACKSTOP}.
  */
-final class SlotCalls {
+public final class SlotCalls {
 
     /**
      * A poll's reply, with when it arrived.
@@ -31,7 +31,7 @@ final class SlotCalls {
      * @param redisNowMs    the Redis clock when the script ran, in ms
      * @param receivedNanos when the reply arrived, on this JVM's nano clock
      */
-    record Poll(PrepareCall.Polled polled, long redisNowMs, long receivedNanos) {
+    public record Poll(PrepareCall.Polled polled, long redisNowMs, long receivedNanos) {
     }
 
     private final ScriptRunner scripts;
@@ -41,7 +41,7 @@ final class SlotCalls {
     private final String wakeChannel;
     private final OutageWatch outage;
 
-    SlotCalls(ScriptRunner scripts, TopicDefinition topic, ConsumerSettings settings, String wakeChannel,
+    public SlotCalls(ScriptRunner scripts, TopicDefinition topic, ConsumerSettings settings, String wakeChannel,
               OutageWatch outage) {
         this.outage = outage;
         this.scripts = scripts;
@@ -52,26 +52,26 @@ final class SlotCalls {
     }
 
     /** Polls for up to {@code batch} messages. */
-    Poll poll(SlotKeys keys, String fence, int batch) {
+    public Poll poll(SlotKeys keys, String fence, int batch) {
         long leaseMs = topic.leaseTimeout().toMillis();
         PrepareCall call = new PrepareCall(policy, batch, leaseMs, fence, settings.idlePoll().toMillis(),
-                settings.recoverLimit(), topic.delivery() == DeliveryGuarantee.AT_MOST_ONCE);
+                settings.recoverLimit(), topic.delivery() == DeliveryGuarantee.AT_MOST_ONCE, topic.fifo());
         PrepareCall.Polled polled = watched(() -> Futures.joinBounded(scripts.run(keys, call)));
         // the token is the lease deadline the script gave: its clock plus the lease
         return new Poll(polled, polled.token() / 1000 - leaseMs, System.nanoTime());
     }
 
-    List<AckOutcome> ack(SlotKeys keys, String fence, List<AckCall.Ack> acks) {
+    public List<AckOutcome> ack(SlotKeys keys, String fence, List<AckCall.Ack> acks) {
         return watched(() -> Futures.joinBounded(scripts.run(keys, new AckCall(policy, fence, wakeChannel, keys.slot(), acks))));
     }
 
     /** Hands messages an at-most-once worker took and never started back to waiting. */
-    void putback(SlotKeys keys, List<PrepareCall.Message> messages) {
+    public void putback(SlotKeys keys, List<PrepareCall.Message> messages) {
         watched(() -> Futures.joinBounded(scripts.run(keys, new PutbackCall(topic.type(), wakeChannel, keys.slot(), messages))));
     }
 
     /** Each delivery's new token, or 0 where its lease was already lost. */
-    List<Long> extend(SlotKeys keys, String fence, Duration lease, List<ExtendCall.Lease> leases) {
+    public List<Long> extend(SlotKeys keys, String fence, Duration lease, List<ExtendCall.Lease> leases) {
         return watched(() -> Futures.joinBounded(scripts.run(keys, new ExtendCall(Math.max(1, lease.toMillis()), fence,
                 leases))));
     }

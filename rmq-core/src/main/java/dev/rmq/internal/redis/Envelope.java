@@ -72,6 +72,11 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
         return out.toByteArray();
     }
 
+    /** Whether an envelope written by {@link #encodeNew} carries a not-before time. */
+    public static boolean hasNotBefore(byte[] raw) {
+        return raw.length > 1 && (raw[1] & FLAG_NOT_BEFORE) != 0;
+    }
+
     /** How many bytes a stored message has around its payload at most, for the size limit. */
     public static int overhead(Map<String, String> headers) {
         int size = FIXED_LENGTH + 24 + 2 + 5;
@@ -117,6 +122,7 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
             throw new MalformedEnvelopeException("envelope is truncated or corrupt: " + e, e);
         }
     }
+
 
     private static void writeString(ByteArrayOutputStream out, String value) {
         byte[] bytes = value.getBytes(StandardCharsets.UTF_8);

@@ -9,16 +9,16 @@ import java.util.List;
  */
 public record SlotKeys(String topic, int slot, String store, String body, String prepare, String inflight,
                        String delayed, String dead, String deadBody, String wake, String owner, String parked,
-                       String expiry, String paused, String hold) {
+                       String expiry, String paused, String hold, String retry) {
 
     /** The keys' names in the order every script receives them as KEYS, as lib.lua's KEYS block lists them. */
     public static final List<String> NAMES = List.of("store", "body", "prepare", "inflight", "delayed", "dead",
-            "deadbody", "wake", "owner", "parked", "expiry", "paused", "hold");
+            "deadbody", "wake", "owner", "parked", "expiry", "paused", "hold", "retry");
 
     /** Every key, in the order of {@link #NAMES}. */
     public List<Object> asScriptKeys() {
         return List.of(store, body, prepare, inflight, delayed, dead, deadBody, wake, owner, parked, expiry, paused,
-                hold);
+                hold, retry);
     }
 
     /** The keys a script uses: {@code indexes} into {@link #NAMES}, in that order. */

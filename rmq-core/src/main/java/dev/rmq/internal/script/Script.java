@@ -18,6 +18,7 @@ import java.util.Map;
  */
 public enum Script {
     SEND("send.lua"),
+    SEND_CONTROLLED("send_controlled.lua"),
     PREPARE("prepare.lua"),
     ACK("ack.lua"),
     EXTEND("extend.lua"),
@@ -32,6 +33,8 @@ public enum Script {
     DEAD_DELETE("dead_delete.lua"),
     DEAD_PURGE("dead_purge.lua"),
     PUTBACK("putback.lua"),
+    COUNTS("counts.lua"),
+    PEEK("peek.lua"),
     RATE("rate.lua", false);
 
     /** The library every script is built on; its header declares the KEYS and the ARGV groups. */

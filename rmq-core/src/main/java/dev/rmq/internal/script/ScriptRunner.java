@@ -76,7 +76,15 @@ public final class ScriptRunner {
 
     /** Starts a pipeline: its calls go out together, one round trip per Redis node. */
     public Pipeline pipeline() {
-        return new Pipeline(BatchOptions.defaults());
+        return new Pipeline(BatchOptions.defaults(), true);
+    }
+
+    /**
+     * Starts a pipeline of calls that only read: they carry no call key, since running one twice is harmless and
+     * keeping its reply for a replay would cost a write of it.
+     */
+    public Pipeline readPipeline() {
+        return new Pipeline(BatchOptions.defaults(), false);
     }
 
     /**
@@ -84,7 +92,8 @@ public final class ScriptRunner {
      * {@link Pipeline#execute()} then yields how many acknowledged.
      */
     public Pipeline pipeline(int replicas, Duration timeout) {
-        return new Pipeline(replicas > 0 ? BatchOptions.defaults().sync(replicas, timeout) : BatchOptions.defaults());
+        return new Pipeline(replicas > 0 ? BatchOptions.defaults().sync(replicas, timeout) : BatchOptions.defaults(),
+                true);
     }
 
     /**
@@ -117,6 +126,8 @@ public final class ScriptRunner {
         private static final int ROUNDS = 3;
 
         private final BatchOptions options;
+        /** Whether calls carry a call key, so that a call sent again replays its first reply. */
+        private final boolean replayable;
         private final List<Pending<?>> calls = new ArrayList<>();
 
         private record Pending<R>(ScriptCall<R> call, SlotKeys keys, List<Object> scriptKeys, Object[] args,
@@ -135,15 +146,17 @@ public final class ScriptRunner {
             }
         }
 
-        private Pipeline(BatchOptions options) {
+        private Pipeline(BatchOptions options, boolean replayable) {
             this.options = options;
+            this.replayable = replayable;
         }
 
         /** Adds a call; its stage completes when the pipeline's reply for it is read. */
         public <R> CompletableFuture<R> add(SlotKeys keys, ScriptCall<R> call) {
             requireScope(call, true);
-            Pending<R> pending = new Pending<>(call, keys, keys.asScriptKeys(call.script().keys(), UUID.randomUUID().toString()),
-                    call.argv(), new CompletableFuture<>());
+            List<Object> scriptKeys = replayable ? keys.asScriptKeys(call.script().keys(), UUID.randomUUID().toString())
+                    : keys.asScriptKeys(call.script().keys());
+            Pending<R> pending = new Pending<>(call, keys, scriptKeys, call.argv(), new CompletableFuture<>());
             calls.add(pending);
             return pending.result;
         }

@@ -2,6 +2,8 @@ package dev.rmq.internal.script;
 
 import dev.rmq.topic.TopicType;
 
+import dev.rmq.internal.redis.Envelope;
+
 import java.util.ArrayList;
 import java.util.List;
 
@@ -51,28 +53,56 @@ public record SendCall(TopicType type, String wakeChannel, int slot, int maxBack
 
     private static final Outcome[] OUTCOMES = Outcome.values();
 
+    private static final Argv<Message> MESSAGE = Argv.<Message>builder()
+            .arg("key", Message::key)
+            .arg("value", Message::value)
+            .arg("envelope", Message::envelope)
+            .build();
+
+    /** send.lua's arguments: the common way. */
     static final Argv<SendCall> ARGV = Argv.<SendCall>builder()
+            .arg("type", call -> call.type().scriptCode())
+            .arg("wake_channel", SendCall::wakeChannel)
+            .arg("slot", SendCall::slot)
+            .arg("late_tolerance_ms", SendCall::lateToleranceMs)
+            .rows("messages", SendCall::messages, MESSAGE)
+            .build();
+
+    /** send_controlled.lua's arguments: with a backlog cap, FIFO or not-before times. */
+    static final Argv<SendCall> CONTROLLED_ARGV = Argv.<SendCall>builder()
             .arg("type", call -> call.type().scriptCode())
             .arg("wake_channel", SendCall::wakeChannel)
             .arg("slot", SendCall::slot)
             .arg("max_backlog", SendCall::maxBacklog)
             .arg("late_tolerance_ms", SendCall::lateToleranceMs)
             .arg("fifo", call -> call.fifo() ? "1" : "0")
-            .rows("messages", SendCall::messages, Argv.<Message>builder()
-                    .arg("key", Message::key)
-                    .arg("value", Message::value)
-                    .arg("envelope", Message::envelope)
-                    .build())
+            .rows("messages", SendCall::messages, MESSAGE)
             .build();
+
+    /**
+     * Whether the call needs send_controlled.lua: a backlog cap, FIFO, or a message with a not-before time. The
+     * others go to send.lua, which carries nothing for them.
+     */
+    public boolean controlled() {
+        if (maxBacklog > 0 || fifo) {
+            return true;
+        }
+        for (Message message : messages) {
+            if (Envelope.hasNotBefore(message.envelope())) {
+                return true;
+            }
+        }
+        return false;
+    }
 
     @Override
     public Script script() {
-        return Script.SEND;
+        return controlled() ? Script.SEND_CONTROLLED : Script.SEND;
     }
 
     @Override
     public byte[][] argv() {
-        return ARGV.encode(this);
+        return controlled() ? CONTROLLED_ARGV.encode(this) : ARGV.encode(this);
     }
 
     @Override

@@ -39,6 +39,10 @@ local function release(key)
             m.attempts = math.max(m.attempts - 1, 0)
             m.not_before = 0
             place(typ, key, env_write(m), m)
+            if m.attempts > 0 then
+                -- a retry handed back unstarted is still a retry
+                redis.call('ZADD', K_RETRY, NOW_MS, key)
+            end
         else
             place(typ, key, env, { score = NOW_MS, expire_at = 0, not_before = 0 })
         end

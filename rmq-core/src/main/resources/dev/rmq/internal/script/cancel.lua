@@ -16,5 +16,6 @@ else
 end
 if removed == 1 then
     redis.call('ZREM', K_EXPIRY, key)
+    redis.call('ZREM', K_RETRY, key)
 end
 return removed

@@ -22,6 +22,9 @@
 --   paused      STRING  present while the topic is paused: a poll takes nothing
 --   hold        STRING  at most once: the lease deadline (microseconds) of the latest batch taken, which has no
 --                       prepare entries; a new owner waits for it as for a lease (see fence_take). Expires by itself
+--   retry       ZSET    waiting messages that failed before (see fail): member = key, score = when the retry
+--                       was due, ms. An index for counting retries only: the envelope's attempts decide, and a
+--                       poll removes what it takes
 -- A pipelined call adds a call key after them, CALL_KEY (see replay.lua).
 --
 -- ORDER: on a FIFO topic a message's place among equals (one priority, or one due millisecond) is 8 bytes: the
@@ -60,6 +63,9 @@
 -- The lease deadline in prepare doubles as the delivery token: an ack must quote it,
 -- so an ack from a delivery whose lease was recovered and redelivered is refused.
 
+-- Globals read in loops, as locals: a global is a table lookup on every use, a local is not.
+local redis, tonumber, string, struct, math, ARGV = redis, tonumber, string, struct, math, ARGV
+
 local ENV_VERSION = 2
 -- version, flags, attempts, score
 local ENV_FIXED = 12
@@ -77,17 +83,15 @@ end
 local NOW_US = now_us()
 local NOW_MS = math.floor(NOW_US / 1000)
 math.randomseed(NOW_US % 2147483647)
--- the clock part of ORDER, split so that each half stays an exact Lua number
-local ORDER_HI = math.floor(NOW_US / 4194304)
-local ORDER_LO = (NOW_US - ORDER_HI * 4194304) * 1024
-
--- The place among equals of the index-th message (from 0) of this call, for a topic of type typ.
+-- The place among equals of the index-th message (from 0) of this call, for a topic of type typ. The clock part
+-- is split in two, so that each half stays an exact Lua number.
 local function order_of(typ, index)
-    local lo = ORDER_LO + index
+    local hi = math.floor(NOW_US / 4194304)
+    local lo = (NOW_US - hi * 4194304) * 1024 + index
     if typ == 'P' then
-        return struct.pack('>I4I4', 4294967295 - ORDER_HI, 4294967295 - lo)
+        return struct.pack('>I4I4', 4294967295 - hi, 4294967295 - lo)
     end
-    return struct.pack('>I4I4', ORDER_HI, lo)
+    return struct.pack('>I4I4', hi, lo)
 end
 
 -- The store member of a message with place order (nil without one).
@@ -416,6 +420,7 @@ local function fail(key, err, policy, mode)
     if m.expire_at > 0 then
         redis.call('ZADD', K_EXPIRY, m.expire_at, key)
     end
+    redis.call('ZADD', K_RETRY, retry_at, key)
     return 'retry'
 end
 
@@ -428,6 +433,7 @@ local function sweep_expired(limit, policy)
         return 0
     end
     redis.call('ZREM', K_EXPIRY, unpack(keys))
+    redis.call('ZREM', K_RETRY, unpack(keys))
     local count = 0
     for _, key in ipairs(keys) do
         local hash = K_BODY

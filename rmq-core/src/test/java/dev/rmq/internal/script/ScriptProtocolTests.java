@@ -28,6 +28,7 @@ class ScriptProtocolTests {
     private static Map<Script, Argv<?>> encoders() {
         Map<Script, Argv<?>> map = new EnumMap<>(Script.class);
         map.put(Script.SEND, SendCall.ARGV);
+        map.put(Script.SEND_CONTROLLED, SendCall.CONTROLLED_ARGV);
         map.put(Script.PREPARE, PrepareCall.ARGV);
         map.put(Script.ACK, AckCall.ARGV);
         map.put(Script.EXTEND, ExtendCall.ARGV);
@@ -42,6 +43,8 @@ class ScriptProtocolTests {
         map.put(Script.DEAD_DELETE, DeadDeleteCall.ARGV);
         map.put(Script.DEAD_PURGE, DeadPurgeCall.ARGV);
         map.put(Script.PUTBACK, PutbackCall.ARGV);
+        map.put(Script.COUNTS, CountsCall.ARGV);
+        map.put(Script.PEEK, PeekCall.ARGV);
         map.put(Script.RATE, RateCall.ARGV);
         return map;
     }
@@ -122,13 +125,18 @@ class ScriptProtocolTests {
                     .contains("local CALL_KEY = KEYS[" + (keys.length + 1) + "]");
         }
         assertThat(java.util.Arrays.stream(Script.SEND.keys()).mapToObj(SlotKeys.NAMES::get))
-                .as("a send touches only these").containsExactly("store", "body", "delayed", "wake", "parked", "expiry");
+                .as("a send touches only these").containsExactly("store", "body", "delayed", "wake", "expiry");
+        assertThat(java.util.Arrays.stream(Script.SEND_CONTROLLED.keys()).mapToObj(SlotKeys.NAMES::get))
+                .as("a controlled send touches only these")
+                .containsExactly("store", "body", "delayed", "wake", "parked", "expiry");
     }
 
     @Test
     void aScriptCarriesOnlyTheLibraryFunctionsItCallsWithTheirLinesKept() {
-        assertThat(Script.SEND.source()).contains("local function place(").doesNotContain("local function fail(")
-                .doesNotContain("local function sweep_expired(");
+        assertThat(Script.SEND.source()).contains("local function wake_if_earlier(")
+                .doesNotContain("local function place(", "local function env_read(", "local function fail(");
+        assertThat(Script.SEND_CONTROLLED.source()).contains("local function place(", "local function order_of(")
+                .doesNotContain("local function fail(", "local function sweep_expired(");
         assertThat(Script.PREPARE.source()).contains("local function fail(", "local function take_inflight(",
                 "local function sweep_expired(", "local function bury_env(");
         assertThat(Script.FENCE_GIVE.source()).doesNotContain("local function env_read(");

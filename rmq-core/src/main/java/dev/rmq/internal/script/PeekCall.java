@@ -1,0 +1,59 @@
+package dev.rmq.internal.script;
+
+import dev.rmq.producer.MessageState;
+import dev.rmq.topic.TopicType;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * peek.lua: a page of one slot's waiting messages in consume order, or of its in-flight ones, without taking them.
+ *
+ * @param type     the topic's type
+ * @param inFlight true for the in-flight messages by lease deadline, false for the waiting ones
+ * @param offset   the first entry, from 0
+ * @param count    the most entries
+ */
+public record PeekCall(TopicType type, boolean inFlight, long offset, int count)
+        implements ScriptCall<List<PeekCall.Entry>> {
+
+    /**
+     * One message.
+     *
+     * @param state    WAITING, DELAYED, RETRYING or IN_FLIGHT
+     * @param key      its key
+     * @param score    due ms or priority (waiting), visible-at ms (delayed, retrying priority), lease deadline µs
+     *                 (in flight)
+     * @param envelope its envelope
+     */
+    public record Entry(MessageState state, String key, double score, byte[] envelope) {
+    }
+
+    static final Argv<PeekCall> ARGV = Argv.<PeekCall>builder()
+            .arg("type", call -> call.type().scriptCode())
+            .arg("what", call -> call.inFlight() ? "I" : "W")
+            .arg("offset", PeekCall::offset)
+            .arg("count", PeekCall::count)
+            .build();
+
+    @Override
+    public Script script() {
+        return Script.PEEK;
+    }
+
+    @Override
+    public byte[][] argv() {
+        return ARGV.encode(this);
+    }
+
+    @Override
+    public List<Entry> decode(Object reply) {
+        List<Object> parts = Replies.list(reply);
+        List<Entry> page = new ArrayList<>(parts.size() / 4);
+        for (int i = 0; i + 3 < parts.size(); i += 4) {
+            page.add(new Entry(GetCall.state(Replies.text(parts.get(i))), Replies.text(parts.get(i + 1)),
+                    Double.parseDouble(Replies.text(parts.get(i + 2))), Replies.bytes(parts.get(i + 3))));
+        }
+        return page;
+    }
+}

@@ -1,0 +1,34 @@
+-- counts: how many messages of the slot are where, by the Redis clock.
+-- ARGV
+--   type            'R' range-merge, 'P' priority, 'F' fixed-time
+--   verify_limit    the most entries of the retry index checked against their envelopes
+-- RETURNS {due_now, later, retrying, parked, in_flight, dead, paused}
+--   due_now: waiting and due (time types), or visible (priority); later: waiting for a due time, a backoff or a
+--   not-before time; retrying: of those waiting, the ones that failed before (checked against their envelopes
+--   up to verify_limit entries, the rest of the index counted as it stands); parked: sent while their key was in
+--   flight; paused: 1 while the topic is paused.
+local verify_limit = tonumber(ARG.verify_limit)
+local waiting = redis.call('ZCARD', K_STORE)
+local due_now, later
+if ARG.type == 'P' then
+    due_now = waiting
+    later = redis.call('ZCARD', K_DELAYED)
+else
+    due_now = redis.call('ZCOUNT', K_STORE, '-inf', NOW_MS)
+    later = waiting - due_now
+end
+local retrying = 0
+local indexed = redis.call('ZCARD', K_RETRY)
+if indexed > 0 then
+    local keys = redis.call('ZRANGE', K_RETRY, 0, verify_limit - 1)
+    local envs = redis.call('HMGET', K_BODY, unpack(keys))
+    for i = 1, #keys do
+        local env = envs[i]
+        if env and string.byte(env, 1) == ENV_VERSION and struct.unpack('>H', env, 3) > 0 then
+            retrying = retrying + 1
+        end
+    end
+    retrying = retrying + math.max(0, indexed - #keys)
+end
+return { due_now, later, retrying, redis.call('HLEN', K_PARKED), redis.call('ZCARD', K_PREPARE),
+         redis.call('ZCARD', K_DEAD), redis.call('EXISTS', K_PAUSED) }

@@ -1,0 +1,62 @@
+-- peek: a page of the slot's waiting messages in the order a poll would take them, or of its in-flight ones by
+-- lease deadline, without taking anything.
+-- ARGV
+--   type            'R' range-merge, 'P' priority, 'F' fixed-time
+--   what            'W' waiting messages: the store in consume order (earliest due, or highest priority, first),
+--                   then, on a priority topic, those not visible yet by when they become visible; 'I' in flight
+--   offset          the first entry, from 0
+--   count           the most entries
+-- RETURNS {state1, key1, score1, envelope1, state2, ...}, as get.lua names states and scores
+--   state: 'waiting' (in the store; its attempts tell a retry), 'delayed' (a priority message not visible yet),
+--   'retrying' (a priority message waiting out its backoff) or 'in-flight'; score: due ms or priority (waiting),
+--   visible-at ms (delayed, retrying), lease deadline µs (in flight).
+local offset, count = tonumber(ARG.offset), tonumber(ARG.count)
+local out = {}
+
+local function add(state, key, score, env)
+    if env then
+        if state == 'delayed' and string.byte(env, 1) == ENV_VERSION and struct.unpack('>H', env, 3) > 0 then
+            state = 'retrying'
+        end
+        out[#out + 1] = state
+        out[#out + 1] = key
+        out[#out + 1] = score
+        out[#out + 1] = env
+    end
+end
+
+local function page(set, hash, from, n, reverse, state)
+    if n <= 0 then
+        return
+    end
+    local entries
+    if reverse then
+        entries = redis.call('ZREVRANGE', set, from, from + n - 1, 'WITHSCORES')
+    else
+        entries = redis.call('ZRANGE', set, from, from + n - 1, 'WITHSCORES')
+    end
+    if #entries == 0 then
+        return
+    end
+    local keys = {}
+    for i = 1, #entries, 2 do
+        keys[#keys + 1] = key_of(entries[i])
+    end
+    local envs = redis.call('HMGET', hash, unpack(keys))
+    for i = 1, #keys do
+        add(state, keys[i], entries[2 * i], envs[i])
+    end
+end
+
+if ARG.what == 'I' then
+    page(K_PREPARE, K_INFLIGHT, offset, count, false, 'in-flight')
+    return out
+end
+local priority = ARG.type == 'P'
+local stored = redis.call('ZCARD', K_STORE)
+page(K_STORE, K_BODY, offset, math.min(count, stored - offset), priority, 'waiting')
+if priority then
+    local from = math.max(0, offset - stored)
+    page(K_DELAYED, K_BODY, from, count - #out / 4, false, 'delayed')
+end
+return out

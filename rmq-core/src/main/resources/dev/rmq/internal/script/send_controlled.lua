@@ -1,0 +1,130 @@
+-- send_controlled: adds or merges messages of one slot, with the job controls that send.lua leaves out: a
+-- not-before time, FIFO places among equals, and a backlog cap. Java sends a call here instead of send.lua when
+-- its topic has FIFO or a cap, or one of its messages has a not-before time, so that a plain send pays nothing for
+-- them (Redis runs a script's whole top level, every function definition included, on each call).
+-- A merge keeps the message's place among equals and the score the type dictates, and replaces the content
+-- (payload, headers), the time to live and the not-before time with the latest send's. A send whose key is
+-- parked behind its in-flight delivery is added, and merges into the parked message when a poll takes it (see
+-- park).
+-- ARGV
+--   type            'R' range-merge, 'P' priority, 'F' fixed-time
+--   wake_channel    the channel on which idle consumers of the topic are woken
+--   slot            the slot index, published on the wake channel
+--   max_backlog     the most messages that may wait in this slot, 0 for no cap: a new message past it is refused
+--   late_tolerance_ms  how far behind the Redis clock a fixed time may lie and still be taken (due at once)
+--   fifo            '1': equals are taken in the order first sent (each message gets its place); '0': by key
+--   messages[]      the messages, each:
+--     key           the merge key
+--     value         R: time range ms (due = now + range, the first due time wins);
+--                   P: priority (the latest wins); F: fixed time ms (the latest wins)
+--     envelope      the envelope as Java wrote it (see lib.lua): its time to live, and for a priority message
+--                   its not-before time (an epoch ms, or when negative a delay), are made absolute here
+-- RETURNS one integer per message, in order: what became of it (0 added, 1 merged into a waiting message,
+--   2 refused because the slot's backlog is full, 3 refused because its fixed time lies further behind the
+--   Redis clock than the tolerance), plus 4 times how late a fixed time was (ms behind the Redis clock, 0 when
+--   it was ahead). A refused message is not written; the others of the call are.
+local typ = ARG.type
+local tolerance = tonumber(ARG.late_tolerance_ms)
+local cap = tonumber(ARG.max_backlog)
+local fifo = ARG.fifo == '1'
+local waiting = nil
+if cap > 0 then
+    waiting = redis.call('HLEN', K_BODY) + redis.call('HLEN', K_PARKED)
+end
+
+-- The envelope of a send with its times made absolute and, on a FIFO topic, its place.
+local function controlled(envelope, score, index)
+    local m = env_read(envelope)
+    if m == nil then
+        return nil
+    end
+    m.score = score
+    if m.expire_at > 0 then
+        m.expire_at = NOW_MS + m.expire_at
+    end
+    if m.not_before < 0 then
+        m.not_before = NOW_MS - m.not_before
+    end
+    if typ ~= 'P' or m.not_before <= NOW_MS then
+        m.not_before = 0
+    end
+    if fifo then
+        m.order = order_of(typ, index)
+    end
+    return m
+end
+
+-- Merges a send (m, its envelope made absolute) into a waiting message. Returns the new due time when the
+-- send moved the message, else nil.
+local function merge(key, old, m)
+    local o = env_read(old) or { score = m.score, expire_at = 0 }
+    m.order = o.order
+    if typ == 'R' then
+        -- the first due time stays: the store has it (an envelope sent by send.lua carries no score)
+        local first = redis.call('ZSCORE', K_STORE, member(o.order, key))
+        m.score = first and tonumber(first) or o.score
+    end
+    local env = env_write(m)
+    if m.expire_at > 0 then
+        redis.call('ZADD', K_EXPIRY, m.expire_at, key)
+    end
+    redis.call('HSET', K_BODY, key, env)
+    local at = member(m.order, key)
+    if typ == 'P' then
+        -- a retry's backoff, or an earlier not-before time, ends with the new send
+        redis.call('ZREM', K_DELAYED, key)
+        if m.not_before > 0 then
+            redis.call('ZREM', K_STORE, at)
+            redis.call('ZADD', K_DELAYED, m.not_before, key)
+            return m.not_before
+        end
+        redis.call('ZADD', K_STORE, m.score, at)
+        return NOW_MS
+    elseif typ == 'F' then
+        redis.call('ZADD', K_STORE, m.score, at)
+        return m.score
+    end
+    return nil
+end
+
+local out = {}
+local earliest = nil
+for i = 1, ARG.messages do
+    local key, value, envelope = ARG_messages(i)
+    local score = tonumber(value)
+    local late = 0
+    if typ == 'R' then
+        score = NOW_MS + score
+    elseif typ == 'F' and score <= NOW_MS then
+        late = NOW_MS - score
+    end
+    local code, moved = 1, nil
+    if late > tolerance then
+        -- too late to be a time that was meant: this message only is refused, the rest of the call goes on
+        code = 3
+    else
+        local m = controlled(envelope, score, i - 1)
+        if m == nil then
+            return redis.error_reply('RMQ_ENVELOPE the envelope of key "' .. key .. '" is not one this version reads')
+        end
+        if redis.call('HEXISTS', K_BODY, key) == 1 then
+            moved = merge(key, redis.call('HGET', K_BODY, key), m)
+        elseif waiting and waiting >= cap then
+            code = 2
+        else
+            code = 0
+            if waiting then
+                waiting = waiting + 1
+            end
+            moved = place(typ, key, env_write(m), m)
+        end
+    end
+    out[i] = code + 4 * late
+    if moved and (earliest == nil or moved < earliest) then
+        earliest = moved
+    end
+end
+if earliest ~= nil then
+    wake_if_earlier(earliest, ARG.wake_channel, ARG.slot)
+end
+return out
