@@ -12,6 +12,7 @@ import dev.rmq.consumer.SlotFencing;
 import dev.rmq.consumer.StopReport;
 import dev.rmq.dead.RmqDeadQueue;
 import dev.rmq.events.RmqEventListener;
+import dev.rmq.inspect.RmqInspector;
 import dev.rmq.internal.admin.RedisAdmin;
 import dev.rmq.internal.consumer.ConsumerContainer;
 import dev.rmq.internal.consumer.WakeSubscription;
@@ -24,10 +25,11 @@ import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.internal.redis.OutageWatches;
 import dev.rmq.internal.script.ScriptRunner;
 import dev.rmq.metrics.RmqMetrics;
-import dev.rmq.metrics.TopicInspector;
 import dev.rmq.producer.Durability;
 import dev.rmq.producer.RmqProducer;
+import dev.rmq.pull.RmqPuller;
 import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.Names;
 import dev.rmq.topic.TopicRegistry;
 import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
@@ -75,12 +77,15 @@ public final class RmqClient implements AutoCloseable {
     private final RmqEventListener events;
     private final RmqProducer producer;
     private final RmqDeadQueue deadQueue;
-    private final TopicInspector inspector;
+    private final RmqInspector inspector;
     private final RmqAdmin admin;
     private final SlotFencing slotFencing;
     private final OutageWatches outages;
+    private final ClientParts parts;
+    private final String zone;
     private final AtomicInteger containerCount = new AtomicInteger();
     private final List<RmqConsumerContainer<?>> containers = new CopyOnWriteArrayList<>();
+    private final List<RmqPuller<?>> pullers = new CopyOnWriteArrayList<>();
 
     private RmqClient(Builder b) {
         this.redisson = b.redisson;
@@ -91,13 +96,16 @@ public final class RmqClient implements AutoCloseable {
         this.metrics = b.metrics;
         this.events = b.events;
         this.outages = new OutageWatches(b.outageThreshold);
+        this.zone = b.zone;
         this.producer = new ScriptProducer(topics, keys, scripts, codec, b.maxPayloadBytes, metrics, Durability.MASTER_ONLY,
                 outages.watch("producer", "sends fail or wait until it does; a send whose outcome is unknown may be"
-                        + " sent again, it merges while it waits", log, length -> metrics.redisOutage("producer", null, length)));
+                        + " sent again, it merges while it waits", log, length -> metrics.redisOutage("producer", null, length)),
+                b.zone);
         this.deadQueue = new RedisDeadQueue(redisson, topics, keys, scripts);
-        this.inspector = new RedisTopicInspector(redisson, topics, keys);
+        this.inspector = new RedisTopicInspector(topics, keys, scripts, producer::getAsync);
         this.admin = new RedisAdmin(redisson, topics, keys);
         this.slotFencing = new RedisSlotFencing(keys, scripts);
+        this.parts = new ClientParts(redisson, topics, keys, scripts, codec, metrics, events, outages, zone);
     }
 
     public static Builder builder(RedissonClient redisson) {
@@ -112,8 +120,8 @@ public final class RmqClient implements AutoCloseable {
         return deadQueue;
     }
 
-    /** Reads backlog, in-flight and dead sizes per slot. */
-    public TopicInspector inspector() {
+    /** Reads what is queued without taking it: counts, the next messages, those in flight, one by key. */
+    public RmqInspector inspector() {
         return inspector;
     }
 
@@ -136,6 +144,11 @@ public final class RmqClient implements AutoCloseable {
         return redisson;
     }
 
+    /** The availability zone this client runs in, or null for none. */
+    public String zone() {
+        return zone;
+    }
+
     /** The slots' fencing tokens, for a {@link SlotAssignment} that gives each slot to one worker of a cluster. */
     public SlotFencing slotFencing() {
         return slotFencing;
@@ -149,6 +162,7 @@ public final class RmqClient implements AutoCloseable {
     @Override
     public void close() {
         try {
+            pullers.forEach(RmqPuller::close);
             stopContainers();
         } finally {
             outages.close();
@@ -174,81 +188,28 @@ public final class RmqClient implements AutoCloseable {
         }
     }
 
+    /**
+     * Starts describing a puller, a consumer the program drives: {@code rmq.puller(Order.class).topics("orders")
+     * .build()}, then {@code start()} and {@code poll(...)}. The client's {@link #close()} closes it too.
+     */
+    public <T> PullerBuilder<T> puller(Class<T> payloadType) {
+        return puller((Type) payloadType);
+    }
+
+    /** Like {@link #puller(Class)} for generic payload types. */
+    public <T> PullerBuilder<T> puller(Type payloadType) {
+        return new PullerBuilder<>(parts, payloadType, "puller-" + containerCount.incrementAndGet(), pullers::add);
+    }
+
     /** Starts describing a container that consumes {@code topic} with {@code handler}. */
     public <T> ContainerBuilder<T> container(String topic, Class<T> payloadType, RmqHandler<T> handler) {
-        return new ContainerBuilder<>(topics.require(topic), payloadType, handler);
+        return container(topic, (Type) payloadType, handler);
     }
 
     /** Like {@link #container(String, Class, RmqHandler)} for generic payload types. */
     public <T> ContainerBuilder<T> container(String topic, Type payloadType, RmqHandler<T> handler) {
-        return new ContainerBuilder<>(topics.require(topic), payloadType, handler);
-    }
-
-    /** Collects a container's settings; {@link #build()} checks them. */
-    public final class ContainerBuilder<T> {
-        private final TopicDefinition topic;
-        private final Type payloadType;
-        private final RmqHandler<T> handler;
-        private ConsumerSettings settings = ConsumerSettings.DEFAULTS;
-        private Supplier<? extends SlotAssignment> assignment = LocalSlotAssignment::new;
-        private String id;
-
-        private ContainerBuilder(TopicDefinition topic, Type payloadType, RmqHandler<T> handler) {
-            this.topic = topic;
-            this.payloadType = payloadType;
-            this.handler = handler;
-        }
-
-        public ContainerBuilder<T> id(String value) {
-            this.id = value;
-            return this;
-        }
-
-        public ContainerBuilder<T> settings(ConsumerSettings value) {
-            if (value == null) {
-                throw new IllegalArgumentException("settings must not be null");
-            }
-            this.settings = value;
-            return this;
-        }
-
-        public ContainerBuilder<T> concurrency(int value) {
-            return settings(settings.withConcurrency(value));
-        }
-
-        public ContainerBuilder<T> batchSize(int value) {
-            return settings(settings.withBatchSize(value));
-        }
-
-        /**
-         * How slots are handed to workers; local (no coordination) by default. The supplier is asked for a
-         * new assignment each time the container starts, e.g. {@code coordinator::newAssignment}.
-         */
-        public ContainerBuilder<T> assignment(Supplier<? extends SlotAssignment> value) {
-            if (value == null) {
-                throw new IllegalArgumentException("assignment must not be null");
-            }
-            this.assignment = value;
-            return this;
-        }
-
-        public RmqConsumerContainer<T> build() {
-            String containerId = id != null ? id : topic.name() + "-" + containerCount.incrementAndGet();
-            if (payloadType == null) {
-                throw new IllegalArgumentException("payload type of container '" + containerId + "' must not be null");
-            }
-            if (handler == null) {
-                throw new IllegalArgumentException("handler of container '" + containerId + "' must not be null");
-            }
-            WorkerFactory<T> workers = new WorkerFactory<>(topic, settings, keys, scripts, handler, codec, payloadType,
-                    metrics, events, outages.watch("container " + containerId + " of topic " + topic.name(),
-                            "its workers poll again with a back-off until it does", log,
-                            length -> metrics.redisOutage("consumer", topic.name(), length)));
-            WakeSubscription wakes = new WakeSubscription(redisson, keys.wakeChannel(topic.name()));
-            ConsumerContainer<T> container = new ConsumerContainer<>(containerId, topic, settings, workers, wakes, assignment);
-            containers.add(container);
-            return container;
-        }
+        return new ContainerBuilder<>(parts, topics.require(topic), payloadType, handler,
+                topic + "-" + containerCount.incrementAndGet(), containers::add);
     }
 
     /** Collects the client's settings; {@link #build()} checks them. */
@@ -261,6 +222,7 @@ public final class RmqClient implements AutoCloseable {
         private RmqMetrics metrics = RmqMetrics.NONE;
         private Duration outageThreshold = OutageWatches.DEFAULT_THRESHOLD;
         private RmqEventListener events = RmqEventListener.NONE;
+        private String zone;
 
         private Builder(RedissonClient redisson) {
             if (redisson == null) {
@@ -319,6 +281,15 @@ public final class RmqClient implements AutoCloseable {
                 throw new IllegalArgumentException("outageThreshold must be positive and at most 10 minutes, was " + value);
             }
             this.outageThreshold = value;
+            return this;
+        }
+
+        /**
+         * The availability zone this application runs in, for topics whose slots are spread over zones: its
+         * producer sends to that zone's slots, and its consumers take that zone's slots first. None by default.
+         */
+        public Builder zone(String value) {
+            this.zone = value == null ? null : Names.check("zone name", value);
             return this;
         }
 

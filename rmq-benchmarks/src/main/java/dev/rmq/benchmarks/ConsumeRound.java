@@ -4,8 +4,11 @@ import dev.rmq.RmqClient;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 
+import java.util.List;
+
 import static dev.rmq.benchmarks.Report.Unit.CALLS;
 import static dev.rmq.benchmarks.Report.Unit.MICROS;
+import static dev.rmq.benchmarks.Report.Unit.MILLIS;
 import static dev.rmq.benchmarks.Report.Unit.RATE;
 import static dev.rmq.benchmarks.Report.Unit.RATIO;
 import static dev.rmq.benchmarks.Report.Unit.SECONDS;
@@ -43,6 +46,21 @@ final class ConsumeRound {
         CommandProfile.sample(samples, "consume", m);
         context.probe().flushAll();
 
+        rmq.fillDue(client, topic.name(), count);
+        samples.add("pull", rmq.pull(client, topic.name(), count));
+        samples.addRatio("pull.container_ratio", "pull", "consume");
+        context.probe().flushAll();
+        try {
+            List<Double> wakes = rmq.pullWakeMillis(client, topic.name(), 100);
+            wakes.sort(null);
+            samples.add("pull.wake_ms.p50", wakes.get(wakes.size() / 2));
+            samples.add("pull.wake_ms.p99", wakes.get(wakes.size() * 99 / 100));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while measuring the long poll's wake-up", e);
+        }
+        context.probe().flushAll();
+
         StarterCases.Run run = starter.consume(count, setting);
         samples.add("consume_starter", run.measured());
         samples.add("consume_starter.start", run.startSeconds());
@@ -67,6 +85,14 @@ final class ConsumeRound {
         report.value("consume.setting.batch", setting.batch());
         report.value("consume.messages", context.plan().consume());
         CommandProfile.report(report, samples, "consume");
+        String pull = "Pull (poll(1000, 1 s) from one thread, then ackAll: one ack call per slot)";
+        report.figure("pull.msgs_per_s", samples.figure("pull"), RATE, pull, "RmqPuller", "the consume case's topic");
+        report.figure("pull.redis_cpu_us_per_msg", samples.figure("pull.cpu"), MICROS, pull, "  Redis CPU", "");
+        report.figure("pull.container_ratio", samples.figure("pull.container_ratio"), RATIO, pull,
+                "  / the container's consume", "per round");
+        report.figure("pull.wake_ms.p50", samples.figure("pull.wake_ms.p50"), MILLIS, pull,
+                "  a long poll's wake-up after a send, p50", "100 sends per round to an idle puller; includes the 1 ms time range");
+        report.figure("pull.wake_ms.p99", samples.figure("pull.wake_ms.p99"), MILLIS, pull, "  ... p99", "");
         report.figure("consume_starter.msgs_per_s", samples.figure("consume_starter"), RATE, section,
                 "through the Spring Boot starter", "@RmqListener(byte[]), same setting, no ZooKeeper");
         report.figure("consume_starter.redis_cpu_us_per_msg", samples.figure("consume_starter.cpu"), MICROS, section,

@@ -5,6 +5,8 @@ import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.producer.OutgoingMessage;
+import dev.rmq.pull.PulledMessage;
+import dev.rmq.pull.RmqPuller;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.redisson.api.RedissonClient;
@@ -113,6 +115,57 @@ final class RmqCases {
      * Consumes {@code count} waiting messages with a no-op handler through a real container, and stops it.
      * The time runs from the first handler call to the {@code count}-th, so container start-up is left out.
      */
+    /**
+     * The pull consumer's rate over the same preloaded messages: one thread that polls up to 1000 at a time (waiting
+     * up to 1 s) and acknowledges each poll's messages in one call per slot, as a batch job would.
+     */
+    Measured pull(RmqClient rmq, String topic, long count) {
+        CallTimer timer = new CallTimer(count);
+        RedisProbe.Snapshot before = probe.snapshot();
+        RedisProbe.Snapshot after;
+        try (RmqPuller<byte[]> puller = rmq.puller(byte[].class).topics(topic).build()) {
+            puller.start();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(Math.max(120, count / 10_000));
+            while (timer.calls() < count) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("pulled only " + timer.calls() + " of " + count + " messages of " + topic);
+                }
+                List<PulledMessage<byte[]>> got = puller.poll(1000, Duration.ofSeconds(1));
+                for (int i = 0; i < got.size(); i++) {
+                    timer.call();
+                }
+                puller.ackAll(got);
+            }
+            after = probe.snapshot();
+        }
+        return timer.measured(after.since(before));
+    }
+
+    /**
+     * How long after a send a puller waiting in a long poll returns with the message, in ms, {@code count} times: the
+     * wake-up goes through the topic's wake channel, with an idle poll of a minute so that only it can end the wait.
+     */
+    List<Double> pullWakeMillis(RmqClient rmq, String topic, int count) throws InterruptedException {
+        List<Double> millis = new ArrayList<>(count);
+        try (RmqPuller<byte[]> puller = rmq.puller(byte[].class).topics(topic).idlePoll(Duration.ofMinutes(1)).build()) {
+            puller.start();
+            puller.ackAll(puller.poll(1000, Duration.ZERO));
+            for (int i = 0; i < count; i++) {
+                AtomicReference<List<PulledMessage<byte[]>>> got = new AtomicReference<>();
+                Thread waiter = new Thread(() -> got.set(puller.poll(1, Duration.ofSeconds(10))), "bench-long-poll");
+                waiter.start();
+                // the waiter is in its poll, past its first look at the slots, well within this
+                TimeUnit.MILLISECONDS.sleep(20);
+                long sent = System.nanoTime();
+                rmq.producer().send(OutgoingMessage.rangeMerge(topic, Payloads.next(), Duration.ofMillis(1)));
+                waiter.join();
+                millis.add((System.nanoTime() - sent) / 1e6);
+                puller.ackAll(got.get());
+            }
+        }
+        return millis;
+    }
+
     Measured consume(RmqClient rmq, String topic, long count, ConsumerSettings settings) {
         CallTimer timer = new CallTimer(count);
         RmqConsumerContainer<byte[]> container = rmq.container(topic, byte[].class, message -> {

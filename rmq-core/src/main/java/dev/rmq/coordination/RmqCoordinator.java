@@ -61,7 +61,7 @@ public final class RmqCoordinator implements Closeable {
         this.fencing = builder.client.slotFencing();
         String instanceId = builder.instanceId != null ? builder.instanceId : defaultInstanceId();
         this.membership = new Membership(new ZkPaths(builder.root), builder.acl == null ? null : List.copyOf(builder.acl),
-                instanceId, builder.origin != null ? builder.origin : "instance " + instanceId);
+                instanceId, builder.origin != null ? builder.origin : "instance " + instanceId, builder.client.zone());
     }
 
     /** Starts describing the coordinator of {@code client}'s topics on a started {@code curator}. */

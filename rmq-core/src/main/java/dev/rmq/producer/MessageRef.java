@@ -1,12 +1,15 @@
 package dev.rmq.producer;
 
 import dev.rmq.internal.validation.MessageArguments;
+import dev.rmq.topic.Names;
 
 /**
  * Points at a message by topic and key, for the operations by key. When the message was sent with an
- * explicit slot basis, the same basis must be given here, since it decides the slot.
+ * explicit slot basis, the same basis must be given here, since it decides the slot. On a topic whose slots are
+ * spread over zones, the slot also depends on the zone it was sent from: the producer's own, unless
+ * {@link #withZone(String)} names another.
  */
-public record MessageRef(String topic, String key, String slotBasis) {
+public record MessageRef(String topic, String key, String slotBasis, String zone) {
 
     public MessageRef {
         if (topic == null || topic.isEmpty()) {
@@ -16,14 +19,26 @@ public record MessageRef(String topic, String key, String slotBasis) {
         if (slotBasis != null) {
             MessageArguments.checkKey("slotBasis", slotBasis);
         }
+        if (zone != null) {
+            Names.check("zone name", zone);
+        }
+    }
+
+    public MessageRef(String topic, String key, String slotBasis) {
+        this(topic, key, slotBasis, null);
     }
 
     public static MessageRef of(String topic, String key) {
-        return new MessageRef(topic, key, null);
+        return new MessageRef(topic, key, null, null);
     }
 
     public MessageRef withSlotBasis(String basis) {
-        return new MessageRef(topic, key, basis);
+        return new MessageRef(topic, key, basis, zone);
+    }
+
+    /** The zone the message was sent from, when it is not the producer's own. */
+    public MessageRef withZone(String sentFrom) {
+        return new MessageRef(topic, key, slotBasis, sentFrom);
     }
 
     /** The slot basis in effect: the explicit one, or the key. */

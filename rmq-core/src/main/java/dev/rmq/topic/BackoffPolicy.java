@@ -48,4 +48,13 @@ public record BackoffPolicy(Duration initial, double multiplier, Duration max, d
     public BackoffPolicy withJitter(double fraction) {
         return new BackoffPolicy(initial, multiplier, max, fraction);
     }
+
+    /**
+     * The longest wait before the next attempt after {@code attempts} failed ones: {@code initial ×
+     * multiplier^(attempts-1)}, capped at {@code max}; the jitter shortens it by up to its fraction.
+     */
+    public Duration delayAfter(int attempts) {
+        double millis = initial.toMillis() * Math.pow(multiplier, Math.max(0, attempts - 1));
+        return Duration.ofMillis((long) Math.min(millis, max.toMillis()));
+    }
 }

@@ -3,6 +3,7 @@ package dev.rmq.topic;
 import dev.rmq.internal.validation.Durations;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -48,6 +49,7 @@ public final class TopicDefinition {
     private final double rateLimit;
     private final Duration lateTolerance;
     private final boolean fifo;
+    private final TopicZones zones;
 
     private TopicDefinition(Builder b) {
         this.name = Names.check("topic name", b.name);
@@ -88,6 +90,8 @@ public final class TopicDefinition {
         }
         this.lateTolerance = b.lateTolerance;
         this.fifo = b.fifo;
+        this.zones = Objects.requireNonNull(b.zones, "zones of topic '" + name + "' must not be null");
+        zones.check(name, slotAmount);
     }
 
     /** Refuses a time to live that is neither zero (none) nor at least 1 ms. */
@@ -202,9 +206,19 @@ public final class TopicDefinition {
         return slot;
     }
 
-    /** The slot of a message with this slot basis. */
+    /** The slot of a message with this slot basis, sent from no zone. */
     public int slotOf(String slotBasis) {
         return SlotRouter.slotOf(slotBasis, slotAmount);
+    }
+
+    /** The slot of a message with this slot basis sent from {@code senderZone} (null for none); see {@link TopicZones}. */
+    public int slotOf(String slotBasis, String senderZone) {
+        return zones.slotOf(slotBasis, slotAmount, senderZone);
+    }
+
+    /** How the slots are spread over availability zones; {@link TopicZones#NONE} by default. */
+    public TopicZones zones() {
+        return zones;
     }
 
     /** A builder holding this definition's values. */
@@ -212,7 +226,7 @@ public final class TopicDefinition {
         return new Builder().name(name).type(type).slotAmount(slotAmount).leaseTimeout(leaseTimeout)
                 .maxRetries(maxRetries).backoff(backoff).deadCapacity(deadCapacity).ttl(ttl).expiry(expiry)
                 .maxBacklog(maxBacklog).delivery(delivery).rateLimit(rateLimit).lateTolerance(lateTolerance)
-                .fifo(fifo);
+                .fifo(fifo).zones(zones);
     }
 
     /**
@@ -221,7 +235,8 @@ public final class TopicDefinition {
      */
     public String controls() {
         return "ttl=" + ttl + ",expiry=" + expiry + ",maxBacklog=" + maxBacklog + ",delivery=" + delivery
-                + ",rateLimit=" + rateLimit + ",lateTolerance=" + lateTolerance + ",fifo=" + fifo;
+                + ",rateLimit=" + rateLimit + ",lateTolerance=" + lateTolerance + ",fifo=" + fifo
+                + (zones.isEmpty() && zones.routing() == ZoneRouting.SENDER_ZONE ? "" : ",zones=" + zones);
     }
 
     @Override
@@ -259,6 +274,7 @@ public final class TopicDefinition {
         private double rateLimit;
         private Duration lateTolerance = DEFAULT_LATE_TOLERANCE;
         private boolean fifo;
+        private TopicZones zones = TopicZones.NONE;
 
         private Builder() {
         }
@@ -338,6 +354,20 @@ public final class TopicDefinition {
         /** Equals consumed in the order first sent, rather than by key; off by default. */
         public Builder fifo(boolean value) {
             this.fifo = value;
+            return this;
+        }
+
+        /**
+         * Spreads the slots over availability zones (slot {@code s} in zone {@code s mod n}), the producer of a
+         * zone sending to its own zone's slots; none by default.
+         */
+        public Builder zones(String... names) {
+            return zones(TopicZones.of(names == null ? null : Arrays.asList(names), ZoneRouting.SENDER_ZONE));
+        }
+
+        /** How the slots are spread over zones, and how producers route among them; see {@link TopicZones}. */
+        public Builder zones(TopicZones value) {
+            this.zones = value;
             return this;
         }
 

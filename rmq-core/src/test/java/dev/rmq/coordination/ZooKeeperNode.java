@@ -31,12 +31,18 @@ final class ZooKeeperNode implements AutoCloseable {
 
     ZooKeeperNode(String name, String redisAddress, String zkConnect, TopicDefinition topic, int concurrency,
                   RmqHandler<String> handler) {
+        this(name, null, redisAddress, zkConnect, topic, concurrency, handler);
+    }
+
+    /** A node of an availability zone ({@code zone} null for none). */
+    ZooKeeperNode(String name, String zone, String redisAddress, String zkConnect, TopicDefinition topic,
+                  int concurrency, RmqHandler<String> handler) {
         this.name = name;
         this.redisson = Fixtures.redisson(redisAddress);
         this.curator = CuratorFrameworkFactory.builder().connectString(zkConnect).sessionTimeoutMs(SESSION_TIMEOUT_MS)
                 .connectionTimeoutMs(2000).retryPolicy(new ExponentialBackoffRetry(100, 5, 1000)).build();
         curator.start();
-        this.rmq = RmqClient.builder(redisson).topic(topic).build();
+        this.rmq = RmqClient.builder(redisson).topic(topic).zone(zone).build();
         this.coordinator = RmqCoordinator.builder(curator, rmq).instanceId(name).origin("test node " + name).build();
         coordinator.start();
         this.container = rmq.container(topic.name(), String.class, handler).id("c")

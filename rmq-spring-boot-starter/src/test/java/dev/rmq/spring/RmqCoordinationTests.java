@@ -15,6 +15,7 @@ import dev.rmq.spring.autoconfigure.RmqEndpointAutoConfiguration;
 import dev.rmq.spring.autoconfigure.RmqRedisAutoConfiguration;
 import dev.rmq.spring.autoconfigure.RmqZooKeeperAutoConfiguration;
 import dev.rmq.spring.config.RmqEndpoint;
+import dev.rmq.spring.config.RmqEndpointViews;
 import dev.rmq.spring.config.RmqListenerEndpointRegistry;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -91,7 +92,7 @@ class RmqCoordinationTests {
                 for (AssertableApplicationContext either : List.of(first, second)) {
                     RmqEndpoint endpoint = either.getBean(RmqEndpoint.class);
                     assertThat(endpoint.overview().assignment()).isEqualTo("zookeeper");
-                    List<RmqEndpoint.SlotDetail> slots = endpoint.topic("jobs").slots();
+                    List<RmqEndpointViews.SlotDetail> slots = endpoint.topic("jobs", null, null, null).slots();
                     assertThat(slots).hasSize(8)
                             .allSatisfy(slot -> assertThat(slot.owners()).singleElement().isEqualTo(slot.planned()));
                     Map<String, Long> slotsPerOwner = slots.stream()

@@ -11,6 +11,7 @@ import dev.rmq.producer.SendReceipt;
 import dev.rmq.spring.annotation.RmqHeaders;
 import dev.rmq.spring.annotation.RmqListener;
 import dev.rmq.spring.config.RmqEndpoint;
+import dev.rmq.spring.config.RmqEndpointViews;
 import dev.rmq.spring.config.RmqListenerEndpointRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.MethodOrderer;
@@ -196,25 +197,25 @@ class RmqEndToEndTests {
     @Test
     @Order(5)
     void theEndpointShowsTopicsSlotsOwnersAndDeadMessages() {
-        RmqEndpoint.Overview overview = endpoint.overview();
+        RmqEndpointViews.Overview overview = endpoint.overview();
         assertThat(overview.assignment()).as("it runs with ZooKeeper").isEqualTo("zookeeper");
         assertThat(overview.writeOperations()).isFalse();
-        assertThat(overview.topics()).extracting(RmqEndpoint.TopicSummary::name)
+        assertThat(overview.topics()).extracting(RmqEndpointViews.TopicSummary::name)
                 .containsExactly("price-change", "merchant-tasks", "order-timeout", "payments");
         assertThat(overview.topics()).filteredOn(t -> t.name().equals("payments")).singleElement()
                 .satisfies(t -> assertThat(t.dead()).isEqualTo(2));
 
-        RmqEndpoint.TopicDetail orders = endpoint.topic("order-timeout");
+        RmqEndpointViews.TopicDetail orders = endpoint.topic("order-timeout", null, null, null);
         assertThat(orders.slots()).hasSize(8).allSatisfy(slot -> assertThat(slot.owners()).singleElement()
                 .isEqualTo(slot.planned()).satisfies(owner -> assertThat(owner).matches(".+-order-closer-[01]")));
         Map<String, Long> slotsPerOwner = orders.slots().stream()
                 .collect(Collectors.groupingBy(slot -> slot.owners().get(0), Collectors.counting()));
         assertThat(slotsPerOwner.values()).as("both closers, balanced").containsExactly(4L, 4L);
-        assertThat(endpoint.topic("no-such-topic")).isNull();
+        assertThat(endpoint.topic("no-such-topic", null, null, null)).isNull();
 
-        RmqEndpoint.SlotPage payments = endpoint.slot("payments", 0, null, null);
+        RmqEndpointViews.SlotPage payments = endpoint.slot("payments", 0, null, null, null);
         assertThat(payments.dead()).isEqualTo(2);
-        assertThat(payments.deadMessages()).extracting(RmqEndpoint.DeadEntry::payload).containsExactlyInAnyOrder("bad", "boom");
+        assertThat(payments.deadMessages()).extracting(RmqEndpointViews.DeadEntry::payload).containsExactlyInAnyOrder("bad", "boom");
     }
 
     @Test

@@ -27,23 +27,35 @@ final class Acknowledger implements Settlement {
     private final RmqMetrics metrics;
     private final ConsumerEvents events;
     private final List<AckCall.Ack> pending = new ArrayList<>();
+    /** For each pending ack, the failure to log once its outcome is known; null for a commit or a release. */
+    private final List<Failure> failures = new ArrayList<>();
+    private final HandlerFailures failureLog;
 
-    Acknowledger(String worker, TopicDefinition topic, SlotCalls calls, RmqMetrics metrics, ConsumerEvents events) {
+    /** A handler's failure, kept until its acknowledgement says what became of the message. */
+    private record Failure(Delivery<?> delivery, String reason, Throwable cause, boolean immediate) {
+    }
+
+    Acknowledger(String worker, TopicDefinition topic, SlotCalls calls, RmqMetrics metrics, ConsumerEvents events,
+                 HandlerFailures failureLog) {
         this.worker = worker;
         this.topic = topic;
         this.calls = calls;
         this.metrics = metrics;
         this.events = events;
+        this.failureLog = failureLog;
     }
 
     @Override
-    public void add(AckCall.Op op, Delivery<?> delivery, String error) {
+    public void add(AckCall.Op op, Delivery<?> delivery, String error, Throwable cause) {
         pending.add(new AckCall.Ack(op, delivery.key(), delivery.token(), error));
+        boolean failed = op == AckCall.Op.ROLL_BACK || op == AckCall.Op.RETRY_NOW || op == AckCall.Op.DEAD;
+        failures.add(failed ? new Failure(delivery, error, cause, op == AckCall.Op.RETRY_NOW) : null);
     }
 
     @Override
     public void addUndecodable(String key, long token, String error) {
         pending.add(new AckCall.Ack(AckCall.Op.DEAD, key, token, error));
+        failures.add(null);
     }
 
     @Override
@@ -62,12 +74,21 @@ final class Acknowledger implements Settlement {
             return true;
         }
         List<AckCall.Ack> sent = List.copyOf(pending);
+        List<Failure> failed = new ArrayList<>(failures);
         pending.clear();
+        failures.clear();
         try {
             List<AckOutcome> outcomes = calls.ack(state.keys, state.fence, sent);
             state.verifiedNanos = System.nanoTime();
             for (int i = 0; i < outcomes.size(); i++) {
                 report(state, sent.get(i), outcomes.get(i));
+                Failure failure = failed.get(i);
+                if (failure != null) {
+                    failureLog.failed(failure.delivery(), failure.cause(), failure.reason(), outcomes.get(i),
+                            failure.immediate());
+                } else if (sent.get(i).op() == AckCall.Op.DEAD && outcomes.get(i) == AckOutcome.DEAD) {
+                    failureLog.undecodable(sent.get(i).key(), state.slot, sent.get(i).error());
+                }
             }
         } catch (SlotFencedException e) {
             log.warn("worker {} lost {} before acknowledging {} message(s); they will be redelivered", worker,

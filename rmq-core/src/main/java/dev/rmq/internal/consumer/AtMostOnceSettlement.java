@@ -1,5 +1,6 @@
 package dev.rmq.internal.consumer;
 
+import dev.rmq.consumer.AckOutcome;
 import dev.rmq.internal.script.AckCall;
 import dev.rmq.internal.script.PrepareCall;
 import dev.rmq.topic.TopicDefinition;
@@ -21,30 +22,29 @@ final class AtMostOnceSettlement implements Settlement {
     private final String worker;
     private final TopicDefinition topic;
     private final SlotCalls calls;
-    private final FailureLog lost = new FailureLog(log);
+    private final HandlerFailures lost;
     private final List<PrepareCall.Message> unstarted = new ArrayList<>();
 
-    AtMostOnceSettlement(String worker, TopicDefinition topic, SlotCalls calls) {
+    AtMostOnceSettlement(String worker, TopicDefinition topic, SlotCalls calls, HandlerFailures lost) {
         this.worker = worker;
         this.topic = topic;
         this.calls = calls;
+        this.lost = lost;
     }
 
     @Override
-    public void add(AckCall.Op op, Delivery<?> delivery, String reason) {
+    public void add(AckCall.Op op, Delivery<?> delivery, String reason, Throwable cause) {
         switch (op) {
             case COMMIT -> {
             }
             case RELEASE -> unstarted.add(new PrepareCall.Message(delivery.key(), delivery.rawEnvelope()));
-            default -> lost.warn("topic {} is at-most-once: message '{}' of slot {} failed on its attempt {} and is"
-                    + " gone ({})", topic.name(), delivery.key(), delivery.slot(), delivery.attempt(), reason);
+            default -> lost.failed(delivery, cause, reason, AckOutcome.GONE, op == AckCall.Op.RETRY_NOW);
         }
     }
 
     @Override
     public void addUndecodable(String key, long token, String reason) {
-        lost.warn("topic {} is at-most-once: message '{}' could not be decoded and is gone ({})", topic.name(), key,
-                reason);
+        lost.undecodable(key, -1, reason);
     }
 
     @Override

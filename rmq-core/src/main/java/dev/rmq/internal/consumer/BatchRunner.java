@@ -3,6 +3,7 @@ package dev.rmq.internal.consumer;
 import dev.rmq.codec.PayloadCodec;
 import dev.rmq.codec.PayloadCodecException;
 import dev.rmq.consumer.ConsumeResult;
+import dev.rmq.consumer.RmqErrorHandler;
 import dev.rmq.consumer.RmqHandler;
 import dev.rmq.internal.redis.Envelope;
 import dev.rmq.internal.redis.MalformedEnvelopeException;
@@ -40,11 +41,13 @@ final class BatchRunner<T> {
     private final PayloadCodec codec;
     private final Type payloadType;
     private final Settlement acks;
+    private final RmqErrorHandler errorHandler;
     private final LeaseKeeper leases;
     private final RmqMetrics metrics;
 
     BatchRunner(TopicDefinition topic, RmqHandler<T> handler, PayloadCodec codec, Type payloadType, Settlement acks,
-                LeaseKeeper leases, RmqMetrics metrics) {
+                LeaseKeeper leases, RmqMetrics metrics, RmqErrorHandler errorHandler) {
+        this.errorHandler = errorHandler;
         this.topic = topic;
         this.handler = handler;
         this.codec = codec;
@@ -114,19 +117,19 @@ final class BatchRunner<T> {
                 continue;
             }
             reportLateness(delivery, poll);
-            ConsumeResult result = invoke(delivery, control);
-            if (result == null) {
+            Handled handled = invoke(delivery, control);
+            if (handled == null) {
                 // the stop cut this handler off: at least once, its message goes back as if never started; at most
                 // once it had started, so it is lost rather than delivered a second time
                 if (acks.leased()) {
                     releaseUnstarted(rest);
                 } else {
-                    acks.add(AckCall.Op.ROLL_BACK, delivery, "interrupted by the consumer's stop");
+                    acks.add(AckCall.Op.ROLL_BACK, delivery, "interrupted by the consumer's stop", null);
                     releaseUnstarted(rest.subList(1, rest.size()));
                 }
                 break;
             }
-            acks.add(opFor(result), delivery, result.reason());
+            acks.add(opFor(handled.result()), delivery, handled.result().reason(), handled.cause());
         }
         // an interrupt was meant for the handler; the acknowledgement of what finished must still be sent
         Thread.interrupted();
@@ -137,7 +140,7 @@ final class BatchRunner<T> {
     private void releaseUnstarted(List<Delivery<T>> rest) {
         for (Delivery<T> delivery : rest) {
             if (!delivery.leaseLost()) {
-                acks.add(AckCall.Op.RELEASE, delivery, "");
+                acks.add(AckCall.Op.RELEASE, delivery, "", null);
             }
         }
     }
@@ -165,9 +168,10 @@ final class BatchRunner<T> {
      * Runs the handler. Returns null when a stopping container interrupted it: that is not the message's failure,
      * so it costs no attempt.
      */
-    private ConsumeResult invoke(Delivery<T> delivery, WorkerControl control) {
+    private Handled invoke(Delivery<T> delivery, WorkerControl control) {
         long start = System.nanoTime();
         ConsumeResult result;
+        Throwable cause = null;
         try {
             result = handler.handle(delivery);
             result = result == null ? ConsumeResult.success() : result;
@@ -175,12 +179,31 @@ final class BatchRunner<T> {
             if (cutOffByStop(e, control)) {
                 return null;
             }
-            result = ConsumeResult.retry(describe(e));
+            cause = e;
+            result = decide(delivery, e);
         } catch (LinkageError | AssertionError | StackOverflowError e) {
-            result = ConsumeResult.retry(describe(e));
+            cause = e;
+            result = ConsumeResult.retry(RmqErrorHandler.describe(e));
         }
         metrics.consumed(topic, result.outcome(), System.nanoTime() - start);
-        return result;
+        return new Handled(result, cause);
+    }
+
+    /** What a handler's ending came to: its result, and the exception it threw, if it threw. */
+    private record Handled(ConsumeResult result, Throwable cause) {
+    }
+
+    /** The error handler's decision on a handler's exception; a retry when it fails or answers success. */
+    private ConsumeResult decide(Delivery<T> delivery, Exception error) {
+        try {
+            ConsumeResult decided = errorHandler.handle(delivery, error);
+            if (decided != null && decided.outcome() != ConsumeResult.Outcome.SUCCESS) {
+                return decided;
+            }
+        } catch (RuntimeException e) {
+            error.addSuppressed(e);
+        }
+        return ConsumeResult.retry(RmqErrorHandler.describe(error));
     }
 
     /** Whether a handler failed because the stop interrupted it, directly or through a wrapping exception. */
@@ -199,9 +222,6 @@ final class BatchRunner<T> {
         return false;
     }
 
-    private static String describe(Throwable e) {
-        return e.getMessage() == null ? e.getClass().getName() : e.getClass().getName() + ": " + e.getMessage();
-    }
 
     private static AckCall.Op opFor(ConsumeResult result) {
         return switch (result.outcome()) {

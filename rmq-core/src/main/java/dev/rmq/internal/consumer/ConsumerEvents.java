@@ -8,17 +8,17 @@ import org.slf4j.LoggerFactory;
 import java.util.function.Supplier;
 
 /** Hands events to the application's listener, built only when there is one, and never lets it break a worker. */
-final class ConsumerEvents {
+public final class ConsumerEvents {
 
     private static final Logger log = LoggerFactory.getLogger(ConsumerEvents.class);
 
     private final RmqEventListener listener;
 
-    ConsumerEvents(RmqEventListener listener) {
+    public ConsumerEvents(RmqEventListener listener) {
         this.listener = listener;
     }
 
-    void emit(Supplier<? extends RmqEvent> event) {
+    public void emit(Supplier<? extends RmqEvent> event) {
         if (listener == RmqEventListener.NONE) {
             return;
         }

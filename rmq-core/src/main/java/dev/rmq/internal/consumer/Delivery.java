@@ -12,10 +12,10 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /** One delivery of a message to a handler, with the lease token its acknowledgement must quote. */
-final class Delivery<T> implements RmqMessage<T> {
+public class Delivery<T> implements RmqMessage<T> {
 
     /** Extends the lease of one delivery; returns the new token or 0 when the lease is lost. */
-    interface LeaseExtender {
+    public interface LeaseExtender {
         long extend(Delivery<?> delivery, Duration duration);
     }
 
@@ -30,7 +30,7 @@ final class Delivery<T> implements RmqMessage<T> {
     private final LeaseExtender extender;
     private volatile long token;
 
-    Delivery(String topic, TopicType type, int slot, String key, Envelope envelope, byte[] rawEnvelope, T payload,
+    public Delivery(String topic, TopicType type, int slot, String key, Envelope envelope, byte[] rawEnvelope, T payload,
              long token, LeaseExtender extender) {
         this.topic = topic;
         this.type = type;
@@ -43,19 +43,19 @@ final class Delivery<T> implements RmqMessage<T> {
         this.extender = extender;
     }
 
-    long token() {
+    public final long token() {
         return token;
     }
 
-    byte[] rawEnvelope() {
+    public final byte[] rawEnvelope() {
         return rawEnvelope;
     }
 
-    void token(long newToken) {
+    public final void token(long newToken) {
         this.token = newToken;
     }
 
-    boolean leaseLost() {
+    public final boolean leaseLost() {
         return token == 0;
     }
 

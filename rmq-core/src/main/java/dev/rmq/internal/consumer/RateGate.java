@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  * poll found fewer messages. When the bucket is empty the gate stays shut, without asking Redis, until the
  * next token is due, so a rate-limited worker waits instead of polling.
  */
-final class RateGate {
+public final class RateGate {
 
     /** A gate that never limits: for topics without a rate limit. */
     static final RateGate OPEN = new RateGate(null, null, 0, 0);
@@ -35,7 +35,7 @@ final class RateGate {
      * The gate of {@code topic}'s bucket. The bucket holds a tenth of a second's tokens, at least one: enough that
      * a poll takes several messages at once, little enough that any ten seconds stay within 1 % of the limit.
      */
-    static RateGate of(TopicDefinition topic, ScriptRunner scripts, String bucket) {
+    public static RateGate of(TopicDefinition topic, ScriptRunner scripts, String bucket) {
         if (topic.rateLimit() == 0) {
             return OPEN;
         }
@@ -46,7 +46,7 @@ final class RateGate {
      * Up to {@code want} tokens; 0 while the bucket is empty, until {@link #shutUntilNanos()}: when a batch's worth
      * (at most a full bucket) will have come, so that waiting workers come back for a batch, not for each token.
      */
-    int take(int want) {
+    public int take(int want) {
         if (rate == 0) {
             return want;
         }
@@ -62,14 +62,14 @@ final class RateGate {
     }
 
     /** Gives back tokens a poll did not use, without waiting; a give-back that fails only lowers the rate a little. */
-    void giveBack(int unused) {
+    public void giveBack(int unused) {
         if (rate > 0 && unused > 0) {
             scripts.run(bucket, new RateCall(rate, burst, -unused));
         }
     }
 
     /** When the next token is due, on this JVM's nano clock. */
-    long shutUntilNanos() {
+    public long shutUntilNanos() {
         return shutUntilNanos;
     }
 }

@@ -9,8 +9,11 @@ import dev.rmq.internal.script.AckCall;
  */
 interface Settlement {
 
-    /** The outcome of one delivery, sent with the next {@link #flush}. */
-    void add(AckCall.Op op, Delivery<?> delivery, String reason);
+    /**
+     * The outcome of one delivery, sent with the next {@link #flush}; {@code cause} is what the handler threw, null
+     * when it returned its outcome. A failure is logged once its outcome is known.
+     */
+    void add(AckCall.Op op, Delivery<?> delivery, String reason, Throwable cause);
 
     /** A message that could not even be decoded: it has a key and a token, no delivery. */
     void addUndecodable(String key, long token, String reason);

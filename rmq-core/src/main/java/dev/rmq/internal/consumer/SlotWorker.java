@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -25,6 +26,7 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntPredicate;
 
 /**
  * One consumer thread's poll loop. It polls each of its slots when due (or when woken) and hands what it gets
@@ -36,6 +38,7 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
     private static final Logger log = LoggerFactory.getLogger(SlotWorker.class);
     private static final long MAX_ERROR_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(5);
 
+
     private final String id;
     private final TopicDefinition topic;
     private final ConsumerSettings settings;
@@ -45,6 +48,8 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
     private final RateGate rate;
     private final RmqMetrics metrics;
     private final ConsumerEvents events;
+    /** Whether a slot is in this worker's own zone (always, without zones). */
+    private final IntPredicate local;
     private final ConcurrentMap<Integer, SlotState> slots = new ConcurrentHashMap<>();
     private final Semaphore signal = new Semaphore(0);
     private volatile boolean running = true;
@@ -58,7 +63,8 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
     private int turn;
 
     SlotWorker(String id, TopicDefinition topic, ConsumerSettings settings, KeyLayout keys, SlotCalls calls,
-               BatchRunner<?> batches, RateGate rate, RmqMetrics metrics, ConsumerEvents events) {
+               BatchRunner<?> batches, RateGate rate, RmqMetrics metrics, ConsumerEvents events, IntPredicate local) {
+        this.local = local;
         this.id = id;
         this.topic = topic;
         this.settings = settings;
@@ -124,7 +130,9 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
         if (state != null) {
             // at once, unless the slot is still held off after a takeover
             state.woken = true;
-            state.nextPollNanos = state.holdUntilNanos;
+            state.nextPollNanos = state.isFenced() || local.test(slot) ? state.holdUntilNanos
+                    : Math.max(state.holdUntilNanos - System.nanoTime(), WakeSubscription.FOREIGN_ZONE_GRACE_NANOS)
+                    + System.nanoTime();
             signal.release();
         }
     }
@@ -144,6 +152,8 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
                 List<SlotState> round = new ArrayList<>(slots.values());
                 if (!round.isEmpty()) {
                     Collections.rotate(round, turn++ % round.size());
+                    // the slots of this worker's own zone first, each group still in turn
+                    round.sort(Comparator.comparing(state -> !local.test(state.slot)));
                 }
                 for (SlotState state : round) {
                     if (!running) {

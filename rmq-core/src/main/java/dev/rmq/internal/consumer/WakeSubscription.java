@@ -20,6 +20,12 @@ public final class WakeSubscription {
 
     private static final Logger log = LoggerFactory.getLogger(WakeSubscription.class);
 
+    /**
+     * How long a consumer woken for another zone's slot waits before it polls, when no coordination assigns slots:
+     * that zone's own consumers take the message first, and this one only if they have not.
+     */
+    public static final long FOREIGN_ZONE_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
     private final RedissonClient redisson;
     private final String channel;
     private volatile int listener = -1;
@@ -32,12 +38,12 @@ public final class WakeSubscription {
     }
 
     /** Subscribes; {@code onWake} gets each slot index published. */
-    void open(String container, Duration idlePoll, IntConsumer onWake) {
+    public void open(String container, Duration idlePoll, IntConsumer onWake) {
         wanted = true;
         subscribe(container, idlePoll, onWake);
     }
 
-    void close() {
+    public void close() {
         wanted = false;
         int current = listener;
         listener = -1;

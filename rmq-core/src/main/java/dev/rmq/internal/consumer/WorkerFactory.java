@@ -2,6 +2,7 @@ package dev.rmq.internal.consumer;
 
 import dev.rmq.codec.PayloadCodec;
 import dev.rmq.consumer.ConsumerSettings;
+import dev.rmq.consumer.RmqErrorHandler;
 import dev.rmq.consumer.RmqHandler;
 import dev.rmq.events.RmqEventListener;
 import dev.rmq.internal.redis.KeyLayout;
@@ -34,12 +35,21 @@ public final class WorkerFactory<T> {
     private final ConsumerEvents events;
     /** Whether the container's calls reach Redis. */
     private final OutageWatch outage;
+    /** The failure log of the container's workers, rate-limited for all of them together. */
+    private final HandlerFailures failures;
+    /** Decides what a handler's exception does to its message. */
+    private final RmqErrorHandler errorHandler;
+    /** The zone the container runs in, null for none: its workers poll that zone's slots first. */
+    private final String zone;
     /** The container's gate on the topic's rate limit, shared by its workers. */
     private final RateGate rate;
 
     public WorkerFactory(TopicDefinition topic, ConsumerSettings settings, KeyLayout keys, ScriptRunner scripts,
                          RmqHandler<T> handler, PayloadCodec codec, Type payloadType, RmqMetrics metrics,
-                         RmqEventListener events, OutageWatch outage) {
+                         RmqEventListener events, OutageWatch outage, String zone, RmqErrorHandler errorHandler) {
+        this.errorHandler = errorHandler;
+        this.failures = new HandlerFailures(topic);
+        this.zone = zone;
         this.topic = topic;
         this.settings = settings;
         this.keys = keys;
@@ -59,10 +69,13 @@ public final class WorkerFactory<T> {
     }
 
     SlotWorker newWorker(String id) {
-        Settlement acks = topic.delivery() == DeliveryGuarantee.AT_MOST_ONCE ? new AtMostOnceSettlement(id, topic, calls)
-                : new Acknowledger(id, topic, calls, metrics, events);
+        Settlement acks = topic.delivery() == DeliveryGuarantee.AT_MOST_ONCE
+                ? new AtMostOnceSettlement(id, topic, calls, failures)
+                : new Acknowledger(id, topic, calls, metrics, events, failures);
         LeaseKeeper leases = new LeaseKeeper(id, topic, calls, events);
-        BatchRunner<T> batches = new BatchRunner<>(topic, handler, codec, payloadType, acks, leases, metrics);
-        return new SlotWorker(id, topic, settings, keys, calls, batches, rate, metrics, events);
+        BatchRunner<T> batches = new BatchRunner<>(topic, handler, codec, payloadType, acks, leases, metrics,
+                errorHandler);
+        return new SlotWorker(id, topic, settings, keys, calls, batches, rate, metrics, events,
+                slot -> topic.zones().isLocal(slot, zone));
     }
 }

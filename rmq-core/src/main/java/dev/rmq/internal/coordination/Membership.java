@@ -11,6 +11,7 @@ import java.util.List;
  * @param acl        the ACL of every znode rmq creates, or null to leave it to the client's ACLProvider
  * @param instanceId this instance's id, unique in the cluster; members and tokens start with it
  * @param origin     where this instance's definitions come from, named in conflict errors
+ * @param zone       the availability zone it runs in, null for none; part of its members' names
  */
-public record Membership(ZkPaths paths, List<ACL> acl, String instanceId, String origin) {
+public record Membership(ZkPaths paths, List<ACL> acl, String instanceId, String origin, String zone) {
 }

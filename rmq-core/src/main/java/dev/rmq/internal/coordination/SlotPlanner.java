@@ -1,5 +1,7 @@
 package dev.rmq.internal.coordination;
 
+import dev.rmq.topic.TopicZones;
+
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -18,10 +20,30 @@ import java.util.TreeSet;
  * </ul>
  * The larger shares go to the workers that held the most slots (ties: lowest id), so a join or a leave
  * moves as few slots as possible.
+ *
+ * <p>With zones, each zone's slots are planned among the workers of that zone alone, balanced among them; the
+ * slots of a zone that has no live worker are planned among every worker, and go back to the zone's workers
+ * as soon as one joins. A worker's zone is part of its member name ({@link #memberName}).
  */
 public final class SlotPlanner {
 
+    private static final char ZONE_MARK = '~';
+
     private SlotPlanner() {
+    }
+
+    /** The member name of a worker of {@code zone} (null for none): {@code ~zone~id}, or the id alone. */
+    public static String memberName(String zone, String id) {
+        return zone == null ? id : ZONE_MARK + zone + ZONE_MARK + id;
+    }
+
+    /** The zone of a member name, or null when it has none. */
+    public static String zoneOf(String member) {
+        if (member.isEmpty() || member.charAt(0) != ZONE_MARK) {
+            return null;
+        }
+        int end = member.indexOf(ZONE_MARK, 1);
+        return end < 0 ? null : member.substring(1, end);
     }
 
     /**
@@ -31,33 +53,64 @@ public final class SlotPlanner {
      * @return slot → worker for every slot, or an empty map when there are no members
      */
     public static Map<Integer, String> plan(int slotAmount, SortedSet<String> members, Map<Integer, String> previous) {
+        return plan(slotAmount, TopicZones.NONE, members, previous);
+    }
+
+    /** The plan of a topic whose slots are spread over {@code zones}; see the class comment. */
+    public static Map<Integer, String> plan(int slotAmount, TopicZones zones, SortedSet<String> members,
+                                            Map<Integer, String> previous) {
         Map<Integer, String> plan = new TreeMap<>();
         if (members.isEmpty()) {
             return plan;
         }
+        Map<String, SortedSet<String>> byZone = new HashMap<>();
+        for (String member : members) {
+            String zone = zoneOf(member);
+            if (zone != null) {
+                byZone.computeIfAbsent(zone, z -> new TreeSet<>()).add(member);
+            }
+        }
+        Map<String, SortedSet<Integer>> slotsByZone = new TreeMap<>();
+        SortedSet<Integer> orphans = new TreeSet<>();
+        for (int slot = 0; slot < slotAmount; slot++) {
+            String zone = zones.zoneOf(slot);
+            if (zone != null && byZone.containsKey(zone)) {
+                slotsByZone.computeIfAbsent(zone, z -> new TreeSet<>()).add(slot);
+            } else {
+                orphans.add(slot);
+            }
+        }
+        slotsByZone.forEach((zone, slots) -> plan.putAll(planSlots(slots, byZone.get(zone), previous)));
+        if (!orphans.isEmpty()) {
+            plan.putAll(planSlots(orphans, members, previous));
+        }
+        return plan;
+    }
+
+    /** Plans {@code slots} among {@code members}: balanced, sticky and deterministic. */
+    private static Map<Integer, String> planSlots(SortedSet<Integer> slots, SortedSet<String> members,
+                                                  Map<Integer, String> previous) {
+        Map<Integer, String> plan = new TreeMap<>();
         Map<String, SortedSet<Integer>> held = new HashMap<>();
         for (String member : members) {
             held.put(member, new TreeSet<>());
         }
         previous.forEach((slot, member) -> {
-            if (slot >= 0 && slot < slotAmount && held.containsKey(member)) {
+            if (slots.contains(slot) && held.containsKey(member)) {
                 held.get(member).add(slot);
             }
         });
 
         List<String> byHoldings = new ArrayList<>(members);
         byHoldings.sort(Comparator.comparingInt((String m) -> -held.get(m).size()).thenComparing(Comparator.naturalOrder()));
-        int base = slotAmount / members.size();
-        int extra = slotAmount % members.size();
+        int base = slots.size() / members.size();
+        int extra = slots.size() % members.size();
         Map<String, Integer> quota = new HashMap<>();
         for (int i = 0; i < byHoldings.size(); i++) {
             quota.put(byHoldings.get(i), base + (i < extra ? 1 : 0));
         }
 
-        SortedSet<Integer> free = new TreeSet<>();
-        for (int slot = 0; slot < slotAmount; slot++) {
-            free.add(slot);
-        }
+        SortedSet<Integer> free = new TreeSet<>(slots);
         Map<String, Integer> kept = new HashMap<>();
         for (String member : members) {
             int has = 0;

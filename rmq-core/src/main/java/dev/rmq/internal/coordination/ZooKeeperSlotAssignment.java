@@ -227,7 +227,7 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
 
     /** The worker ids of this container's workers as they appear under members/. */
     private String memberId(SlotOwner owner) {
-        return membership.instanceId() + "-" + owner.workerId();
+        return SlotPlanner.memberName(membership.zone(), membership.instanceId() + "-" + owner.workerId());
     }
 
     private void requestReconcile() {
@@ -320,7 +320,7 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
             return plan;
         }
         // the planner keeps a balanced plan of live members as it is, so an unchanged result means it fits
-        Map<Integer, String> next = SlotPlanner.plan(topic.slotAmount(), members, plan);
+        Map<Integer, String> next = SlotPlanner.plan(topic.slotAmount(), topic.zones(), members, plan);
         if (next.equals(plan)) {
             return plan;
         }

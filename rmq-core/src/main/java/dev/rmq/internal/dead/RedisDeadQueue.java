@@ -16,6 +16,8 @@ import dev.rmq.internal.script.ScriptRunner;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicRegistry;
 import org.redisson.api.BatchOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.redisson.api.RBatch;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
@@ -28,6 +30,8 @@ import java.util.concurrent.CompletableFuture;
 
 /** The dead queue on the dead_* scripts, one slot per call; counts are plain ZCARDs in one pipeline. */
 public final class RedisDeadQueue implements RmqDeadQueue {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisDeadQueue.class);
 
     /** Messages moved per script call by {@link #requeueAll}, so one call never blocks Redis for long. */
     static final int REQUEUE_CHUNK = 500;
@@ -79,7 +83,13 @@ public final class RedisDeadQueue implements RmqDeadQueue {
         SlotKeys slotKeys = slotKeys(definition, slot);
         DeadRequeueCall call = new DeadRequeueCall(definition.type(), checkKey(key), keys.wakeChannel(definition.name()),
                 slot);
-        return Futures.join(scripts.run(slotKeys, call)) != DeadRequeueCall.Result.NOT_DEAD;
+        DeadRequeueCall.Result result = Futures.join(scripts.run(slotKeys, call));
+        if (result != DeadRequeueCall.Result.NOT_DEAD) {
+            log.info("topic {}: dead message '{}' of slot {} {}", topic, key, slot,
+                    result == DeadRequeueCall.Result.SUPERSEDED
+                            ? "dropped, as a newer send of its key was already waiting" : "requeued");
+        }
+        return result != DeadRequeueCall.Result.NOT_DEAD;
     }
 
     @Override
@@ -96,13 +106,20 @@ public final class RedisDeadQueue implements RmqDeadQueue {
                 moved += chunk;
             } while (chunk == REQUEUE_CHUNK);
         }
+        if (moved > 0) {
+            log.info("topic {}: {} dead message(s) requeued", topic, moved);
+        }
         return moved;
     }
 
     @Override
     public boolean delete(String topic, int slot, String key) {
         TopicDefinition definition = topics.require(topic);
-        return Futures.join(scripts.run(slotKeys(definition, slot), new DeadDeleteCall(checkKey(key))));
+        boolean deleted = Futures.join(scripts.run(slotKeys(definition, slot), new DeadDeleteCall(checkKey(key))));
+        if (deleted) {
+            log.info("topic {}: dead message '{}' of slot {} deleted", topic, key, slot);
+        }
+        return deleted;
     }
 
     @Override
@@ -117,6 +134,9 @@ public final class RedisDeadQueue implements RmqDeadQueue {
         long total = 0;
         for (CompletableFuture<Long> call : calls) {
             total += Futures.join(call);
+        }
+        if (total > 0) {
+            log.info("topic {}: {} dead message(s) purged", topic, total);
         }
         return total;
     }

@@ -1,68 +1,187 @@
 package dev.rmq.internal.inspect;
 
+import dev.rmq.inspect.RmqInspector;
+import dev.rmq.inspect.SlotCounts;
+import dev.rmq.inspect.TopicCounts;
 import dev.rmq.internal.redis.Futures;
 import dev.rmq.internal.redis.KeyLayout;
-import dev.rmq.internal.redis.SlotKeys;
+import dev.rmq.internal.script.CountsCall;
+import dev.rmq.internal.script.PeekCall;
+import dev.rmq.internal.script.ScriptRunner;
 import dev.rmq.metrics.SlotStats;
-import dev.rmq.metrics.TopicInspector;
+import dev.rmq.producer.MessageRef;
+import dev.rmq.producer.MessageState;
+import dev.rmq.producer.StoredMessage;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicRegistry;
-import org.redisson.api.BatchOptions;
-import org.redisson.api.RBatch;
-import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.StringCodec;
+import dev.rmq.topic.TopicType;
 
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 
-/** Reads the sizes of slots in one pipeline: six commands a slot. */
-public final class RedisTopicInspector implements TopicInspector {
+/**
+ * Reads counts and pages with one script call per slot (counts.lua, peek.lua), all of a topic's in one pipeline:
+ * one round trip per Redis node. A page of a whole topic reads the first {@code offset + limit} of every slot and
+ * merges them in consume order.
+ */
+public final class RedisTopicInspector implements RmqInspector {
 
-    private final RedissonClient redisson;
+    /** How many entries of a slot's retry index counts.lua checks against their envelopes. */
+    static final int RETRY_VERIFY_LIMIT = 1000;
+
     private final TopicRegistry topics;
     private final KeyLayout keys;
+    private final ScriptRunner scripts;
+    private final Function<MessageRef, CompletionStage<Optional<StoredMessage>>> finder;
 
-    public RedisTopicInspector(RedissonClient redisson, TopicRegistry topics, KeyLayout keys) {
-        this.redisson = redisson;
+    /**
+     * @param finder finds one message by key (the producer's {@code getAsync})
+     */
+    public RedisTopicInspector(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts,
+                               Function<MessageRef, CompletionStage<Optional<StoredMessage>>> finder) {
         this.topics = topics;
         this.keys = keys;
+        this.scripts = scripts;
+        this.finder = finder;
+    }
+
+    // ---- counts ----------------------------------------------------------------------------------------
+
+    @Override
+    public TopicCounts counts(String topic) {
+        TopicDefinition definition = topics.require(topic);
+        List<SlotCounts> slots = countSlots(definition, 0, definition.slotAmount());
+        Map<String, SlotCounts> zones = new LinkedHashMap<>();
+        for (String zone : definition.zones().names()) {
+            zones.put(zone, SlotCounts.sum(slots.stream()
+                    .filter(counts -> zone.equals(definition.zones().zoneOf(counts.slot()))).toList()));
+        }
+        return new TopicCounts(topic, SlotCounts.sum(slots), slots, zones);
+    }
+
+    @Override
+    public SlotCounts counts(String topic, int slot) {
+        TopicDefinition definition = topics.require(topic);
+        return countSlots(definition, definition.requireSlot(slot), slot + 1).get(0);
     }
 
     @Override
     public List<SlotStats> slots(String topic) {
-        TopicDefinition definition = topics.require(topic);
-        return read(definition, 0, definition.slotAmount());
+        return counts(topic).slots().stream().map(RedisTopicInspector::stats).toList();
     }
 
     @Override
     public SlotStats slot(String topic, int slot) {
+        return stats(counts(topic, slot));
+    }
+
+    private static SlotStats stats(SlotCounts counts) {
+        return new SlotStats(counts.slot(), counts.waiting(), counts.inFlight(), counts.dead(), counts.paused());
+    }
+
+    private List<SlotCounts> countSlots(TopicDefinition topic, int from, int to) {
+        ScriptRunner.Pipeline pipeline = scripts.readPipeline();
+        List<CompletableFuture<CountsCall.Counted>> replies = new ArrayList<>(to - from);
+        for (int slot = from; slot < to; slot++) {
+            replies.add(pipeline.add(keys.slot(topic.name(), slot), new CountsCall(topic.type(), RETRY_VERIFY_LIMIT)));
+        }
+        Futures.join(pipeline.execute());
+        List<SlotCounts> counts = new ArrayList<>(to - from);
+        for (int i = 0; i < replies.size(); i++) {
+            CountsCall.Counted c = Futures.join(replies.get(i));
+            counts.add(new SlotCounts(from + i, c.dueNow(), c.later(), c.retrying(), c.parked(), c.inFlight(), c.dead(),
+                    c.paused()));
+        }
+        return counts;
+    }
+
+    // ---- pages -----------------------------------------------------------------------------------------
+
+    @Override
+    public List<StoredMessage> peek(String topic, int offset, int limit) {
+        return topicPage(topic, false, offset, limit);
+    }
+
+    @Override
+    public List<StoredMessage> peek(String topic, int slot, long offset, int limit) {
+        return slotPage(topic, slot, false, offset, limit);
+    }
+
+    @Override
+    public List<StoredMessage> inFlight(String topic, int offset, int limit) {
+        return topicPage(topic, true, offset, limit);
+    }
+
+    @Override
+    public List<StoredMessage> inFlight(String topic, int slot, long offset, int limit) {
+        return slotPage(topic, slot, true, offset, limit);
+    }
+
+    private List<StoredMessage> slotPage(String topic, int slot, boolean inFlight, long offset, int limit) {
         TopicDefinition definition = topics.require(topic);
-        return read(definition, definition.requireSlot(slot), slot + 1).get(0);
+        definition.requireSlot(slot);
+        checkPage(offset, limit, Long.MAX_VALUE);
+        return read(definition, slot, slot + 1, inFlight, offset, limit);
     }
 
-    /** Slots {@code from} (inclusive) to {@code to} (exclusive), in one round trip per Redis node. */
-    private List<SlotStats> read(TopicDefinition definition, int from, int to) {
-        RBatch batch = redisson.createBatch(BatchOptions.defaults());
-        for (int slot = from; slot < to; slot++) {
-            SlotKeys slotKeys = keys.slot(definition.name(), slot);
-            batch.getScoredSortedSet(slotKeys.store(), StringCodec.INSTANCE).sizeAsync();
-            batch.getScoredSortedSet(slotKeys.delayed(), StringCodec.INSTANCE).sizeAsync();
-            batch.getMap(slotKeys.parked(), StringCodec.INSTANCE).sizeAsync();
-            batch.getScoredSortedSet(slotKeys.prepare(), StringCodec.INSTANCE).sizeAsync();
-            batch.getScoredSortedSet(slotKeys.dead(), StringCodec.INSTANCE).sizeAsync();
-            batch.getBucket(slotKeys.paused(), StringCodec.INSTANCE).isExistsAsync();
-        }
-        List<?> replies = Futures.join(batch.executeAsync()).getResponses();
-        List<SlotStats> stats = new ArrayList<>(to - from);
-        for (int slot = from; slot < to; slot++) {
-            int at = (slot - from) * 6;
-            stats.add(new SlotStats(slot, size(replies.get(at)) + size(replies.get(at + 1)) + size(replies.get(at + 2)),
-                    size(replies.get(at + 3)), size(replies.get(at + 4)), Boolean.TRUE.equals(replies.get(at + 5))));
-        }
-        return stats;
+    private List<StoredMessage> topicPage(String topic, boolean inFlight, int offset, int limit) {
+        TopicDefinition definition = topics.require(topic);
+        checkPage(offset, limit, MAX_PAGE);
+        List<StoredMessage> all = read(definition, 0, definition.slotAmount(), inFlight, 0, offset + limit);
+        all.sort(inFlight ? Comparator.comparingDouble(StoredMessage::score) : consumeOrder(definition.type()));
+        return all.subList(Math.min(offset, all.size()), Math.min(offset + limit, all.size()));
     }
 
-    private static long size(Object reply) {
-        return ((Number) reply).longValue();
+    private static void checkPage(long offset, int limit, long deepest) {
+        if (offset < 0) {
+            throw new IllegalArgumentException("offset must be zero or positive, was " + offset);
+        }
+        if (limit < 1 || limit > MAX_PAGE) {
+            throw new IllegalArgumentException("limit must be between 1 and " + MAX_PAGE + ", was " + limit);
+        }
+        if (offset + limit > deepest) {
+            throw new IllegalArgumentException("a page of a whole topic reaches at most " + deepest + " deep (offset"
+                    + " plus limit), was " + (offset + limit) + "; page through one slot to go further");
+        }
+    }
+
+    /**
+     * The order consumers take waiting messages in: earliest due first; or, on a priority topic, the visible ones by
+     * priority, highest first, then the invisible ones (delayed, retrying) by when they become visible.
+     */
+    private static Comparator<StoredMessage> consumeOrder(TopicType type) {
+        if (type.isTimed()) {
+            return Comparator.comparingDouble(StoredMessage::score);
+        }
+        Comparator<StoredMessage> visibleFirst = Comparator.comparing(m -> m.state() != MessageState.WAITING);
+        return visibleFirst.thenComparingDouble(m -> m.state() == MessageState.WAITING ? -m.score() : m.score());
+    }
+
+    private List<StoredMessage> read(TopicDefinition topic, int from, int to, boolean inFlight, long offset, int limit) {
+        ScriptRunner.Pipeline pipeline = scripts.readPipeline();
+        List<CompletableFuture<List<PeekCall.Entry>>> replies = new ArrayList<>(to - from);
+        for (int slot = from; slot < to; slot++) {
+            replies.add(pipeline.add(keys.slot(topic.name(), slot), new PeekCall(topic.type(), inFlight, offset, limit)));
+        }
+        Futures.join(pipeline.execute());
+        List<StoredMessage> page = new ArrayList<>();
+        for (int i = 0; i < replies.size(); i++) {
+            for (PeekCall.Entry entry : Futures.join(replies.get(i))) {
+                page.add(StoredMessages.of(topic.name(), from + i, entry.key(), entry.state(), entry.score(), entry.envelope()));
+            }
+        }
+        return page;
+    }
+
+    @Override
+    public Optional<StoredMessage> find(MessageRef ref) {
+        return Futures.join(finder.apply(ref));
     }
 }

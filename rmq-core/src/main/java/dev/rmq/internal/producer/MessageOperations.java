@@ -1,6 +1,6 @@
 package dev.rmq.internal.producer;
 
-import dev.rmq.internal.redis.Envelope;
+import dev.rmq.internal.inspect.StoredMessages;
 import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.internal.script.CancelCall;
@@ -25,7 +25,11 @@ final class MessageOperations {
     private final KeyLayout keys;
     private final ScriptRunner scripts;
 
-    MessageOperations(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts) {
+    /** The zone of the producer, for a message reference that names none. */
+    private final String zone;
+
+    MessageOperations(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts, String zone) {
+        this.zone = zone;
         this.topics = topics;
         this.keys = keys;
         this.scripts = scripts;
@@ -52,12 +56,8 @@ final class MessageOperations {
     CompletionStage<Optional<StoredMessage>> get(MessageRef ref) {
         TopicDefinition topic = topics.require(refOrThrow(ref).topic());
         SlotKeys slot = slotKeys(topic, ref);
-        return scripts.run(slot, new GetCall(ref.key())).thenApply(found -> found.map(f -> {
-            Envelope envelope = Envelope.decode(f.envelope());
-            return new StoredMessage(topic.name(), slot.slot(), ref.key(), f.state(), f.score(), envelope.attempts(),
-                    envelope.lastError(), envelope.headers(), envelope.payload(), envelope.expireAt() == 0
-                    ? Optional.empty() : Optional.of(Instant.ofEpochMilli(envelope.expireAt())));
-        }));
+        return scripts.run(slot, new GetCall(ref.key())).thenApply(found -> found.map(f -> StoredMessages.of(topic.name(),
+                slot.slot(), ref.key(), f.state(), f.score(), f.envelope())));
     }
 
     private CompletionStage<Boolean> rescore(TopicDefinition topic, MessageRef ref, long value) {
@@ -67,7 +67,7 @@ final class MessageOperations {
     }
 
     private SlotKeys slotKeys(TopicDefinition topic, MessageRef ref) {
-        return keys.slot(topic.name(), topic.slotOf(ref.effectiveSlotBasis()));
+        return keys.slot(topic.name(), topic.slotOf(ref.effectiveSlotBasis(), ref.zone() != null ? ref.zone() : zone));
     }
 
     private static MessageRef refOrThrow(MessageRef ref) {

@@ -54,10 +54,14 @@ public final class ScriptProducer implements RmqProducer {
     private final MessageOperations operations;
     /** Whether sends reach Redis: one WARN when they have not for the threshold, one INFO when they do again. */
     private final OutageWatch outage;
+    /** The zone this producer sends from, null for none: a zoned topic routes its messages to that zone's slots. */
+    private final String zone;
 
     public ScriptProducer(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts, PayloadCodec codec,
-                          int maxPayloadBytes, RmqMetrics metrics, Durability durability, OutageWatch outage) {
+                          int maxPayloadBytes, RmqMetrics metrics, Durability durability, OutageWatch outage,
+                          String zone) {
         this.outage = outage;
+        this.zone = zone;
         this.topics = topics;
         this.keys = keys;
         this.scripts = scripts;
@@ -65,7 +69,7 @@ public final class ScriptProducer implements RmqProducer {
         this.maxPayloadBytes = maxPayloadBytes;
         this.metrics = metrics;
         this.durability = durability;
-        this.operations = new MessageOperations(topics, keys, scripts);
+        this.operations = new MessageOperations(topics, keys, scripts, zone);
     }
 
     @Override
@@ -73,7 +77,7 @@ public final class ScriptProducer implements RmqProducer {
         if (value == null) {
             throw new IllegalArgumentException("durability must not be null; use Durability.MASTER_ONLY");
         }
-        return new ScriptProducer(topics, keys, scripts, codec, maxPayloadBytes, metrics, value, outage);
+        return new ScriptProducer(topics, keys, scripts, codec, maxPayloadBytes, metrics, value, outage, zone);
     }
 
     @Override
@@ -303,7 +307,7 @@ public final class ScriptProducer implements RmqProducer {
         }
         String key = message.key() != null ? message.key() : MessageKeys.derive(payload);
         String basis = message.slotBasis() != null ? message.slotBasis() : key;
-        SlotKeys slot = keys.slot(topic.name(), topic.slotOf(basis));
+        SlotKeys slot = keys.slot(topic.name(), topic.slotOf(basis, zone));
         Duration ttl = message.ttl() != null ? message.ttl() : topic.ttl();
         long notBefore = message.notBeforeTime().map(Instant::toEpochMilli)
                 .orElseGet(() -> message.delay().map(delay -> -delay.toMillis()).orElse(0L));

@@ -1,5 +1,7 @@
 package dev.rmq.internal.coordination;
 
+import dev.rmq.topic.TopicZones;
+import dev.rmq.topic.ZoneRouting;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashMap;
@@ -118,5 +120,40 @@ class SlotPlannerTests {
             missingSlot.remove(0);
             assertThat(SlotPlanner.plan(slots, members, missingSlot)).isNotEqualTo(missingSlot);
         }
+    }
+
+    @Test
+    void aZonesSlotsGoToItsOwnWorkersAndToEveryoneOnlyWhileItHasNone() {
+        TopicZones zones = TopicZones.of(List.of("a", "b"), ZoneRouting.SENDER_ZONE);
+        String a1 = SlotPlanner.memberName("a", "i1-c-0");
+        String a2 = SlotPlanner.memberName("a", "i2-c-0");
+        String b1 = SlotPlanner.memberName("b", "i3-c-0");
+        assertThat(SlotPlanner.zoneOf(b1)).isEqualTo("b");
+        assertThat(SlotPlanner.zoneOf("i4-c-0")).isNull();
+
+        Map<Integer, String> full = SlotPlanner.plan(8, zones, members(a1, a2, b1), Map.of());
+        assertThat(full).hasSize(8);
+        full.forEach((slot, member) -> assertThat(SlotPlanner.zoneOf(member)).as("slot %d", slot)
+                .isEqualTo(zones.zoneOf(slot)));
+        assertThat(counts(full)).containsEntry(a1, 2).containsEntry(a2, 2).containsEntry(b1, 4);
+
+        Map<Integer, String> zoneBGone = SlotPlanner.plan(8, zones, members(a1, a2), full);
+        assertThat(counts(zoneBGone)).containsEntry(a1, 4).containsEntry(a2, 4);
+        assertThat(moved(full, zoneBGone)).as("only zone b's slots move").isEqualTo(4);
+
+        String b2 = SlotPlanner.memberName("b", "i5-c-0");
+        Map<Integer, String> zoneBBack = SlotPlanner.plan(8, zones, members(a1, a2, b2), zoneBGone);
+        zoneBBack.forEach((slot, member) -> assertThat(SlotPlanner.zoneOf(member)).isEqualTo(zones.zoneOf(slot)));
+        assertThat(SlotPlanner.plan(8, zones, members(a1, a2, b2), zoneBBack)).as("stable").isEqualTo(zoneBBack);
+
+        String zoneless = "i6-c-0";
+        Map<Integer, String> withZoneless = SlotPlanner.plan(8, zones, members(a1, zoneless), Map.of());
+        // zone a's slots stay with zone a; zone b has no worker, so its slots go to everyone, the zoneless one too
+        withZoneless.forEach((slot, member) -> {
+            if (zones.zoneOf(slot).equals("a")) {
+                assertThat(member).as("slot %d", slot).isEqualTo(a1);
+            }
+        });
+        assertThat(withZoneless.values()).contains(zoneless);
     }
 }

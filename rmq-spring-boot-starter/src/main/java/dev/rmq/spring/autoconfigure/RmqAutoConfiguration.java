@@ -64,6 +64,7 @@ public final class RmqAutoConfiguration {
                 .maxPayloadBytes(Math.toIntExact(properties.maxPayloadSize().toBytes()))
                 .metrics(metrics.getIfUnique(() -> RmqMetrics.NONE))
                 .outageThreshold(properties.redis().outageThreshold())
+                .zone(properties.zone())
                 .build();
     }
 

@@ -8,6 +8,8 @@ import dev.rmq.topic.ExpiryAction;
 import dev.rmq.topic.Names;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
+import dev.rmq.topic.TopicZones;
+import dev.rmq.topic.ZoneRouting;
 import org.redisson.config.SslVerificationMode;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -40,6 +42,10 @@ import java.util.Map;
  *                       of rmq's znodes either way.
  * @param metrics        Micrometer metrics.
  * @param endpoint       The rmq actuator endpoint.
+ * @param zone           The availability zone this application runs in, for topics whose slots are spread over
+ *                       zones: its producer sends to that zone's slots, and its consumers take them first. None by
+ *                       default.
+ * @param puller         An RmqPuller bean, for code that pulls messages instead of listening.
  */
 @ConfigurationProperties("rmq")
 public record RmqProperties(@DefaultValue("") String namespace,
@@ -50,9 +56,17 @@ public record RmqProperties(@DefaultValue("") String namespace,
                             @DefaultValue Redis redis,
                             @DefaultValue ZooKeeper zookeeper,
                             @DefaultValue Metrics metrics,
-                            @DefaultValue Endpoint endpoint) {
+                            @DefaultValue Endpoint endpoint,
+                            String zone,
+                            @DefaultValue Puller puller) {
 
     public RmqProperties {
+        if (zone != null && zone.isBlank()) {
+            zone = null;
+        }
+        if (zone != null) {
+            Names.check("rmq.zone", zone);
+        }
         if (!namespace.isEmpty()) {
             Names.check("namespace", namespace);
         }
@@ -90,7 +104,10 @@ public record RmqProperties(@DefaultValue("") String namespace,
      *                     taken, delivered at once and reported late; a time further behind is refused.
      * @param fifo         Whether messages of one priority, or due in one millisecond, are consumed in the order
      *                     first sent (a little Redis CPU per send); otherwise by key.
-     * @param concurrency  Worker threads of this topic's listeners. Unset means rmq.listener.concurrency.
+     * @param zones        Availability zones the slots are spread over (slot s in zone s mod n); none by default.
+ * @param zoneRouting  With zones, where a producer sends: SENDER_ZONE (its own zone's slots; a key sent from two
+ *                     zones is two messages) or BASIS (by the slot basis alone, one message per key).
+ * @param concurrency  Worker threads of this topic's listeners. Unset means rmq.listener.concurrency.
      * @param batchSize    Most messages one poll takes from a slot. Unset means rmq.listener.batch-size.
      */
     public record Topic(String name,
@@ -107,6 +124,8 @@ public record RmqProperties(@DefaultValue("") String namespace,
                         @DefaultValue("0") double rateLimit,
                         @DefaultValue("10s") Duration lateTolerance,
                         @DefaultValue("false") boolean fifo,
+                        List<String> zones,
+                        @DefaultValue("SENDER_ZONE") ZoneRouting zoneRouting,
                         Integer concurrency,
                         Integer batchSize) {
 
@@ -131,7 +150,8 @@ public record RmqProperties(@DefaultValue("") String namespace,
             return TopicDefinition.builder(topicName, type).slotAmount(slotAmount).leaseTimeout(leaseTimeout)
                     .maxRetries(maxRetries).backoff(backoff.toPolicy()).deadCapacity(deadCapacity).ttl(ttl)
                     .expiry(expiry).maxBacklog(maxBacklog).delivery(delivery).rateLimit(rateLimit)
-                    .lateTolerance(lateTolerance).fifo(fifo).build();
+                    .lateTolerance(lateTolerance).fifo(fifo)
+                    .zones(TopicZones.of(zones == null ? List.of() : zones, zoneRouting)).build();
         }
     }
 
@@ -353,5 +373,26 @@ public record RmqProperties(@DefaultValue("") String namespace,
 
     private static boolean hasText(String value) {
         return value != null && !value.isBlank();
+    }
+
+    /**
+     * An {@code RmqPuller<String>} bean over some topics, each message's payload as its JSON text, for code that takes
+     * messages when it is ready instead of listening. It is a consumer like a listener container: with ZooKeeper it
+     * takes only the slots assigned to it.
+     *
+     * @param topics       The topics it takes from. Empty (the default) defines no puller.
+     * @param id           Its id, unique among the application's pullers and listener containers.
+     * @param idlePoll     The longest a slot goes unpolled while a poll waits and no send wakes it.
+     * @param closeTimeout The longest its close takes to hand back what was not ended and give its slots back.
+     */
+    public record Puller(List<String> topics,
+                         @DefaultValue("puller") String id,
+                         @DefaultValue("1s") Duration idlePoll,
+                         @DefaultValue("10s") Duration closeTimeout) {
+
+        public Puller {
+            topics = topics == null ? List.of() : List.copyOf(topics);
+            ConsumerSettings.DEFAULTS.withIdlePoll(idlePoll).withShutdownTimeout(closeTimeout);
+        }
     }
 }

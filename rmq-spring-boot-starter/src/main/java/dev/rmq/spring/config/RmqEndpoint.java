@@ -5,11 +5,23 @@ import dev.rmq.admin.PauseState;
 import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.consumer.SlotOwner;
 import dev.rmq.coordination.RmqCoordinator;
-import dev.rmq.dead.DeadMessage;
 import dev.rmq.dead.RmqDeadQueue;
-import dev.rmq.metrics.SlotStats;
+import dev.rmq.inspect.RmqInspector;
+import dev.rmq.inspect.SlotCounts;
+import dev.rmq.inspect.TopicCounts;
+import dev.rmq.producer.StoredMessage;
+import dev.rmq.spring.config.RmqEndpointViews.Controls;
+import dev.rmq.spring.config.RmqEndpointViews.Counts;
+import dev.rmq.spring.config.RmqEndpointViews.DeadEntry;
+import dev.rmq.spring.config.RmqEndpointViews.ListenerSummary;
+import dev.rmq.spring.config.RmqEndpointViews.MessageEntry;
+import dev.rmq.spring.config.RmqEndpointViews.MessagePage;
+import dev.rmq.spring.config.RmqEndpointViews.Overview;
+import dev.rmq.spring.config.RmqEndpointViews.SlotDetail;
+import dev.rmq.spring.config.RmqEndpointViews.SlotPage;
+import dev.rmq.spring.config.RmqEndpointViews.TopicDetail;
+import dev.rmq.spring.config.RmqEndpointViews.TopicSummary;
 import dev.rmq.topic.TopicDefinition;
-import dev.rmq.topic.TopicType;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -18,17 +30,22 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The {@code rmq} actuator endpoint, read-only: the topics with their job controls, whether they are paused,
- * their backlog, in-flight and dead counts, each slot's counts and owners, and pages of a slot's dead messages.
+ * The {@code rmq} actuator endpoint, read-only: the topics with their job controls and zones, whether they are
+ * paused, where their messages are (due now, later, retrying, parked, in flight, dead), each slot's counts and
+ * owners, and pages of messages without taking them.
  * <ul>
- * <li>{@code GET /actuator/rmq}: every topic, with totals and its listener containers;</li>
- * <li>{@code GET /actuator/rmq/{topic}}: one topic, slot by slot, with the workers that own each slot;</li>
- * <li>{@code GET /actuator/rmq/{topic}/{slot}?offset=0&limit=20}: one slot and a page of its dead messages.</li>
+ * <li>{@code GET /actuator/rmq}: every topic, with its counts and its listener containers;</li>
+ * <li>{@code GET /actuator/rmq/{topic}}: one topic slot by slot, each zone's sums, and the workers that own each
+ * slot; with {@code ?view=waiting} (or {@code inflight}) {@code &offset=0&limit=20}, a page of the topic's waiting
+ * messages in the order consumers take them (or of its in-flight ones, by lease deadline);</li>
+ * <li>{@code GET /actuator/rmq/{topic}/{slot}?offset=0&limit=20}: one slot and a page of its dead messages, or with
+ * {@code view=waiting} or {@code view=inflight} a page of those.</li>
  * </ul>
  * With an {@link RmqCoordinator} the owners are those of the whole cluster, as ZooKeeper records them, and each
  * slot shows its planned worker too, which differs from the owner only during a handover. Without one, the
@@ -37,8 +54,6 @@ import java.util.TreeMap;
 @Endpoint(id = "rmq")
 public class RmqEndpoint {
 
-    /** The most payload characters shown per dead message; the rest is cut, so a page stays readable. */
-    static final int PAYLOAD_PREVIEW = 4096;
     private static final int DEFAULT_PAGE = 20;
 
     protected final RmqClient client;
@@ -55,107 +70,119 @@ public class RmqEndpoint {
         this.assignmentMode = assignmentMode;
     }
 
-    /** What {@code GET /actuator/rmq} shows. */
-    public record Overview(String instance, String assignment, boolean writeOperations,
-                           List<TopicSummary> topics) {
-    }
-
-    /** {@code state} is {@code running}, {@code paused} or {@code partly paused (n of m slots)}. */
-    public record TopicSummary(String name, String type, int slotAmount, String state, String leaseTimeout,
-                               int maxRetries, String backoff, int deadCapacity, Controls controls, long backlog,
-                               long inFlight, long dead, List<ListenerSummary> listeners) {
-    }
-
-    /** A topic's job controls; null where a control is not set. */
-    public record Controls(@Nullable String ttl, String expiry, @Nullable Integer maxBacklog, String delivery,
-                           @Nullable Double rateLimit, @Nullable String lateTolerance) {
-
-        static Controls of(TopicDefinition topic) {
-            return new Controls(topic.ttl().isZero() ? null : topic.ttl().toString(), topic.expiry().name(),
-                    topic.maxBacklog() == 0 ? null : topic.maxBacklog(), topic.delivery().name(),
-                    topic.rateLimit() == 0 ? null : topic.rateLimit(),
-                    topic.type() == TopicType.FIXED_TIME ? topic.lateTolerance().toString() : null);
-        }
-    }
-
-    public record ListenerSummary(String id, boolean running, int concurrency, int ownedSlots) {
-    }
-
-    public record TopicDetail(String name, String type, String state, long backlog, long inFlight, long dead,
-                              List<SlotDetail> slots) {
-    }
-
-    /** {@code planned} is the worker ZooKeeper's plan gives the slot; null without coordination. */
-    public record SlotDetail(int slot, boolean paused, long backlog, long inFlight, long dead, List<String> owners,
-                             @Nullable String planned) {
-    }
-
-    public record SlotPage(String topic, int slot, long backlog, long inFlight, long dead, List<String> owners,
-                           long offset, List<DeadEntry> deadMessages) {
-    }
-
-    public record DeadEntry(String key, String diedAt, int attempts, String lastError, Map<String, String> headers,
-                            String payload, int payloadBytes) {
-    }
-
     @ReadOperation
     public Overview overview() {
         List<TopicSummary> topics = new ArrayList<>();
         for (TopicDefinition topic : client.topics().all()) {
-            List<SlotStats> slots = client.inspector().slots(topic.name());
-            SlotStats totals = SlotStats.sum(slots);
+            TopicCounts counts = client.inspector().counts(topic.name());
+            SlotCounts total = counts.total();
             List<ListenerSummary> listeners = containers(topic.name()).stream()
                     .map(c -> new ListenerSummary(c.id(), c.isRunning(), c.settings().concurrency(), c.ownedSlots().size()))
                     .toList();
-            topics.add(new TopicSummary(topic.name(), topic.type().name(), topic.slotAmount(), state(topic, slots),
+            topics.add(new TopicSummary(topic.name(), topic.type().name(), topic.slotAmount(), state(topic, counts),
                     topic.leaseTimeout().toString(), topic.maxRetries(), topic.backoff().toString(), topic.deadCapacity(),
-                    Controls.of(topic), totals.backlog(), totals.inFlight(), totals.dead(), listeners));
+                    Controls.of(topic), total.waiting(), total.inFlight(), total.dead(), Counts.of(total), listeners));
         }
-        return new Overview(instance, assignmentMode, writeOperationsEnabled(),
-                topics);
+        return new Overview(instance, assignmentMode, client.zone(), writeOperationsEnabled(), topics);
     }
 
-    /** One topic slot by slot; null (404) when the topic is unknown. */
+    /** One topic slot by slot, and a page of its messages when {@code view} asks; null (404) for an unknown topic. */
     @ReadOperation
-    public @Nullable TopicDetail topic(@Selector String topic) {
+    public @Nullable TopicDetail topic(@Selector String topic, @Nullable String view, @Nullable Long offset,
+                                       @Nullable Integer limit) {
         if (!client.topics().contains(topic)) {
             return null;
         }
         TopicDefinition definition = client.topics().require(topic);
+        MessagePage page = null;
+        if (view != null) {
+            int from = Math.toIntExact(Math.min(Integer.MAX_VALUE, checkOffset(offset)));
+            int size = checkLimit(limit, RmqInspector.MAX_PAGE);
+            if (from + size > RmqInspector.MAX_PAGE) {
+                throw new InvalidEndpointRequestException("a page of a whole topic reaches at most "
+                        + RmqInspector.MAX_PAGE + " deep (offset plus limit); page through one slot to go further",
+                        "bad page");
+            }
+            List<StoredMessage> messages = switch (checkView(view, false)) {
+                case "waiting" -> client.inspector().peek(topic, from, size);
+                default -> client.inspector().inFlight(topic, from, size);
+            };
+            page = page(view, from, size, messages, definition);
+        }
         Map<Integer, List<String>> owners = owners(topic);
         Map<Integer, String> plan = coordinator != null ? coordinator.plan(topic) : Map.of();
-        List<SlotStats> stats = client.inspector().slots(topic);
+        TopicCounts counts = client.inspector().counts(topic);
         List<SlotDetail> slots = new ArrayList<>();
-        for (SlotStats slot : stats) {
-            slots.add(new SlotDetail(slot.slot(), slot.paused(), slot.backlog(), slot.inFlight(), slot.dead(),
-                    owners.getOrDefault(slot.slot(), List.of()), plan.get(slot.slot())));
+        for (SlotCounts slot : counts.slots()) {
+            slots.add(new SlotDetail(slot.slot(), definition.zones().zoneOf(slot.slot()), slot.paused(), slot.waiting(),
+                    slot.inFlight(), slot.dead(), Counts.of(slot), owners.getOrDefault(slot.slot(), List.of()),
+                    plan.get(slot.slot())));
         }
-        SlotStats total = SlotStats.sum(stats);
-        return new TopicDetail(topic, definition.type().name(), state(definition, stats), total.backlog(),
-                total.inFlight(), total.dead(), slots);
+        Map<String, Counts> zones = new LinkedHashMap<>();
+        counts.zones().forEach((zone, sum) -> zones.put(zone, Counts.of(sum)));
+        SlotCounts total = counts.total();
+        return new TopicDetail(topic, definition.type().name(), state(definition, counts), total.waiting(),
+                total.inFlight(), total.dead(), Counts.of(total), zones, slots, page);
     }
 
-    /** One slot and a page of its dead messages, oldest first; null (404) when the topic is unknown. */
+    /**
+     * One slot and a page of it, oldest dead messages first by default, or with {@code view=waiting} or
+     * {@code view=inflight}; null (404) when the topic is unknown.
+     */
     @ReadOperation
-    public @Nullable SlotPage slot(@Selector String topic, @Selector int slot, @Nullable Long offset,
-                                   @Nullable Integer limit) {
+    public @Nullable SlotPage slot(@Selector String topic, @Selector int slot, @Nullable String view,
+                                   @Nullable Long offset, @Nullable Integer limit) {
         if (!client.topics().contains(topic)) {
             return null;
         }
         checkSlot(topic, slot);
-        long from = offset == null ? 0 : offset;
-        int size = limit == null ? DEFAULT_PAGE : limit;
-        if (from < 0 || size < 1 || size > RmqDeadQueue.MAX_PAGE) {
-            throw new InvalidEndpointRequestException("offset must be 0 or more and limit in 1.." + RmqDeadQueue.MAX_PAGE,
-                    "bad page");
+        long from = checkOffset(offset);
+        String what = view == null ? "dead" : checkView(view, true);
+        int size = checkLimit(limit, what.equals("dead") ? RmqDeadQueue.MAX_PAGE : RmqInspector.MAX_PAGE);
+        SlotCounts counts = client.inspector().counts(topic, slot);
+        List<DeadEntry> dead = null;
+        MessagePage page = null;
+        TopicDefinition definition = client.topics().require(topic);
+        switch (what) {
+            case "dead" -> dead = client.deadQueue().list(topic, slot, from, size).stream().map(DeadEntry::of).toList();
+            case "waiting" -> page = page(what, from, size, client.inspector().peek(topic, slot, from, size), definition);
+            default -> page = page(what, from, size, client.inspector().inFlight(topic, slot, from, size), definition);
         }
-        SlotStats stats = client.inspector().slot(topic, slot);
-        List<DeadEntry> dead = client.deadQueue().list(topic, slot, from, size).stream().map(RmqEndpoint::entry).toList();
-        return new SlotPage(topic, slot, stats.backlog(), stats.inFlight(), stats.dead(), owners(topic, slot), from, dead);
+        return new SlotPage(topic, slot, counts.waiting(), counts.inFlight(), counts.dead(), Counts.of(counts),
+                owners(topic, slot), from, dead, page);
     }
 
-    private static String state(TopicDefinition topic, List<SlotStats> slots) {
-        int paused = (int) slots.stream().filter(SlotStats::paused).count();
+    private static MessagePage page(String view, long offset, int limit, List<StoredMessage> messages,
+                                    TopicDefinition topic) {
+        return new MessagePage(view, offset, limit, messages.stream().map(m -> MessageEntry.of(m, topic.type())).toList());
+    }
+
+    private static String checkView(String view, boolean deadAllowed) {
+        if (view.equals("waiting") || view.equals("inflight") || (deadAllowed && view.equals("dead"))) {
+            return view;
+        }
+        throw new InvalidEndpointRequestException("view must be " + (deadAllowed ? "dead, " : "") + "waiting or inflight,"
+                + " was '" + view + "'", "bad view");
+    }
+
+    private static long checkOffset(@Nullable Long offset) {
+        long from = offset == null ? 0 : offset;
+        if (from < 0) {
+            throw new InvalidEndpointRequestException("offset must be 0 or more, was " + from, "bad page");
+        }
+        return from;
+    }
+
+    private static int checkLimit(@Nullable Integer limit, int most) {
+        int size = limit == null ? DEFAULT_PAGE : limit;
+        if (size < 1 || size > most) {
+            throw new InvalidEndpointRequestException("limit must be in 1.." + most + ", was " + size, "bad page");
+        }
+        return size;
+    }
+
+    private static String state(TopicDefinition topic, TopicCounts counts) {
+        int paused = (int) counts.slots().stream().filter(SlotCounts::paused).count();
         return new PauseState(topic.name(), paused, topic.slotAmount()).describe();
     }
 
@@ -206,12 +233,5 @@ public class RmqEndpoint {
             }
         }
         return owners;
-    }
-
-    private static DeadEntry entry(DeadMessage message) {
-        String text = message.payloadText();
-        String preview = text.length() > PAYLOAD_PREVIEW ? text.substring(0, PAYLOAD_PREVIEW) + "…" : text;
-        return new DeadEntry(message.key(), message.diedAt().toString(), message.attempts(), message.lastError(),
-                message.headers(), preview, message.payload().length);
     }
 }

@@ -8,6 +8,7 @@ import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.producer.RmqProducer;
 import dev.rmq.spring.annotation.RmqListener;
 import dev.rmq.spring.config.RmqEndpoint;
+import dev.rmq.spring.config.RmqEndpointViews;
 import dev.rmq.spring.config.WritableRmqEndpoint;
 import dev.rmq.dead.RmqDeadQueue;
 import dev.rmq.testsupport.RedisServer;
@@ -188,8 +189,8 @@ class RmqActuatorAutoConfigurationTests {
                     await().atMost(Duration.ofSeconds(10)).until(() -> dead.count("jobs") == 2);
                     int slot = context.getBean(RmqClient.class).topics().require("jobs").slotOf("x");
 
-                    assertThat(endpoint.slot("jobs", slot, null, null).deadMessages())
-                            .extracting(RmqEndpoint.DeadEntry::lastError).containsOnly("never");
+                    assertThat(endpoint.slot("jobs", slot, null, null, null).deadMessages())
+                            .extracting(RmqEndpointViews.DeadEntry::lastError).containsOnly("never");
                     assertThat(endpoint.requeue("jobs", slot, "a").messages()).isEqualTo(1);
                     await().atMost(Duration.ofSeconds(10)).until(() -> dead.count("jobs") == 2);
                     assertThat(endpoint.delete("jobs", slot, "a").messages()).isEqualTo(1);
@@ -203,18 +204,18 @@ class RmqActuatorAutoConfigurationTests {
     void pausesAndResumesATopicForEveryConsumerAndShowsItsState() {
         contextRunner.withPropertyValues("rmq.endpoint.write-operations-enabled=true").run(context -> {
             WritableRmqEndpoint endpoint = context.getBean(WritableRmqEndpoint.class);
-            assertThat(endpoint.topic("jobs").state()).isEqualTo("running");
+            assertThat(endpoint.topic("jobs", null, null, null).state()).isEqualTo("running");
 
             WritableRmqEndpoint.Change paused = endpoint.change("jobs", "pause");
             assertThat(paused.operation()).isEqualTo("pause");
             assertThat(paused.state()).isEqualTo("paused");
             assertThat(endpoint.overview().topics()).filteredOn(t -> t.name().equals("jobs")).singleElement()
                     .satisfies(t -> assertThat(t.state()).isEqualTo("paused"));
-            assertThat(endpoint.topic("jobs").slots()).allSatisfy(slot -> assertThat(slot.paused()).isTrue());
+            assertThat(endpoint.topic("jobs", null, null, null).slots()).allSatisfy(slot -> assertThat(slot.paused()).isTrue());
             assertThat(context.getBean(RmqAdmin.class).pauseState("jobs").paused()).isTrue();
 
             assertThat(endpoint.change("jobs", "resume").state()).isEqualTo("running");
-            assertThat(endpoint.topic("jobs").state()).isEqualTo("running");
+            assertThat(endpoint.topic("jobs", null, null, null).state()).isEqualTo("running");
             assertThatThrownBy(() -> endpoint.change("jobs", "explode"))
                     .isInstanceOf(InvalidEndpointRequestException.class)
                     .hasMessage("action must be pause, resume or requeue, was 'explode'");

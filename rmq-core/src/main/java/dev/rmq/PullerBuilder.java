@@ -1,0 +1,140 @@
+package dev.rmq;
+
+import dev.rmq.consumer.ConsumerSettings;
+import dev.rmq.consumer.LocalSlotAssignment;
+import dev.rmq.consumer.SlotAssignment;
+import dev.rmq.internal.consumer.ConsumerEvents;
+import dev.rmq.internal.consumer.RateGate;
+import dev.rmq.internal.consumer.SlotCalls;
+import dev.rmq.internal.consumer.WakeSubscription;
+import dev.rmq.internal.pull.PullSource;
+import dev.rmq.internal.pull.Puller;
+import dev.rmq.pull.RmqPuller;
+import dev.rmq.topic.TopicDefinition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.lang.reflect.Type;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * Collects a puller's settings; {@link #build()} checks them. Obtained from {@link RmqClient#puller(Type)}.
+ *
+ * @param <T> the payload type of every topic the puller takes from
+ */
+public final class PullerBuilder<T> {
+
+    private static final Logger log = LoggerFactory.getLogger(RmqClient.class);
+
+    private final ClientParts parts;
+    private final Type payloadType;
+    private final Consumer<RmqPuller<?>> built;
+    private final String defaultId;
+    private final Set<String> topics = new LinkedHashSet<>();
+    private String id;
+    private Function<TopicDefinition, ? extends SlotAssignment> assignment = topic -> new LocalSlotAssignment();
+    private Duration idlePoll = ConsumerSettings.DEFAULTS.idlePoll();
+    private Duration closeTimeout = ConsumerSettings.DEFAULTS.shutdownTimeout();
+
+    PullerBuilder(ClientParts parts, Type payloadType, String defaultId, Consumer<RmqPuller<?>> built) {
+        if (payloadType == null) {
+            throw new IllegalArgumentException("payload type of a puller must not be null");
+        }
+        this.parts = parts;
+        this.payloadType = payloadType;
+        this.defaultId = defaultId;
+        this.built = built;
+    }
+
+    /** The topics to take from: at least one, each defined in the client. */
+    public PullerBuilder<T> topics(String... names) {
+        if (names == null) {
+            throw new IllegalArgumentException("topics must not be null");
+        }
+        for (String name : names) {
+            parts.topics().require(name);
+            topics.add(name);
+        }
+        return this;
+    }
+
+    /** Its id, unique among this client's pullers and containers; {@code puller-N} by default. */
+    public PullerBuilder<T> id(String value) {
+        if (value == null || value.isBlank() || value.contains("/")) {
+            throw new IllegalArgumentException("puller id must be a non-blank name without '/', was " + value);
+        }
+        this.id = value;
+        return this;
+    }
+
+    /**
+     * How slots are handed to the puller, a new assignment per topic; local (every slot) by default. With
+     * ZooKeeper: {@code coordinator::newAssignment}.
+     */
+    public PullerBuilder<T> assignment(Supplier<? extends SlotAssignment> value) {
+        if (value == null) {
+            throw new IllegalArgumentException("assignment must not be null");
+        }
+        return assignmentByTopic(topic -> value.get());
+    }
+
+    /** Like {@link #assignment(Supplier)}, for an assignment that depends on the topic. */
+    public PullerBuilder<T> assignmentByTopic(Function<TopicDefinition, ? extends SlotAssignment> value) {
+        if (value == null) {
+            throw new IllegalArgumentException("assignment must not be null");
+        }
+        this.assignment = value;
+        return this;
+    }
+
+    /** The longest a slot goes unpolled while the puller waits, when no wake-up comes; 1 s by default. */
+    public PullerBuilder<T> idlePoll(Duration value) {
+        ConsumerSettings.DEFAULTS.withIdlePoll(value);
+        this.idlePoll = value;
+        return this;
+    }
+
+    /** The longest {@link RmqPuller#close()} takes to hand messages back and give the slots back; 10 s by default. */
+    public PullerBuilder<T> closeTimeout(Duration value) {
+        ConsumerSettings.DEFAULTS.withShutdownTimeout(value);
+        this.closeTimeout = value;
+        return this;
+    }
+
+    public RmqPuller<T> build() {
+        if (topics.isEmpty()) {
+            throw new IllegalArgumentException("a puller takes from at least one topic: call topics(...)");
+        }
+        String pullerId = id != null ? id : defaultId;
+        ConsumerSettings settings = ConsumerSettings.DEFAULTS.withIdlePoll(idlePoll).withShutdownTimeout(closeTimeout);
+        ConsumerEvents events = new ConsumerEvents(parts.events());
+        List<String> names = new ArrayList<>(topics);
+        Puller<T> puller = new Puller<>(pullerId, parts.topics(), names, closeTimeout, (name, changed) -> {
+            TopicDefinition topic = parts.topics().require(name);
+            SlotCalls calls = new SlotCalls(parts.scripts(), topic, settings, parts.keys().wakeChannel(name),
+                    parts.outages().watch("puller " + pullerId + " of topic " + name,
+                            "its polls fail until it does", log,
+                            length -> parts.metrics().redisOutage("consumer", name, length)));
+            return new PullSource<>(pullerId, topic, parts.keys(), calls,
+                    RateGate.of(topic, parts.scripts(), parts.keys().rateBucket(name)),
+                    new WakeSubscription(parts.redisson(), parts.keys().wakeChannel(name)), () -> assignment.apply(topic),
+                    parts.codec(),
+                    payloadType, parts.metrics(), events, idlePoll, parts.zone(), changed);
+        });
+        built.accept(puller);
+        return puller;
+    }
+
+    @Override
+    public String toString() {
+        return "PullerBuilder[" + (id != null ? id : defaultId) + ", topics=" + Arrays.toString(topics.toArray()) + "]";
+    }
+}

@@ -1,0 +1,47 @@
+package dev.rmq.inspect;
+
+import java.util.List;
+
+/**
+ * How many messages of one slot (or, summed, of several) are where, by the Redis clock.
+ *
+ * @param slot     the slot index, -1 for a sum
+ * @param dueNow   waiting and due now: a time-typed message past its due time, or a visible priority message
+ * @param later    waiting for their time: a due time to come, a retry's backoff, or a priority message's
+ *                 not-before time
+ * @param retrying of the waiting ones ({@code dueNow + later}), those that failed before and wait for another
+ *                 attempt
+ * @param parked   sent while a delivery of their key was in flight: they wait for it to end
+ * @param inFlight handed to consumers under a lease, not yet acknowledged
+ * @param dead     in the dead queue
+ * @param paused   whether the slot is paused (for a sum: whether every slot summed is)
+ */
+public record SlotCounts(int slot, long dueNow, long later, long retrying, long parked, long inFlight, long dead,
+                         boolean paused) {
+
+    /** Every message not yet delivered: due now, later, and parked. */
+    public long waiting() {
+        return dueNow + later + parked;
+    }
+
+    /** The sums over some slots, with slot -1. */
+    public static SlotCounts sum(List<SlotCounts> slots) {
+        long dueNow = 0;
+        long later = 0;
+        long retrying = 0;
+        long parked = 0;
+        long inFlight = 0;
+        long dead = 0;
+        boolean paused = !slots.isEmpty();
+        for (SlotCounts s : slots) {
+            dueNow += s.dueNow;
+            later += s.later;
+            retrying += s.retrying;
+            parked += s.parked;
+            inFlight += s.inFlight;
+            dead += s.dead;
+            paused &= s.paused;
+        }
+        return new SlotCounts(-1, dueNow, later, retrying, parked, inFlight, dead, paused);
+    }
+}

@@ -1,0 +1,6 @@
+/**
+ * Looking at what is queued without taking it: an {@link dev.rmq.inspect.RmqInspector} counts each slot's
+ * messages by where they are ({@link dev.rmq.inspect.SlotCounts}), pages through the waiting ones in the order a
+ * consumer would take them and through the in-flight ones, and finds one message by key.
+ */
+package dev.rmq.inspect;

@@ -1,0 +1,96 @@
+package dev.rmq.internal.pull;
+
+import dev.rmq.consumer.AckOutcome;
+import dev.rmq.internal.consumer.Delivery;
+import dev.rmq.internal.redis.Envelope;
+import dev.rmq.internal.script.AckCall;
+import dev.rmq.pull.PulledMessage;
+import dev.rmq.topic.TopicType;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/** A delivery a puller handed out, ended by the program through its {@link PullSource}. */
+final class PulledDelivery<T> extends Delivery<T> implements PulledMessage<T> {
+
+    private final PullSource<T> source;
+    private final PullSlot slot;
+    /** When it was handed out, for the consume timer. */
+    private final long deliveredNanos;
+    /** When its lease ends, on this JVM's nano clock (estimated from the Redis clock at the poll). */
+    private volatile long leaseEndsNanos;
+    private final AtomicBoolean settled = new AtomicBoolean();
+
+    PulledDelivery(PullSource<T> source, PullSlot slot, TopicType type, String key, Envelope envelope, byte[] raw,
+                   T payload, long token, long leaseEndsNanos) {
+        super(source.topic().name(), type, slot.slot, key, envelope, raw, payload, token,
+                (delivery, duration) -> source.extend((PulledDelivery<?>) delivery, duration));
+        this.source = source;
+        this.slot = slot;
+        this.deliveredNanos = System.nanoTime();
+        this.leaseEndsNanos = leaseEndsNanos;
+    }
+
+    PullSlot pullSlot() {
+        return slot;
+    }
+
+    PullSource<T> source() {
+        return source;
+    }
+
+    long deliveredNanos() {
+        return deliveredNanos;
+    }
+
+    long leaseEndsNanos() {
+        return leaseEndsNanos;
+    }
+
+    void leaseEndsNanos(long value) {
+        this.leaseEndsNanos = value;
+    }
+
+    /** Marks the delivery ended; false when it already was. */
+    boolean claim() {
+        return settled.compareAndSet(false, true);
+    }
+
+    @Override
+    public boolean isSettled() {
+        return settled.get();
+    }
+
+    @Override
+    public AckOutcome ack() {
+        return source.settle(this, AckCall.Op.COMMIT, "");
+    }
+
+    @Override
+    public AckOutcome retry(String reason) {
+        return source.settle(this, AckCall.Op.ROLL_BACK, reason(reason));
+    }
+
+    @Override
+    public AckOutcome retryNow(String reason) {
+        return source.settle(this, AckCall.Op.RETRY_NOW, reason(reason));
+    }
+
+    @Override
+    public AckOutcome dead(String reason) {
+        return source.settle(this, AckCall.Op.DEAD, reason(reason));
+    }
+
+    @Override
+    public void extend(Duration duration) {
+        extendLease(duration);
+    }
+
+    private static String reason(String reason) {
+        if (reason == null || reason.isBlank()) {
+            throw new IllegalArgumentException("a failure needs a reason, for the dead queue and the next attempt;"
+                    + " was " + (reason == null ? "null" : "blank"));
+        }
+        return reason;
+    }
+}

@@ -1,0 +1,44 @@
+package dev.rmq.pull;
+
+import dev.rmq.consumer.AckOutcome;
+import dev.rmq.consumer.RmqMessage;
+
+import java.time.Duration;
+
+/**
+ * A message an {@link RmqPuller} handed over, under a lease ({@link #leaseDeadline()}). The program ends it once,
+ * with one of the methods below; each is one call to Redis and says what Redis did. On an at-most-once topic the
+ * message left Redis when it was taken: {@link #ack()} needs no call, and a retry or a burial cannot bring it back
+ * ({@link AckOutcome#GONE}, logged).
+ *
+ * @param <T> the payload type
+ */
+public interface PulledMessage<T> extends RmqMessage<T> {
+
+    /**
+     * Done: the message leaves Redis.
+     *
+     * @throws LeaseExpiredException when its lease ran out first: it will be delivered again
+     * @throws IllegalStateException when it was already ended
+     */
+    AckOutcome ack();
+
+    /** Failed: retried after the topic's backoff, or dead once its retries are spent. Throws as {@link #ack()}. */
+    AckOutcome retry(String reason);
+
+    /** Failed: retried at once, skipping the backoff; it still counts as an attempt. Throws as {@link #ack()}. */
+    AckOutcome retryNow(String reason);
+
+    /** Failed for good: moved to the dead queue with {@code reason}. Throws as {@link #ack()}. */
+    AckOutcome dead(String reason);
+
+    /**
+     * Extends the lease to {@code duration} from now, by the Redis clock.
+     *
+     * @throws LeaseExpiredException when the lease already ran out
+     */
+    void extend(Duration duration);
+
+    /** Whether the message was ended by this program (or handed back by a close). */
+    boolean isSettled();
+}

@@ -1,0 +1,131 @@
+package dev.rmq.spring.config;
+
+import dev.rmq.dead.DeadMessage;
+import dev.rmq.inspect.SlotCounts;
+import dev.rmq.producer.StoredMessage;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicType;
+import org.jspecify.annotations.Nullable;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/** What the {@code rmq} endpoint answers, as JSON. */
+public final class RmqEndpointViews {
+
+    /** The most payload characters shown per message; the rest is cut, so a page stays readable. */
+    static final int PAYLOAD_PREVIEW = 4096;
+
+    private RmqEndpointViews() {
+    }
+
+    /** What {@code GET /actuator/rmq} shows. */
+    public record Overview(String instance, String assignment, @Nullable String zone, boolean writeOperations,
+                           List<TopicSummary> topics) {
+    }
+
+    /** {@code state} is {@code running}, {@code paused} or {@code partly paused (n of m slots)}. */
+    public record TopicSummary(String name, String type, int slotAmount, String state, String leaseTimeout,
+                               int maxRetries, String backoff, int deadCapacity, Controls controls, long backlog,
+                               long inFlight, long dead, Counts counts, List<ListenerSummary> listeners) {
+    }
+
+    /** A topic's job controls; null where a control is not set. */
+    public record Controls(@Nullable String ttl, String expiry, @Nullable Integer maxBacklog, String delivery,
+                           @Nullable Double rateLimit, @Nullable String lateTolerance, boolean fifo,
+                           @Nullable List<String> zones, @Nullable String zoneRouting) {
+
+        static Controls of(TopicDefinition topic) {
+            boolean zoned = !topic.zones().isEmpty();
+            return new Controls(topic.ttl().isZero() ? null : topic.ttl().toString(), topic.expiry().name(),
+                    topic.maxBacklog() == 0 ? null : topic.maxBacklog(), topic.delivery().name(),
+                    topic.rateLimit() == 0 ? null : topic.rateLimit(),
+                    topic.type() == TopicType.FIXED_TIME ? topic.lateTolerance().toString() : null, topic.fifo(),
+                    zoned ? topic.zones().names() : null, zoned ? topic.zones().routing().name() : null);
+        }
+    }
+
+    /** Where messages are: see {@link SlotCounts}. {@code waiting} is dueNow + later + parked. */
+    public record Counts(long waiting, long dueNow, long later, long retrying, long parked, long inFlight, long dead) {
+
+        static Counts of(SlotCounts counts) {
+            return new Counts(counts.waiting(), counts.dueNow(), counts.later(), counts.retrying(), counts.parked(),
+                    counts.inFlight(), counts.dead());
+        }
+    }
+
+    public record ListenerSummary(String id, boolean running, int concurrency, int ownedSlots) {
+    }
+
+    /** {@code messages}: the page asked for with {@code view}, else null. */
+    public record TopicDetail(String name, String type, String state, long backlog, long inFlight, long dead,
+                              Counts counts, Map<String, Counts> zones, List<SlotDetail> slots,
+                              @Nullable MessagePage messages) {
+    }
+
+    /** {@code planned} is the worker ZooKeeper's plan gives the slot; null without coordination. */
+    public record SlotDetail(int slot, @Nullable String zone, boolean paused, long backlog, long inFlight, long dead,
+                             Counts counts, List<String> owners, @Nullable String planned) {
+    }
+
+    /** One slot, and the page of it that {@code view} asked for: its dead messages by default. */
+    public record SlotPage(String topic, int slot, long backlog, long inFlight, long dead, Counts counts,
+                           List<String> owners, long offset, @Nullable List<DeadEntry> deadMessages,
+                           @Nullable MessagePage messages) {
+    }
+
+    public record DeadEntry(String key, String diedAt, int attempts, String lastError, Map<String, String> headers,
+                            String payload, int payloadBytes) {
+
+        static DeadEntry of(DeadMessage message) {
+            return new DeadEntry(message.key(), message.diedAt().toString(), message.attempts(), message.lastError(),
+                    message.headers(), preview(message.payload()), message.payload().length);
+        }
+    }
+
+    /** A page of waiting messages in consume order, or of in-flight ones by lease deadline. */
+    public record MessagePage(String view, long offset, int limit, List<MessageEntry> entries) {
+    }
+
+    /**
+     * One queued message. Of {@code dueTime}, {@code priority}, {@code visibleAt} and {@code leaseDeadline}, those
+     * that apply to its state are set.
+     */
+    public record MessageEntry(String key, int slot, String state, @Nullable String dueTime, @Nullable Long priority,
+                               @Nullable String visibleAt, @Nullable String leaseDeadline, int attempts,
+                               String lastError, Map<String, String> headers, String payload, int payloadBytes) {
+
+        static MessageEntry of(StoredMessage message, TopicType type) {
+            String due = null;
+            Long priority = null;
+            String visibleAt = null;
+            String lease = null;
+            switch (message.state()) {
+                case WAITING, PARKED -> {
+                    if (type.isTimed()) {
+                        due = Instant.ofEpochMilli((long) message.score()).toString();
+                    } else {
+                        priority = (long) message.score();
+                    }
+                }
+                case DELAYED, RETRYING -> visibleAt = Instant.ofEpochMilli((long) message.score()).toString();
+                case IN_FLIGHT -> {
+                    long micros = (long) message.score();
+                    lease = Instant.ofEpochSecond(micros / 1_000_000, (micros % 1_000_000) * 1_000).toString();
+                }
+                case DEAD -> {
+                }
+            }
+            return new MessageEntry(message.key(), message.slot(), message.state().name(), due, priority, visibleAt,
+                    lease, message.attempts(), message.lastError(), message.headers(), preview(message.payload()),
+                    message.payload().length);
+        }
+    }
+
+    private static String preview(byte[] payload) {
+        String text = new String(payload, StandardCharsets.UTF_8);
+        return text.length() > PAYLOAD_PREVIEW ? text.substring(0, PAYLOAD_PREVIEW) + "…" : text;
+    }
+}

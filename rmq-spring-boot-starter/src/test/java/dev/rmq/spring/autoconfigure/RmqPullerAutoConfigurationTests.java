@@ -1,0 +1,140 @@
+package dev.rmq.spring.autoconfigure;
+
+import dev.rmq.RmqClient;
+import dev.rmq.consumer.AckOutcome;
+import dev.rmq.producer.OutgoingMessage;
+import dev.rmq.producer.RmqProducer;
+import dev.rmq.pull.PulledMessage;
+import dev.rmq.pull.RmqPuller;
+import dev.rmq.spring.config.RmqEndpoint;
+import dev.rmq.spring.config.RmqEndpointViews;
+import dev.rmq.testsupport.RedisServer;
+import dev.rmq.testsupport.RedisTestServers;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The puller bean, the zone of the client, and the endpoint's pages of queued messages. */
+class RmqPullerAutoConfigurationTests {
+
+    private static RedisServer redis;
+    private static TestingServer zookeeper;
+
+    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(RmqRedisAutoConfiguration.class, RmqZooKeeperAutoConfiguration.class,
+                    RmqCoordinationAutoConfiguration.class, RmqAutoConfiguration.class, RmqPullerAutoConfiguration.class,
+                    RmqEndpointAutoConfiguration.class))
+            .withPropertyValues("rmq.redis.address=" + redis.address(), "rmq.topics.jobs.type=PRIORITY",
+                    "rmq.topics.jobs.slot-amount=4", "rmq.topics.zoned.type=FIXED_TIME",
+                    "rmq.topics.zoned.slot-amount=4", "rmq.topics.zoned.zones=eu-1,eu-2",
+                    "management.endpoints.web.exposure.include=rmq");
+
+    @BeforeAll
+    static void startServers() throws Exception {
+        redis = RedisTestServers.newStandalone();
+        zookeeper = new TestingServer(true);
+    }
+
+    @AfterAll
+    static void stopServers() throws IOException {
+        try {
+            zookeeper.close();
+        } finally {
+            redis.close();
+        }
+    }
+
+    @Test
+    void noPullerUnlessTopicsAreNamed() {
+        contextRunner.run(context -> assertThat(context).doesNotHaveBean(RmqPuller.class));
+    }
+
+    @Test
+    void aPullerOverTheNamedTopicsHandsOverPayloadsAsJsonText() {
+        redis.command("FLUSHALL");
+        contextRunner.withPropertyValues("rmq.puller.topics=jobs", "rmq.puller.id=batch-job").run(context -> {
+            @SuppressWarnings("unchecked")
+            RmqPuller<String> puller = context.getBean(RmqPuller.class);
+            assertThat(puller.isRunning()).isTrue();
+            assertThat(puller.id()).isEqualTo("batch-job");
+            assertThat(puller.topics()).containsExactly("jobs");
+            context.getBean(RmqProducer.class).send(OutgoingMessage.priority("jobs", Map.of("order", 42), 100)
+                    .withKey("o-42"));
+
+            List<PulledMessage<String>> got = puller.poll(10, Duration.ofSeconds(5));
+
+            assertThat(got).extracting(PulledMessage::payload).containsExactly("{\"order\":42}");
+            assertThat(got.get(0).ack()).isEqualTo(AckOutcome.COMMITTED);
+        });
+    }
+
+    @Test
+    void underZooKeeperThePullerTakesTheSlotsAssignedToIt() {
+        contextRunner.withPropertyValues("rmq.puller.topics[0]=jobs", "rmq.zookeeper.connect-string="
+                + zookeeper.getConnectString()).run(context -> {
+            RmqPuller<?> puller = context.getBean(RmqPuller.class);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20))
+                    .until(() -> puller.ownedSlots().get("jobs").size() == 4);
+        });
+    }
+
+    @Test
+    void anApplicationsOwnPullerWins() {
+        contextRunner.withPropertyValues("rmq.puller.topics=jobs").withUserConfiguration(OwnPuller.class)
+                .run(context -> assertThat(context.getBean(RmqPuller.class).id()).isEqualTo("mine"));
+    }
+
+    @Test
+    void theClientRunsInTheConfiguredZoneAndTheEndpointShowsZonesAndPages() {
+        redis.command("FLUSHALL");
+        contextRunner.withPropertyValues("rmq.zone=eu-2").run(context -> {
+            RmqClient client = context.getBean(RmqClient.class);
+            assertThat(client.zone()).isEqualTo("eu-2");
+            long now = System.currentTimeMillis();
+            for (int i = 0; i < 5; i++) {
+                client.producer().send(OutgoingMessage.fixedTime("zoned", "o" + i,
+                        java.time.Instant.ofEpochMilli(now + 60_000 + i * 1_000L)).withKey("o" + i));
+            }
+            RmqEndpoint endpoint = context.getBean(RmqEndpoint.class);
+
+            RmqEndpointViews.TopicDetail detail = endpoint.topic("zoned", "waiting", 0L, 3);
+
+            assertThat(detail.zones()).containsOnlyKeys("eu-1", "eu-2");
+            assertThat(detail.zones().get("eu-2").later()).isEqualTo(5);
+            assertThat(detail.zones().get("eu-1").waiting()).isZero();
+            assertThat(detail.slots()).extracting(RmqEndpointViews.SlotDetail::zone)
+                    .containsExactly("eu-1", "eu-2", "eu-1", "eu-2");
+            assertThat(detail.messages().entries()).extracting(RmqEndpointViews.MessageEntry::key)
+                    .containsExactly("o0", "o1", "o2");
+            assertThat(detail.messages().entries().get(0).dueTime()).isNotNull();
+            assertThat(endpoint.overview().zone()).isEqualTo("eu-2");
+            assertThatThrownBy(() -> endpoint.topic("zoned", "sideways", null, null))
+                    .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("view must be");
+            assertThatThrownBy(() -> endpoint.topic("zoned", "waiting", 990L, 20))
+                    .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("at most 1000 deep");
+        });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnPuller {
+
+        @Bean(destroyMethod = "close")
+        RmqPuller<String> myPuller(RmqClient client) {
+            return client.puller(String.class).topics("jobs").id("mine").build();
+        }
+    }
+}
