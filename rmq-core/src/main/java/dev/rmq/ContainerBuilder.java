@@ -102,7 +102,8 @@ public final class ContainerBuilder<T> {
         if (handler == null) {
             throw new IllegalArgumentException("handler of container '" + containerId + "' must not be null");
         }
-        WorkerFactory<T> workers = new WorkerFactory<>(topic, settings, parts.keys(), parts.scripts(), handler,
+        RmqHandler<T> observed = parts.observations() == null ? handler : parts.observations().process(handler);
+        WorkerFactory<T> workers = new WorkerFactory<>(topic, settings, parts.keys(), parts.scripts(), observed,
                 parts.codec(), payloadType, parts.metrics(), parts.events(),
                 parts.outages().watch("container " + containerId + " of topic " + topic.name(),
                         "its workers poll again with a back-off until it does", log,

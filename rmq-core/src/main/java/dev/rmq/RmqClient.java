@@ -21,7 +21,10 @@ import dev.rmq.internal.coordination.RedisSlotFencing;
 import dev.rmq.internal.dead.RedisDeadQueue;
 import dev.rmq.internal.inspect.RedisTopicInspector;
 import dev.rmq.internal.producer.ScriptProducer;
+import dev.rmq.internal.observation.Observations;
+import dev.rmq.internal.observation.ObservedProducer;
 import dev.rmq.internal.redis.KeyLayout;
+import io.micrometer.observation.ObservationRegistry;
 import dev.rmq.internal.redis.OutageWatches;
 import dev.rmq.internal.script.ScriptRunner;
 import dev.rmq.metrics.RmqMetrics;
@@ -97,15 +100,17 @@ public final class RmqClient implements AutoCloseable {
         this.events = b.events;
         this.outages = new OutageWatches(b.outageThreshold);
         this.zone = b.zone;
-        this.producer = new ScriptProducer(topics, keys, scripts, codec, b.maxPayloadBytes, metrics, Durability.MASTER_ONLY,
-                outages.watch("producer", "sends fail or wait until it does; a send whose outcome is unknown may be"
-                        + " sent again, it merges while it waits", log, length -> metrics.redisOutage("producer", null, length)),
-                b.zone);
+        RmqProducer sends = new ScriptProducer(topics, keys, scripts, codec, b.maxPayloadBytes, metrics,
+                Durability.MASTER_ONLY, outages.watch("producer", "sends fail or wait until it does; a send whose outcome"
+                        + " is unknown may be sent again, it merges while it waits", log,
+                        length -> metrics.redisOutage("producer", null, length)), b.zone);
+        Observations observations = b.observationRegistry == null ? null : new Observations(b.observationRegistry);
+        this.producer = observations == null ? sends : new ObservedProducer(sends, observations);
         this.deadQueue = new RedisDeadQueue(redisson, topics, keys, scripts);
         this.inspector = new RedisTopicInspector(topics, keys, scripts, producer::getAsync);
         this.admin = new RedisAdmin(redisson, topics, keys);
         this.slotFencing = new RedisSlotFencing(keys, scripts);
-        this.parts = new ClientParts(redisson, topics, keys, scripts, codec, metrics, events, outages, zone);
+        this.parts = new ClientParts(redisson, topics, keys, scripts, codec, metrics, events, outages, zone, observations);
     }
 
     public static Builder builder(RedissonClient redisson) {
@@ -223,6 +228,7 @@ public final class RmqClient implements AutoCloseable {
         private Duration outageThreshold = OutageWatches.DEFAULT_THRESHOLD;
         private RmqEventListener events = RmqEventListener.NONE;
         private String zone;
+        private ObservationRegistry observationRegistry;
 
         private Builder(RedissonClient redisson) {
             if (redisson == null) {
@@ -290,6 +296,19 @@ public final class RmqClient implements AutoCloseable {
          */
         public Builder zone(String value) {
             this.zone = value == null ? null : Names.check("zone name", value);
+            return this;
+        }
+
+        /**
+         * Observes every send and every handler call of this client's containers on {@code registry}: with a
+         * tracing handler, a trace started where a message is sent continues in the handler that consumes it,
+         * through the message's headers. Nothing is observed by default.
+         */
+        public Builder observationRegistry(ObservationRegistry registry) {
+            if (registry == null) {
+                throw new IllegalArgumentException("observationRegistry must not be null; leave it unset for none");
+            }
+            this.observationRegistry = registry;
             return this;
         }
 
