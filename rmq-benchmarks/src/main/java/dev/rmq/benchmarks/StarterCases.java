@@ -2,7 +2,7 @@ package dev.rmq.benchmarks;
 
 import dev.rmq.RmqClient;
 import dev.rmq.spring.annotation.RmqListener;
-import dev.rmq.spring.config.RmqSlotAssignmentFactory;
+import dev.rmq.spring.listener.RmqSlotAssignmentFactory;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.springframework.boot.Banner;

@@ -1,4 +1,4 @@
-package dev.rmq.spring.config;
+package dev.rmq.spring.actuate;
 
 import dev.rmq.RmqClient;
 import dev.rmq.consumer.RmqConsumerContainer;

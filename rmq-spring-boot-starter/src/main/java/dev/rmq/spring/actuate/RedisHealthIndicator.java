@@ -1,4 +1,4 @@
-package dev.rmq.spring.config;
+package dev.rmq.spring.actuate;
 
 import org.redisson.api.RedissonClient;
 import org.redisson.api.redisnode.BaseRedisNodes;

@@ -1,4 +1,4 @@
-package dev.rmq.spring.config;
+package dev.rmq.spring.actuate;
 
 import dev.rmq.RmqClient;
 import dev.rmq.admin.PauseState;
@@ -10,23 +10,27 @@ import dev.rmq.inspect.RmqInspector;
 import dev.rmq.inspect.SlotCounts;
 import dev.rmq.inspect.TopicCounts;
 import dev.rmq.producer.StoredMessage;
-import dev.rmq.spring.config.RmqEndpointViews.Controls;
-import dev.rmq.spring.config.RmqEndpointViews.Counts;
-import dev.rmq.spring.config.RmqEndpointViews.DeadEntry;
-import dev.rmq.spring.config.RmqEndpointViews.ListenerSummary;
-import dev.rmq.spring.config.RmqEndpointViews.MessageEntry;
-import dev.rmq.spring.config.RmqEndpointViews.MessagePage;
-import dev.rmq.spring.config.RmqEndpointViews.Overview;
-import dev.rmq.spring.config.RmqEndpointViews.SlotDetail;
-import dev.rmq.spring.config.RmqEndpointViews.SlotPage;
-import dev.rmq.spring.config.RmqEndpointViews.TopicDetail;
-import dev.rmq.spring.config.RmqEndpointViews.TopicSummary;
+import dev.rmq.spring.actuate.RmqEndpointViews.Controls;
+import dev.rmq.spring.actuate.RmqEndpointViews.Counts;
+import dev.rmq.spring.actuate.RmqEndpointViews.DeadEntry;
+import dev.rmq.spring.actuate.RmqEndpointViews.ListenerSummary;
+import dev.rmq.spring.actuate.RmqEndpointViews.MessageEntry;
+import dev.rmq.spring.actuate.RmqEndpointViews.MessagePage;
+import dev.rmq.spring.actuate.RmqEndpointViews.Overview;
+import dev.rmq.spring.actuate.RmqEndpointViews.SlotDetail;
+import dev.rmq.spring.actuate.RmqEndpointViews.SlotPage;
+import dev.rmq.spring.actuate.RmqEndpointViews.TopicDetail;
+import dev.rmq.spring.actuate.RmqEndpointViews.TopicSummary;
+import dev.rmq.spring.listener.RmqListenerEndpointRegistry;
 import dev.rmq.topic.TopicDefinition;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -34,6 +38,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.BooleanSupplier;
 
 /**
  * The {@code rmq} actuator endpoint, read-only: the topics with their job controls and zones, whether they are
@@ -49,25 +54,46 @@ import java.util.TreeMap;
  * </ul>
  * With an {@link RmqCoordinator} the owners are those of the whole cluster, as ZooKeeper records them, and each
  * slot shows its planned worker too, which differs from the owner only during a handover. Without one, the
- * owners are this instance's workers. {@link WritableRmqEndpoint} adds pause, resume, requeue, delete and purge.
+ * owners are this instance's workers.
+ *
+ * <p>The write operations follow Spring Boot's endpoint access control, read-only by default: with
+ * {@code management.endpoint.rmq.access=UNRESTRICTED},
+ * <ul>
+ * <li>{@code POST /actuator/rmq/{topic}} with {@code {"action": "pause"}} or {@code {"action": "resume"}} pauses or
+ * resumes the topic for every consumer in every application, and with no action, or {@code "requeue"}, requeues
+ * every dead message of the topic;</li>
+ * <li>{@code POST /actuator/rmq/{topic}/{slot}} with {@code {"key": "..."}} requeues one;</li>
+ * <li>{@code DELETE /actuator/rmq/{topic}} purges the topic's dead messages;</li>
+ * <li>{@code DELETE /actuator/rmq/{topic}/{slot}?key=...} deletes one.</li>
+ * </ul>
+ * A requeued message starts again from attempt 0: due now, or at its priority.
  */
-@Endpoint(id = "rmq")
+@Endpoint(id = RmqEndpoint.ID, defaultAccess = Access.READ_ONLY)
 public class RmqEndpoint {
+
+    /** The endpoint's id: its path under the actuator's, and its name in {@code management.endpoint.<id>.*}. */
+    public static final String ID = "rmq";
 
     private static final int DEFAULT_PAGE = 20;
 
-    protected final RmqClient client;
+    private final RmqClient client;
     private final @Nullable RmqListenerEndpointRegistry registry;
     private final @Nullable RmqCoordinator coordinator;
     private final String assignmentMode;
+    private final BooleanSupplier writesAllowed;
     private final String instance = ManagementFactory.getRuntimeMXBean().getName();
 
+    /**
+     * @param writesAllowed whether the endpoint's access lets writes through (shown in the overview; Spring Boot
+     *                      itself maps or leaves out the write operations)
+     */
     public RmqEndpoint(RmqClient client, @Nullable RmqListenerEndpointRegistry registry,
-                       @Nullable RmqCoordinator coordinator, String assignmentMode) {
+                       @Nullable RmqCoordinator coordinator, String assignmentMode, BooleanSupplier writesAllowed) {
         this.client = client;
         this.registry = registry;
         this.coordinator = coordinator;
         this.assignmentMode = assignmentMode;
+        this.writesAllowed = writesAllowed;
     }
 
     @ReadOperation
@@ -83,7 +109,7 @@ public class RmqEndpoint {
                     topic.leaseTimeout().toString(), topic.maxRetries(), topic.backoff().toString(), topic.deadCapacity(),
                     Controls.of(topic), total.waiting(), total.inFlight(), total.dead(), Counts.of(total), listeners));
         }
-        return new Overview(instance, assignmentMode, client.zone(), writeOperationsEnabled(), topics);
+        return new Overview(instance, assignmentMode, client.zone(), writesAllowed.getAsBoolean(), topics);
     }
 
     /** One topic slot by slot, and a page of its messages when {@code view} asks; null (404) for an unknown topic. */
@@ -186,11 +212,57 @@ public class RmqEndpoint {
         return new PauseState(topic.name(), paused, topic.slotAmount()).describe();
     }
 
-    protected boolean writeOperationsEnabled() {
-        return false;
+    /**
+     * What a write operation did: {@code messages} requeued, deleted or purged, and the topic's pause state
+     * ({@code running}, {@code paused} or {@code partly paused (n of m slots)}) after a pause or resume.
+     */
+    public record Change(String topic, @Nullable Integer slot, @Nullable String key, String operation, long messages,
+                         @Nullable String state) {
     }
 
-    protected void checkSlot(String topic, int slot) {
+    /** Pauses, resumes, or (without an action) requeues every dead message of the topic. */
+    @WriteOperation
+    public @Nullable Change change(@Selector String topic, @Nullable String action) {
+        if (!client.topics().contains(topic)) {
+            return null;
+        }
+        String what = action == null ? "requeue" : action;
+        return switch (what) {
+            case "requeue" -> new Change(topic, null, null, "requeue", client.deadQueue().requeueAll(topic), null);
+            case "pause" -> new Change(topic, null, null, "pause", 0, client.admin().pause(topic).describe());
+            case "resume" -> new Change(topic, null, null, "resume", 0, client.admin().resume(topic).describe());
+            default -> throw new InvalidEndpointRequestException("action must be pause, resume or requeue, was '"
+                    + action + "'", "bad action");
+        };
+    }
+
+    @WriteOperation
+    public @Nullable Change requeue(@Selector String topic, @Selector int slot, String key) {
+        if (!client.topics().contains(topic)) {
+            return null;
+        }
+        checkSlot(topic, slot);
+        return new Change(topic, slot, key, "requeue", client.deadQueue().requeue(topic, slot, key) ? 1 : 0, null);
+    }
+
+    @DeleteOperation
+    public @Nullable Change purge(@Selector String topic) {
+        if (!client.topics().contains(topic)) {
+            return null;
+        }
+        return new Change(topic, null, null, "purge", client.deadQueue().purge(topic), null);
+    }
+
+    @DeleteOperation
+    public @Nullable Change delete(@Selector String topic, @Selector int slot, String key) {
+        if (!client.topics().contains(topic)) {
+            return null;
+        }
+        checkSlot(topic, slot);
+        return new Change(topic, slot, key, "delete", client.deadQueue().delete(topic, slot, key) ? 1 : 0, null);
+    }
+
+    private void checkSlot(String topic, int slot) {
         int amount = client.topics().require(topic).slotAmount();
         if (slot < 0 || slot >= amount) {
             throw new InvalidEndpointRequestException("slot of topic '" + topic + "' must be in 0.." + (amount - 1)

@@ -1,4 +1,4 @@
-package dev.rmq.spring.config;
+package dev.rmq.spring.actuate;
 
 import dev.rmq.dead.DeadMessage;
 import dev.rmq.inspect.SlotCounts;

@@ -1,4 +1,4 @@
-package dev.rmq.spring.config;
+package dev.rmq.spring.actuate;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;

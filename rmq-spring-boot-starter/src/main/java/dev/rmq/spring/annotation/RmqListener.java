@@ -61,4 +61,10 @@ public @interface RmqListener {
 
     /** The bean name of the {@code RmqListenerContainerFactory} to use; empty means the default one. */
     String containerFactory() default "";
+
+    /**
+     * The bean name of the {@link dev.rmq.consumer.RmqErrorHandler} that decides what this listener's exceptions do
+     * to their messages; empty means the container factory's (the {@code rmqErrorHandler} bean).
+     */
+    String errorHandler() default "";
 }

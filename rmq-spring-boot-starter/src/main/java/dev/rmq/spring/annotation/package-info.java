@@ -1,6 +1,6 @@
 /**
  * The annotation users put on their consumer methods: {@link dev.rmq.spring.annotation.RmqListener}.
  * What happens to it afterwards (endpoint, registrar, registry, containers) lives in
- * {@code dev.rmq.spring.config}.
+ * {@code dev.rmq.spring.listener}.
  */
 package dev.rmq.spring.annotation;

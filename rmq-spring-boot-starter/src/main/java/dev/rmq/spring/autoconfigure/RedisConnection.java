@@ -36,6 +36,26 @@ record RedisConnection(Mode mode, List<String> addresses, String sentinelMaster,
                 .orElseGet(() -> localDefault(rmq));
     }
 
+    /** From connection details, with the timeouts, client name and TLS verification of {@code rmq.redis}. */
+    static RedisConnection fromDetails(RmqRedisConnectionDetails details, RmqProperties.Redis rmq) {
+        Mode mode = switch (details.mode()) {
+            case SINGLE -> Mode.SINGLE;
+            case SENTINEL -> Mode.SENTINEL;
+            case CLUSTER -> Mode.CLUSTER;
+        };
+        if (details.addresses() == null || details.addresses().isEmpty()
+                || (mode == Mode.SENTINEL && !hasText(details.sentinelMaster()))) {
+            throw new IllegalArgumentException("the RmqRedisConnectionDetails bean names no address"
+                    + (mode == Mode.SENTINEL ? " or no Sentinel master" : "") + ": " + details);
+        }
+        boolean ssl = details.ssl() || details.addresses().stream().anyMatch(RedisConnection::startsWithRediss);
+        List<String> addresses = mode == Mode.SINGLE ? List.of(details.addresses().get(0)) : details.addresses();
+        return new RedisConnection(mode, normalize(addresses, ssl), details.sentinelMaster(), null, null,
+                details.username(), details.password(), details.database(), rmq.timeout(), rmq.connectTimeout(),
+                rmq.clientName(), ssl, null, rmq.ssl().verification(), "connection details "
+                + details.getClass().getSimpleName());
+    }
+
     private static RedisConnection fromRmq(RmqProperties.Redis rmq) {
         boolean ssl = rmq.ssl().enabled() || hasText(rmq.ssl().bundle()) || startsWithRediss(rmq.address())
                 || rmq.nodes().stream().anyMatch(RedisConnection::startsWithRediss)

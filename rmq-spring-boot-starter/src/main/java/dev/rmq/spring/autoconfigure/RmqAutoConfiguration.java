@@ -3,19 +3,23 @@ package dev.rmq.spring.autoconfigure;
 import dev.rmq.RmqClient;
 import dev.rmq.codec.JsonPayloadCodec;
 import dev.rmq.codec.PayloadCodec;
+import dev.rmq.consumer.RmqErrorHandler;
 import dev.rmq.admin.RmqAdmin;
 import dev.rmq.dead.RmqDeadQueue;
 import dev.rmq.metrics.RmqMetrics;
 import dev.rmq.producer.RmqProducer;
-import dev.rmq.spring.config.DefaultRmqListenerContainerFactory;
-import dev.rmq.spring.config.LocalSlotAssignmentFactory;
-import dev.rmq.spring.config.RmqListenerAnnotationBeanPostProcessor;
-import dev.rmq.spring.config.RmqListenerContainerFactory;
-import dev.rmq.spring.config.RmqListenerEndpointRegistry;
-import dev.rmq.spring.config.RmqSlotAssignmentFactory;
+import dev.rmq.spring.listener.DefaultRmqListenerContainerFactory;
+import dev.rmq.spring.listener.LocalSlotAssignmentFactory;
+import dev.rmq.spring.listener.RmqListenerAnnotationBeanPostProcessor;
+import dev.rmq.spring.listener.RmqListenerContainerFactory;
+import dev.rmq.spring.listener.RmqListenerContainerFactoryConfigurer;
+import dev.rmq.spring.listener.RmqListenerEndpointRegistry;
+import dev.rmq.spring.listener.RmqSlotAssignmentFactory;
 import dev.rmq.topic.TopicDefinition;
+import io.micrometer.observation.ObservationRegistry;
 import org.redisson.api.RedissonClient;
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -25,11 +29,13 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
+import org.springframework.util.ClassUtils;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * rmq on Spring Boot: the {@link RmqClient} over the configured topics, the autowirable {@link RmqProducer}
@@ -56,16 +62,30 @@ public final class RmqAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RmqClient rmqClient(RedissonClient redisson, RmqProperties properties, ListableBeanFactory beans,
-                        PayloadCodec codec, ObjectProvider<RmqMetrics> metrics) {
-        return RmqClient.builder(redisson)
+                        PayloadCodec codec, ObjectProvider<RmqMetrics> metrics, Environment environment) {
+        TopicKeys.check(environment);
+        RmqClient.Builder client = RmqClient.builder(redisson)
                 .topics(ConfiguredTopics.collect(properties.topics(), beans.getBeansOfType(TopicDefinition.class)))
                 .namespace(properties.namespace())
                 .codec(codec)
                 .maxPayloadBytes(Math.toIntExact(properties.maxPayloadSize().toBytes()))
                 .metrics(metrics.getIfUnique(() -> RmqMetrics.NONE))
                 .outageThreshold(properties.redis().outageThreshold())
-                .zone(properties.zone())
-                .build();
+                .zone(properties.zone());
+        if (ClassUtils.isPresent(OBSERVATION_REGISTRY, beans.getClass().getClassLoader())) {
+            Observing.registry(beans).ifPresent(client::observationRegistry);
+        }
+        return client.build();
+    }
+
+    private static final String OBSERVATION_REGISTRY = "io.micrometer.observation.ObservationRegistry";
+
+    /** The application's ObservationRegistry, read only when Micrometer Observation is on the class path. */
+    private static final class Observing {
+
+        static Optional<ObservationRegistry> registry(ListableBeanFactory beans) {
+            return Optional.ofNullable(beans.getBeanProvider(ObservationRegistry.class).getIfUnique());
+        }
     }
 
     @Bean
@@ -94,19 +114,32 @@ public final class RmqAutoConfiguration {
         return new LocalSlotAssignmentFactory();
     }
 
-    @Bean(RmqListenerContainerFactory.DEFAULT_BEAN_NAME)
-    @ConditionalOnMissingBean(name = RmqListenerContainerFactory.DEFAULT_BEAN_NAME)
-    DefaultRmqListenerContainerFactory rmqListenerContainerFactory(RmqClient client,
-                                                                   RmqSlotAssignmentFactory assignments,
-                                                                   RmqProperties properties) {
-        DefaultRmqListenerContainerFactory factory = new DefaultRmqListenerContainerFactory(client, assignments);
-        factory.setDefaults(properties.listener().toConsumerSettings());
-        factory.setAutoStartup(properties.listener().autoStartup());
+    /**
+     * What every listener's exceptions do to their messages, unless the listener names another: retry after the
+     * backoff, except the exceptions of {@code rmq.listener.not-retryable-exceptions}, which go to the dead queue.
+     */
+    @Bean(RmqErrorHandlerNames.DEFAULT)
+    @ConditionalOnMissingBean(name = RmqErrorHandlerNames.DEFAULT)
+    RmqErrorHandler rmqErrorHandler(RmqProperties properties) {
+        return RmqErrorHandler.retryingExcept(properties.listener().notRetryableExceptions());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RmqListenerContainerFactoryConfigurer rmqListenerContainerFactoryConfigurer(RmqClient client,
+            RmqSlotAssignmentFactory assignments, RmqProperties properties, BeanFactory beans) {
         Map<String, DefaultRmqListenerContainerFactory.TopicSettings> topics = new LinkedHashMap<>();
         properties.topics().forEach((key, topic) -> topics.put(topic.toDefinition(key).name(),
                 new DefaultRmqListenerContainerFactory.TopicSettings(topic.concurrency(), topic.batchSize())));
-        factory.setTopicSettings(topics);
-        return factory;
+        return new RmqListenerContainerFactoryConfigurer(client, assignments, properties.listener().toConsumerSettings(),
+                topics, properties.listener().autoStartup(),
+                beans.getBean(RmqErrorHandlerNames.DEFAULT, RmqErrorHandler.class));
+    }
+
+    @Bean(RmqListenerContainerFactory.DEFAULT_BEAN_NAME)
+    @ConditionalOnMissingBean(name = RmqListenerContainerFactory.DEFAULT_BEAN_NAME)
+    DefaultRmqListenerContainerFactory rmqListenerContainerFactory(RmqListenerContainerFactoryConfigurer configurer) {
+        return configurer.create();
     }
 
     /** Stops within spring.lifecycle.timeout-per-shutdown-phase, read here so that it works without its auto-configuration. */

@@ -2,39 +2,80 @@ package dev.rmq.spring.autoconfigure;
 
 import dev.rmq.RmqClient;
 import dev.rmq.coordination.RmqCoordinator;
-import dev.rmq.spring.config.RmqEndpoint;
-import dev.rmq.spring.config.RmqListenerEndpointRegistry;
-import dev.rmq.spring.config.RmqSlotAssignmentFactory;
-import dev.rmq.spring.config.WritableRmqEndpoint;
+import dev.rmq.spring.actuate.RmqEndpoint;
+import dev.rmq.spring.actuate.RmqEndpointWriteFilter;
+import dev.rmq.spring.listener.RmqListenerEndpointRegistry;
+import dev.rmq.spring.listener.RmqSlotAssignmentFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.EndpointAccessResolver;
+import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+import java.util.function.BooleanSupplier;
 
 /**
- * The {@code rmq} actuator endpoint, when it is enabled and exposed. Its dead-queue write operations
- * exist only with {@code rmq.endpoint.write-operations-enabled=true}; otherwise the endpoint has no
- * write or delete operation at all.
+ * The {@code rmq} actuator endpoint, when it is available. Its write operations follow Spring Boot's endpoint access
+ * control ({@code management.endpoint.rmq.access}, read-only by default); in a servlet application, a write that the
+ * access refuses is answered with a problem detail that says how to allow it.
  */
-@AutoConfiguration(after = {RmqAutoConfiguration.class, RmqCoordinationAutoConfiguration.class})
+@AutoConfiguration(after = {RmqAutoConfiguration.class, RmqCoordinationAutoConfiguration.class},
+        afterName = "org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration")
 @ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class, RmqClient.class})
 @ConditionalOnBean(RmqClient.class)
 @ConditionalOnAvailableEndpoint(RmqEndpoint.class)
 public final class RmqEndpointAutoConfiguration {
 
+    /** The switch of rmq's own that Spring Boot's access control replaced. */
+    static final String OLD_SWITCH = "rmq.endpoint.write-operations-enabled";
+
     @Bean
     @ConditionalOnMissingBean
     RmqEndpoint rmqEndpoint(RmqClient client, ObjectProvider<RmqListenerEndpointRegistry> registry,
                             ObjectProvider<RmqCoordinator> coordinator,
-                            ObjectProvider<RmqSlotAssignmentFactory> assignments, RmqProperties properties) {
+                            ObjectProvider<RmqSlotAssignmentFactory> assignments,
+                            ObjectProvider<EndpointAccessResolver> access, Environment environment) {
+        if (environment.containsProperty(OLD_SWITCH)) {
+            throw new IllegalStateException(OLD_SWITCH + " is no longer read: the rmq endpoint's writes follow Spring"
+                    + " Boot's endpoint access control. Remove it, and set management.endpoint.rmq.access=UNRESTRICTED"
+                    + " to allow the writes (read-only is the default)");
+        }
         RmqSlotAssignmentFactory assignment = assignments.getIfUnique();
         String mode = assignment != null ? assignment.mode() : "unknown";
-        return properties.endpoint().writeOperationsEnabled()
-                ? new WritableRmqEndpoint(client, registry.getIfUnique(), coordinator.getIfUnique(), mode)
-                : new RmqEndpoint(client, registry.getIfUnique(), coordinator.getIfUnique(), mode);
+        return new RmqEndpoint(client, registry.getIfUnique(), coordinator.getIfUnique(), mode,
+                writesAllowed(access.getIfUnique()));
+    }
+
+    /** Whether the endpoint's access, as Spring Boot resolves it, lets writes through. */
+    static BooleanSupplier writesAllowed(EndpointAccessResolver access) {
+        return () -> access != null
+                && access.accessFor(EndpointId.of(RmqEndpoint.ID), Access.READ_ONLY) == Access.UNRESTRICTED;
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+    @ConditionalOnClass(OncePerRequestFilter.class)
+    static class ServletWrites {
+
+        @Bean
+        @ConditionalOnMissingBean
+        RmqEndpointWriteFilter rmqEndpointWriteFilter(ObjectProvider<PathMappedEndpoints> endpoints,
+                                                      ObjectProvider<EndpointAccessResolver> access) {
+            return new RmqEndpointWriteFilter(() -> {
+                PathMappedEndpoints mapped = endpoints.getIfUnique();
+                return mapped == null ? null : mapped.getPath(EndpointId.of(RmqEndpoint.ID));
+            }, writesAllowed(access.getIfUnique()));
+        }
     }
 }

@@ -1,9 +1,9 @@
 package dev.rmq.spring.autoconfigure;
 
 import dev.rmq.RmqClient;
-import dev.rmq.spring.config.ContainersHealthIndicator;
-import dev.rmq.spring.config.RedisHealthIndicator;
-import dev.rmq.spring.config.ZooKeeperHealthIndicator;
+import dev.rmq.spring.actuate.ContainersHealthIndicator;
+import dev.rmq.spring.actuate.RedisHealthIndicator;
+import dev.rmq.spring.actuate.ZooKeeperHealthIndicator;
 import org.apache.curator.framework.CuratorFramework;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

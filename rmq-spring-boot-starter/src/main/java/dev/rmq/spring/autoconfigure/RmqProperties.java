@@ -1,6 +1,7 @@
 package dev.rmq.spring.autoconfigure;
 
 import dev.rmq.RmqClient;
+import dev.rmq.codec.PayloadCodecException;
 import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.topic.BackoffPolicy;
 import dev.rmq.topic.DeliveryGuarantee;
@@ -12,6 +13,8 @@ import dev.rmq.topic.TopicZones;
 import dev.rmq.topic.ZoneRouting;
 import org.redisson.config.SslVerificationMode;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.messaging.converter.MessageConversionException;
+import org.springframework.messaging.handler.invocation.MethodArgumentResolutionException;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
 
@@ -41,7 +44,6 @@ import java.util.Map;
  * @param zookeeper      ZooKeeper connection, used when the application defines no CuratorFramework, and the root
  *                       of rmq's znodes either way.
  * @param metrics        Micrometer metrics.
- * @param endpoint       The rmq actuator endpoint.
  * @param zone           The availability zone this application runs in, for topics whose slots are spread over
  *                       zones: its producer sends to that zone's slots, and its consumers take them first. None by
  *                       default.
@@ -56,7 +58,6 @@ public record RmqProperties(@DefaultValue("") String namespace,
                             @DefaultValue Redis redis,
                             @DefaultValue ZooKeeper zookeeper,
                             @DefaultValue Metrics metrics,
-                            @DefaultValue Endpoint endpoint,
                             String zone,
                             @DefaultValue Puller puller) {
 
@@ -186,15 +187,25 @@ public record RmqProperties(@DefaultValue("") String namespace,
      *                        handlers finish, their messages are acknowledged and the slots given back. What is
      *                        not done by then is left to lease recovery. Capped by
      *                        spring.lifecycle.timeout-per-shutdown-phase, less 1 s.
+     * @param notRetryableExceptions Exceptions that retrying cannot mend: a listener that throws one (or an
+     *                        exception caused by one) sends its message to the dead queue at once. By default a
+     *                        payload that cannot be read as the listener's type: PayloadCodecException,
+     *                        MessageConversionException and MethodArgumentResolutionException.
      */
     public record Listener(@DefaultValue("true") boolean autoStartup,
                            @DefaultValue("1") int concurrency,
                            @DefaultValue("64") int batchSize,
                            @DefaultValue("1s") Duration idlePoll,
-                           @DefaultValue("10s") Duration shutdownTimeout) {
+                           @DefaultValue("10s") Duration shutdownTimeout,
+                           List<Class<? extends Throwable>> notRetryableExceptions) {
+
+        /** The exceptions not worth retrying when {@code not-retryable-exceptions} is not set. */
+        public static final List<Class<? extends Throwable>> NOT_RETRYABLE = List.of(PayloadCodecException.class,
+                MessageConversionException.class, MethodArgumentResolutionException.class);
 
         public Listener {
             consumerSettings(concurrency, batchSize, idlePoll, shutdownTimeout);
+            notRetryableExceptions = notRetryableExceptions == null ? NOT_RETRYABLE : List.copyOf(notRetryableExceptions);
         }
 
         /** These values as core consumer settings. */
@@ -362,14 +373,6 @@ public record RmqProperties(@DefaultValue("") String namespace,
         }
     }
 
-    /**
-     * The {@code rmq} actuator endpoint.
-     *
-     * @param writeOperationsEnabled Whether the rmq endpoint offers the dead-queue write operations (requeue,
-     *                               delete, purge). Reading is always offered.
-     */
-    public record Endpoint(@DefaultValue("false") boolean writeOperationsEnabled) {
-    }
 
     private static boolean hasText(String value) {
         return value != null && !value.isBlank();

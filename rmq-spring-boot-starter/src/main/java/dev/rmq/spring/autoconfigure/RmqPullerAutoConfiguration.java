@@ -2,7 +2,7 @@ package dev.rmq.spring.autoconfigure;
 
 import dev.rmq.RmqClient;
 import dev.rmq.pull.RmqPuller;
-import dev.rmq.spring.config.RmqSlotAssignmentFactory;
+import dev.rmq.spring.listener.RmqSlotAssignmentFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;

@@ -34,15 +34,20 @@ public final class RmqRedisAutoConfiguration {
     @Bean(destroyMethod = "shutdown")
     @ConditionalOnMissingBean(RedissonClient.class)
     RedissonClient rmqRedissonClient(RmqProperties properties, Environment environment,
-                                     ObjectProvider<SslBundles> sslBundles) {
-        RedisConnection connection = RedisConnection.resolve(properties.redis(), environment);
+                                     ObjectProvider<SslBundles> sslBundles,
+                                     ObjectProvider<RmqRedisConnectionDetails> details) {
+        RmqRedisConnectionDetails given = details.getIfUnique();
+        RedisConnection connection = given != null ? RedisConnection.fromDetails(given, properties.redis())
+                : RedisConnection.resolve(properties.redis(), environment);
         Config config = RedissonConfigFactory.create(connection, sslBundles.getIfAvailable());
         log.info("rmq connects to Redis: {}", connection.describe());
         try {
             return Redisson.create(config);
         } catch (RuntimeException e) {
-            throw new IllegalStateException("rmq could not connect to Redis, " + connection.describe() + ": "
-                    + e.getMessage(), e);
+            throw new RmqStartupConnectionException("Redis", connection.describe(), "set rmq.redis.address=redis://host:port"
+                    + " (or rmq.redis.nodes for a Cluster, rmq.redis.sentinel.master and rmq.redis.sentinel.nodes for"
+                    + " Sentinel), or spring.data.redis.*, or define an RmqRedisConnectionDetails or RedissonClient bean",
+                    e);
         }
     }
 }

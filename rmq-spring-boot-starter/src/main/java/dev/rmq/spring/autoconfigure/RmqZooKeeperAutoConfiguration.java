@@ -10,6 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -20,9 +21,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A Curator client for {@code rmq.zookeeper.connect-string}, unless the application defines its own
- * {@code CuratorFramework}. With {@code rmq.zookeeper.digest} it authenticates, and the znodes it creates
- * belong to that user alone. Start-up waits for the first connection and fails clearly without one.
+ * A Curator client for the {@link RmqZooKeeperConnectionDetails} (a bean of the application's or a service
+ * connection's, else one made from {@code rmq.zookeeper.connect-string}), unless the application defines its own
+ * {@code CuratorFramework}. With {@code rmq.zookeeper.digest} it authenticates, and the znodes it creates belong to
+ * that user alone. Start-up waits for the first connection and fails clearly without one.
  */
 @AutoConfiguration(before = RmqAutoConfiguration.class)
 @ConditionalOnClass(CuratorFramework.class)
@@ -31,13 +33,22 @@ public final class RmqZooKeeperAutoConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(RmqZooKeeperAutoConfiguration.class);
 
+    @Bean
+    @ConditionalOnMissingBean(RmqZooKeeperConnectionDetails.class)
+    @ConditionalOnProperty(prefix = "rmq.zookeeper", name = "connect-string")
+    RmqZooKeeperConnectionDetails rmqZooKeeperConnectionDetails(RmqProperties properties) {
+        return new PropertiesZooKeeperConnectionDetails(properties.zookeeper().connectString());
+    }
+
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(CuratorFramework.class)
-    @ConditionalOnProperty(prefix = "rmq.zookeeper", name = "connect-string")
-    CuratorFramework rmqCuratorFramework(RmqProperties properties) throws InterruptedException {
+    @ConditionalOnBean(RmqZooKeeperConnectionDetails.class)
+    CuratorFramework rmqCuratorFramework(RmqProperties properties, RmqZooKeeperConnectionDetails details)
+            throws InterruptedException {
         RmqProperties.ZooKeeper zookeeper = properties.zookeeper();
+        String connectString = details.connectString();
         CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
-                .connectString(zookeeper.connectString())
+                .connectString(connectString)
                 .sessionTimeoutMs(Math.toIntExact(zookeeper.sessionTimeout().toMillis()))
                 .connectionTimeoutMs(Math.toIntExact(zookeeper.connectionTimeout().toMillis()))
                 .retryPolicy(new ExponentialBackoffRetry(1000, 3));
@@ -47,14 +58,23 @@ public final class RmqZooKeeperAutoConfiguration {
         }
         CuratorFramework curator = builder.build();
         curator.start();
-        log.info("rmq connects to ZooKeeper at {}", zookeeper.connectString());
+        String source = details instanceof PropertiesZooKeeperConnectionDetails ? "rmq.zookeeper.connect-string"
+                : "connection details " + details.getClass().getSimpleName();
+        log.info("rmq connects to ZooKeeper at {} (from {})", connectString, source);
         if (!curator.blockUntilConnected(Math.toIntExact(zookeeper.connectionTimeout().toMillis()), TimeUnit.MILLISECONDS)) {
             curator.close();
-            throw new IllegalStateException("rmq could not connect to ZooKeeper at '" + zookeeper.connectString()
-                    + "' within " + zookeeper.connectionTimeout() + " (rmq.zookeeper.connect-string,"
-                    + " rmq.zookeeper.connection-timeout)");
+            throw new RmqStartupConnectionException("ZooKeeper", connectString + " (from " + source + ")",
+                    "set rmq.zookeeper.connect-string=host:2181 (rmq.zookeeper.connection-timeout, "
+                            + zookeeper.connectionTimeout() + ", is how long start-up waits), or define an"
+                            + " RmqZooKeeperConnectionDetails or CuratorFramework bean; without ZooKeeper every instance"
+                            + " consumes every slot",
+                    new IllegalStateException("no connection within " + zookeeper.connectionTimeout()));
         }
         return curator;
+    }
+
+    /** The ensemble named by {@code rmq.zookeeper.connect-string}. */
+    record PropertiesZooKeeperConnectionDetails(String connectString) implements RmqZooKeeperConnectionDetails {
     }
 
     /** Full rights for the authenticated creator, nothing for anyone else. */

@@ -1,9 +1,13 @@
-package dev.rmq.spring.config;
+package dev.rmq.spring.listener;
 
 import dev.rmq.RmqClient;
 import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.consumer.RmqConsumerContainer;
+import dev.rmq.consumer.RmqErrorHandler;
 import dev.rmq.topic.TopicDefinition;
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
 
@@ -16,7 +20,7 @@ import java.util.Objects;
  * specific first: the annotation's, then the topic's ({@link TopicSettings}), then this factory's defaults.
  * Listener methods are invoked through a spring-messaging {@link MessageHandlerMethodFactory}.
  */
-public class DefaultRmqListenerContainerFactory implements RmqListenerContainerFactory {
+public class DefaultRmqListenerContainerFactory implements RmqListenerContainerFactory, BeanFactoryAware {
 
     private final RmqClient client;
     private final RmqSlotAssignmentFactory assignments;
@@ -24,6 +28,8 @@ public class DefaultRmqListenerContainerFactory implements RmqListenerContainerF
     private Map<String, TopicSettings> topicSettings = Map.of();
     private boolean autoStartup = true;
     private MessageHandlerMethodFactory methodFactory = defaultMethodFactory();
+    private RmqErrorHandler errorHandler = RmqErrorHandler.DEFAULT;
+    private BeanFactory beanFactory;
 
     /**
      * Per-topic overrides of the factory's defaults; null means "not set".
@@ -52,6 +58,34 @@ public class DefaultRmqListenerContainerFactory implements RmqListenerContainerF
         this.autoStartup = autoStartup;
     }
 
+    /** Worker threads of each container, unless its listener or its topic says otherwise. */
+    public void setConcurrency(int concurrency) {
+        this.defaults = defaults.withConcurrency(concurrency);
+    }
+
+    /** Messages per poll, unless the listener or its topic says otherwise. */
+    public void setBatchSize(int batchSize) {
+        this.defaults = defaults.withBatchSize(batchSize);
+    }
+
+    /** What a listener's exception does to its message, unless the listener names an error handler of its own. */
+    public void setErrorHandler(RmqErrorHandler errorHandler) {
+        this.errorHandler = Objects.requireNonNull(errorHandler, "errorHandler");
+    }
+
+    public RmqErrorHandler getErrorHandler() {
+        return errorHandler;
+    }
+
+    public ConsumerSettings getDefaults() {
+        return defaults;
+    }
+
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        this.beanFactory = beanFactory;
+    }
+
     /** How listener methods are invoked; the default resolves the payload, RmqMessage, @Header and @Headers. */
     public void setMessageHandlerMethodFactory(MessageHandlerMethodFactory methodFactory) {
         this.methodFactory = Objects.requireNonNull(methodFactory, "methodFactory");
@@ -72,7 +106,25 @@ public class DefaultRmqListenerContainerFactory implements RmqListenerContainerF
                 .id(endpoint.id())
                 .settings(settings)
                 .assignment(() -> assignments.create(topic, endpoint.id()))
+                .errorHandler(errorHandlerFor(endpoint))
                 .build();
+    }
+
+    /** The listener's own error handler, by bean name, or this factory's. */
+    private RmqErrorHandler errorHandlerFor(RmqListenerEndpoint endpoint) {
+        if (endpoint.errorHandler() == null) {
+            return errorHandler;
+        }
+        if (beanFactory == null) {
+            throw new IllegalStateException(endpoint.describe() + " names errorHandler '" + endpoint.errorHandler()
+                    + "', but this container factory is not a bean and cannot look it up");
+        }
+        try {
+            return beanFactory.getBean(endpoint.errorHandler(), RmqErrorHandler.class);
+        } catch (BeansException e) {
+            throw new IllegalStateException(endpoint.describe() + " names errorHandler '" + endpoint.errorHandler()
+                    + "', which is not an RmqErrorHandler bean: " + e.getMessage(), e);
+        }
     }
 
     /** The settings a container of this endpoint gets. */

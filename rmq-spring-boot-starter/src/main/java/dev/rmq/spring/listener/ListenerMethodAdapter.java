@@ -1,4 +1,4 @@
-package dev.rmq.spring.config;
+package dev.rmq.spring.listener;
 
 import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.consumer.RmqHandler;

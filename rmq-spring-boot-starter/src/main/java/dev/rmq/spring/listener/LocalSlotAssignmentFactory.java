@@ -1,4 +1,4 @@
-package dev.rmq.spring.config;
+package dev.rmq.spring.listener;
 
 import dev.rmq.consumer.LocalSlotAssignment;
 import dev.rmq.consumer.SlotAssignment;

@@ -1,4 +1,4 @@
-package dev.rmq.spring.config;
+package dev.rmq.spring.listener;
 
 import dev.rmq.spring.annotation.RmqListener;
 import org.springframework.aop.support.AopUtils;
@@ -94,7 +94,7 @@ public class RmqListenerAnnotationBeanPostProcessor
             }
             return new RmqListenerEndpoint(id, topic, beanName, bean, invocable, payloadType,
                     number(annotation.concurrency(), "concurrency"), number(annotation.batchSize(), "batchSize"),
-                    flag(annotation.autoStartup()), text(annotation.containerFactory()));
+                    flag(annotation.autoStartup()), text(annotation.containerFactory()), text(annotation.errorHandler()));
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw new BeanInitializationException(where + " cannot be a listener: " + e.getMessage(), e);
         }

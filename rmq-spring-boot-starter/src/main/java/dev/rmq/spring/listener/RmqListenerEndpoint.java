@@ -1,4 +1,4 @@
-package dev.rmq.spring.config;
+package dev.rmq.spring.listener;
 
 import org.springframework.util.ClassUtils;
 
@@ -22,10 +22,11 @@ import java.util.stream.Collectors;
  * @param batchSize        messages per poll, or null for the topic's or the factory's default
  * @param autoStartup      whether the container starts with the application, or null for the factory's default
  * @param containerFactory the bean name of the container factory, or null for the default one
+ * @param errorHandler     the bean name of the listener's error handler, or null for the factory's
  */
 public record RmqListenerEndpoint(String id, String topic, String beanName, Object bean, Method method,
                                   Type payloadType, Integer concurrency, Integer batchSize, Boolean autoStartup,
-                                  String containerFactory) {
+                                  String containerFactory, String errorHandler) {
 
     public RmqListenerEndpoint {
         Objects.requireNonNull(id, "id");

@@ -1,4 +1,4 @@
-package dev.rmq.spring.config;
+package dev.rmq.spring.listener;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanInitializationException;

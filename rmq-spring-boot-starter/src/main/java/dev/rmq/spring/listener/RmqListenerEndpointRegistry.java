@@ -1,4 +1,4 @@
-package dev.rmq.spring.config;
+package dev.rmq.spring.listener;
 
 import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.consumer.StopReport;

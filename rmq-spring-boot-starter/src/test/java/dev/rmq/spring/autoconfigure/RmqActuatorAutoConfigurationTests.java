@@ -7,9 +7,8 @@ import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.producer.RmqProducer;
 import dev.rmq.spring.annotation.RmqListener;
-import dev.rmq.spring.config.RmqEndpoint;
-import dev.rmq.spring.config.RmqEndpointViews;
-import dev.rmq.spring.config.WritableRmqEndpoint;
+import dev.rmq.spring.actuate.RmqEndpoint;
+import dev.rmq.spring.actuate.RmqEndpointViews;
 import dev.rmq.dead.RmqDeadQueue;
 import dev.rmq.testsupport.RedisServer;
 import dev.rmq.testsupport.RedisTestServers;
@@ -24,6 +23,7 @@ import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.Health;
@@ -50,7 +50,7 @@ class RmqActuatorAutoConfigurationTests {
     private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(RmqRedisAutoConfiguration.class, RmqZooKeeperAutoConfiguration.class,
                     RmqAutoConfiguration.class, RmqHealthContributorAutoConfiguration.class,
-                    RmqEndpointAutoConfiguration.class))
+                    EndpointAutoConfiguration.class, RmqEndpointAutoConfiguration.class))
             .withPropertyValues("rmq.redis.address=" + redis.address(), "rmq.topics.jobs.type=PRIORITY",
                     "rmq.topics.jobs.slot-amount=2", "rmq.topics.jobs.max-retries=0",
                     "management.endpoints.web.exposure.include=rmq");
@@ -170,18 +170,27 @@ class RmqActuatorAutoConfigurationTests {
     }
 
     @Test
-    void offersOnlyReadOperationsUnlessWritesAreEnabled() {
-        contextRunner.run(context -> {
-            assertThat(context).hasSingleBean(RmqEndpoint.class).doesNotHaveBean(WritableRmqEndpoint.class);
-            assertThat(context.getBean(RmqEndpoint.class).overview().writeOperations()).isFalse();
-        });
+    void writesFollowSpringBootsEndpointAccessAndAreOffByDefault() {
+        contextRunner.run(context -> assertThat(context.getBean(RmqEndpoint.class).overview().writeOperations())
+                .isFalse());
+        contextRunner.withPropertyValues("management.endpoint.rmq.access=READ_ONLY")
+                .run(context -> assertThat(context.getBean(RmqEndpoint.class).overview().writeOperations()).isFalse());
+        contextRunner.withPropertyValues("management.endpoint.rmq.access=UNRESTRICTED")
+                .run(context -> assertThat(context.getBean(RmqEndpoint.class).overview().writeOperations()).isTrue());
+    }
+
+    @Test
+    void theOldSwitchOfRmqsOwnFailsStartUpSayingWhatReplacedIt() {
+        contextRunner.withPropertyValues("rmq.endpoint.write-operations-enabled=true").run(context ->
+                assertThat(context).getFailure().rootCause().hasMessageContaining("rmq.endpoint.write-operations-enabled"
+                        + " is no longer read").hasMessageContaining("management.endpoint.rmq.access=UNRESTRICTED"));
     }
 
     @Test
     void requeuesAndPurgesDeadMessagesWhenWritesAreEnabled() {
-        contextRunner.withPropertyValues("rmq.endpoint.write-operations-enabled=true")
+        contextRunner.withPropertyValues("management.endpoint.rmq.access=UNRESTRICTED")
                 .withBean(FailingListener.class).run(context -> {
-                    WritableRmqEndpoint endpoint = context.getBean(WritableRmqEndpoint.class);
+                    RmqEndpoint endpoint = context.getBean(RmqEndpoint.class);
                     RmqProducer producer = context.getBean(RmqProducer.class);
                     RmqDeadQueue dead = context.getBean(RmqDeadQueue.class);
                     producer.send(OutgoingMessage.priority("jobs", "a", 100).withKey("a").withSlotBasis("x"));
@@ -202,11 +211,11 @@ class RmqActuatorAutoConfigurationTests {
 
     @Test
     void pausesAndResumesATopicForEveryConsumerAndShowsItsState() {
-        contextRunner.withPropertyValues("rmq.endpoint.write-operations-enabled=true").run(context -> {
-            WritableRmqEndpoint endpoint = context.getBean(WritableRmqEndpoint.class);
+        contextRunner.withPropertyValues("management.endpoint.rmq.access=UNRESTRICTED").run(context -> {
+            RmqEndpoint endpoint = context.getBean(RmqEndpoint.class);
             assertThat(endpoint.topic("jobs", null, null, null).state()).isEqualTo("running");
 
-            WritableRmqEndpoint.Change paused = endpoint.change("jobs", "pause");
+            RmqEndpoint.Change paused = endpoint.change("jobs", "pause");
             assertThat(paused.operation()).isEqualTo("pause");
             assertThat(paused.state()).isEqualTo("paused");
             assertThat(endpoint.overview().topics()).filteredOn(t -> t.name().equals("jobs")).singleElement()
@@ -241,7 +250,7 @@ class RmqActuatorAutoConfigurationTests {
     static class OwnEndpoint {
         @Bean
         RmqEndpoint ownEndpoint(RmqClient client) {
-            return new RmqEndpoint(client, null, null, "mine");
+            return new RmqEndpoint(client, null, null, "mine", () -> false);
         }
     }
 

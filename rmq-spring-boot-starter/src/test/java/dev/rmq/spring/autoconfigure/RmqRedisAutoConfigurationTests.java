@@ -104,7 +104,7 @@ class RmqRedisAutoConfigurationTests {
                 "rmq.redis.password=wrong").run(context -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("WRONGPASS");
-            assertThat(context.getStartupFailure()).hasStackTraceContaining("rmq could not connect to Redis, single server "
+            assertThat(context.getStartupFailure()).hasStackTraceContaining("rmq could not connect to Redis at single server "
                     + redis.address() + " as user 'alice' (from rmq.redis)");
         });
     }

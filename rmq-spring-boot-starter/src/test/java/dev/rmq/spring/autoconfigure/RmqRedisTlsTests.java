@@ -98,7 +98,7 @@ class RmqRedisTlsTests {
     void refusesAServerWhoseCertificateItDoesNotTrust() {
         contextRunner.run(context -> {
             assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).hasStackTraceContaining("rmq could not connect to Redis, single server"
+            assertThat(context.getStartupFailure()).hasStackTraceContaining("rmq could not connect to Redis at single server"
                     + " rediss://127.0.0.1:" + tlsPort);
         });
     }

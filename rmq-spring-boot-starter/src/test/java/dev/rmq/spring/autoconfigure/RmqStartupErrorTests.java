@@ -7,6 +7,7 @@ import dev.rmq.testsupport.RedisExtension;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
@@ -113,8 +114,17 @@ class RmqStartupErrorTests {
             closedPort = socket.getLocalPort();
         }
         contextRunner.withPropertyValues("rmq.redis.address=redis://127.0.0.1:" + closedPort, "rmq.redis.connect-timeout=500ms")
-                .run(context -> assertFailure(context, "rmq could not connect to Redis, single server redis://127.0.0.1:"
-                        + closedPort + " (from rmq.redis)"));
+                .run(context -> {
+                    assertFailure(context, "rmq could not connect to Redis at single server redis://127.0.0.1:" + closedPort
+                            + " (from rmq.redis)");
+                    // Spring Boot's start-up report: what was tried, where, and what to set
+                    FailureAnalysis report = new RmqStartupFailureAnalyzer().analyze(context.getStartupFailure());
+                    assertThat(report).isNotNull();
+                    assertThat(report.getDescription()).startsWith("rmq could not connect to Redis at single server"
+                            + " redis://127.0.0.1:" + closedPort + " (from rmq.redis): ");
+                    assertThat(report.getAction()).startsWith("Start Redis there, or point rmq at yours: set"
+                            + " rmq.redis.address=redis://host:port");
+                });
     }
 
     @Test

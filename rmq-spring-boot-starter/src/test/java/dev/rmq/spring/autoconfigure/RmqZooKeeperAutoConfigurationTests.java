@@ -9,6 +9,7 @@ import org.apache.zookeeper.data.ACL;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -85,8 +86,11 @@ class RmqZooKeeperAutoConfigurationTests {
         contextRunner.withPropertyValues("rmq.zookeeper.connect-string=127.0.0.1:" + closedPort,
                 "rmq.zookeeper.connection-timeout=1s").run(context -> {
             assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).hasStackTraceContaining("rmq could not connect to ZooKeeper at '127.0.0.1:"
-                    + closedPort + "' within PT1S (rmq.zookeeper.connect-string, rmq.zookeeper.connection-timeout)");
+            assertThat(context.getStartupFailure()).hasStackTraceContaining("rmq could not connect to ZooKeeper at 127.0.0.1:"
+                    + closedPort + " (from rmq.zookeeper.connect-string): no connection within PT1S");
+            FailureAnalysis report = new RmqStartupFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(report.getAction()).contains("set rmq.zookeeper.connect-string=host:2181")
+                    .contains("rmq.zookeeper.connection-timeout, PT1S");
         });
     }
 

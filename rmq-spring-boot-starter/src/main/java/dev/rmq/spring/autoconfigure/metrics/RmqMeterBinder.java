@@ -2,7 +2,7 @@ package dev.rmq.spring.autoconfigure.metrics;
 
 import dev.rmq.RmqClient;
 import dev.rmq.consumer.RmqConsumerContainer;
-import dev.rmq.spring.config.RmqListenerEndpointRegistry;
+import dev.rmq.spring.listener.RmqListenerEndpointRegistry;
 import dev.rmq.topic.TopicDefinition;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -5,7 +5,7 @@ import dev.rmq.metrics.MicrometerRmqMetrics;
 import dev.rmq.metrics.RmqMetrics;
 import dev.rmq.spring.autoconfigure.RmqAutoConfiguration;
 import dev.rmq.spring.autoconfigure.RmqProperties;
-import dev.rmq.spring.config.RmqListenerEndpointRegistry;
+import dev.rmq.spring.listener.RmqListenerEndpointRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;

@@ -7,7 +7,7 @@ import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.spring.autoconfigure.RmqAutoConfiguration;
 import dev.rmq.spring.autoconfigure.RmqProperties;
 import dev.rmq.spring.autoconfigure.RmqRedisAutoConfiguration;
-import dev.rmq.spring.config.RmqListenerEndpointRegistry;
+import dev.rmq.spring.listener.RmqListenerEndpointRegistry;
 import dev.rmq.testsupport.RedisServer;
 import dev.rmq.testsupport.RedisExtension;
 import dev.rmq.topic.TopicDefinition;

@@ -1,0 +1,61 @@
+package dev.rmq.spring.actuate;
+
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/**
+ * Answers a write to the {@code rmq} endpoint that its access does not allow with a problem detail that says how to
+ * enable writes, instead of the bare {@code 405} the missing operation would give. Spring Boot leaves the write
+ * operations out of the endpoint when its access is read-only; this filter only explains why.
+ */
+public final class RmqEndpointWriteFilter extends OncePerRequestFilter {
+
+    private static final Set<String> WRITES = Set.of("POST", "PUT", "PATCH", "DELETE");
+
+    private final Supplier<String> endpointPath;
+    private final BooleanSupplier writesAllowed;
+
+    /**
+     * @param endpointPath  the endpoint's path, such as {@code /actuator/rmq}, or null when it is not exposed over HTTP
+     * @param writesAllowed whether the endpoint's access lets writes through
+     */
+    public RmqEndpointWriteFilter(Supplier<String> endpointPath, BooleanSupplier writesAllowed) {
+        this.endpointPath = endpointPath;
+        this.writesAllowed = writesAllowed;
+    }
+
+    @Override
+    protected boolean shouldNotFilter(HttpServletRequest request) {
+        if (!WRITES.contains(request.getMethod())) {
+            return true;
+        }
+        String path = endpointPath.get();
+        if (path == null) {
+            return true;
+        }
+        String uri = request.getRequestURI().substring(request.getContextPath().length());
+        return !(uri.equals(path) || uri.startsWith(path + "/")) || writesAllowed.getAsBoolean();
+    }
+
+    @Override
+    protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        response.setStatus(HttpServletResponse.SC_FORBIDDEN);
+        response.setContentType("application/problem+json");
+        response.setCharacterEncoding(StandardCharsets.UTF_8.name());
+        response.getWriter().write("{\"type\":\"about:blank\",\"title\":\"The rmq endpoint is read-only\",\"status\":403,"
+                + "\"detail\":\"Writes to the rmq endpoint (pause, resume, requeue, delete and purge) are not allowed by"
+                + " its access. Set management.endpoint.rmq.access=UNRESTRICTED to allow them, and secure the"
+                + " endpoint, since they change every application's queues.\",\"instance\":\""
+                + request.getRequestURI().replace("\"", "") + "\"}");
+    }
+}

@@ -1,0 +1,54 @@
+package dev.rmq.spring.autoconfigure;
+
+import org.springframework.boot.autoconfigure.service.connection.ConnectionDetails;
+
+import java.util.List;
+
+/**
+ * Where rmq's Redis is, when the application or a service connection ({@code @ServiceConnection} on a Testcontainers
+ * container) says so: a bean of this type wins over {@code rmq.redis.*} and {@code spring.data.redis.*}. Timeouts,
+ * the client name and TLS verification still come from {@code rmq.redis.*}.
+ */
+public interface RmqRedisConnectionDetails extends ConnectionDetails {
+
+    /** How the addresses are read. */
+    enum Mode {
+        /** One server. */
+        SINGLE,
+        /** The Sentinels of {@link #sentinelMaster()}. */
+        SENTINEL,
+        /** Cluster nodes to start discovery from. */
+        CLUSTER
+    }
+
+    /** {@code host:port}, or {@code redis://host:port} ({@code rediss://} for TLS); one for a single server. */
+    List<String> addresses();
+
+    default Mode mode() {
+        return Mode.SINGLE;
+    }
+
+    /** The master's name, for {@link Mode#SENTINEL}. */
+    default String sentinelMaster() {
+        return null;
+    }
+
+    /** The ACL user, or null for the default user. */
+    default String username() {
+        return null;
+    }
+
+    default String password() {
+        return null;
+    }
+
+    /** The database index, or null for 0. */
+    default Integer database() {
+        return null;
+    }
+
+    /** Whether to use TLS. */
+    default boolean ssl() {
+        return false;
+    }
+}
