@@ -1,7 +1,7 @@
 package dev.rmq;
 
 import dev.rmq.testsupport.RedisCluster;
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 import dev.rmq.topic.BackoffPolicy;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;

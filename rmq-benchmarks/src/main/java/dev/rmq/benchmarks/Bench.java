@@ -1,6 +1,6 @@
 package dev.rmq.benchmarks;
 
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;

@@ -1,6 +1,6 @@
 package dev.rmq.benchmarks;
 
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 
 import java.util.HashMap;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.rmq.badinput;
 
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 
 import java.util.List;
 import java.util.Map;

@@ -6,7 +6,7 @@ import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.internal.redis.SlotKeys;
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.junit.jupiter.params.ParameterizedTest;

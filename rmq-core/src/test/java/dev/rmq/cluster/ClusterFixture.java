@@ -7,7 +7,7 @@ import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.internal.script.Script;
 import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.testsupport.RedisCluster;
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 import dev.rmq.testsupport.RedisTestServers;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;

@@ -4,7 +4,7 @@ import dev.rmq.Fixtures;
 import dev.rmq.RmqClient;
 import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.internal.redis.SlotKeys;
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.Test;

@@ -11,7 +11,7 @@ import dev.rmq.producer.RmqProducer;
 import dev.rmq.producer.SendReceipt;
 import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.internal.redis.SlotKeys;
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.Test;

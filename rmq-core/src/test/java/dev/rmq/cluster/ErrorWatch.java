@@ -3,7 +3,7 @@ package dev.rmq.cluster;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 import org.slf4j.LoggerFactory;
 
 import java.util.HashMap;

@@ -7,7 +7,7 @@ import dev.rmq.Fixtures;
 import dev.rmq.RmqClient;
 import dev.rmq.exceptions.RmqUnavailableException;
 import dev.rmq.producer.OutgoingMessage;
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 import dev.rmq.testsupport.TcpProxy;
 import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.AfterEach;

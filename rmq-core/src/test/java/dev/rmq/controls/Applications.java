@@ -5,7 +5,7 @@ import dev.rmq.RmqClient;
 import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.consumer.RmqConsumerContainer;
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 import dev.rmq.topic.TopicDefinition;
 import org.redisson.api.RedissonClient;
 

@@ -13,7 +13,7 @@ import dev.rmq.internal.script.PrepareCall;
 import dev.rmq.internal.script.RetryPolicy;
 import dev.rmq.internal.script.ScriptRunner;
 import dev.rmq.producer.OutgoingMessage;
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 import dev.rmq.testsupport.RedisTestServers;
 import dev.rmq.topic.DeliveryGuarantee;
 import dev.rmq.topic.TopicConflictException;

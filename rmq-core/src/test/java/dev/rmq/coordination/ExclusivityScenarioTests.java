@@ -7,7 +7,7 @@ import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.consumer.RmqHandler;
 import dev.rmq.producer.OutgoingMessage;
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 import dev.rmq.testsupport.RedisTestServers;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;

@@ -6,7 +6,7 @@ import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.pull.LeaseExpiredException;
 import dev.rmq.pull.PulledMessage;
 import dev.rmq.pull.RmqPuller;
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 import dev.rmq.testsupport.RedisTestServers;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;

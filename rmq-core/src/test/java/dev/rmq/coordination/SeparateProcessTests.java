@@ -3,7 +3,7 @@ package dev.rmq.coordination;
 import dev.rmq.Fixtures;
 import dev.rmq.RmqClient;
 import dev.rmq.producer.OutgoingMessage;
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 import dev.rmq.testsupport.RedisTestServers;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;

@@ -5,7 +5,7 @@ import dev.rmq.RmqClient;
 import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.inspect.TopicCounts;
 import dev.rmq.producer.OutgoingMessage;
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 import dev.rmq.testsupport.RedisTestServers;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;

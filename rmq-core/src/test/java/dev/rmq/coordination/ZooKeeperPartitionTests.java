@@ -5,7 +5,7 @@ import dev.rmq.RmqClient;
 import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.consumer.RmqMessage;
 import dev.rmq.producer.OutgoingMessage;
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 import dev.rmq.testsupport.TcpProxy;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;

@@ -3,7 +3,7 @@ package dev.rmq.faults;
 import dev.rmq.faults.events.EventLog;
 import dev.rmq.faults.events.HarnessEvent;
 import dev.rmq.internal.redis.KeyLayout;
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 import dev.rmq.testsupport.TcpProxy;
 import dev.rmq.topic.TopicDefinition;
 

@@ -2,8 +2,8 @@ package dev.rmq.faults;
 
 import dev.rmq.testsupport.RedisCluster;
 import dev.rmq.testsupport.RedisSentinel;
-import dev.rmq.testsupport.RedisServer;
-import dev.rmq.testsupport.RedisServerOptions;
+import dev.rmq.embedded.RedisServer;
+import dev.rmq.embedded.RedisServerOptions;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.rmq.spring;
 
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 import dev.rmq.testsupport.RedisTestServers;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.extension.AfterAllCallback;

@@ -6,7 +6,7 @@ import dev.rmq.spring.annotation.RmqListener;
 import dev.rmq.spring.autoconfigure.RmqAutoConfiguration;
 import dev.rmq.spring.autoconfigure.RmqRedisAutoConfiguration;
 import dev.rmq.testsupport.RedisSentinel;
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

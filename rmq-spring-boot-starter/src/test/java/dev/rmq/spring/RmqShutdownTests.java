@@ -5,7 +5,7 @@ import dev.rmq.metrics.SlotStats;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.spring.autoconfigure.RmqAutoConfiguration;
 import dev.rmq.spring.autoconfigure.RmqRedisAutoConfiguration;
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 import dev.rmq.testsupport.RedisTestServers;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;

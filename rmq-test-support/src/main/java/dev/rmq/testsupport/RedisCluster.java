@@ -1,5 +1,8 @@
 package dev.rmq.testsupport;
 
+import dev.rmq.embedded.Poll;
+import dev.rmq.embedded.RedisServer;
+import dev.rmq.embedded.RedisServerOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

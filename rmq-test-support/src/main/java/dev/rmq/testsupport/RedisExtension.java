@@ -1,5 +1,6 @@
 package dev.rmq.testsupport;
 
+import dev.rmq.embedded.RedisServer;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;

@@ -1,5 +1,9 @@
 package dev.rmq.testsupport;
 
+import dev.rmq.embedded.Poll;
+import dev.rmq.embedded.RedisServer;
+import dev.rmq.embedded.RedisServerOptions;
+import dev.rmq.embedded.ServerFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

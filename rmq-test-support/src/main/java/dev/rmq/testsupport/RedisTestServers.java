@@ -1,5 +1,7 @@
 package dev.rmq.testsupport;
 
+import dev.rmq.embedded.RedisServer;
+import dev.rmq.embedded.RedisServerOptions;
 /**
  * Entry points for tests.
  *

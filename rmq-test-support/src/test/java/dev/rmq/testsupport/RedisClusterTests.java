@@ -1,5 +1,7 @@
 package dev.rmq.testsupport;
 
+import dev.rmq.embedded.RedisServer;
+import dev.rmq.embedded.RedisReplyException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;

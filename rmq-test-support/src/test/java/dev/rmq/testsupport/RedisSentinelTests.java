@@ -1,5 +1,7 @@
 package dev.rmq.testsupport;
 
+import dev.rmq.embedded.Poll;
+import dev.rmq.embedded.RedisServer;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

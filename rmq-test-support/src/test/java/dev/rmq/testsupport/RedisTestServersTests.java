@@ -1,5 +1,6 @@
 package dev.rmq.testsupport;
 
+import dev.rmq.embedded.RedisServer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,6 @@
 package dev.rmq.testsupport;
 
+import dev.rmq.embedded.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

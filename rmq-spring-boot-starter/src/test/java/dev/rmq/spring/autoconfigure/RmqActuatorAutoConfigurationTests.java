@@ -10,7 +10,7 @@ import dev.rmq.spring.annotation.RmqListener;
 import dev.rmq.spring.actuate.RmqEndpoint;
 import dev.rmq.spring.actuate.RmqEndpointViews;
 import dev.rmq.dead.RmqDeadQueue;
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 import dev.rmq.testsupport.RedisTestServers;
 import dev.rmq.testsupport.TcpProxy;
 import dev.rmq.topic.TopicDefinition;

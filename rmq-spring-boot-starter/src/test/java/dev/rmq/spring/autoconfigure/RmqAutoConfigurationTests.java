@@ -20,7 +20,7 @@ import dev.rmq.spring.listener.RmqListenerAnnotationBeanPostProcessor;
 import dev.rmq.spring.listener.RmqListenerContainerFactory;
 import dev.rmq.spring.listener.RmqListenerEndpointRegistry;
 import dev.rmq.spring.listener.RmqSlotAssignmentFactory;
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 import dev.rmq.testsupport.RedisExtension;
 import dev.rmq.topic.BackoffPolicy;
 import dev.rmq.topic.TopicDefinition;

@@ -10,7 +10,7 @@ import dev.rmq.spring.annotation.RmqListener;
 import dev.rmq.spring.listener.DefaultRmqListenerContainerFactory;
 import dev.rmq.spring.listener.RmqListenerContainerFactory;
 import dev.rmq.testsupport.RedisExtension;
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;

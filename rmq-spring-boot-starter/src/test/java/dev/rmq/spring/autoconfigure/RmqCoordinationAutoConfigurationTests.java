@@ -8,7 +8,7 @@ import dev.rmq.spring.annotation.RmqListener;
 import dev.rmq.spring.listener.LocalSlotAssignmentFactory;
 import dev.rmq.spring.listener.RmqSlotAssignmentFactory;
 import dev.rmq.spring.listener.ZooKeeperSlotAssignmentFactory;
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 import dev.rmq.testsupport.RedisTestServers;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;

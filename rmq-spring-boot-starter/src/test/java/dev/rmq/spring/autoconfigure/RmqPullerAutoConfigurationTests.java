@@ -8,7 +8,7 @@ import dev.rmq.pull.PulledMessage;
 import dev.rmq.pull.RmqPuller;
 import dev.rmq.spring.actuate.RmqEndpoint;
 import dev.rmq.spring.actuate.RmqEndpointViews;
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 import dev.rmq.testsupport.RedisTestServers;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;

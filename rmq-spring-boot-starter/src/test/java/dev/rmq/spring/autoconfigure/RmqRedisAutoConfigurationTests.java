@@ -5,7 +5,7 @@ import dev.rmq.metrics.SlotStats;
 import dev.rmq.producer.MessageRef;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.testsupport.RedisCluster;
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 import dev.rmq.testsupport.RedisTestServers;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -2,7 +2,7 @@ package dev.rmq.spring.autoconfigure;
 
 import dev.rmq.consumer.RmqMessage;
 import dev.rmq.spring.annotation.RmqListener;
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 import dev.rmq.testsupport.RedisExtension;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;

@@ -8,7 +8,7 @@ import dev.rmq.spring.autoconfigure.RmqAutoConfiguration;
 import dev.rmq.spring.autoconfigure.RmqProperties;
 import dev.rmq.spring.autoconfigure.RmqRedisAutoConfiguration;
 import dev.rmq.spring.listener.RmqListenerEndpointRegistry;
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 import dev.rmq.testsupport.RedisExtension;
 import dev.rmq.topic.TopicDefinition;
 import io.micrometer.core.instrument.MeterRegistry;

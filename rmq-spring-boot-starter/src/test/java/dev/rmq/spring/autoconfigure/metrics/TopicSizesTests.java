@@ -2,7 +2,7 @@ package dev.rmq.spring.autoconfigure.metrics;
 
 import dev.rmq.RmqClient;
 import dev.rmq.producer.OutgoingMessage;
-import dev.rmq.testsupport.RedisServer;
+import dev.rmq.embedded.RedisServer;
 import dev.rmq.testsupport.RedisTestServers;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;

@@ -1,4 +1,4 @@
-package dev.rmq.testsupport;
+package dev.rmq.embedded;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -6,8 +6,8 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
-/** Polls a condition until it holds; the helpers cannot depend on Awaitility, which is test-scoped. */
-final class Poll {
+/** Polls a condition until a server reaches a state; this module cannot depend on Awaitility, which is test-scoped. */
+public final class Poll {
 
     private static final long INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
 
@@ -19,7 +19,7 @@ final class Poll {
      * (servers refuse connections or answer LOADING while starting) and becomes the cause on timeout;
      * only {@link GiveUp} ends the wait early.
      */
-    static void until(Duration timeout, BooleanSupplier condition, Supplier<String> timeoutMessage) {
+    public static void until(Duration timeout, BooleanSupplier condition, Supplier<String> timeoutMessage) {
         long deadline = System.nanoTime() + timeout.toNanos();
         RuntimeException last = null;
         while (true) {
@@ -44,10 +44,10 @@ final class Poll {
     }
 
     /** Thrown by a condition that knows waiting longer cannot help, e.g. the process already exited. */
-    static class GiveUp extends IllegalStateException {
+    public static class GiveUp extends IllegalStateException {
         private static final long serialVersionUID = 1L;
 
-        GiveUp(String message) {
+        public GiveUp(String message) {
             super(message);
         }
     }

@@ -1,4 +1,4 @@
-package dev.rmq.testsupport;
+package dev.rmq.embedded;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,8 +13,11 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
-/** A redis-server's data directory and log file: created, read for error messages, and deleted when owned. */
-final class ServerFiles {
+/**
+ * A redis-server's data directory and log file: created, read for error messages, and deleted when owned. The two
+ * static helpers serve deployments of several servers that share a configuration directory.
+ */
+public final class ServerFiles {
 
     private static final Logger log = LoggerFactory.getLogger(ServerFiles.class);
     private static final int LOG_TAIL_LINES = 40;
@@ -35,7 +38,7 @@ final class ServerFiles {
     }
 
     /** The requested directory, created if needed, or a fresh temporary one when none is requested. */
-    static Path createDir(Path requested) {
+    public static Path createDir(Path requested) {
         try {
             return requested != null ? Files.createDirectories(requested).toAbsolutePath()
                     : Files.createTempDirectory("rmq-redis-").toAbsolutePath();
@@ -50,7 +53,8 @@ final class ServerFiles {
         }
     }
 
-    static void deleteRecursively(Path dir) {
+    /** Deletes {@code dir} and everything under it; a failure is logged, not thrown. */
+    public static void deleteRecursively(Path dir) {
         if (!Files.exists(dir)) {
             return;
         }

@@ -1,4 +1,4 @@
-package dev.rmq.testsupport;
+package dev.rmq.embedded;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

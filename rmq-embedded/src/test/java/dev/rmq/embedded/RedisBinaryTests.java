@@ -1,4 +1,4 @@
-package dev.rmq.testsupport;
+package dev.rmq.embedded;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.rmq.testsupport;
+package dev.rmq.embedded;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -372,7 +372,8 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
-    static Map<String, String> parseInfo(String text) {
+    /** The {@code field:value} lines of an INFO-style reply (INFO, CLUSTER INFO), without comments and blanks. */
+    public static Map<String, String> parseInfo(String text) {
         Map<String, String> fields = new LinkedHashMap<>();
         for (String line : text.split("\r?\n")) {
             int colon = line.indexOf(':');

@@ -1,4 +1,4 @@
-package dev.rmq.testsupport;
+package dev.rmq.embedded;
 
 /** An error reply from Redis, e.g. {@code ERR unknown command} or {@code MOVED 866 127.0.0.1:7001}. */
 public class RedisReplyException extends RuntimeException {

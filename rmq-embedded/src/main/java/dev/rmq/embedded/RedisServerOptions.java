@@ -1,4 +1,4 @@
-package dev.rmq.testsupport;
+package dev.rmq.embedded;
 
 import java.nio.file.Path;
 import java.time.Duration;
