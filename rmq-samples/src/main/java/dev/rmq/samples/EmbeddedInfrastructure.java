@@ -1,8 +1,8 @@
 package dev.rmq.samples;
 
-import dev.rmq.testsupport.RedisServer;
-import dev.rmq.testsupport.RedisServerOptions;
-import org.apache.curator.test.TestingServer;
+import dev.rmq.embedded.EmbeddedZooKeeper;
+import dev.rmq.embedded.RedisServer;
+import dev.rmq.embedded.RedisServerOptions;
 import org.apache.commons.logging.Log;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.boot.EnvironmentPostProcessor;
@@ -20,8 +20,9 @@ import java.util.Map;
 
 /**
  * The sample's embedded default. When the configuration names no Redis, it starts a local redis-server
- * (rmq-test-support's {@link RedisServer}: from PATH, or the binary shipped in the embedded-redis artifact) on a
- * free port; when it names no ZooKeeper, it starts one in-process. Either way the application then connects as it would to real
+ * (rmq-embedded's {@link RedisServer}: from PATH, or the binary shipped in the embedded-redis artifact) on a
+ * free port; when it names no ZooKeeper, it starts one in-process ({@link EmbeddedZooKeeper}). Either way the
+ * application then connects as it would to real
  * servers, through {@code rmq.redis.address} and {@code rmq.zookeeper.connect-string}.
  *
  * <p>The servers are registered as the context's first disposable bean, so they stop after everything
@@ -64,7 +65,7 @@ public class EmbeddedInfrastructure implements EnvironmentPostProcessor, Ordered
         }
         Map<String, Object> properties = new LinkedHashMap<>();
         RedisServer redis = null;
-        TestingServer zookeeper = null;
+        EmbeddedZooKeeper zookeeper = null;
         try {
             if (!redisConfigured) {
                 redis = RedisServer.start(RedisServerOptions.defaults().stoppedOnlyByClose());
@@ -73,9 +74,9 @@ public class EmbeddedInfrastructure implements EnvironmentPostProcessor, Ordered
                         + " Set rmq.redis.address or spring.data.redis.* to use your own.");
             }
             if (!zooKeeperConfigured) {
-                zookeeper = new TestingServer(true);
-                properties.put("rmq.zookeeper.connect-string", zookeeper.getConnectString());
-                log.info("No ZooKeeper is configured: started one in-process at " + zookeeper.getConnectString()
+                zookeeper = EmbeddedZooKeeper.start();
+                properties.put("rmq.zookeeper.connect-string", zookeeper.connectString());
+                log.info("No ZooKeeper is configured: started one in-process at " + zookeeper.connectString()
                         + "; it stops with the application. Set rmq.zookeeper.connect-string to use your own.");
             }
         } catch (Exception e) {

@@ -1,11 +1,10 @@
 package dev.rmq.samples;
 
-import dev.rmq.testsupport.RedisServer;
-import org.apache.curator.test.TestingServer;
+import dev.rmq.embedded.EmbeddedZooKeeper;
+import dev.rmq.embedded.RedisServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -17,10 +16,10 @@ final class EmbeddedServers implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EmbeddedServers.class);
 
     private final RedisServer redis;
-    private final TestingServer zookeeper;
+    private final EmbeddedZooKeeper zookeeper;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    EmbeddedServers(RedisServer redis, TestingServer zookeeper) {
+    EmbeddedServers(RedisServer redis, EmbeddedZooKeeper zookeeper) {
         this.redis = redis;
         this.zookeeper = zookeeper;
     }
@@ -32,12 +31,8 @@ final class EmbeddedServers implements AutoCloseable {
             return;
         }
         if (zookeeper != null) {
-            try {
-                zookeeper.close();
-                log.info("Stopped the embedded ZooKeeper");
-            } catch (IOException e) {
-                log.warn("Could not stop the embedded ZooKeeper cleanly", e);
-            }
+            zookeeper.close();
+            log.info("Stopped the {}", zookeeper);
         }
         if (redis != null) {
             String description = redis.toString();

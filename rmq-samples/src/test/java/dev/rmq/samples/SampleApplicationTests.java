@@ -162,13 +162,34 @@ class SampleApplicationTests {
         JsonNode slot = json(get("/actuator/rmq/order-timeout/0?limit=5"));
         assertThat(slot.at("/slot").asInt()).isZero();
         assertThat(slot.at("/deadMessages").isArray()).isTrue();
-        assertThat(post("/actuator/rmq/order-timeout").statusCode()).as("write operations are off by default")
-                .isBetween(400, 499);
+        HttpResponse<String> refused = post("/actuator/rmq/order-timeout/pause");
+        assertThat(refused.statusCode()).as("write operations are off by default").isEqualTo(403);
+        assertThat(refused.body()).contains("management.endpoint.rmq.access=UNRESTRICTED");
 
         JsonNode merges = json(get("/actuator/metrics/rmq.merges"));
         assertThat(merges.at("/measurements/0/value").asDouble()).isEqualTo(9.0);
         assertThat(get("/actuator/metrics/rmq.consume").statusCode()).isEqualTo(200);
         assertThat(get("/actuator/metrics/rmq.backlog").statusCode()).isEqualTo(200);
+
+        HttpResponse<String> prometheus = get("/actuator/prometheus");
+        assertThat(prometheus.statusCode()).isEqualTo(200);
+        assertThat(prometheus.body()).contains("rmq_merges_total{").contains("rmq_backlog_messages{");
+    }
+
+    /** The runnable jar carries what the sample runs, not rmq's or anyone's test tooling. */
+    @Test
+    @Order(0)
+    void theJarHoldsOnlyWhatItRuns() throws IOException {
+        String jar = System.getProperty("rmq.sample.jar");
+        org.junit.jupiter.api.Assumptions.assumeTrue(jar != null, "runs against the packaged jar only");
+        List<String> libraries;
+        try (java.util.jar.JarFile file = new java.util.jar.JarFile(jar)) {
+            libraries = file.stream().map(java.util.jar.JarEntry::getName)
+                    .filter(name -> name.startsWith("BOOT-INF/lib/")).toList();
+        }
+        assertThat(libraries).anyMatch(name -> name.contains("rmq-embedded"))
+                .noneMatch(name -> name.contains("rmq-test-support") || name.contains("curator-test")
+                        || name.contains("junit") || name.contains("rmq-test-") || name.contains("assertj"));
     }
 
     /**
