@@ -1,0 +1,5 @@
+/**
+ * {@code @ServiceConnection} for rmq: Testcontainers' Redis and ZooKeeper containers become rmq's connection
+ * details. Active only when {@code spring-boot-testcontainers} is on the test class path.
+ */
+package dev.rmq.test.testcontainers;
