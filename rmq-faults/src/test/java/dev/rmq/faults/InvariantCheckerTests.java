@@ -199,6 +199,20 @@ class InvariantCheckerTests {
     }
 
     @Test
+    void failedAtMostOnceSendsThatEachStoredAMessageDeliveredOnceEachAreNoSecondDelivery() {
+        failedSend(0, AT_MOST_ONCE, "n.a.1", T0, 100);
+        consumed("c1-1", AT_MOST_ONCE, "n.a.1", 0, T0 + S);
+        failedSend(1, AT_MOST_ONCE, "n.a.1", T0 + S + MS, 101);
+        failedSend(2, AT_MOST_ONCE, "n.a.1", T0 + 2 * S, 102);
+        consumed("c1-1", AT_MOST_ONCE, "n.a.1", 2, T0 + 3 * S);
+
+        Verdict result = check();
+
+        assertThat(result.figure("at_most_once_delivered_twice")).isZero();
+        assertThat(result.failures()).isEmpty();
+    }
+
+    @Test
     void anExpiredMessageIsDeadWithItsReasonAndCounted() {
         sent(0, TTL, "n.t.1", false, T0, 50);
         dead(TTL, 0, "n.t.1", 0, "expired: its time to live ran out before it was delivered", 0);
