@@ -152,7 +152,7 @@ class PullerCoordinationTests {
             thread.start();
         }
 
-        /** The program's own work on a message. */
+        /** The program's own work on a message: 1 to 5 ms, so that pullers hold messages while slots move. */
         private static void work() {
             try {
                 Thread.sleep(ThreadLocalRandom.current().nextInt(1, 6));

@@ -104,11 +104,14 @@ class ZooKeeperPartitionTests {
                 await().atMost(Duration.ofSeconds(10)).until(() -> starts.stream().allMatch(s -> s.size() >= 3));
                 long stallStart = System.nanoTime();
                 partitionedLink.stall();
-                // the partition's length is the point: three sessions, so the cut-off instance surely loses its own
-                Thread.sleep(3 * ZooKeeperNode.SESSION_TIMEOUT_MS);
+                // the partition lasts until the cut-off instance's session has expired on the server: only then
+                // does the other instance own every slot
+                await().atMost(Duration.ofSeconds(30)).until(() -> other.container.ownedSlots().size() == SLOTS);
                 partitionedLink.heal();
-                // and a while after it, so that a gap ending with the rejoin is measured too
-                Thread.sleep(3_000);
+                // and until every slot has had work after the heal, so that a gap ending with the rejoin is measured too
+                long healed = System.nanoTime();
+                await().atMost(Duration.ofSeconds(30)).until(() -> starts.stream()
+                        .allMatch(slot -> slot.stream().filter(start -> start > healed).count() >= 3));
                 long end = System.nanoTime();
 
                 long longestGapMs = 0;

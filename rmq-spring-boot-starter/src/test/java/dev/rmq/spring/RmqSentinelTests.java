@@ -92,7 +92,7 @@ class RmqSentinelTests {
 
     /**
      * What a run sent and lost: in all, and of what was sent once the failover was over (the old master back as
-     * a replica, and a second more).
+     * a replica, and the client acknowledging sends again).
      */
     private record Run(int acknowledged, int failed, int lost, int acknowledgedAfter, int lostAfter) {
     }
@@ -132,8 +132,10 @@ class RmqSentinelTests {
             await().atMost(Duration.ofSeconds(10)).until(() -> recorder.consumed.size() >= 50);
             RedisServer killed = sentinel.killMaster();
             sentinel.rejoin(killed);
-            // "after the failover" starts a second after the old master is back: clients may still be switching
-            Thread.sleep(1_000);
+            // "after the failover" starts once the client acknowledges sends again with the old master back as a
+            // replica: until then it may still be switching
+            int acknowledgedAtRejoin = acknowledged.size();
+            await().atMost(Duration.ofSeconds(10)).until(() -> acknowledged.size() >= acknowledgedAtRejoin + 20);
             over.set(true);
             await().atMost(Duration.ofSeconds(10)).until(() -> after.size() >= 100);
         } finally {
