@@ -2,7 +2,6 @@ package dev.rmq.internal.consumer;
 
 import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.consumer.SlotOwner;
-import dev.rmq.events.RmqEvent;
 import dev.rmq.exceptions.RmqUnavailableException;
 import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.internal.redis.SlotFencedException;
@@ -12,17 +11,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -36,8 +31,6 @@ import java.util.function.IntPredicate;
 final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
 
     private static final Logger log = LoggerFactory.getLogger(SlotWorker.class);
-    private static final long MAX_ERROR_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(5);
-
 
     private final String id;
     private final TopicDefinition topic;
@@ -46,11 +39,9 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
     private final SlotCalls calls;
     private final BatchRunner<?> batches;
     private final RateGate rate;
-    private final RmqMetrics metrics;
-    private final ConsumerEvents events;
     /** Whether a slot is in this worker's own zone (always, without zones). */
     private final IntPredicate local;
-    private final ConcurrentMap<Integer, SlotState> slots = new ConcurrentHashMap<>();
+    private final SlotTable<SlotState> slots;
     private final Semaphore signal = new Semaphore(0);
     private volatile boolean running = true;
     private volatile boolean exited;
@@ -72,8 +63,7 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
         this.calls = calls;
         this.batches = batches;
         this.rate = rate;
-        this.metrics = metrics;
-        this.events = events;
+        this.slots = new SlotTable<>(topic, "worker", id, metrics, events);
     }
 
     @Override
@@ -86,10 +76,7 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
         if (!running) {
             return;
         }
-        SlotState state = new SlotState(slot, keys.slot(topic.name(), slot), fencingToken == null ? "" : fencingToken,
-                System.nanoTime() + holdOff.toNanos());
-        slots.put(slot, state);
-        events.emit(() -> new RmqEvent.SlotAssigned(Instant.now(), topic.name(), slot, id, state.isFenced()));
+        slots.add(new SlotState(slot, keys.slot(topic.name(), slot), fencingToken, System.nanoTime() + holdOff.toNanos()));
         signal.release();
     }
 
@@ -100,7 +87,7 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
             return CompletableFuture.completedFuture(null);
         }
         if (exited) {
-            release(state);
+            slots.release(state);
             return state.revoked;
         }
         CompletableFuture<Void> revoked = state.markRevoked();
@@ -110,18 +97,12 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
 
     @Override
     public Set<Integer> ownedSlots() {
-        Set<Integer> owned = new TreeSet<>();
-        slots.forEach((slot, state) -> {
-            if (state.revoked == null) {
-                owned.add(slot);
-            }
-        });
-        return owned;
+        return slots.owned();
     }
 
     /** Every slot this worker still has in hand, including those it is letting go after an in-flight message. */
     Set<Integer> heldSlots() {
-        return new TreeSet<>(slots.keySet());
+        return slots.held();
     }
 
     /** A send made a message due earlier than this slot's planned poll. */
@@ -149,7 +130,7 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
         try {
             while (running) {
                 long nextWake = System.nanoTime() + settings.idlePoll().toNanos();
-                List<SlotState> round = new ArrayList<>(slots.values());
+                List<SlotState> round = new ArrayList<>(slots.all());
                 if (!round.isEmpty()) {
                     Collections.rotate(round, turn++ % round.size());
                     // the slots of this worker's own zone first, each group still in turn
@@ -160,7 +141,7 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
                         break;
                     }
                     if (state.revoked != null) {
-                        release(state);
+                        slots.release(state);
                         continue;
                     }
                     if (state.nextPollNanos - System.nanoTime() <= 0) {
@@ -180,15 +161,7 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
             Thread.currentThread().interrupt();
         } finally {
             exited = true;
-            slots.values().forEach(this::release);
-        }
-    }
-
-    private void release(SlotState state) {
-        boolean removed = slots.remove(state.slot, state);
-        state.markRevoked().complete(null);
-        if (removed) {
-            events.emit(() -> new RmqEvent.SlotReleased(Instant.now(), topic.name(), state.slot, id));
+            slots.all().forEach(slots::release);
         }
     }
 
@@ -205,12 +178,9 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
                 return;
             }
             poll = calls.poll(state.keys, state.fence, allowed);
-            state.failures = 0;
             state.verifiedNanos = System.nanoTime();
         } catch (SlotFencedException e) {
-            log.warn("worker {} no longer owns {}: {}", id, state.keys.hashTag(), e.getMessage());
-            events.emit(() -> new RmqEvent.SlotFenced(Instant.now(), topic.name(), state.slot, id, "poll", 0));
-            release(state);
+            slots.fencedAtPoll(state, e);
             return;
         } catch (RuntimeException e) {
             backOff(state, e);
@@ -219,25 +189,18 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
             polling = false;
         }
         rate.giveBack(allowed - poll.polled().messages().size());
-        metrics.expired(topic, poll.polled().expired());
-        long recovered = poll.polled().recovered();
-        metrics.recovered(topic, recovered);
-        if (recovered > 0) {
-            events.emit(() -> new RmqEvent.LeasesRecovered(Instant.now(), topic.name(), state.slot, id, recovered));
-        }
+        slots.recordPoll(state, poll.polled());
         long now = System.nanoTime();
         // a send that woke the slot during the call may have come after the script had planned its wait
         boolean pollAgain = poll.polled().waitMs() == 0 || state.woken;
         state.nextPollNanos = pollAgain ? now : now + TimeUnit.MILLISECONDS.toNanos(poll.polled().waitMs());
         if (!poll.polled().messages().isEmpty() && !batches.run(state, poll, this)) {
-            release(state);
+            slots.release(state);
         }
     }
 
     private void backOff(SlotState state, RuntimeException e) {
-        state.failures++;
-        long delay = Math.min(MAX_ERROR_BACKOFF_NANOS, TimeUnit.MILLISECONDS.toNanos(100L << Math.min(state.failures, 6)));
-        state.nextPollNanos = System.nanoTime() + delay;
+        long delay = state.backOff();
         if (!running) {
             log.debug("worker {} failed to poll {} while stopping: {}", id, state.keys.hashTag(), e.toString());
         } else if (e instanceof RmqUnavailableException) {

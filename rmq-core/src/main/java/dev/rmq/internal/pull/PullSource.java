@@ -2,14 +2,12 @@ package dev.rmq.internal.pull;
 
 import dev.rmq.codec.PayloadCodec;
 import dev.rmq.codec.PayloadCodecException;
-import dev.rmq.consumer.AckOutcome;
-import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.consumer.SlotAssignment;
 import dev.rmq.consumer.SlotOwner;
 import dev.rmq.consumer.StopReport;
-import dev.rmq.events.RmqEvent;
 import dev.rmq.internal.consumer.ConsumerEvents;
 import dev.rmq.internal.consumer.RateGate;
+import dev.rmq.internal.consumer.SlotTable;
 import dev.rmq.internal.consumer.SlotCalls;
 import dev.rmq.internal.consumer.WakeSubscription;
 import dev.rmq.internal.redis.Envelope;
@@ -17,10 +15,8 @@ import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.internal.redis.MalformedEnvelopeException;
 import dev.rmq.internal.redis.SlotFencedException;
 import dev.rmq.internal.script.AckCall;
-import dev.rmq.internal.script.ExtendCall;
 import dev.rmq.internal.script.PrepareCall;
 import dev.rmq.metrics.RmqMetrics;
-import dev.rmq.pull.LeaseExpiredException;
 import dev.rmq.topic.DeliveryGuarantee;
 import dev.rmq.topic.TopicDefinition;
 import org.slf4j.Logger;
@@ -28,17 +24,13 @@ import org.slf4j.LoggerFactory;
 
 import java.lang.reflect.Type;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -50,7 +42,6 @@ import java.util.function.Supplier;
 public final class PullSource<T> implements SlotOwner {
 
     private static final Logger log = LoggerFactory.getLogger(PullSource.class);
-    private static final long MAX_ERROR_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     /** What {@link #take} got from one slot. */
     record Taken(int messages, boolean mayHaveMore, RuntimeException failure) {
@@ -66,13 +57,13 @@ public final class PullSource<T> implements SlotOwner {
     private final PayloadCodec codec;
     private final Type payloadType;
     private final RmqMetrics metrics;
-    private final ConsumerEvents events;
     private final Duration idlePoll;
     /** The zone the puller runs in, null for none: its own zone's slots are polled first. */
     private final String zone;
     /** Tells the puller that something changed: a slot came, a wake-up arrived, a slot's deliveries ended. */
     private final Runnable changed;
-    private final ConcurrentMap<Integer, PullSlot> slots = new ConcurrentHashMap<>();
+    private final SlotTable<PullSlot> slots;
+    private final PullSettlement<T> settlement;
     private final boolean atMostOnce;
     private volatile boolean running;
     private SlotAssignment assignment;
@@ -93,14 +84,23 @@ public final class PullSource<T> implements SlotOwner {
         this.codec = codec;
         this.payloadType = payloadType;
         this.metrics = metrics;
-        this.events = events;
         this.idlePoll = idlePoll;
         this.changed = changed;
         this.atMostOnce = topic.delivery() == DeliveryGuarantee.AT_MOST_ONCE;
+        this.slots = new SlotTable<>(topic, "puller", id, metrics, events);
+        this.settlement = new PullSettlement<>(id, topic, calls, metrics, events, state -> {
+            releaseIfIdle(state);
+            changed.run();
+        });
     }
 
     TopicDefinition topic() {
         return topic;
+    }
+
+    /** How this topic's deliveries end. */
+    PullSettlement<T> settlement() {
+        return settlement;
     }
 
     void start() {
@@ -122,10 +122,7 @@ public final class PullSource<T> implements SlotOwner {
         if (!running) {
             return;
         }
-        PullSlot state = new PullSlot(slot, keys.slot(topic.name(), slot), fencingToken == null ? "" : fencingToken,
-                System.nanoTime() + holdOff.toNanos());
-        slots.put(slot, state);
-        events.emit(() -> new RmqEvent.SlotAssigned(Instant.now(), topic.name(), slot, id, !state.fence.isEmpty()));
+        slots.add(new PullSlot(slot, keys.slot(topic.name(), slot), fencingToken, System.nanoTime() + holdOff.toNanos()));
         changed.run();
     }
 
@@ -142,33 +139,19 @@ public final class PullSource<T> implements SlotOwner {
         if (leasesEnd != 0) {
             // deliveries the program never ends keep the slot only until their leases run out
             long delay = Math.max(1, leasesEnd - System.nanoTime());
-            CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS).execute(() -> release(state));
+            CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS).execute(() -> slots.release(state));
         }
         return revoked;
     }
 
     @Override
     public Set<Integer> ownedSlots() {
-        Set<Integer> owned = new TreeSet<>();
-        slots.forEach((slot, state) -> {
-            if (state.revoked == null) {
-                owned.add(slot);
-            }
-        });
-        return owned;
+        return slots.owned();
     }
 
     private void releaseIfIdle(PullSlot state) {
         if (state.revoked != null && !state.busy(System.nanoTime())) {
-            release(state);
-        }
-    }
-
-    private void release(PullSlot state) {
-        boolean removed = slots.remove(state.slot, state);
-        state.markRevoked().complete(null);
-        if (removed) {
-            events.emit(() -> new RmqEvent.SlotReleased(Instant.now(), topic.name(), state.slot, id));
+            slots.release(state);
         }
     }
 
@@ -177,7 +160,7 @@ public final class PullSource<T> implements SlotOwner {
         PullSlot state = slots.get(slot);
         if (state != null) {
             // without coordination, another zone's slot waits a moment for that zone's own consumers
-            boolean first = !state.fence.isEmpty() || topic.zones().isLocal(slot, zone);
+            boolean first = state.isFenced() || topic.zones().isLocal(slot, zone);
             state.nextPollNanos = System.nanoTime() + (first ? 0 : WakeSubscription.FOREIGN_ZONE_GRACE_NANOS);
             changed.run();
         }
@@ -188,7 +171,7 @@ public final class PullSource<T> implements SlotOwner {
     /** The slots that may be polled now, starting at the next turn. */
     List<PullSlot> dueSlots(long nowNanos) {
         List<PullSlot> due = new ArrayList<>();
-        for (PullSlot state : slots.values()) {
+        for (PullSlot state : slots.all()) {
             if (state.due(nowNanos)) {
                 due.add(state);
             }
@@ -206,7 +189,7 @@ public final class PullSource<T> implements SlotOwner {
     long nextChangeNanos(long nowNanos) {
         long next = Long.MAX_VALUE;
         boolean any = false;
-        for (PullSlot state : slots.values()) {
+        for (PullSlot state : slots.all()) {
             if (state.revoked != null) {
                 continue;
             }
@@ -231,12 +214,9 @@ public final class PullSource<T> implements SlotOwner {
         SlotCalls.Poll poll;
         try {
             poll = calls.poll(state.keys, state.fence, allowed);
-            state.failures = 0;
         } catch (SlotFencedException e) {
-            log.warn("puller {} no longer owns {}: {}", id, state.keys.hashTag(), e.getMessage());
-            events.emit(() -> new RmqEvent.SlotFenced(Instant.now(), topic.name(), state.slot, id, "poll", 0));
             rate.giveBack(allowed);
-            release(state);
+            slots.fencedAtPoll(state, e);
             return new Taken(0, false, null);
         } catch (RuntimeException e) {
             rate.giveBack(allowed);
@@ -245,8 +225,7 @@ public final class PullSource<T> implements SlotOwner {
         }
         PrepareCall.Polled polled = poll.polled();
         rate.giveBack(allowed - polled.messages().size());
-        metrics.expired(topic, polled.expired());
-        metrics.recovered(topic, polled.recovered());
+        slots.recordPoll(state, polled);
         long now = System.nanoTime();
         state.nextPollNanos = polled.waitMs() == 0 ? now : now + TimeUnit.MILLISECONDS.toNanos(polled.waitMs());
         long leaseEnds = poll.receivedNanos() + TimeUnit.MILLISECONDS.toNanos(polled.token() / 1000 - poll.redisNowMs());
@@ -277,7 +256,7 @@ public final class PullSource<T> implements SlotOwner {
     private PulledDelivery<T> decode(PullSlot state, PrepareCall.Message message, long token, long leaseEnds) {
         Envelope envelope = Envelope.decode(message.envelope());
         T payload = (T) codec.decode(envelope.payload(), payloadType);
-        return new PulledDelivery<>(this, state, topic.type(), message.key(), envelope, message.envelope(), payload,
+        return new PulledDelivery<>(settlement, state, topic.type(), message.key(), envelope, message.envelope(), payload,
                 atMostOnce ? 0 : token, leaseEnds);
     }
 
@@ -300,152 +279,10 @@ public final class PullSource<T> implements SlotOwner {
     }
 
     private void backOff(PullSlot state, RuntimeException e) {
-        state.failures++;
-        long delay = Math.min(MAX_ERROR_BACKOFF_NANOS, TimeUnit.MILLISECONDS.toNanos(100L << Math.min(state.failures, 6)));
-        state.nextPollNanos = System.nanoTime() + delay;
+        long delay = state.backOff();
         // an unreachable Redis is logged once by the outage watch, not for each slot
         log.debug("puller {} failed to poll {} ({} time(s) in a row), retrying in {} ms: {}", id, state.keys.hashTag(),
                 state.failures, TimeUnit.NANOSECONDS.toMillis(delay), e.toString());
-    }
-
-    // ---- ending deliveries, from any thread ---------------------------------------------------------------
-
-    /** Ends one delivery. */
-    AckOutcome settle(PulledDelivery<T> delivery, AckCall.Op op, String reason) {
-        return settleAll(List.of(delivery), op, reason).get(0);
-    }
-
-    /**
-     * Ends deliveries of one slot in one call. One whose lease ran out first gets {@link AckOutcome#STALE} when
-     * several are ended, and a {@link LeaseExpiredException} when it is ended alone.
-     */
-    List<AckOutcome> settleAll(List<PulledDelivery<T>> deliveries, AckCall.Op op, String reason) {
-        PullSlot state = deliveries.get(0).pullSlot();
-        for (PulledDelivery<T> delivery : deliveries) {
-            if (!delivery.claim()) {
-                throw new IllegalStateException("message '" + delivery.key() + "' of " + state.keys.hashTag()
-                        + " was already ended");
-            }
-        }
-        try {
-            if (atMostOnce) {
-                return settleAtMostOnce(deliveries, op, reason);
-            }
-            long now = System.nanoTime();
-            List<AckCall.Ack> acks = new ArrayList<>();
-            List<AckOutcome> outcomes = new ArrayList<>();
-            for (PulledDelivery<T> delivery : deliveries) {
-                boolean expired = delivery.leaseEndsNanos() - now <= 0;
-                outcomes.add(expired ? AckOutcome.STALE : null);
-                if (!expired) {
-                    acks.add(new AckCall.Ack(op, delivery.key(), delivery.token(), reason));
-                }
-            }
-            if (deliveries.size() == 1 && outcomes.get(0) == AckOutcome.STALE) {
-                throw leaseExpired(deliveries.get(0), "its lease ended " + TimeUnit.NANOSECONDS.toMillis(
-                        now - deliveries.get(0).leaseEndsNanos()) + " ms ago");
-            }
-            List<AckOutcome> replied = acks.isEmpty() ? List.of() : acknowledge(state, acks, deliveries);
-            int next = 0;
-            for (int i = 0; i < outcomes.size(); i++) {
-                if (outcomes.get(i) == null) {
-                    outcomes.set(i, replied.get(next++));
-                }
-                report(deliveries.get(i), op, outcomes.get(i));
-            }
-            if (deliveries.size() == 1 && outcomes.get(0) == AckOutcome.STALE) {
-                throw leaseExpired(deliveries.get(0), "its lease ran out and it was recovered before the acknowledgement");
-            }
-            return outcomes;
-        } finally {
-            for (PulledDelivery<T> delivery : deliveries) {
-                state.outstanding.remove(delivery);
-            }
-            releaseIfIdle(state);
-            changed.run();
-        }
-    }
-
-    private List<AckOutcome> acknowledge(PullSlot state, List<AckCall.Ack> acks, List<PulledDelivery<T>> deliveries) {
-        try {
-            return calls.ack(state.keys, state.fence, acks);
-        } catch (SlotFencedException e) {
-            throw leaseExpired(deliveries.get(0), "its slot was taken over by another consumer ("
-                    + deliveries.size() + " message(s) not acknowledged)");
-        } catch (RuntimeException e) {
-            // the outcome is unknown: the deliveries may be ended or not; their leases settle it
-            for (PulledDelivery<T> delivery : deliveries) {
-                state.outstanding.remove(delivery);
-            }
-            throw e;
-        }
-    }
-
-    private List<AckOutcome> settleAtMostOnce(List<PulledDelivery<T>> deliveries, AckCall.Op op, String reason) {
-        List<AckOutcome> outcomes = new ArrayList<>();
-        for (PulledDelivery<T> delivery : deliveries) {
-            if (op == AckCall.Op.COMMIT) {
-                outcomes.add(AckOutcome.COMMITTED);
-            } else {
-                log.warn("topic {} is at-most-once: message '{}' of slot {} failed on its attempt {} and is gone ({})",
-                        topic.name(), delivery.key(), delivery.slot(), delivery.attempt(), reason);
-                outcomes.add(AckOutcome.GONE);
-            }
-            metrics.consumed(topic, resultOf(op), System.nanoTime() - delivery.deliveredNanos());
-        }
-        return outcomes;
-    }
-
-    private void report(PulledDelivery<T> delivery, AckCall.Op op, AckOutcome outcome) {
-        if (op != AckCall.Op.RELEASE) {
-            metrics.consumed(topic, resultOf(op), System.nanoTime() - delivery.deliveredNanos());
-        }
-        metrics.acknowledged(topic, outcome);
-        events.emit(() -> new RmqEvent.Acknowledged(Instant.now(), topic.name(), delivery.slot(), id, delivery.key(),
-                outcome, ""));
-    }
-
-    private static ConsumeResult.Outcome resultOf(AckCall.Op op) {
-        return switch (op) {
-            case COMMIT, RELEASE -> ConsumeResult.Outcome.SUCCESS;
-            case ROLL_BACK, RETRY_NOW -> ConsumeResult.Outcome.RETRY;
-            case DEAD -> ConsumeResult.Outcome.DEAD;
-        };
-    }
-
-    /** Extends one delivery's lease; returns its new token. */
-    long extend(PulledDelivery<?> delivery, Duration duration) {
-        if (delivery.isSettled()) {
-            throw new IllegalStateException("message '" + delivery.key() + "' was already ended; its lease is over");
-        }
-        if (atMostOnce) {
-            return 0;
-        }
-        long now = System.nanoTime();
-        if (delivery.leaseEndsNanos() - now <= 0) {
-            throw leaseExpired(delivery, "its lease ended " + TimeUnit.NANOSECONDS.toMillis(now
-                    - delivery.leaseEndsNanos()) + " ms ago");
-        }
-        PullSlot state = delivery.pullSlot();
-        long renewed;
-        try {
-            renewed = calls.extend(state.keys, state.fence, duration,
-                    List.of(new ExtendCall.Lease(delivery.key(), delivery.token()))).get(0);
-        } catch (SlotFencedException e) {
-            throw leaseExpired(delivery, "its slot was taken over by another consumer");
-        }
-        if (renewed == 0) {
-            throw leaseExpired(delivery, "its lease ran out and it was recovered");
-        }
-        delivery.token(renewed);
-        delivery.leaseEndsNanos(now + duration.toNanos());
-        return renewed;
-    }
-
-    private LeaseExpiredException leaseExpired(PulledDelivery<?> delivery, String why) {
-        return new LeaseExpiredException("message '" + delivery.key() + "' of " + topic.name() + "_" + delivery.slot()
-                + " (attempt " + delivery.attempt() + ") was not acknowledged: " + why + "; nothing was done, and it"
-                + " will be delivered again (lease " + topic.leaseTimeout() + ", extend it with extend())");
     }
 
     // ---- closing ---------------------------------------------------------------------------------------
@@ -454,7 +291,7 @@ public final class PullSource<T> implements SlotOwner {
     int inFlight() {
         long now = System.nanoTime();
         int count = 0;
-        for (PullSlot state : slots.values()) {
+        for (PullSlot state : slots.all()) {
             for (PulledDelivery<?> delivery : state.outstanding) {
                 count += delivery.leaseEndsNanos() - now > 0 ? 1 : 0;
             }
@@ -469,7 +306,7 @@ public final class PullSource<T> implements SlotOwner {
         running = false;
         wakes.close();
         int leftToLeases = 0;
-        for (PullSlot state : slots.values()) {
+        for (PullSlot state : slots.all()) {
             List<PulledDelivery<T>> unended = new ArrayList<>();
             for (PulledDelivery<?> delivery : state.outstanding) {
                 @SuppressWarnings("unchecked")
@@ -480,7 +317,7 @@ public final class PullSource<T> implements SlotOwner {
             }
             if (!unended.isEmpty()) {
                 try {
-                    settleAll(unended, AckCall.Op.RELEASE, "");
+                    settlement.settleAll(unended, AckCall.Op.RELEASE, "");
                 } catch (RuntimeException e) {
                     leftToLeases += unended.size();
                     log.debug("puller {} could not hand back {} message(s) of {}: {}", id, unended.size(),
@@ -488,7 +325,7 @@ public final class PullSource<T> implements SlotOwner {
                 }
             }
             state.outstanding.clear();
-            release(state);
+            slots.release(state);
         }
         StopReport released = assignment == null ? StopReport.NOTHING : assignment.close(bound);
         return new StopReport(released.took(), released.slotsReleased(), released.fencingTokensLeft(),

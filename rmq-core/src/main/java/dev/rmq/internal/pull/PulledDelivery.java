@@ -10,10 +10,10 @@ import dev.rmq.topic.TopicType;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-/** A delivery a puller handed out, ended by the program through its {@link PullSource}. */
+/** A delivery a puller handed out, ended by the program through its topic's {@link PullSettlement}. */
 final class PulledDelivery<T> extends Delivery<T> implements PulledMessage<T> {
 
-    private final PullSource<T> source;
+    private final PullSettlement<T> settlement;
     private final PullSlot slot;
     /** When it was handed out, for the consume timer. */
     private final long deliveredNanos;
@@ -21,11 +21,11 @@ final class PulledDelivery<T> extends Delivery<T> implements PulledMessage<T> {
     private volatile long leaseEndsNanos;
     private final AtomicBoolean settled = new AtomicBoolean();
 
-    PulledDelivery(PullSource<T> source, PullSlot slot, TopicType type, String key, Envelope envelope, byte[] raw,
+    PulledDelivery(PullSettlement<T> settlement, PullSlot slot, TopicType type, String key, Envelope envelope, byte[] raw,
                    T payload, long token, long leaseEndsNanos) {
-        super(source.topic().name(), type, slot.slot, key, envelope, raw, payload, token,
-                (delivery, duration) -> source.extend((PulledDelivery<?>) delivery, duration));
-        this.source = source;
+        super(settlement.topic().name(), type, slot.slot, key, envelope, raw, payload, token,
+                (delivery, duration) -> settlement.extend((PulledDelivery<?>) delivery, duration));
+        this.settlement = settlement;
         this.slot = slot;
         this.deliveredNanos = System.nanoTime();
         this.leaseEndsNanos = leaseEndsNanos;
@@ -35,8 +35,8 @@ final class PulledDelivery<T> extends Delivery<T> implements PulledMessage<T> {
         return slot;
     }
 
-    PullSource<T> source() {
-        return source;
+    PullSettlement<T> settlement() {
+        return settlement;
     }
 
     long deliveredNanos() {
@@ -63,22 +63,22 @@ final class PulledDelivery<T> extends Delivery<T> implements PulledMessage<T> {
 
     @Override
     public AckOutcome ack() {
-        return source.settle(this, AckCall.Op.COMMIT, "");
+        return settlement.settle(this, AckCall.Op.COMMIT, "");
     }
 
     @Override
     public AckOutcome retry(String reason) {
-        return source.settle(this, AckCall.Op.ROLL_BACK, reason(reason));
+        return settlement.settle(this, AckCall.Op.ROLL_BACK, reason(reason));
     }
 
     @Override
     public AckOutcome retryNow(String reason) {
-        return source.settle(this, AckCall.Op.RETRY_NOW, reason(reason));
+        return settlement.settle(this, AckCall.Op.RETRY_NOW, reason(reason));
     }
 
     @Override
     public AckOutcome dead(String reason) {
-        return source.settle(this, AckCall.Op.DEAD, reason(reason));
+        return settlement.settle(this, AckCall.Op.DEAD, reason(reason));
     }
 
     @Override

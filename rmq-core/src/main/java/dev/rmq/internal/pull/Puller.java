@@ -279,7 +279,7 @@ public final class Puller<T> implements RmqPuller<T> {
         Map<PullSlot, List<Integer>> bySlot = new LinkedHashMap<>();
         List<PulledDelivery<T>> deliveries = new ArrayList<>();
         for (PulledMessage<T> message : messages) {
-            if (!(message instanceof PulledDelivery<?> delivery) || sources.get(delivery.topic()) != delivery.source()) {
+            if (!(message instanceof PulledDelivery<?> delivery) || !deliveredHere(delivery)) {
                 throw new IllegalArgumentException("message " + message + " was not delivered by puller " + id);
             }
             if (delivery.isSettled()) {
@@ -294,7 +294,7 @@ public final class Puller<T> implements RmqPuller<T> {
             List<PulledDelivery<T>> ofSlot = group.getValue().stream().map(deliveries::get).toList();
             List<AckOutcome> ended;
             try {
-                ended = ofSlot.get(0).source().settleAll(ofSlot, AckCall.Op.COMMIT, "");
+                ended = ofSlot.get(0).settlement().settleAll(ofSlot, AckCall.Op.COMMIT, "");
             } catch (dev.rmq.pull.LeaseExpiredException e) {
                 ended = Collections.nCopies(ofSlot.size(), AckOutcome.STALE);
             }
@@ -303,6 +303,12 @@ public final class Puller<T> implements RmqPuller<T> {
             }
         }
         return List.of(outcomes);
+    }
+
+    /** Whether this puller handed the delivery out: another puller's, even of the same topic, is not its to end. */
+    private boolean deliveredHere(PulledDelivery<?> delivery) {
+        PullSource<T> source = sources.get(delivery.topic());
+        return source != null && source.settlement() == delivery.settlement();
     }
 
     @Override
