@@ -1,6 +1,5 @@
 package dev.rmq.internal.script;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -38,11 +37,7 @@ public record DeadListCall(long offset, int count) implements ScriptCall<List<De
 
     @Override
     public List<Entry> decode(Object reply) {
-        List<Object> parts = Replies.list(reply);
-        List<Entry> page = new ArrayList<>(parts.size() / 3);
-        for (int i = 0; i + 2 < parts.size(); i += 3) {
-            page.add(new Entry(Replies.text(parts.get(i)), Replies.number(parts.get(i + 1)), Replies.bytes(parts.get(i + 2))));
-        }
-        return page;
+        return Replies.rows(Replies.list(reply), 0, 3, (row, at) -> new Entry(Replies.text(row.get(at)),
+                Replies.number(row.get(at + 1)), Replies.bytes(row.get(at + 2))));
     }
 }

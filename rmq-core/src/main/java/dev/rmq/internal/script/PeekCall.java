@@ -3,7 +3,6 @@ package dev.rmq.internal.script;
 import dev.rmq.producer.MessageState;
 import dev.rmq.topic.TopicType;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -48,12 +47,8 @@ public record PeekCall(TopicType type, boolean inFlight, long offset, int count)
 
     @Override
     public List<Entry> decode(Object reply) {
-        List<Object> parts = Replies.list(reply);
-        List<Entry> page = new ArrayList<>(parts.size() / 4);
-        for (int i = 0; i + 3 < parts.size(); i += 4) {
-            page.add(new Entry(GetCall.state(Replies.text(parts.get(i))), Replies.text(parts.get(i + 1)),
-                    Double.parseDouble(Replies.text(parts.get(i + 2))), Replies.bytes(parts.get(i + 3))));
-        }
-        return page;
+        return Replies.rows(Replies.list(reply), 0, 4, (row, at) -> new Entry(GetCall.state(Replies.text(row.get(at))),
+                Replies.text(row.get(at + 1)), Double.parseDouble(Replies.text(row.get(at + 2))),
+                Replies.bytes(row.get(at + 3))));
     }
 }

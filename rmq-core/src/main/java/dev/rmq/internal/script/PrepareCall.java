@@ -1,6 +1,5 @@
 package dev.rmq.internal.script;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -63,10 +62,8 @@ public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fe
     @Override
     public Polled decode(Object reply) {
         List<Object> parts = Replies.list(reply);
-        List<Message> messages = new ArrayList<>((parts.size() - HEAD) / 2);
-        for (int i = HEAD; i + 1 < parts.size(); i += 2) {
-            messages.add(new Message(Replies.text(parts.get(i)), Replies.bytes(parts.get(i + 1))));
-        }
+        List<Message> messages = Replies.rows(parts, HEAD, 2,
+                (row, at) -> new Message(Replies.text(row.get(at)), Replies.bytes(row.get(at + 1))));
         return new Polled(Replies.number(parts.get(0)), Replies.number(parts.get(1)), Replies.number(parts.get(2)),
                 Replies.number(parts.get(3)), Replies.number(parts.get(4)) == 1, messages);
     }
