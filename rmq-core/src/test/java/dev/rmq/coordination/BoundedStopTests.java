@@ -7,10 +7,8 @@ import dev.rmq.embedded.RedisServer;
 import dev.rmq.embedded.RedisServerOptions;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,35 +40,22 @@ class BoundedStopTests {
     /** The stop's bound, and what surrounds it: the last join and the report. */
     private static final Duration SLACK = Duration.ofSeconds(1);
 
-    private RedisServer redis;
-    private TestingServer zookeeper;
-    private final List<ZooKeeperNode> nodes = new ArrayList<>();
+    @RegisterExtension
+    final CoordinationServers servers = new CoordinationServers(() -> RedisServer.start(
+            RedisServerOptions.defaults().withArgs("--appendonly", "yes", "--appendfsync", "always")));
     private final Map<String, AtomicInteger> consumed = new ConcurrentHashMap<>();
 
-    @BeforeEach
-    void servers() throws Exception {
-        redis = RedisServer.start(RedisServerOptions.defaults().withArgs("--appendonly", "yes", "--appendfsync", "always"));
-        zookeeper = new TestingServer(true);
-    }
-
-    @AfterEach
-    void stopEverything() throws Exception {
-        for (ZooKeeperNode node : nodes) {
-            node.close();
-        }
-        ZooKeeperNode.closeAll(zookeeper, redis);
-    }
 
     @Test
     void withRedisGoneAStopIsBoundedAndTheNextOwnerTakesOverLosingNothing() throws Exception {
         ZooKeeperNode first = node("first");
-        StopReport report = stopAfter(first, "Redis", redis::kill);
+        StopReport report = stopAfter(first, "Redis", servers.redis()::kill);
 
         assertThat(report.unreachable()).contains("Redis");
         assertThat(report.fencingTokensLeft()).as("%s", report.describe()).isEqualTo(SLOTS);
         assertThat(report.ownerZnodesLeft()).as("ZooKeeper took the owner znodes back: %s", report.describe()).isZero();
 
-        redis.restart();
+        servers.redis().restart();
         node("second");
         awaitEveryMessageConsumed();
     }
@@ -78,15 +63,14 @@ class BoundedStopTests {
     @Test
     void withZooKeeperGoneAStopIsBoundedAndTheNextOwnerTakesOverLosingNothing() throws Exception {
         ZooKeeperNode first = node("first");
-        StopReport report = stopAfter(first, "ZooKeeper", zookeeper::stop);
+        StopReport report = stopAfter(first, "ZooKeeper", servers.zookeeper()::stop);
 
         assertThat(report.unreachable()).as("%s", report.describe()).containsExactly("ZooKeeper");
         assertThat(report.ownerZnodesLeft()).as("%s", report.describe()).isEqualTo(SLOTS);
         assertThat(report.deliveriesLeftToLeases()).as("Redis took every acknowledgement: %s", report.describe()).isZero();
-        first.close();
-        nodes.remove(first);
+        servers.close(first);
 
-        zookeeper.restart();
+        servers.zookeeper().restart();
         node("second");
         awaitEveryMessageConsumed();
     }
@@ -106,13 +90,12 @@ class BoundedStopTests {
     }
 
     private ZooKeeperNode node(String name) {
-        ZooKeeperNode node = new ZooKeeperNode(name, redis.address(), zookeeper.getConnectString(), TOPIC, 2, message -> {
-            Thread.sleep(5); // the handler's work: the stop finds messages in flight
-            consumed.computeIfAbsent(message.payload(), k -> new AtomicInteger()).incrementAndGet();
-            return ConsumeResult.success();
-        }).start();
-        nodes.add(node);
-        return node;
+        return servers.track(new ZooKeeperNode(name, servers.redis().address(), servers.zookeeper().getConnectString(),
+                TOPIC, 2, message -> {
+                    Thread.sleep(5); // the handler's work: the stop finds messages in flight
+                    consumed.computeIfAbsent(message.payload(), k -> new AtomicInteger()).incrementAndGet();
+                    return ConsumeResult.success();
+                }).start());
     }
 
     /** Sends the messages and waits until the first node holds every slot and has consumed some, not all. */

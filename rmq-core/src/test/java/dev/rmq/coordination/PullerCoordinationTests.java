@@ -6,17 +6,13 @@ import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.pull.LeaseExpiredException;
 import dev.rmq.pull.PulledMessage;
 import dev.rmq.pull.RmqPuller;
-import dev.rmq.embedded.RedisServer;
-import dev.rmq.testsupport.RedisTestServers;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
@@ -25,6 +21,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -41,35 +38,18 @@ class PullerCoordinationTests {
     private static final TopicDefinition TOPIC = TopicDefinition.builder("pulled", TopicType.PRIORITY).slotAmount(SLOTS)
             .leaseTimeout(Duration.ofSeconds(3)).build();
 
-    private RedisServer redis;
-    private TestingServer zookeeper;
+    @RegisterExtension
+    final CoordinationServers servers = new CoordinationServers();
     private final OverlapLog runs = new OverlapLog();
     private final Set<String> consumed = ConcurrentHashMap.newKeySet();
-    private final List<PullNode> nodes = new ArrayList<>();
-
-    @BeforeEach
-    void servers() throws Exception {
-        redis = RedisTestServers.newStandalone();
-        zookeeper = new TestingServer(true);
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        try {
-            for (PullNode node : nodes) {
-                node.close();
-            }
-        } finally {
-            ZooKeeperNode.closeAll(zookeeper, redis);
-        }
-    }
 
     @Test
     void twoPullersNeverHoldOneSlotAtOnceThroughAJoinAndALeave() throws Exception {
         PullNode first = node("first");
         await().atMost(Duration.ofSeconds(20)).until(() -> first.puller.ownedSlots().get(TOPIC.name()).size() == SLOTS);
         Set<String> sent = new HashSet<>();
-        RedissonClient producerRedis = Fixtures.redisson(redis);
+        AtomicReference<PullNode> joined = new AtomicReference<>();
+        RedissonClient producerRedis = Fixtures.redisson(servers.redis());
         try (RmqClient producer = RmqClient.builder(producerRedis).topic(TOPIC).build()) {
             for (int round = 0; round < 3; round++) {
                 List<OutgoingMessage> batch = new ArrayList<>();
@@ -81,14 +61,15 @@ class PullerCoordinationTests {
                 producer.producer().sendAll(batch);
                 if (round == 0) {
                     PullNode second = node("second");
+                    joined.set(second);
                     await().atMost(Duration.ofSeconds(20)).until(() -> owned(first) + owned(second) == SLOTS
                             && owned(first) > 0 && owned(second) > 0);
                     assertThat(first.puller.ownedSlots().get(TOPIC.name()))
                             .doesNotContainAnyElementsOf(second.puller.ownedSlots().get(TOPIC.name()));
                 } else if (round == 1) {
                     await().atMost(Duration.ofSeconds(20)).until(() -> consumed.size() >= 300);
-                    first.close();
-                    await().atMost(Duration.ofSeconds(20)).until(() -> owned(nodes.get(1)) == SLOTS);
+                    servers.close(first);
+                    await().atMost(Duration.ofSeconds(20)).until(() -> owned(joined.get()) == SLOTS);
                 }
             }
             await().atMost(Duration.ofSeconds(30)).until(() -> consumed.containsAll(sent));
@@ -105,9 +86,7 @@ class PullerCoordinationTests {
     }
 
     private PullNode node(String name) {
-        PullNode node = new PullNode(name);
-        nodes.add(node);
-        return node;
+        return servers.track(new PullNode(name));
     }
 
     /** One application with a puller under ZooKeeper assignment, and a thread that pulls, works and acks. */
@@ -123,8 +102,8 @@ class PullerCoordinationTests {
         private boolean closed;
 
         PullNode(String name) {
-            redisson = Fixtures.redisson(redis);
-            curator = CuratorFrameworkFactory.builder().connectString(zookeeper.getConnectString())
+            redisson = Fixtures.redisson(servers.redis());
+            curator = CuratorFrameworkFactory.builder().connectString(servers.zookeeper().getConnectString())
                     .sessionTimeoutMs(ZooKeeperNode.SESSION_TIMEOUT_MS).connectionTimeoutMs(2000)
                     .retryPolicy(new ExponentialBackoffRetry(100, 5, 1000)).build();
             curator.start();

@@ -5,19 +5,13 @@ import dev.rmq.RmqClient;
 import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.inspect.TopicCounts;
 import dev.rmq.producer.OutgoingMessage;
-import dev.rmq.embedded.RedisServer;
-import dev.rmq.testsupport.RedisTestServers;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -36,27 +30,10 @@ class ZoneAssignmentTests {
     private static final TopicDefinition TOPIC = TopicDefinition.builder("zoned", TopicType.PRIORITY).slotAmount(SLOTS)
             .leaseTimeout(Duration.ofSeconds(3)).zones("a", "b").build();
 
-    private RedisServer redis;
-    private TestingServer zookeeper;
-    private final List<ZooKeeperNode> nodes = new ArrayList<>();
+    @RegisterExtension
+    final CoordinationServers servers = new CoordinationServers();
     private final Map<String, String> consumedBy = new ConcurrentHashMap<>();
 
-    @BeforeEach
-    void servers() throws Exception {
-        redis = RedisTestServers.newStandalone();
-        zookeeper = new TestingServer(true);
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        try {
-            for (ZooKeeperNode node : nodes) {
-                node.close();
-            }
-        } finally {
-            ZooKeeperNode.closeAll(zookeeper, redis);
-        }
-    }
 
     @Test
     void aZonesSlotsGoToItsWorkersMoveAwayWhileItHasNoneAndComeBack() throws Exception {
@@ -68,7 +45,7 @@ class ZoneAssignmentTests {
             assertThat(owned(b1)).isEqualTo(slotsOf("b"));
         });
 
-        RedissonClient producerRedis = Fixtures.redisson(redis);
+        RedissonClient producerRedis = Fixtures.redisson(servers.redis());
         try (RmqClient fromA = RmqClient.builder(producerRedis).topic(TOPIC).zone("a").build()) {
             for (int i = 0; i < 40; i++) {
                 fromA.producer().send(OutgoingMessage.priority(TOPIC.name(), "m" + i, 100).withKey("m" + i));
@@ -111,12 +88,10 @@ class ZoneAssignmentTests {
     }
 
     private ZooKeeperNode node(String name, String zone) {
-        ZooKeeperNode node = new ZooKeeperNode(name, zone, redis.address(), zookeeper.getConnectString(), TOPIC, 2,
-                message -> {
+        return servers.track(new ZooKeeperNode(name, zone, servers.redis().address(),
+                servers.zookeeper().getConnectString(), TOPIC, 2, message -> {
                     consumedBy.put(message.key(), name);
                     return ConsumeResult.success();
-                }).start();
-        nodes.add(node);
-        return node;
+                }).start());
     }
 }

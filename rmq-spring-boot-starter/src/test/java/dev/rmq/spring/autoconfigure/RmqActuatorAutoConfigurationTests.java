@@ -1,5 +1,9 @@
 package dev.rmq.spring.autoconfigure;
 
+import dev.rmq.embedded.RedisServer;
+import dev.rmq.spring.RedisAndZooKeeper;
+import dev.rmq.testsupport.RedisTestServers;
+import org.apache.curator.test.TestingServer;
 import dev.rmq.RmqClient;
 import dev.rmq.admin.RmqAdmin;
 import dev.rmq.consumer.ConsumeResult;
@@ -10,15 +14,11 @@ import dev.rmq.spring.annotation.RmqListener;
 import dev.rmq.spring.actuate.RmqEndpoint;
 import dev.rmq.spring.actuate.RmqEndpointViews;
 import dev.rmq.dead.RmqDeadQueue;
-import dev.rmq.embedded.RedisServer;
-import dev.rmq.testsupport.RedisTestServers;
 import dev.rmq.testsupport.TcpProxy;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
@@ -34,7 +34,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import java.io.IOException;
 import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -42,37 +41,21 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /** The health contributor and the {@code rmq} endpoint: when they apply, and what the endpoint may write. */
+@ExtendWith(RedisAndZooKeeper.class)
 class RmqActuatorAutoConfigurationTests {
 
-    private static RedisServer redis;
-    private static TestingServer zookeeper;
 
     private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(RmqRedisAutoConfiguration.class, RmqZooKeeperAutoConfiguration.class,
                     RmqAutoConfiguration.class, RmqHealthContributorAutoConfiguration.class,
                     EndpointAutoConfiguration.class, RmqEndpointAutoConfiguration.class))
-            .withPropertyValues("rmq.redis.address=" + redis.address(), "rmq.topics.jobs.type=PRIORITY",
+            .withPropertyValues("rmq.redis.address=" + RedisAndZooKeeper.redis().address(), "rmq.topics.jobs.type=PRIORITY",
                     "rmq.topics.jobs.slot-amount=2", "rmq.topics.jobs.max-retries=0",
                     "management.endpoints.web.exposure.include=rmq");
 
-    @BeforeAll
-    static void startServers() throws Exception {
-        redis = RedisTestServers.newStandalone();
-        zookeeper = new TestingServer(true);
-    }
-
-    @AfterAll
-    static void stopServers() throws IOException {
-        try {
-            zookeeper.close();
-        } finally {
-            redis.close();
-        }
-    }
-
     @Test
     void reportsRedisHealthAndZooKeeperHealthWhenThereIsACurator() {
-        contextRunner.withPropertyValues("rmq.zookeeper.connect-string=" + zookeeper.getConnectString()).run(context -> {
+        contextRunner.withPropertyValues("rmq.zookeeper.connect-string=" + RedisAndZooKeeper.zookeeper().getConnectString()).run(context -> {
             CompositeHealthContributor rmq = (CompositeHealthContributor) context.getBean("rmqHealthContributor");
             assertThat(((HealthIndicator) rmq.getContributor("redis")).health().getStatus()).isEqualTo(Status.UP);
             assertThat(((HealthIndicator) rmq.getContributor("zookeeper")).health().getStatus()).isEqualTo(Status.UP);
@@ -104,7 +87,7 @@ class RmqActuatorAutoConfigurationTests {
 
     @Test
     void reportsAContainerDownWhileItsCallsDoNotReachRedisAndUpOnceTheyDo() {
-        TcpProxy link = TcpProxy.to(redis.host(), redis.port());
+        TcpProxy link = TcpProxy.to(RedisAndZooKeeper.redis().host(), RedisAndZooKeeper.redis().port());
         Config config = new Config();
         config.useSingleServer().setAddress(link.redisAddress()).setRetryAttempts(0).setTimeout(400);
         RedissonClient viaLink = Redisson.create(config);

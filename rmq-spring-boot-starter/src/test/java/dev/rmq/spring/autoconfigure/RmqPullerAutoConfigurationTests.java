@@ -1,5 +1,6 @@
 package dev.rmq.spring.autoconfigure;
 
+import dev.rmq.spring.RedisAndZooKeeper;
 import dev.rmq.RmqClient;
 import dev.rmq.consumer.AckOutcome;
 import dev.rmq.producer.OutgoingMessage;
@@ -8,19 +9,14 @@ import dev.rmq.pull.PulledMessage;
 import dev.rmq.pull.RmqPuller;
 import dev.rmq.spring.actuate.RmqEndpoint;
 import dev.rmq.spring.actuate.RmqEndpointViews;
-import dev.rmq.embedded.RedisServer;
-import dev.rmq.testsupport.RedisTestServers;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -29,34 +25,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The puller bean, the zone of the client, and the endpoint's pages of queued messages. */
+@ExtendWith(RedisAndZooKeeper.class)
 class RmqPullerAutoConfigurationTests {
 
-    private static RedisServer redis;
-    private static TestingServer zookeeper;
 
     private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(RmqRedisAutoConfiguration.class, RmqZooKeeperAutoConfiguration.class,
                     RmqCoordinationAutoConfiguration.class, RmqAutoConfiguration.class, RmqPullerAutoConfiguration.class,
                     RmqEndpointAutoConfiguration.class))
-            .withPropertyValues("rmq.redis.address=" + redis.address(), "rmq.topics.jobs.type=PRIORITY",
+            .withPropertyValues("rmq.redis.address=" + RedisAndZooKeeper.redis().address(), "rmq.topics.jobs.type=PRIORITY",
                     "rmq.topics.jobs.slot-amount=4", "rmq.topics.zoned.type=FIXED_TIME",
                     "rmq.topics.zoned.slot-amount=4", "rmq.topics.zoned.zones=eu-1,eu-2",
                     "management.endpoints.web.exposure.include=rmq");
-
-    @BeforeAll
-    static void startServers() throws Exception {
-        redis = RedisTestServers.newStandalone();
-        zookeeper = new TestingServer(true);
-    }
-
-    @AfterAll
-    static void stopServers() throws IOException {
-        try {
-            zookeeper.close();
-        } finally {
-            redis.close();
-        }
-    }
 
     @Test
     void noPullerUnlessTopicsAreNamed() {
@@ -65,7 +45,7 @@ class RmqPullerAutoConfigurationTests {
 
     @Test
     void aPullerOverTheNamedTopicsHandsOverPayloadsAsJsonText() {
-        redis.command("FLUSHALL");
+        RedisAndZooKeeper.redis().command("FLUSHALL");
         contextRunner.withPropertyValues("rmq.puller.topics=jobs", "rmq.puller.id=batch-job").run(context -> {
             @SuppressWarnings("unchecked")
             RmqPuller<String> puller = context.getBean(RmqPuller.class);
@@ -85,7 +65,7 @@ class RmqPullerAutoConfigurationTests {
     @Test
     void underZooKeeperThePullerTakesTheSlotsAssignedToIt() {
         contextRunner.withPropertyValues("rmq.puller.topics[0]=jobs", "rmq.zookeeper.connect-string="
-                + zookeeper.getConnectString()).run(context -> {
+                + RedisAndZooKeeper.zookeeper().getConnectString()).run(context -> {
             RmqPuller<?> puller = context.getBean(RmqPuller.class);
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20))
                     .until(() -> puller.ownedSlots().get("jobs").size() == 4);
@@ -100,7 +80,7 @@ class RmqPullerAutoConfigurationTests {
 
     @Test
     void theClientRunsInTheConfiguredZoneAndTheEndpointShowsZonesAndPages() {
-        redis.command("FLUSHALL");
+        RedisAndZooKeeper.redis().command("FLUSHALL");
         contextRunner.withPropertyValues("rmq.zone=eu-2").run(context -> {
             RmqClient client = context.getBean(RmqClient.class);
             assertThat(client.zone()).isEqualTo("eu-2");
