@@ -3,7 +3,6 @@ package dev.rmq.test;
 import dev.rmq.RmqClient;
 import dev.rmq.dead.DeadMessage;
 import dev.rmq.dead.RmqDeadQueue;
-import dev.rmq.inspect.SlotCounts;
 import dev.rmq.producer.MessageRef;
 import dev.rmq.producer.MessageState;
 import dev.rmq.producer.OutgoingMessage;
@@ -17,6 +16,9 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * What a test of rmq listeners waits for: one message delivered, a topic drained, the dead queue's contents. Every
@@ -62,29 +64,18 @@ public class RmqTester {
         checkTimeout(timeout);
         long sentAt = System.currentTimeMillis();
         SendReceipt receipt = client.producer().send(message);
-        MessageRef ref = new MessageRef(receipt.topic(), receipt.key(), message.slotBasis());
-        if (client.zone() != null) {
-            ref = ref.withZone(client.zone());
-        }
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            Optional<StoredMessage> stored = client.inspector().find(ref);
-            if (stored.isEmpty()) {
-                return new Outcome(receipt, Optional.empty());
-            }
-            // a dead copy from before this send is not this message's outcome
-            if (stored.get().state() == MessageState.DEAD && stored.get().score() >= sentAt) {
-                return new Outcome(receipt, stored);
-            }
-            if (System.nanoTime() - deadline > 0) {
-                StoredMessage where = stored.get();
-                throw new AssertionError(ref.topic() + "/" + ref.key() + " was neither consumed nor dead within "
-                        + timeout + ": it is " + where.state() + " in slot " + where.slot() + " after "
-                        + where.attempts() + " attempt(s)" + (where.lastError().isEmpty() ? "" : ", last error: "
-                        + where.lastError()) + ". Is a listener of the topic running, and is the message due?");
-            }
-            pause();
-        }
+        MessageRef sent = new MessageRef(receipt.topic(), receipt.key(), message.slotBasis());
+        MessageRef ref = client.zone() == null ? sent : sent.withZone(client.zone());
+        // a dead copy from before this send is not this message's outcome
+        Optional<StoredMessage> last = poll(timeout, () -> client.inspector().find(ref),
+                stored -> stored.isEmpty() || (stored.get().state() == MessageState.DEAD
+                        && stored.get().score() >= sentAt),
+                stored -> ref.topic() + "/" + ref.key() + " was neither consumed nor dead within " + timeout
+                        + ": it is " + stored.get().state() + " in slot " + stored.get().slot() + " after "
+                        + stored.get().attempts() + " attempt(s)" + (stored.get().lastError().isEmpty() ? ""
+                        : ", last error: " + stored.get().lastError())
+                        + ". Is a listener of the topic running, and is the message due?");
+        return new Outcome(receipt, last);
     }
 
     /** {@link #awaitDrained(String, Duration)} within {@link #DEFAULT_TIMEOUT}. */
@@ -101,21 +92,13 @@ public class RmqTester {
     public void awaitDrained(String topic, Duration timeout) {
         requireTopic(topic);
         checkTimeout(timeout);
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            SlotCounts total = client.inspector().counts(topic).total();
-            if (total.waiting() + total.retrying() + total.inFlight() == 0) {
-                return;
-            }
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("topic '" + topic + "' was not drained within " + timeout + ": "
-                        + total.dueNow() + " due now, " + total.later() + " due later, " + total.retrying()
-                        + " retrying, " + total.parked() + " parked, " + total.inFlight() + " in flight"
+        poll(timeout, () -> client.inspector().counts(topic).total(),
+                total -> total.waiting() + total.retrying() + total.inFlight() == 0,
+                total -> "topic '" + topic + "' was not drained within " + timeout + ": " + total.dueNow()
+                        + " due now, " + total.later() + " due later, " + total.retrying() + " retrying, "
+                        + total.parked() + " parked, " + total.inFlight() + " in flight"
                         + (total.paused() ? "; the topic is paused" : "")
                         + ". Is a listener of the topic running, and is everything due?");
-            }
-            pause();
-        }
     }
 
     /** The dead messages of {@code topic}, slot by slot, at most {@link RmqDeadQueue#MAX_PAGE} per slot. */
@@ -142,6 +125,25 @@ public class RmqTester {
     private static void checkTimeout(Duration timeout) {
         if (timeout == null || timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+        }
+    }
+
+    /**
+     * Reads {@code state} until {@code done} holds of it, and returns that state.
+     *
+     * @throws AssertionError past {@code timeout}, with {@code stuck}'s account of the last state read
+     */
+    private static <S> S poll(Duration timeout, Supplier<S> state, Predicate<S> done, Function<S, String> stuck) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            S now = state.get();
+            if (done.test(now)) {
+                return now;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError(stuck.apply(now));
+            }
+            pause();
         }
     }
 
