@@ -72,6 +72,22 @@ class FifoTests extends ControlsTest {
     }
 
     @Test
+    void messagesSentWhileTheTopicKeptFifoAreStillDeliveredOnceItNoLongerDoes() throws Exception {
+        RmqClient before = client(TopicDefinition.builder("jobs", TopicType.PRIORITY).slotAmount(1).fifo(true).build());
+        for (String key : List.of("a", "c", "b")) {
+            before.producer().send(OutgoingMessage.priority("jobs", key, 50).withKey(key));
+        }
+        RmqClient after = client(TopicDefinition.builder("jobs", TopicType.PRIORITY).slotAmount(1).build());
+        List<String> seen = new CopyOnWriteArrayList<>();
+        start(after, "jobs", String.class, m -> {
+            seen.add(m.payload());
+            return ConsumeResult.success();
+        });
+        await().atMost(Duration.ofSeconds(5)).until(() -> seen.size() == 3);
+        assertThat(seen).containsExactlyInAnyOrder("a", "b", "c");
+    }
+
+    @Test
     void aMergeKeepsTheMessagesPlaceAmongEquals() throws Exception {
         RmqClient rmq = client(TopicDefinition.builder("jobs", TopicType.PRIORITY).slotAmount(1).fifo(true).build());
         for (String key : List.of("c", "b", "a")) {

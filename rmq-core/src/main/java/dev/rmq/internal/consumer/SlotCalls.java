@@ -55,7 +55,7 @@ public final class SlotCalls {
     public Poll poll(SlotKeys keys, String fence, int batch) {
         long leaseMs = topic.leaseTimeout().toMillis();
         PrepareCall call = new PrepareCall(policy, batch, leaseMs, fence, settings.idlePoll().toMillis(),
-                settings.recoverLimit(), topic.delivery() == DeliveryGuarantee.AT_MOST_ONCE, topic.fifo());
+                settings.recoverLimit(), topic.delivery() == DeliveryGuarantee.AT_MOST_ONCE);
         PrepareCall.Polled polled = watched(() -> Futures.joinBounded(scripts.run(keys, call)));
         // the token is the lease deadline the script gave: its clock plus the lease
         return new Poll(polled, polled.token() / 1000 - leaseMs, System.nanoTime());

@@ -12,10 +12,9 @@ import java.util.List;
  * @param idleMs       the longest an idle consumer waits before it polls again
  * @param recoverLimit the most expired leases to recover, and the most expired messages to remove
  * @param atMostOnce   whether taken messages leave Redis at once, with no lease
- * @param fifo         whether the topic's store members carry FIFO places before the keys
  */
 public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fence, long idleMs, int recoverLimit,
-                          boolean atMostOnce, boolean fifo) implements ScriptCall<PrepareCall.Polled> {
+                          boolean atMostOnce) implements ScriptCall<PrepareCall.Polled> {
 
     /**
      * The poll's reply.
@@ -46,7 +45,6 @@ public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fe
             .arg("idle_ms", PrepareCall::idleMs)
             .arg("recover_limit", PrepareCall::recoverLimit)
             .arg("at_most_once", call -> call.atMostOnce() ? "1" : "0")
-            .arg("fifo", call -> call.fifo() ? "1" : "0")
             .build();
 
     @Override

@@ -11,8 +11,6 @@
 --   idle_ms         the longest an idle consumer waits before it polls again
 --   recover_limit   the most expired leases to recover, and the most expired messages to remove
 --   at_most_once    '1': taken messages leave Redis at once, with no lease; '0': they are leased
---   fifo            '1': the topic keeps FIFO places in its store members (see ORDER in lib.lua); '0': the
---                   members are the keys
 -- RETURNS {token, wait_ms, recovered, expired, paused, key1, envelope1, key2, envelope2, ...}
 --   token: the lease deadline in microseconds, quoted by acks; wait_ms: 0 when more may be due now,
 --   else how long until the next message is due (capped at the idle poll); recovered: expired leases handled;
@@ -74,15 +72,10 @@ if count > 0 then
     else
         redis.call('ZREMRANGEBYRANK', K_STORE, 0, count - 1)
     end
+    -- a member may carry a FIFO place whether or not the topic keeps FIFO now: one sent while it did still does
     local keys = {}
-    if ARG.fifo == '1' then
-        for i = 1, count do
-            keys[i] = key_of(items[2 * i - 1])
-        end
-    else
-        for i = 1, count do
-            keys[i] = items[2 * i - 1]
-        end
+    for i = 1, count do
+        keys[i] = key_of(items[2 * i - 1])
     end
     local envs = redis.call('HMGET', K_BODY, unpack(keys))
     redis.call('HDEL', K_BODY, unpack(keys))
