@@ -1,5 +1,6 @@
 package dev.rmq.internal.observation;
 
+import dev.rmq.internal.redis.RedisFailures;
 import dev.rmq.producer.BatchSendException;
 import dev.rmq.producer.Durability;
 import dev.rmq.producer.MessageRef;
@@ -58,7 +59,7 @@ public final class ObservedProducer implements RmqProducer {
             if (error == null) {
                 return receipts;
             }
-            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            Throwable cause = RedisFailures.unwrap(error);
             if (cause instanceof BatchSendException batch && batch.outcomes().size() == messages.size()) {
                 List<SendOutcome> given = new ArrayList<>(messages.size());
                 for (int i = 0; i < messages.size(); i++) {

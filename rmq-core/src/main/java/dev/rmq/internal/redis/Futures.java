@@ -50,11 +50,9 @@ public final class Futures {
         }
     }
 
-    private static RuntimeException rethrowable(Throwable cause) {
-        Throwable c = cause;
-        while ((c instanceof CompletionException || c instanceof ExecutionException) && c.getCause() != null) {
-            c = c.getCause();
-        }
+    /** The failure of a future as something to throw: its own runtime exception, or one that wraps it. */
+    public static RuntimeException rethrowable(Throwable cause) {
+        Throwable c = RedisFailures.unwrap(cause);
         if (c instanceof RuntimeException runtime) {
             return runtime;
         }

@@ -1,11 +1,7 @@
 package dev.rmq.internal.redis;
 
-import dev.rmq.exceptions.RmqUnavailableException;
-import org.redisson.client.RedisConnectionException;
-import org.redisson.client.RedisTimeoutException;
 import org.slf4j.Logger;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
@@ -151,13 +147,7 @@ public final class OutageWatch {
 
     /** Whether a call failed for want of Redis (down, unreachable, too slow), not because Redis refused it. */
     static boolean isUnreachable(Throwable error) {
-        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof RmqUnavailableException || t instanceof RedisConnectionException
-                    || t instanceof RedisTimeoutException || t instanceof IOException) {
-                return true;
-            }
-        }
-        return false;
+        return RedisFailures.unreachableCause(error) != null;
     }
 
     private static String seconds(long nanos) {

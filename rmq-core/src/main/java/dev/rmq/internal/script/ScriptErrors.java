@@ -2,13 +2,9 @@ package dev.rmq.internal.script;
 
 import dev.rmq.exceptions.RmqException;
 import dev.rmq.exceptions.RmqUnavailableException;
+import dev.rmq.internal.redis.RedisFailures;
 import dev.rmq.internal.redis.SlotFencedException;
-import org.redisson.RedissonShutdownException;
-import org.redisson.client.RedisConnectionException;
-import org.redisson.client.RedisTimeoutException;
 
-import java.io.IOException;
-import java.util.concurrent.CompletionException;
 
 /**
  * Turns what a script call failed with into what rmq throws: the {@code RMQ_} codes that scripts return
@@ -22,9 +18,9 @@ final class ScriptErrors {
 
     /** @param where the hash tag or key the script ran on, for the message */
     static Throwable translate(Throwable error, Script script, String where) {
-        Throwable cause = unwrap(error);
+        Throwable cause = RedisFailures.unwrap(error);
         String message = cause.getMessage() == null ? "" : cause.getMessage();
-        Throwable unreachable = unreachableCause(cause);
+        Throwable unreachable = RedisFailures.unreachableCause(cause);
         if (unreachable != null) {
             return new RmqUnavailableException("Redis did not answer " + script + " on " + where + ": "
                     + unreachable.getClass().getSimpleName() + ": " + unreachable.getMessage(), cause);
@@ -55,37 +51,17 @@ final class ScriptErrors {
 
     /** Whether a script reported an {@code RMQ_} error code itself, rather than Redis failing to run it. */
     static boolean isScriptsOwnError(Throwable error) {
-        if (error == null || unreachableCause(error) != null) {
+        if (error == null || RedisFailures.unreachableCause(error) != null) {
             return false;
         }
-        String message = unwrap(error).getMessage();
+        String message = RedisFailures.unwrap(error).getMessage();
         return message != null && message.contains("RMQ_");
     }
 
     static boolean isNoScript(Throwable error) {
-        String message = unwrap(error).getMessage();
+        String message = RedisFailures.unwrap(error).getMessage();
         return message != null && message.contains("NOSCRIPT");
     }
 
-    /** The failure in the chain that says Redis could not be reached or did not answer in time, if any. */
-    static Throwable unreachableCause(Throwable error) {
-        for (Throwable t = error; t != null; t = t.getCause()) {
-            if (t instanceof RedisConnectionException || t instanceof RedisTimeoutException
-                    || t instanceof RedissonShutdownException || t instanceof IOException) {
-                return t;
-            }
-            if (t.getCause() == t) {
-                break;
-            }
-        }
-        return null;
-    }
 
-    private static Throwable unwrap(Throwable error) {
-        Throwable cause = error;
-        while (cause instanceof CompletionException && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        return cause;
-    }
 }
