@@ -84,7 +84,7 @@ final class LimitCases {
             messages.add(new SendCall.Message("k" + i + ":__rand_int__", 3_600_000,
                     ENVELOPE.getBytes(StandardCharsets.US_ASCII)));
         }
-        SendCall call = new SendCall(TopicType.RANGE_MERGE, new KeyLayout("").wakeChannel("limit"), 0, 0,
+        SendCall call = SendCall.of(TopicType.RANGE_MERGE, new KeyLayout("").wakeChannel("limit"), 0, 0,
                 TopicDefinition.DEFAULT_LATE_TOLERANCE.toMillis(), false, messages);
         for (byte[] arg : call.argv()) {
             command.add(new String(arg, StandardCharsets.US_ASCII));

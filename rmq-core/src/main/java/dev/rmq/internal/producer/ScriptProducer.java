@@ -2,9 +2,9 @@ package dev.rmq.internal.producer;
 
 import dev.rmq.codec.MessageKeys;
 import dev.rmq.codec.PayloadCodec;
-import dev.rmq.exceptions.RmqException;
 import dev.rmq.exceptions.RmqUnavailableException;
 import dev.rmq.internal.redis.Envelope;
+import dev.rmq.internal.redis.Futures;
 import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.internal.redis.OutageWatch;
 import dev.rmq.internal.redis.SlotKeys;
@@ -32,7 +32,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -109,7 +108,7 @@ public final class ScriptProducer implements RmqProducer {
     }
 
     private SendCall call(TopicDefinition topic, SlotKeys slot, List<SendCall.Message> messages) {
-        return new SendCall(topic.type(), keys.wakeChannel(topic.name()), slot.slot(), topic.maxBacklogPerSlot(),
+        return SendCall.of(topic.type(), keys.wakeChannel(topic.name()), slot.slot(), topic.maxBacklogPerSlot(),
                 topic.lateTolerance().toMillis(), topic.fifo(), messages);
     }
 
@@ -225,7 +224,7 @@ public final class ScriptProducer implements RmqProducer {
         }
 
         synchronized void fail(List<Integer> chunk, Throwable error) {
-            RuntimeException cause = asRuntime(error);
+            RuntimeException cause = Futures.rethrowable(error);
             for (int index : chunk) {
                 failures[index] = cause;
             }
@@ -262,13 +261,6 @@ public final class ScriptProducer implements RmqProducer {
         }
     }
 
-    private static RuntimeException asRuntime(Throwable error) {
-        Throwable cause = error;
-        while (cause instanceof CompletionException && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        return cause instanceof RuntimeException runtime ? runtime : new RmqException(String.valueOf(cause.getMessage()), cause);
-    }
 
     private Void checkReplicated(int synced, int messages) {
         if (durability.waitsForReplicas() && synced < durability.replicas()) {

@@ -32,15 +32,35 @@ public record SlotKeys(String topic, int slot, String store, String body, String
     }
 
     private List<Object> select(int[] indexes, String callKey) {
-        List<Object> all = asScriptKeys();
         Object[] chosen = new Object[indexes.length + (callKey == null ? 0 : 1)];
         for (int i = 0; i < indexes.length; i++) {
-            chosen[i] = all.get(indexes[i]);
+            chosen[i] = key(indexes[i]);
         }
         if (callKey != null) {
             chosen[indexes.length] = callKey;
         }
         return List.of(chosen);
+    }
+
+    /** One key, by its index into {@link #NAMES}: every script call picks its keys, so no list is built for it. */
+    private String key(int index) {
+        return switch (index) {
+            case 0 -> store;
+            case 1 -> body;
+            case 2 -> prepare;
+            case 3 -> inflight;
+            case 4 -> delayed;
+            case 5 -> dead;
+            case 6 -> deadBody;
+            case 7 -> wake;
+            case 8 -> owner;
+            case 9 -> parked;
+            case 10 -> expiry;
+            case 11 -> paused;
+            case 12 -> hold;
+            case 13 -> retry;
+            default -> throw new IllegalArgumentException("no slot key at index " + index + " of " + NAMES);
+        };
     }
 
     /** The hash tag shared by all the keys: the store key's name. */

@@ -75,7 +75,10 @@ public enum Script {
         return header;
     }
 
-    /** The slot's keys the script receives: indexes into lib.lua's KEYS (and {@code SlotKeys.NAMES}), in order. */
+    /**
+     * The slot's keys the script receives: indexes into lib.lua's KEYS (and {@code SlotKeys.NAMES}), in order. Read
+     * only: the array is the script's own.
+     */
     public int[] keys() {
         return source.keys();
     }

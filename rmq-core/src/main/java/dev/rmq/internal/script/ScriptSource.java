@@ -96,9 +96,12 @@ final class ScriptSource {
         return text;
     }
 
-    /** The slot's keys the script uses, as indexes into lib.lua's KEYS, in the order it receives them. */
+    /**
+     * The slot's keys the script uses, as indexes into lib.lua's KEYS, in the order it receives them. The array is
+     * the script's own, read on every call: callers must not change it.
+     */
     int[] keys() {
-        return keys.clone();
+        return keys;
     }
 
     /** The file and line of a line of the whole source, e.g. {@code send.lua:12}. */

@@ -17,9 +17,13 @@ import java.util.List;
  * @param lateToleranceMs how far behind the Redis clock a fixed time may lie and still be taken
  * @param fifo            whether equals are taken in the order first sent (each message gets its place)
  * @param messages        the messages, in order
+ * @param controlled      whether the call needs send_controlled.lua: a backlog cap, FIFO, or a message with a
+ *                        not-before time; the others go to send.lua, which carries nothing for them. Decided once, by
+ *                        {@link #of}
  */
 public record SendCall(TopicType type, String wakeChannel, int slot, int maxBacklog, long lateToleranceMs,
-                       boolean fifo, List<Message> messages) implements ScriptCall<List<SendCall.Result>> {
+                       boolean fifo, List<Message> messages, boolean controlled)
+        implements ScriptCall<List<SendCall.Result>> {
 
     /**
      * One message.
@@ -79,20 +83,14 @@ public record SendCall(TopicType type, String wakeChannel, int slot, int maxBack
             .rows("messages", SendCall::messages, MESSAGE)
             .build();
 
-    /**
-     * Whether the call needs send_controlled.lua: a backlog cap, FIFO, or a message with a not-before time. The
-     * others go to send.lua, which carries nothing for them.
-     */
-    public boolean controlled() {
-        if (maxBacklog > 0 || fifo) {
-            return true;
+    /** A call of the script its messages need. */
+    public static SendCall of(TopicType type, String wakeChannel, int slot, int maxBacklog, long lateToleranceMs,
+                              boolean fifo, List<Message> messages) {
+        boolean controlled = maxBacklog > 0 || fifo;
+        for (int i = 0; !controlled && i < messages.size(); i++) {
+            controlled = Envelope.hasNotBefore(messages.get(i).envelope());
         }
-        for (Message message : messages) {
-            if (Envelope.hasNotBefore(message.envelope())) {
-                return true;
-            }
-        }
-        return false;
+        return new SendCall(type, wakeChannel, slot, maxBacklog, lateToleranceMs, fifo, messages, controlled);
     }
 
     @Override

@@ -23,7 +23,7 @@ class ScriptErrorsTests extends StandaloneRedisTest {
 
     @Test
     void aCallWhoseArgumentsDoNotFitItsScriptIsRefusedBeforeAnythingIsWritten() {
-        SendCall send = new SendCall(TopicType.PRIORITY, "rmq:wake:orders", 0, 0, 10_000, false,
+        SendCall send = SendCall.of(TopicType.PRIORITY, "rmq:wake:orders", 0, 0, 10_000, false,
                 List.of(new SendCall.Message("k", 20, new byte[] {1})));
         ScriptCall<List<SendCall.Result>> oneShort = new Tampered(send, Arrays.copyOf(send.argv(), send.argv().length - 1));
 
@@ -36,7 +36,7 @@ class ScriptErrorsTests extends StandaloneRedisTest {
 
     @Test
     void aLuaErrorNamesTheScriptAndTheLineOfItsOwnFile() {
-        SendCall send = new SendCall(TopicType.RANGE_MERGE, "rmq:wake:orders", 0, 0, 10_000, false,
+        SendCall send = SendCall.of(TopicType.RANGE_MERGE, "rmq:wake:orders", 0, 0, 10_000, false,
                 List.of(new SendCall.Message("k", 20, new byte[] {1})));
         byte[][] args = send.argv();
         args[6] = "not a number".getBytes(StandardCharsets.UTF_8);

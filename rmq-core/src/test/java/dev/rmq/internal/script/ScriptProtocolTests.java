@@ -165,7 +165,7 @@ class ScriptProtocolTests {
 
     @Test
     void encodesRowsAsTheirCountFollowedByEachRowsFields() {
-        SendCall call = new SendCall(dev.rmq.topic.TopicType.PRIORITY, "rmq:wake:t", 3, 0, 10_000, true, List.of(
+        SendCall call = SendCall.of(dev.rmq.topic.TopicType.PRIORITY, "rmq:wake:t", 3, 0, 10_000, true, List.of(
                 new SendCall.Message("a", 20, new byte[] {1}), new SendCall.Message("b", 30, new byte[] {2})));
         List<String> args = new ArrayList<>();
         for (byte[] arg : call.argv()) {
