@@ -57,7 +57,7 @@ public final class RedisTopicInspector implements RmqInspector {
     @Override
     public TopicCounts counts(String topic) {
         TopicDefinition definition = topics.require(topic);
-        List<SlotCounts> slots = countSlots(definition, 0, definition.slotAmount());
+        List<SlotCounts> slots = countSlots(definition, 0, definition.slotAmount(), RETRY_VERIFY_LIMIT);
         Map<String, SlotCounts> zones = new LinkedHashMap<>();
         for (String zone : definition.zones().names()) {
             zones.put(zone, SlotCounts.sum(slots.stream()
@@ -69,28 +69,33 @@ public final class RedisTopicInspector implements RmqInspector {
     @Override
     public SlotCounts counts(String topic, int slot) {
         TopicDefinition definition = topics.require(topic);
-        return countSlots(definition, definition.requireSlot(slot), slot + 1).get(0);
+        return countSlots(definition, definition.requireSlot(slot), slot + 1, RETRY_VERIFY_LIMIT).get(0);
     }
+
+    // The metrics' sizes, read on every gauge refresh: they leave out the retrying count, so no envelope is read.
 
     @Override
     public List<SlotStats> slots(String topic) {
-        return counts(topic).slots().stream().map(RedisTopicInspector::stats).toList();
+        TopicDefinition definition = topics.require(topic);
+        return countSlots(definition, 0, definition.slotAmount(), 0).stream().map(RedisTopicInspector::stats).toList();
     }
 
     @Override
     public SlotStats slot(String topic, int slot) {
-        return stats(counts(topic, slot));
+        TopicDefinition definition = topics.require(topic);
+        return stats(countSlots(definition, definition.requireSlot(slot), slot + 1, 0).get(0));
     }
 
     private static SlotStats stats(SlotCounts counts) {
         return new SlotStats(counts.slot(), counts.waiting(), counts.inFlight(), counts.dead(), counts.paused());
     }
 
-    private List<SlotCounts> countSlots(TopicDefinition topic, int from, int to) {
+    /** @param verifyLimit how many retry index entries to check against their envelopes, 0 for none */
+    private List<SlotCounts> countSlots(TopicDefinition topic, int from, int to, int verifyLimit) {
         ScriptRunner.Pipeline pipeline = scripts.readPipeline();
         List<CompletableFuture<CountsCall.Counted>> replies = new ArrayList<>(to - from);
         for (int slot = from; slot < to; slot++) {
-            replies.add(pipeline.add(keys.slot(topic.name(), slot), new CountsCall(topic.type(), RETRY_VERIFY_LIMIT)));
+            replies.add(pipeline.add(keys.slot(topic.name(), slot), new CountsCall(topic.type(), verifyLimit)));
         }
         Futures.join(pipeline.execute());
         List<SlotCounts> counts = new ArrayList<>(to - from);
@@ -146,7 +151,7 @@ public final class RedisTopicInspector implements RmqInspector {
         if (limit < 1 || limit > MAX_PAGE) {
             throw new IllegalArgumentException("limit must be between 1 and " + MAX_PAGE + ", was " + limit);
         }
-        if (offset + limit > deepest) {
+        if (offset > deepest - limit) {
             throw new IllegalArgumentException("a page of a whole topic reaches at most " + deepest + " deep (offset"
                     + " plus limit), was " + (offset + limit) + "; page through one slot to go further");
         }

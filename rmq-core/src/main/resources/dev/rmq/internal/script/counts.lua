@@ -1,7 +1,7 @@
 -- counts: how many messages of the slot are where, by the Redis clock.
 -- ARGV
 --   type            'R' range-merge, 'P' priority, 'F' fixed-time
---   verify_limit    the most entries of the retry index checked against their envelopes
+--   verify_limit    the most entries of the retry index checked against their envelopes; 0 reads none
 -- RETURNS {due_now, later, retrying, parked, in_flight, dead, paused}
 --   due_now: waiting and due (time types), or visible (priority); later: waiting for a due time, a backoff or a
 --   not-before time; retrying: of those waiting, the ones that failed before (checked against their envelopes
@@ -19,7 +19,7 @@ else
 end
 local retrying = 0
 local indexed = redis.call('ZCARD', K_RETRY)
-if indexed > 0 then
+if indexed > 0 and verify_limit > 0 then
     local keys = redis.call('ZRANGE', K_RETRY, 0, verify_limit - 1)
     local envs = redis.call('HMGET', K_BODY, unpack(keys))
     for i = 1, #keys do
@@ -29,6 +29,8 @@ if indexed > 0 then
         end
     end
     retrying = retrying + math.max(0, indexed - #keys)
+else
+    retrying = indexed
 end
 return { due_now, later, retrying, redis.call('HLEN', K_PARKED), redis.call('ZCARD', K_PREPARE),
          redis.call('ZCARD', K_DEAD), redis.call('EXISTS', K_PAUSED) }
