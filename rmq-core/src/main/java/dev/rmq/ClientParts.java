@@ -4,11 +4,13 @@ import dev.rmq.codec.PayloadCodec;
 import dev.rmq.events.RmqEventListener;
 import dev.rmq.internal.observation.Observations;
 import dev.rmq.internal.redis.KeyLayout;
+import dev.rmq.internal.redis.OutageWatch;
 import dev.rmq.internal.redis.OutageWatches;
 import dev.rmq.internal.script.ScriptRunner;
 import dev.rmq.metrics.RmqMetrics;
 import dev.rmq.topic.TopicRegistry;
 import org.redisson.api.RedissonClient;
+import org.slf4j.Logger;
 
 /**
  * What a client's consumers are built from: the parts {@link RmqClient} makes once and its builders share, the
@@ -17,4 +19,10 @@ import org.redisson.api.RedissonClient;
 record ClientParts(RedissonClient redisson, TopicRegistry topics, KeyLayout keys, ScriptRunner scripts,
                    PayloadCodec codec, RmqMetrics metrics, RmqEventListener events, OutageWatches outages,
                    String zone, Observations observations) {
+
+    /** A watch of a consumer's calls to Redis, whose outages are logged and counted against {@code topic}. */
+    OutageWatch consumerOutages(String subject, String topic, String whatHappens, Logger log) {
+        return outages.watch(subject + " of topic " + topic, whatHappens, log,
+                length -> metrics.redisOutage("consumer", topic, length));
+    }
 }

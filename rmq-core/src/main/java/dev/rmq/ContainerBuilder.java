@@ -105,9 +105,8 @@ public final class ContainerBuilder<T> {
         RmqHandler<T> observed = parts.observations() == null ? handler : parts.observations().process(handler);
         WorkerFactory<T> workers = new WorkerFactory<>(topic, settings, parts.keys(), parts.scripts(), observed,
                 parts.codec(), payloadType, parts.metrics(), parts.events(),
-                parts.outages().watch("container " + containerId + " of topic " + topic.name(),
-                        "its workers poll again with a back-off until it does", log,
-                        length -> parts.metrics().redisOutage("consumer", topic.name(), length)),
+                parts.consumerOutages("container " + containerId, topic.name(),
+                        "its workers poll again with a back-off until it does", log),
                 parts.zone(), errorHandler);
         WakeSubscription wakes = new WakeSubscription(parts.redisson(), parts.keys().wakeChannel(topic.name()));
         ConsumerContainer<T> container = new ConsumerContainer<>(containerId, topic, settings, workers, wakes, assignment);

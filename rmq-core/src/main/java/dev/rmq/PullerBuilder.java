@@ -9,6 +9,7 @@ import dev.rmq.internal.consumer.SlotCalls;
 import dev.rmq.internal.consumer.WakeSubscription;
 import dev.rmq.internal.pull.PullSource;
 import dev.rmq.internal.pull.Puller;
+import dev.rmq.internal.redis.OutageWatch;
 import dev.rmq.pull.RmqPuller;
 import dev.rmq.topic.TopicDefinition;
 import org.slf4j.Logger;
@@ -41,8 +42,8 @@ public final class PullerBuilder<T> {
     private final Set<String> topics = new LinkedHashSet<>();
     private String id;
     private Function<TopicDefinition, ? extends SlotAssignment> assignment = topic -> new LocalSlotAssignment();
-    private Duration idlePoll = ConsumerSettings.DEFAULTS.idlePoll();
-    private Duration closeTimeout = ConsumerSettings.DEFAULTS.shutdownTimeout();
+    /** The idle poll and the close timeout, checked as a container's are. */
+    private ConsumerSettings settings = ConsumerSettings.DEFAULTS;
 
     PullerBuilder(ClientParts parts, Type payloadType, String defaultId, Consumer<RmqPuller<?>> built) {
         if (payloadType == null) {
@@ -97,15 +98,13 @@ public final class PullerBuilder<T> {
 
     /** The longest a slot goes unpolled while the puller waits, when no wake-up comes; 1 s by default. */
     public PullerBuilder<T> idlePoll(Duration value) {
-        ConsumerSettings.DEFAULTS.withIdlePoll(value);
-        this.idlePoll = value;
+        this.settings = settings.withIdlePoll(value);
         return this;
     }
 
     /** The longest {@link RmqPuller#close()} takes to hand messages back and give the slots back; 10 s by default. */
     public PullerBuilder<T> closeTimeout(Duration value) {
-        ConsumerSettings.DEFAULTS.withShutdownTimeout(value);
-        this.closeTimeout = value;
+        this.settings = settings.withShutdownTimeout(value);
         return this;
     }
 
@@ -114,21 +113,20 @@ public final class PullerBuilder<T> {
             throw new IllegalArgumentException("a puller takes from at least one topic: call topics(...)");
         }
         String pullerId = id != null ? id : defaultId;
-        ConsumerSettings settings = ConsumerSettings.DEFAULTS.withIdlePoll(idlePoll).withShutdownTimeout(closeTimeout);
         ConsumerEvents events = new ConsumerEvents(parts.events());
         List<String> names = new ArrayList<>(topics);
-        Puller<T> puller = new Puller<>(pullerId, parts.topics(), names, closeTimeout, (name, changed) -> {
+        List<OutageWatch> watches = new ArrayList<>();
+        Puller<T> puller = new Puller<>(pullerId, parts.topics(), names, settings.shutdownTimeout(), (name, changed) -> {
             TopicDefinition topic = parts.topics().require(name);
-            SlotCalls calls = new SlotCalls(parts.scripts(), topic, settings, parts.keys().wakeChannel(name),
-                    parts.outages().watch("puller " + pullerId + " of topic " + name,
-                            "its polls fail until it does", log,
-                            length -> parts.metrics().redisOutage("consumer", name, length)));
+            OutageWatch watch = parts.consumerOutages("puller " + pullerId, name, "its polls fail until it does", log);
+            watches.add(watch);
+            SlotCalls calls = new SlotCalls(parts.scripts(), topic, settings, parts.keys().wakeChannel(name), watch);
             return new PullSource<>(pullerId, topic, parts.keys(), calls,
                     RateGate.of(topic, parts.scripts(), parts.keys().rateBucket(name)),
                     new WakeSubscription(parts.redisson(), parts.keys().wakeChannel(name)), () -> assignment.apply(topic),
                     parts.codec(),
-                    payloadType, parts.metrics(), events, idlePoll, parts.zone(), changed);
-        });
+                    payloadType, parts.metrics(), events, settings.idlePoll(), parts.zone(), changed);
+        }, () -> watches.forEach(parts.outages()::remove));
         built.accept(puller);
         return puller;
     }

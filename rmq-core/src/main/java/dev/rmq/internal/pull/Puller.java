@@ -52,14 +52,18 @@ public final class Puller<T> implements RmqPuller<T> {
 
     private enum State { NEW, RUNNING, CLOSED }
 
+    private final Runnable closed;
+
     /**
      * @param sources builds the source of each topic, given the puller's change signal
+     * @param closed  run once when the puller is closed, whether it ever started or not
      */
     public Puller(String id, TopicRegistry registry, Collection<String> topics, Duration closeBound,
-                  SourceFactory<T> sources) {
+                  SourceFactory<T> sources, Runnable closed) {
         this.id = id;
         this.registry = registry;
         this.closeBound = closeBound;
+        this.closed = closed;
         Map<String, PullSource<T>> built = new LinkedHashMap<>();
         for (String topic : topics) {
             built.put(topic, sources.build(topic, this::changed));
@@ -333,11 +337,21 @@ public final class Puller<T> implements RmqPuller<T> {
             boolean started = state == State.RUNNING;
             state = State.CLOSED;
             if (!started) {
+                closed.run();
                 return;
             }
         } finally {
             lock.unlock();
         }
+        try {
+            stop();
+        } finally {
+            closed.run();
+        }
+    }
+
+    /** Hands back what the program still holds and gives the slots back, within the close bound. */
+    private void stop() {
         changed();
         long start = System.nanoTime();
         List<StopReport> reports = new ArrayList<>();

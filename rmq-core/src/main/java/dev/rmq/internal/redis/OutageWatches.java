@@ -41,12 +41,9 @@ public final class OutageWatches implements AutoCloseable {
         return watch;
     }
 
+    /** No longer checks {@code watch}: its subject is closed for good. */
     public void remove(OutageWatch watch) {
         watches.remove(watch);
-    }
-
-    public Duration threshold() {
-        return threshold;
     }
 
     private void checkAll() {
