@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  * flood of one error thus writes at most {@value #BURST} lines every {@value #WINDOW_SECONDS} s, whatever its rate,
  * while the metrics still count every failure. Thread-safe.
  */
-final class HandlerFailures {
+public final class HandlerFailures {
 
     static final long WINDOW_SECONDS = 10;
     static final int BURST = 5;
@@ -43,12 +43,12 @@ final class HandlerFailures {
         }
     };
 
-    HandlerFailures(TopicDefinition topic) {
+    public HandlerFailures(TopicDefinition topic) {
         this.topic = topic;
     }
 
     /** A message that could not be decoded: in the dead queue now, or, at most once, gone. */
-    void undecodable(String key, int slot, String reason) {
+    public void undecodable(String key, int slot, String reason) {
         long skipped = admit("undecodable");
         if (skipped >= 0 && log.isWarnEnabled()) {
             log.warn("topic {}: message '{}' (slot {}) cannot be decoded, so it is {}: {}{}", topic.name(), key, slot,
@@ -66,7 +66,7 @@ final class HandlerFailures {
      * @param outcome   what Redis did with it
      * @param immediate whether it was a retry without the backoff
      */
-    void failed(RmqMessage<?> message, Throwable cause, String reason, AckOutcome outcome, boolean immediate) {
+    public void failed(RmqMessage<?> message, Throwable cause, String reason, AckOutcome outcome, boolean immediate) {
         boolean toDead = outcome == AckOutcome.DEAD || (outcome == AckOutcome.EXPIRED && topic.expiry() == ExpiryAction.DEAD);
         boolean warn = cause != null || toDead;
         if (warn ? !log.isWarnEnabled() : !log.isInfoEnabled()) {

@@ -1,6 +1,7 @@
 package dev.rmq.internal.consumer;
 
 import dev.rmq.events.RmqEvent;
+import dev.rmq.exceptions.RmqUnavailableException;
 import dev.rmq.internal.redis.SlotFencedException;
 import dev.rmq.internal.script.PrepareCall;
 import dev.rmq.metrics.RmqMetrics;
@@ -14,6 +15,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The slots one consumer of a topic holds (a container's worker or a puller), with what holding them reports: a
@@ -89,6 +91,26 @@ public final class SlotTable<S extends HeldSlot> {
         log.warn("{} {} no longer owns {}: {}", kind, id, state.keys.hashTag(), e.getMessage());
         events.emit(() -> new RmqEvent.SlotFenced(Instant.now(), topic.name(), state.slot, id, "poll", 0));
         release(state);
+    }
+
+    /**
+     * A poll of the slot failed: puts the next one off, and says so. Redis out of reach is left to the outage watch,
+     * which logs it once for the consumer, and a failure while stopping is expected; anything else is a WARN at the
+     * first failure in a row and every 20th.
+     *
+     * @param stopping whether the consumer is stopping
+     */
+    public void pollFailed(S state, RuntimeException e, boolean stopping) {
+        long delayMs = TimeUnit.NANOSECONDS.toMillis(state.backOff());
+        if (stopping) {
+            log.debug("{} {} failed to poll {} while stopping: {}", kind, id, state.keys.hashTag(), e.toString());
+        } else if (e instanceof RmqUnavailableException) {
+            log.debug("{} {} could not reach Redis to poll {} ({} time(s) in a row), retrying in {} ms: {}", kind, id,
+                    state.keys.hashTag(), state.failures, delayMs, e.toString());
+        } else if (state.failures == 1 || state.failures % 20 == 0) {
+            log.warn("{} {} failed to poll {} ({} time(s) in a row), retrying in {} ms: {}", kind, id,
+                    state.keys.hashTag(), state.failures, delayMs, e.toString());
+        }
     }
 
     /** Counts what a poll of the slot expired, and the leases it recovered. */

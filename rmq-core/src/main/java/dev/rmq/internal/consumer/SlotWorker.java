@@ -2,13 +2,10 @@ package dev.rmq.internal.consumer;
 
 import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.consumer.SlotOwner;
-import dev.rmq.exceptions.RmqUnavailableException;
 import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.internal.redis.SlotFencedException;
 import dev.rmq.metrics.RmqMetrics;
 import dev.rmq.topic.TopicDefinition;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,8 +26,6 @@ import java.util.function.IntPredicate;
  * A slot that is revoked is let go between batches; a fenced poll or acknowledgement lets it go at once.
  */
 final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
-
-    private static final Logger log = LoggerFactory.getLogger(SlotWorker.class);
 
     private final String id;
     private final TopicDefinition topic;
@@ -183,7 +178,7 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
             slots.fencedAtPoll(state, e);
             return;
         } catch (RuntimeException e) {
-            backOff(state, e);
+            slots.pollFailed(state, e, !running);
             return;
         } finally {
             polling = false;
@@ -199,19 +194,6 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
         }
     }
 
-    private void backOff(SlotState state, RuntimeException e) {
-        long delay = state.backOff();
-        if (!running) {
-            log.debug("worker {} failed to poll {} while stopping: {}", id, state.keys.hashTag(), e.toString());
-        } else if (e instanceof RmqUnavailableException) {
-            // Redis is unreachable: the container's outage watch says so once, not each worker for each slot
-            log.debug("worker {} could not reach Redis to poll {} ({} time(s) in a row), retrying in {} ms: {}", id,
-                    state.keys.hashTag(), state.failures, TimeUnit.NANOSECONDS.toMillis(delay), e.toString());
-        } else if (state.failures == 1 || state.failures % 20 == 0) {
-            log.warn("worker {} failed to poll {} ({} time(s) in a row), retrying in {} ms: {}", id,
-                    state.keys.hashTag(), state.failures, TimeUnit.NANOSECONDS.toMillis(delay), e.toString());
-        }
-    }
 
     @Override
     public boolean mustLetGo(SlotState state) {

@@ -4,6 +4,7 @@ import dev.rmq.consumer.AckOutcome;
 import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.events.RmqEvent;
 import dev.rmq.internal.consumer.ConsumerEvents;
+import dev.rmq.internal.consumer.HandlerFailures;
 import dev.rmq.internal.consumer.SlotCalls;
 import dev.rmq.internal.redis.SlotFencedException;
 import dev.rmq.internal.script.AckCall;
@@ -12,8 +13,6 @@ import dev.rmq.metrics.RmqMetrics;
 import dev.rmq.pull.LeaseExpiredException;
 import dev.rmq.topic.DeliveryGuarantee;
 import dev.rmq.topic.TopicDefinition;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -29,19 +28,19 @@ import java.util.function.Consumer;
  */
 final class PullSettlement<T> {
 
-    private static final Logger log = LoggerFactory.getLogger(PullSettlement.class);
-
     private final String id;
     private final TopicDefinition topic;
     private final SlotCalls calls;
     private final RmqMetrics metrics;
     private final ConsumerEvents events;
     private final boolean atMostOnce;
+    private final HandlerFailures failures;
     /** Told when deliveries of a slot have ended, so that a revoked slot can be let go and the puller woken. */
     private final Consumer<PullSlot> ended;
 
     PullSettlement(String id, TopicDefinition topic, SlotCalls calls, RmqMetrics metrics, ConsumerEvents events,
-                   Consumer<PullSlot> ended) {
+                   HandlerFailures failures, Consumer<PullSlot> ended) {
+        this.failures = failures;
         this.id = id;
         this.topic = topic;
         this.calls = calls;
@@ -116,13 +115,8 @@ final class PullSettlement<T> {
         } catch (SlotFencedException e) {
             throw leaseExpired(deliveries.get(0), "its slot was taken over by another consumer ("
                     + deliveries.size() + " message(s) not acknowledged)");
-        } catch (RuntimeException e) {
-            // the outcome is unknown: the deliveries may be ended or not; their leases settle it
-            for (PulledDelivery<T> delivery : deliveries) {
-                state.outstanding.remove(delivery);
-            }
-            throw e;
         }
+        // any other failure leaves the outcome unknown: the deliveries may be ended or not; their leases settle it
     }
 
     private List<AckOutcome> settleAtMostOnce(List<PulledDelivery<T>> deliveries, AckCall.Op op, String reason) {
@@ -131,8 +125,7 @@ final class PullSettlement<T> {
             if (op == AckCall.Op.COMMIT) {
                 outcomes.add(AckOutcome.COMMITTED);
             } else {
-                log.warn("topic {} is at-most-once: message '{}' of slot {} failed on its attempt {} and is gone ({})",
-                        topic.name(), delivery.key(), delivery.slot(), delivery.attempt(), reason);
+                failures.failed(delivery, null, reason, AckOutcome.GONE, false);
                 outcomes.add(AckOutcome.GONE);
             }
             metrics.consumed(topic, resultOf(op), System.nanoTime() - delivery.deliveredNanos());

@@ -6,6 +6,7 @@ import dev.rmq.consumer.SlotAssignment;
 import dev.rmq.consumer.SlotOwner;
 import dev.rmq.consumer.StopReport;
 import dev.rmq.internal.consumer.ConsumerEvents;
+import dev.rmq.internal.consumer.HandlerFailures;
 import dev.rmq.internal.consumer.RateGate;
 import dev.rmq.internal.consumer.SlotTable;
 import dev.rmq.internal.consumer.SlotCalls;
@@ -63,6 +64,8 @@ public final class PullSource<T> implements SlotOwner {
     /** Tells the puller that something changed: a slot came, a wake-up arrived, a slot's deliveries ended. */
     private final Runnable changed;
     private final SlotTable<PullSlot> slots;
+    /** Logs messages that cannot be decoded, and the at-most-once ones the program fails, rate-limited. */
+    private final HandlerFailures failures;
     private final PullSettlement<T> settlement;
     private final boolean atMostOnce;
     private volatile boolean running;
@@ -88,7 +91,8 @@ public final class PullSource<T> implements SlotOwner {
         this.changed = changed;
         this.atMostOnce = topic.delivery() == DeliveryGuarantee.AT_MOST_ONCE;
         this.slots = new SlotTable<>(topic, "puller", id, metrics, events);
-        this.settlement = new PullSettlement<>(id, topic, calls, metrics, events, state -> {
+        this.failures = new HandlerFailures(topic);
+        this.settlement = new PullSettlement<>(id, topic, calls, metrics, events, failures, state -> {
             releaseIfIdle(state);
             changed.run();
         });
@@ -220,7 +224,7 @@ public final class PullSource<T> implements SlotOwner {
             return new Taken(0, false, null);
         } catch (RuntimeException e) {
             rate.giveBack(allowed);
-            backOff(state, e);
+            slots.pollFailed(state, e, !running);
             return new Taken(0, false, e);
         }
         PrepareCall.Polled polled = poll.polled();
@@ -261,29 +265,20 @@ public final class PullSource<T> implements SlotOwner {
     }
 
     private void buryUndecodable(PullSlot state, List<AckCall.Ack> undecodable) {
-        if (undecodable.isEmpty() || atMostOnce) {
-            if (!undecodable.isEmpty()) {
-                log.warn("topic {} is at-most-once: {} message(s) of slot {} could not be decoded and are gone",
-                        topic.name(), undecodable.size(), state.slot);
-            }
+        if (undecodable.isEmpty()) {
             return;
         }
         try {
-            calls.ack(state.keys, state.fence, undecodable);
-            log.warn("puller {}: {} message(s) of {} could not be decoded and went to the dead queue, the first: {}", id,
-                    undecodable.size(), state.keys.hashTag(), undecodable.get(0).error());
+            if (!atMostOnce) {
+                calls.ack(state.keys, state.fence, undecodable);
+            }
+            undecodable.forEach(ack -> failures.undecodable(ack.key(), state.slot, ack.error()));
         } catch (RuntimeException e) {
             log.warn("puller {}: could not bury {} undecodable message(s) of {}; their leases will recover them: {}", id,
                     undecodable.size(), state.keys.hashTag(), e.toString());
         }
     }
 
-    private void backOff(PullSlot state, RuntimeException e) {
-        long delay = state.backOff();
-        // an unreachable Redis is logged once by the outage watch, not for each slot
-        log.debug("puller {} failed to poll {} ({} time(s) in a row), retrying in {} ms: {}", id, state.keys.hashTag(),
-                state.failures, TimeUnit.NANOSECONDS.toMillis(delay), e.toString());
-    }
 
     // ---- closing ---------------------------------------------------------------------------------------
 
