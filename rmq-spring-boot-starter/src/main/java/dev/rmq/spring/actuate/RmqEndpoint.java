@@ -5,8 +5,6 @@ import dev.rmq.admin.PauseState;
 import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.consumer.SlotOwner;
 import dev.rmq.coordination.RmqCoordinator;
-import dev.rmq.dead.RmqDeadQueue;
-import dev.rmq.inspect.RmqInspector;
 import dev.rmq.inspect.SlotCounts;
 import dev.rmq.inspect.TopicCounts;
 import dev.rmq.producer.StoredMessage;
@@ -39,6 +37,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * The {@code rmq} actuator endpoint, read-only: the topics with their job controls and zones, whether they are
@@ -122,17 +121,12 @@ public class RmqEndpoint {
         TopicDefinition definition = client.topics().require(topic);
         MessagePage page = null;
         if (view != null) {
-            int from = Math.toIntExact(Math.min(Integer.MAX_VALUE, checkOffset(offset)));
-            int size = checkLimit(limit, RmqInspector.MAX_PAGE);
-            if (from + size > RmqInspector.MAX_PAGE) {
-                throw new InvalidEndpointRequestException("a page of a whole topic reaches at most "
-                        + RmqInspector.MAX_PAGE + " deep (offset plus limit); page through one slot to go further",
-                        "bad page");
-            }
-            List<StoredMessage> messages = switch (checkView(view, false)) {
-                case "waiting" -> client.inspector().peek(topic, from, size);
-                default -> client.inspector().inFlight(topic, from, size);
-            };
+            boolean waiting = checkView(view, false).equals("waiting");
+            // past an int, the inspector refuses the offset as too deep all the same
+            int from = (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, offsetOr0(offset)));
+            int size = limitOrDefault(limit);
+            List<StoredMessage> messages = pageOf(() -> waiting ? client.inspector().peek(topic, from, size)
+                    : client.inspector().inFlight(topic, from, size));
             page = page(view, from, size, messages, definition);
         }
         Map<Integer, List<String>> owners = owners(topic);
@@ -162,17 +156,20 @@ public class RmqEndpoint {
             return null;
         }
         checkSlot(topic, slot);
-        long from = checkOffset(offset);
+        long from = offsetOr0(offset);
         String what = view == null ? "dead" : checkView(view, true);
-        int size = checkLimit(limit, what.equals("dead") ? RmqDeadQueue.MAX_PAGE : RmqInspector.MAX_PAGE);
+        int size = limitOrDefault(limit);
         SlotCounts counts = client.inspector().counts(topic, slot);
         List<DeadEntry> dead = null;
         MessagePage page = null;
         TopicDefinition definition = client.topics().require(topic);
         switch (what) {
-            case "dead" -> dead = client.deadQueue().list(topic, slot, from, size).stream().map(DeadEntry::of).toList();
-            case "waiting" -> page = page(what, from, size, client.inspector().peek(topic, slot, from, size), definition);
-            default -> page = page(what, from, size, client.inspector().inFlight(topic, slot, from, size), definition);
+            case "dead" -> dead = pageOf(() -> client.deadQueue().list(topic, slot, from, size)).stream()
+                    .map(DeadEntry::of).toList();
+            case "waiting" -> page = page(what, from, size,
+                    pageOf(() -> client.inspector().peek(topic, slot, from, size)), definition);
+            default -> page = page(what, from, size,
+                    pageOf(() -> client.inspector().inFlight(topic, slot, from, size)), definition);
         }
         return new SlotPage(topic, slot, counts.waiting(), counts.inFlight(), counts.dead(), Counts.of(counts),
                 owners(topic, slot), from, dead, page);
@@ -191,20 +188,21 @@ public class RmqEndpoint {
                 + " was '" + view + "'", "bad view");
     }
 
-    private static long checkOffset(@Nullable Long offset) {
-        long from = offset == null ? 0 : offset;
-        if (from < 0) {
-            throw new InvalidEndpointRequestException("offset must be 0 or more, was " + from, "bad page");
-        }
-        return from;
+    private static long offsetOr0(@Nullable Long offset) {
+        return offset == null ? 0 : offset;
     }
 
-    private static int checkLimit(@Nullable Integer limit, int most) {
-        int size = limit == null ? DEFAULT_PAGE : limit;
-        if (size < 1 || size > most) {
-            throw new InvalidEndpointRequestException("limit must be in 1.." + most + ", was " + size, "bad page");
+    private static int limitOrDefault(@Nullable Integer limit) {
+        return limit == null ? DEFAULT_PAGE : limit;
+    }
+
+    /** Reads a page. The inspector and the dead queue check offset and limit; what they refuse is a 400 here. */
+    private static <M> List<M> pageOf(Supplier<List<M>> read) {
+        try {
+            return read.get();
+        } catch (IllegalArgumentException e) {
+            throw new InvalidEndpointRequestException(e.getMessage(), "bad page");
         }
-        return size;
     }
 
     private static String state(TopicDefinition topic, TopicCounts counts) {
