@@ -107,8 +107,9 @@ for i = 1, ARG.messages do
         if m == nil then
             return redis.error_reply('RMQ_ENVELOPE the envelope of key "' .. key .. '" is not one this version reads')
         end
-        if redis.call('HEXISTS', K_BODY, key) == 1 then
-            moved = merge(key, redis.call('HGET', K_BODY, key), m)
+        local waiting_env = redis.call('HGET', K_BODY, key)
+        if waiting_env then
+            moved = merge(key, waiting_env, m)
         elseif waiting and waiting >= cap then
             code = 2
         else

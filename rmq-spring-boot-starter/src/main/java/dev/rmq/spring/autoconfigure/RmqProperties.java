@@ -1,8 +1,8 @@
 package dev.rmq.spring.autoconfigure;
 
 import dev.rmq.RmqClient;
-import dev.rmq.codec.PayloadCodecException;
 import dev.rmq.consumer.ConsumerSettings;
+import dev.rmq.consumer.RmqErrorHandler;
 import dev.rmq.topic.BackoffPolicy;
 import dev.rmq.topic.DeliveryGuarantee;
 import dev.rmq.topic.ExpiryAction;
@@ -19,6 +19,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -199,9 +200,18 @@ public record RmqProperties(@DefaultValue("") String namespace,
                            @DefaultValue("10s") Duration shutdownTimeout,
                            List<Class<? extends Throwable>> notRetryableExceptions) {
 
-        /** The exceptions not worth retrying when {@code not-retryable-exceptions} is not set. */
-        public static final List<Class<? extends Throwable>> NOT_RETRYABLE = List.of(PayloadCodecException.class,
-                MessageConversionException.class, MethodArgumentResolutionException.class);
+        /**
+         * The exceptions not worth retrying when {@code not-retryable-exceptions} is not set: rmq-core's, and a
+         * payload that Spring cannot convert to the listener's parameters.
+         */
+        public static final List<Class<? extends Throwable>> NOT_RETRYABLE = notRetryableByDefault();
+
+        private static List<Class<? extends Throwable>> notRetryableByDefault() {
+            List<Class<? extends Throwable>> classes = new ArrayList<>(RmqErrorHandler.NOT_RETRYABLE);
+            classes.add(MessageConversionException.class);
+            classes.add(MethodArgumentResolutionException.class);
+            return List.copyOf(classes);
+        }
 
         public Listener {
             consumerSettings(concurrency, batchSize, idlePoll, shutdownTimeout);
