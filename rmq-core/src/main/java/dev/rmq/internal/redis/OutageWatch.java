@@ -33,6 +33,11 @@ public final class OutageWatch {
      */
     private volatile long troubleSinceNanos;
     private long declaredAtNanos;
+    /**
+     * When the last trouble ended. A call that began before then and still waits is a leftover of that trouble,
+     * whose late reply is on its way, not the start of a new one.
+     */
+    private long endedAtNanos = System.nanoTime();
     /** When a call last succeeded: a failure of a call that began before it is old news. */
     private volatile long lastSuccessNanos = System.nanoTime();
     private long failedCalls;
@@ -76,6 +81,7 @@ public final class OutageWatch {
             failed = failedCalls;
             troubleSinceNanos = 0;
             declaredAtNanos = 0;
+            endedAtNanos = System.nanoTime();
             failedCalls = 0;
             lastCause = null;
         }
@@ -122,7 +128,8 @@ public final class OutageWatch {
         synchronized (this) {
             since = troubleSinceNanos;
             for (long started : pending.values()) {
-                if (nowNanos - started >= thresholdNanos && (since == 0 || started - since < 0)) {
+                if (nowNanos - started >= thresholdNanos && started - endedAtNanos > 0
+                        && (since == 0 || started - since < 0)) {
                     since = started;
                 }
             }
