@@ -4,9 +4,12 @@ import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.consumer.LocalSlotAssignment;
 import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.consumer.RmqErrorHandler;
+import dev.rmq.consumer.RmqAsyncHandler;
+import dev.rmq.consumer.RmqBatchHandler;
 import dev.rmq.consumer.RmqHandler;
 import dev.rmq.consumer.SlotAssignment;
 import dev.rmq.internal.consumer.ConsumerContainer;
+import dev.rmq.internal.consumer.Handlers;
 import dev.rmq.internal.consumer.WakeSubscription;
 import dev.rmq.internal.consumer.WorkerFactory;
 import dev.rmq.topic.TopicDefinition;
@@ -14,12 +17,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.lang.reflect.Type;
+import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
  * Collects a container's settings; {@link #build()} checks them. Obtained from
- * {@link RmqClient#container(String, Type, RmqHandler)}.
+ * {@link RmqClient#container(String, Type)} or {@link RmqClient#container(String, Type, RmqHandler)}.
  *
  * @param <T> the payload type
  */
@@ -30,7 +34,10 @@ public final class ContainerBuilder<T> {
     private final ClientParts parts;
     private final TopicDefinition topic;
     private final Type payloadType;
-    private final RmqHandler<T> handler;
+    private Handlers<T> handlers;
+    /** What the handler is, for messages about it: "handler", "asyncHandler" or "batchHandler". */
+    private String shape;
+    private Executor executor;
     private final String defaultId;
     private final Consumer<RmqConsumerContainer<?>> built;
     private ConsumerSettings settings = ConsumerSettings.DEFAULTS;
@@ -38,14 +45,63 @@ public final class ContainerBuilder<T> {
     private RmqErrorHandler errorHandler = RmqErrorHandler.DEFAULT;
     private String id;
 
-    ContainerBuilder(ClientParts parts, TopicDefinition topic, Type payloadType, RmqHandler<T> handler, String defaultId,
+    ContainerBuilder(ClientParts parts, TopicDefinition topic, Type payloadType, String defaultId,
                      Consumer<RmqConsumerContainer<?>> built) {
         this.parts = parts;
         this.topic = topic;
         this.payloadType = payloadType;
-        this.handler = handler;
         this.defaultId = defaultId;
         this.built = built;
+    }
+
+    /** Handles one message at a time on the worker's thread; see {@link RmqHandler}. */
+    public ContainerBuilder<T> handler(RmqHandler<T> value) {
+        return handlers("handler", value, () -> Handlers.single(
+                parts.observations() == null ? value : parts.observations().process(value)));
+    }
+
+    /**
+     * Handles one message at a time with a result that completes later; the slot's next message waits for it. See
+     * {@link RmqAsyncHandler}.
+     */
+    public ContainerBuilder<T> asyncHandler(RmqAsyncHandler<T> value) {
+        return handlers("asyncHandler", value, () -> Handlers.async(
+                parts.observations() == null ? value : parts.observations().processAsync(value)));
+    }
+
+    /**
+     * Handles the messages of one poll of one slot together, up to the batch size; see {@link RmqBatchHandler}.
+     * Batch calls are not observed one by one: the container's metrics still count each message.
+     */
+    public ContainerBuilder<T> batchHandler(RmqBatchHandler<T> value) {
+        return handlers("batchHandler", value, () -> Handlers.batch(value));
+    }
+
+    private ContainerBuilder<T> handlers(String name, Object value, Supplier<Handlers<T>> made) {
+        if (value == null) {
+            throw new IllegalArgumentException(name + " must not be null");
+        }
+        if (handlers != null) {
+            throw new IllegalStateException("this container already has a " + shape + "; a container has one handler,"
+                    + " of one shape: handler, asyncHandler or batchHandler");
+        }
+        this.shape = name;
+        this.handlers = made.get();
+        return this;
+    }
+
+    /**
+     * Runs the container's workers, and with them its handlers: each worker takes one of its threads for as long as
+     * the container runs, so it needs at least {@code concurrency} threads (a virtual-thread executor on Java 21 and
+     * later fits well). By default each worker has a platform thread of its own. Threads are named after the
+     * container while they run a worker, and after the slot too while they handle its messages.
+     */
+    public ContainerBuilder<T> executor(Executor value) {
+        if (value == null) {
+            throw new IllegalArgumentException("executor must not be null; leave it unset for a thread per worker");
+        }
+        this.executor = value;
+        return this;
     }
 
     /** Its id, unique among this client's containers and pullers; {@code <topic>-N} by default. */
@@ -99,17 +155,18 @@ public final class ContainerBuilder<T> {
         if (payloadType == null) {
             throw new IllegalArgumentException("payload type of container '" + containerId + "' must not be null");
         }
-        if (handler == null) {
-            throw new IllegalArgumentException("handler of container '" + containerId + "' must not be null");
+        if (handlers == null) {
+            throw new IllegalStateException("container '" + containerId + "' has no handler; give it one with"
+                    + " handler(...), asyncHandler(...) or batchHandler(...)");
         }
-        RmqHandler<T> observed = parts.observations() == null ? handler : parts.observations().process(handler);
-        WorkerFactory<T> workers = new WorkerFactory<>(topic, settings, parts.keys(), parts.scripts(), observed,
+        WorkerFactory<T> workers = new WorkerFactory<>(topic, settings, parts.keys(), parts.scripts(), handlers,
                 parts.codec(), payloadType, parts.metrics(), parts.events(),
                 parts.consumerOutages("container " + containerId, topic.name(),
                         "its workers poll again with a back-off until it does", log),
                 parts.zone(), errorHandler);
         WakeSubscription wakes = new WakeSubscription(parts.redisson(), parts.keys().wakeChannel(topic.name()));
-        ConsumerContainer<T> container = new ConsumerContainer<>(containerId, topic, settings, workers, wakes, assignment);
+        ConsumerContainer<T> container = new ConsumerContainer<>(containerId, topic, settings, workers, wakes, assignment,
+                executor);
         built.accept(container);
         return container;
     }

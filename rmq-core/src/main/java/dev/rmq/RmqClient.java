@@ -206,14 +206,27 @@ public final class RmqClient implements AutoCloseable {
         return new PullerBuilder<>(parts, payloadType, "puller-" + containerCount.incrementAndGet(), pullers::add);
     }
 
-    /** Starts describing a container that consumes {@code topic} with {@code handler}. */
+    /** Starts describing a container that consumes {@code topic} with {@code handler}, one message at a time. */
     public <T> ContainerBuilder<T> container(String topic, Class<T> payloadType, RmqHandler<T> handler) {
         return container(topic, (Type) payloadType, handler);
     }
 
     /** Like {@link #container(String, Class, RmqHandler)} for generic payload types. */
     public <T> ContainerBuilder<T> container(String topic, Type payloadType, RmqHandler<T> handler) {
-        return new ContainerBuilder<>(parts, topics.require(topic), payloadType, handler,
+        return this.<T>container(topic, payloadType).handler(handler);
+    }
+
+    /**
+     * Starts describing a container that consumes {@code topic}; its handler comes next, of one of three shapes:
+     * {@link ContainerBuilder#handler}, {@link ContainerBuilder#asyncHandler} or {@link ContainerBuilder#batchHandler}.
+     */
+    public <T> ContainerBuilder<T> container(String topic, Class<T> payloadType) {
+        return container(topic, (Type) payloadType);
+    }
+
+    /** Like {@link #container(String, Class)} for generic payload types. */
+    public <T> ContainerBuilder<T> container(String topic, Type payloadType) {
+        return new ContainerBuilder<>(parts, topics.require(topic), payloadType,
                 topic + "-" + containerCount.incrementAndGet(), containers::add);
     }
 

@@ -26,10 +26,23 @@ final class Acknowledger implements Settlement {
     private final SlotCalls calls;
     private final RmqMetrics metrics;
     private final ConsumerEvents events;
-    private final List<AckCall.Ack> pending = new ArrayList<>();
-    /** For each pending ack, the failure to log once its outcome is known; null for a commit or a release. */
-    private final List<Failure> failures = new ArrayList<>();
+    private final List<Pending> pending = new ArrayList<>();
     private final HandlerFailures failureLog;
+
+    /**
+     * One acknowledgement to send. The token is read when it is sent: a lease timer may renew the lease of a done
+     * delivery while the rest of its batch runs.
+     *
+     * @param delivery the delivery, null for a message that could not be decoded (whose token is then {@code token})
+     * @param failure  the failure to log once the outcome is known; null for a commit, a release or an undecodable
+     */
+    private record Pending(AckCall.Op op, String key, long token, String error, Delivery<?> delivery,
+                           Failure failure) {
+
+        AckCall.Ack ack() {
+            return new AckCall.Ack(op, key, delivery != null ? delivery.token() : token, error);
+        }
+    }
 
     /** A handler's failure, kept until its acknowledgement says what became of the message. */
     private record Failure(Delivery<?> delivery, String reason, Throwable cause, boolean immediate) {
@@ -47,15 +60,14 @@ final class Acknowledger implements Settlement {
 
     @Override
     public void add(AckCall.Op op, Delivery<?> delivery, String error, Throwable cause) {
-        pending.add(new AckCall.Ack(op, delivery.key(), delivery.token(), error));
         boolean failed = op == AckCall.Op.ROLL_BACK || op == AckCall.Op.RETRY_NOW || op == AckCall.Op.DEAD;
-        failures.add(failed ? new Failure(delivery, error, cause, op == AckCall.Op.RETRY_NOW) : null);
+        pending.add(new Pending(op, delivery.key(), 0, error, delivery,
+                failed ? new Failure(delivery, error, cause, op == AckCall.Op.RETRY_NOW) : null));
     }
 
     @Override
     public void addUndecodable(String key, long token, String error) {
-        pending.add(new AckCall.Ack(AckCall.Op.DEAD, key, token, error));
-        failures.add(null);
+        pending.add(new Pending(AckCall.Op.DEAD, key, token, error, null, null));
     }
 
     @Override
@@ -73,16 +85,15 @@ final class Acknowledger implements Settlement {
         if (pending.isEmpty()) {
             return true;
         }
-        List<AckCall.Ack> sent = List.copyOf(pending);
-        List<Failure> failed = new ArrayList<>(failures);
+        List<Pending> entries = List.copyOf(pending);
+        List<AckCall.Ack> sent = entries.stream().map(Pending::ack).toList();
         pending.clear();
-        failures.clear();
         try {
             List<AckOutcome> outcomes = calls.ack(state.keys, state.fence, sent);
             state.verifiedNanos = System.nanoTime();
             for (int i = 0; i < outcomes.size(); i++) {
                 report(state, sent.get(i), outcomes.get(i));
-                Failure failure = failed.get(i);
+                Failure failure = entries.get(i).failure();
                 if (failure != null) {
                     failureLog.failed(failure.delivery(), failure.cause(), failure.reason(), outcomes.get(i),
                             failure.immediate());

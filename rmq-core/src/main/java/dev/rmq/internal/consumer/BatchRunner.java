@@ -3,8 +3,6 @@ package dev.rmq.internal.consumer;
 import dev.rmq.codec.PayloadCodec;
 import dev.rmq.codec.PayloadCodecException;
 import dev.rmq.consumer.ConsumeResult;
-import dev.rmq.consumer.RmqErrorHandler;
-import dev.rmq.consumer.RmqHandler;
 import dev.rmq.internal.redis.Envelope;
 import dev.rmq.internal.redis.MalformedEnvelopeException;
 import dev.rmq.internal.script.AckCall;
@@ -18,8 +16,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Handles one polled batch of one slot: decodes the messages, runs the handler on each, one after another,
- * and acknowledges them in one call at the end. Before each handler it makes sure the worker may still run
+ * Handles one polled batch of one slot: decodes the messages, has its {@link Invoker} run the handler on each, one
+ * after another (or on all of them at once, for a batch handler), and acknowledges them in one call at the end. Before each handler it makes sure the worker may still run
  * one: when the slot is being let go, the stop's deadline has passed or the thread was interrupted, it hands
  * the rest back unstarted. When half the lease is gone, or the fencing token has not been confirmed for a
  * while, it acknowledges what is done and extends the rest. Outcomes go to its {@link Settlement}: Redis
@@ -37,23 +35,25 @@ final class BatchRunner<T> {
     private static final long FENCE_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final TopicDefinition topic;
-    private final RmqHandler<T> handler;
+    private final Invoker<T> invoker;
     private final PayloadCodec codec;
     private final Type payloadType;
     private final Settlement acks;
-    private final RmqErrorHandler errorHandler;
     private final LeaseKeeper leases;
+    private final LeaseTimer timer;
     private final RmqMetrics metrics;
+    /** When the leases of the batch in hand were last taken or renewed; touched by the worker's thread only. */
+    private long leaseStart;
 
-    BatchRunner(TopicDefinition topic, RmqHandler<T> handler, PayloadCodec codec, Type payloadType, Settlement acks,
-                LeaseKeeper leases, RmqMetrics metrics, RmqErrorHandler errorHandler) {
-        this.errorHandler = errorHandler;
+    BatchRunner(TopicDefinition topic, Invoker<T> invoker, PayloadCodec codec, Type payloadType, Settlement acks,
+                LeaseKeeper leases, LeaseTimer timer, RmqMetrics metrics) {
         this.topic = topic;
-        this.handler = handler;
+        this.invoker = invoker;
         this.codec = codec;
         this.payloadType = payloadType;
         this.acks = acks;
         this.leases = leases;
+        this.timer = timer;
         this.metrics = metrics;
     }
 
@@ -78,9 +78,10 @@ final class BatchRunner<T> {
             }
         }
         long leaseNanos = topic.leaseTimeout().toNanos();
-        long leaseStart = System.nanoTime();
-        for (int i = 0; i < deliveries.size(); i++) {
-            Delivery<T> delivery = deliveries.get(i);
+        leaseStart = System.nanoTime();
+        Call call = new Call(state, control, deliveries);
+        int i = 0;
+        while (i < deliveries.size()) {
             List<Delivery<T>> rest = deliveries.subList(i, deliveries.size());
             if (control.mustLetGo(state)) {
                 releaseUnstarted(rest);
@@ -100,6 +101,7 @@ final class BatchRunner<T> {
                 if (!acks.flush(state, control)) {
                     return false;
                 }
+                call.unacknowledgedFrom = i;
                 // the ack just sent checked the fence; only the leases, or a fence it did not check, need a call
                 if (leaseHalfGone || fenceUnconfirmed(state, System.nanoTime())) {
                     if (!leases.extendAll(state, rest, control)) {
@@ -113,27 +115,104 @@ final class BatchRunner<T> {
                     break;
                 }
             }
-            if (delivery.leaseLost()) {
+            List<Delivery<T>> taken = invoker.takesBatch() ? live(rest) : List.of(rest.get(0));
+            if (taken.isEmpty() || taken.get(0).leaseLost()) {
+                i += invoker.takesBatch() ? rest.size() : 1;
                 continue;
             }
-            reportLateness(delivery, poll);
-            Handled handled = invoke(delivery, control);
-            if (handled == null) {
-                // the stop cut this handler off: at least once, its message goes back as if never started; at most
-                // once it had started, so it is lost rather than delivered a second time
-                if (acks.leased()) {
-                    releaseUnstarted(rest);
-                } else {
-                    acks.add(AckCall.Op.ROLL_BACK, delivery, "interrupted by the consumer's stop", null);
-                    releaseUnstarted(rest.subList(1, rest.size()));
-                }
+            taken.forEach(delivery -> reportLateness(delivery, poll));
+            List<Invoker.Handled> handled = invoker.invoke(taken, call);
+            call.ended();
+            if (!settle(taken, handled)) {
+                // the stop cut a handler off: what was not taken goes back as if never started
+                releaseUnstarted(rest.subList(invoker.takesBatch() ? rest.size() : 1, rest.size()));
                 break;
             }
-            acks.add(opFor(handled.result()), delivery, handled.result().reason(), handled.cause());
+            i += invoker.takesBatch() ? rest.size() : 1;
         }
         // an interrupt was meant for the handler; the acknowledgement of what finished must still be sent
         Thread.interrupted();
         return acks.flush(state, control);
+    }
+
+    /**
+     * Gathers the outcomes of one call for the next flush. Returns false when the stop cut the call off: at least
+     * once, its messages go back as if never started; at most once they had started, so they are lost rather than
+     * delivered a second time.
+     */
+    private boolean settle(List<Delivery<T>> taken, List<Invoker.Handled> handled) {
+        boolean cutOff = false;
+        for (int j = 0; j < taken.size(); j++) {
+            Invoker.Handled outcome = handled.get(j);
+            Delivery<T> delivery = taken.get(j);
+            switch (outcome.kind()) {
+                case DONE -> acks.add(opFor(outcome.result()), delivery, outcome.result().reason(), outcome.cause());
+                case UNSTARTED -> acks.add(AckCall.Op.RELEASE, delivery, "", null);
+                case CUT_OFF -> {
+                    cutOff = true;
+                    if (acks.leased()) {
+                        acks.add(AckCall.Op.RELEASE, delivery, "", null);
+                    } else {
+                        acks.add(AckCall.Op.ROLL_BACK, delivery, "interrupted by the consumer's stop", null);
+                    }
+                }
+            }
+        }
+        return !cutOff;
+    }
+
+    /** The deliveries whose lease is not lost. */
+    private static <T> List<Delivery<T>> live(List<Delivery<T>> deliveries) {
+        List<Delivery<T>> live = new ArrayList<>(deliveries.size());
+        for (Delivery<T> delivery : deliveries) {
+            if (!delivery.leaseLost()) {
+                live.add(delivery);
+            }
+        }
+        return live;
+    }
+
+    /** The worker's side of one handler call: its control, and a timer on the leases of a long call. */
+    private final class Call implements Invoker.Call {
+
+        private final SlotState state;
+        private final WorkerControl control;
+        private final List<Delivery<T>> deliveries;
+        /** Where the deliveries whose acknowledgement has not been sent start. */
+        int unacknowledgedFrom;
+        /** The watch of the call in progress, if it asked for one. */
+        private LeaseTimer.Watch last;
+
+        Call(SlotState state, WorkerControl control, List<Delivery<T>> deliveries) {
+            this.state = state;
+            this.control = control;
+            this.deliveries = deliveries;
+        }
+
+        @Override
+        public WorkerControl control() {
+            return control;
+        }
+
+        @Override
+        public LeaseTimer.Watch watchLeases() {
+            if (!acks.leased()) {
+                return LeaseTimer.Watch.NONE;
+            }
+            long half = topic.leaseTimeout().toNanos() / 2;
+            // a done delivery's acknowledgement quotes its token when it is sent, so renewing it meanwhile is safe
+            last = timer.watch(state, live(deliveries.subList(unacknowledgedFrom, deliveries.size())), leases, control,
+                    leaseStart + half - System.nanoTime(), half);
+            return last;
+        }
+
+        /** After a call: a lease the timer renewed during it starts the next half-lease wait afresh. */
+        void ended() {
+            if (last != null && last.lastExtendedNanos() != 0) {
+                leaseStart = last.lastExtendedNanos();
+            }
+            last = null;
+        }
     }
 
     /** Hands back what a batch has not started, so the next owner gets it without waiting for a lease. */
@@ -163,65 +242,6 @@ final class BatchRunner<T> {
             metrics.lateness(topic, redisNowMs - due.toEpochMilli());
         });
     }
-
-    /**
-     * Runs the handler. Returns null when a stopping container interrupted it: that is not the message's failure,
-     * so it costs no attempt.
-     */
-    private Handled invoke(Delivery<T> delivery, WorkerControl control) {
-        long start = System.nanoTime();
-        ConsumeResult result;
-        Throwable cause = null;
-        try {
-            result = handler.handle(delivery);
-            result = result == null ? ConsumeResult.success() : result;
-        } catch (Exception e) {
-            if (cutOffByStop(e, control)) {
-                return null;
-            }
-            cause = e;
-            result = decide(delivery, e);
-        } catch (LinkageError | AssertionError | StackOverflowError e) {
-            cause = e;
-            result = ConsumeResult.retry(RmqErrorHandler.describe(e));
-        }
-        metrics.consumed(topic, result.outcome(), System.nanoTime() - start);
-        return new Handled(result, cause);
-    }
-
-    /** What a handler's ending came to: its result, and the exception it threw, if it threw. */
-    private record Handled(ConsumeResult result, Throwable cause) {
-    }
-
-    /** The error handler's decision on a handler's exception; a retry when it fails or answers success. */
-    private ConsumeResult decide(Delivery<T> delivery, Exception error) {
-        try {
-            ConsumeResult decided = errorHandler.handle(delivery, error);
-            if (decided != null && decided.outcome() != ConsumeResult.Outcome.SUCCESS) {
-                return decided;
-            }
-        } catch (RuntimeException e) {
-            error.addSuppressed(e);
-        }
-        return ConsumeResult.retry(RmqErrorHandler.describe(error));
-    }
-
-    /** Whether a handler failed because the stop interrupted it, directly or through a wrapping exception. */
-    private static boolean cutOffByStop(Exception e, WorkerControl control) {
-        if (!control.stopping()) {
-            return false;
-        }
-        if (Thread.currentThread().isInterrupted()) {
-            return true;
-        }
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof InterruptedException) {
-                return true;
-            }
-        }
-        return false;
-    }
-
 
     private static AckCall.Op opFor(ConsumeResult result) {
         return switch (result.outcome()) {

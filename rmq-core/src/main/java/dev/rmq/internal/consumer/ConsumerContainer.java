@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -47,10 +49,11 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
     private volatile boolean running;
     private SlotAssignment assignment;
     private volatile List<SlotWorker> workers = List.of();
-    private List<Thread> threads = List.of();
+    /** Runs the workers; null for a platform thread of the container's own per worker. */
+    private final Executor executor;
 
     public ConsumerContainer(String id, TopicDefinition topic, ConsumerSettings settings, WorkerFactory<T> workerFactory,
-                             WakeSubscription wakes, Supplier<? extends SlotAssignment> assignments) {
+                             WakeSubscription wakes, Supplier<? extends SlotAssignment> assignments, Executor executor) {
         if (id == null || id.isBlank()) {
             throw new IllegalArgumentException("container id must not be blank");
         }
@@ -63,6 +66,7 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
         this.workerFactory = workerFactory;
         this.wakes = wakes;
         this.assignments = assignments;
+        this.executor = executor;
     }
 
     @Override
@@ -156,18 +160,27 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
 
     protected void doStart() {
         List<SlotWorker> newWorkers = new ArrayList<>();
-        List<Thread> newThreads = new ArrayList<>();
         for (int i = 0; i < settings.concurrency(); i++) {
-            SlotWorker worker = workerFactory.newWorker(id + "-" + i);
-            newWorkers.add(worker);
-            Thread thread = new Thread(worker, "rmq-" + id + "-" + i);
-            thread.setDaemon(false);
-            newThreads.add(thread);
+            newWorkers.add(workerFactory.newWorker(id + "-" + i));
         }
         workers = List.copyOf(newWorkers);
-        threads = List.copyOf(newThreads);
         wakes.open(id, settings.idlePoll(), this::wake);
-        threads.forEach(Thread::start);
+        for (int i = 0; i < workers.size(); i++) {
+            SlotWorker worker = workers.get(i);
+            if (executor == null) {
+                new Thread(worker, "rmq-" + id + "-" + i).start();
+                continue;
+            }
+            try {
+                executor.execute(worker);
+            } catch (RejectedExecutionException e) {
+                // the workers already handed over have no slots yet: they stop at once
+                workers.forEach(w -> w.stop(System.nanoTime()));
+                wakes.close();
+                throw new IllegalStateException("the executor of container " + id + " refused worker " + i + " of "
+                        + workers.size() + "; it needs a thread for each worker, as long as the container runs", e);
+            }
+        }
         // a fresh assignment per start: a coordinated one cannot rejoin once it has left
         assignment = assignments.get();
         assignment.start(topic, workers);
@@ -188,7 +201,7 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
         interruptStuckPolls(Math.min(share, POLL_GRACE_NANOS));
         // a worker past its deadline hands back what it did not start and acknowledges the batch: half the share
         if (!joinUntil(handlersDeadline + share / 2)) {
-            threads.forEach(Thread::interrupt);
+            workers.forEach(SlotWorker::interrupt);
             // a quarter of the share stays for giving the slots back
             joinUntil(Math.min(deadline - share / 4, System.nanoTime() + INTERRUPTED_JOIN_NANOS));
         }
@@ -196,11 +209,12 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
         boolean acksFailed = false;
         for (int i = 0; i < workers.size(); i++) {
             SlotWorker worker = workers.get(i);
-            leftToLeases += worker.deliveriesLeftToLeases(threads.get(i).isAlive());
+            leftToLeases += worker.deliveriesLeftToLeases(worker.alive());
             acksFailed |= worker.deliveriesLeftToLeases(false) > 0;
         }
         StopReport released = assignment.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         wakes.close();
+        workerFactory.stopped();
         List<String> unreachable = new ArrayList<>(released.unreachable());
         if (acksFailed) {
             unreachable.add("Redis");
@@ -221,9 +235,9 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
         while (System.nanoTime() - until < 0 && workers.stream().anyMatch(SlotWorker::polling)) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
         }
-        for (int i = 0; i < workers.size(); i++) {
-            if (workers.get(i).polling()) {
-                threads.get(i).interrupt();
+        for (SlotWorker worker : workers) {
+            if (worker.polling()) {
+                worker.interrupt();
             }
         }
     }
@@ -238,17 +252,13 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
     }
 
     private boolean joinUntil(long deadlineNanos) {
-        for (Thread thread : threads) {
-            long left = deadlineNanos - System.nanoTime();
+        for (SlotWorker worker : workers) {
             try {
-                if (left > 0) {
-                    thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                if (!worker.awaitEnd(deadlineNanos)) {
+                    return false;
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return false;
-            }
-            if (thread.isAlive()) {
                 return false;
             }
         }

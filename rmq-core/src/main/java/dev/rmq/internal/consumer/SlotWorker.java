@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -47,6 +48,9 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
     private final AtomicInteger leftToLeases = new AtomicInteger();
     /** Where the next round over the slots starts, so that no slot is always served first. */
     private int turn;
+    /** The thread running the worker, once it runs; an executor's thread is named after the worker meanwhile. */
+    private Thread thread;
+    private final CountDownLatch done = new CountDownLatch(1);
 
     SlotWorker(String id, TopicDefinition topic, ConsumerSettings settings, KeyLayout keys, SlotCalls calls,
                BatchRunner<?> batches, RateGate rate, RmqMetrics metrics, ConsumerEvents events, IntPredicate local) {
@@ -71,7 +75,8 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
         if (!running) {
             return;
         }
-        slots.add(new SlotState(slot, keys.slot(topic.name(), slot), fencingToken, System.nanoTime() + holdOff.toNanos()));
+        slots.add(new SlotState(slot, keys.slot(topic.name(), slot), fencingToken, System.nanoTime() + holdOff.toNanos(),
+                threadName() + " " + topic.name() + "_" + slot));
         signal.release();
     }
 
@@ -120,8 +125,19 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
         signal.release();
     }
 
+    /** The name of the worker's thread between batches; during one, the slot's hash tag follows it. */
+    private String threadName() {
+        return "rmq-" + id;
+    }
+
     @Override
     public void run() {
+        String before;
+        synchronized (this) {
+            thread = Thread.currentThread();
+            before = thread.getName();
+        }
+        thread.setName(threadName());
         try {
             while (running) {
                 long nextWake = System.nanoTime() + settings.idlePoll().toNanos();
@@ -157,7 +173,30 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
         } finally {
             exited = true;
             slots.all().forEach(slots::release);
+            synchronized (this) {
+                // an executor's thread goes back to its pool as it came: its name, and no interrupt meant for us
+                thread.setName(before);
+                Thread.interrupted();
+                done.countDown();
+            }
         }
+    }
+
+    /** Interrupts the worker's thread, if the worker runs on it still. */
+    synchronized void interrupt() {
+        if (thread != null && done.getCount() > 0) {
+            thread.interrupt();
+        }
+    }
+
+    /** Waits until the worker has ended, at most until {@code deadlineNanos}; whether it has. */
+    boolean awaitEnd(long deadlineNanos) throws InterruptedException {
+        return done.await(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+    }
+
+    /** Whether the worker still runs: it has started and not ended, or its executor has not started it yet. */
+    boolean alive() {
+        return done.getCount() > 0;
     }
 
     private void poll(SlotState state) {
@@ -189,8 +228,16 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
         // a send that woke the slot during the call may have come after the script had planned its wait
         boolean pollAgain = poll.polled().waitMs() == 0 || state.woken;
         state.nextPollNanos = pollAgain ? now : now + TimeUnit.MILLISECONDS.toNanos(poll.polled().waitMs());
-        if (!poll.polled().messages().isEmpty() && !batches.run(state, poll, this)) {
-            slots.release(state);
+        if (!poll.polled().messages().isEmpty()) {
+            Thread current = Thread.currentThread();
+            current.setName(state.threadName);
+            try {
+                if (!batches.run(state, poll, this)) {
+                    slots.release(state);
+                }
+            } finally {
+                current.setName(threadName());
+            }
         }
     }
 
@@ -199,6 +246,11 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
     public boolean mustLetGo(SlotState state) {
         return state.revoked != null || (!running && System.nanoTime() - stopDeadlineNanos > 0)
                 || Thread.currentThread().isInterrupted();
+    }
+
+    @Override
+    public boolean outOfTime() {
+        return (!running && System.nanoTime() - stopDeadlineNanos > 0) || Thread.currentThread().isInterrupted();
     }
 
     /** Whether the worker waits for a poll's reply now. */

@@ -6,6 +6,12 @@ interface WorkerControl {
     /** Whether the worker must let the slot go before the next handler: revoked, past the stop's deadline, or interrupted. */
     boolean mustLetGo(SlotState state);
 
+    /**
+     * Whether a handler's pending result must no longer be waited for: the stop's deadline has passed, or the
+     * thread was interrupted. A revoke alone does not end the wait: the slot is let go after the message.
+     */
+    boolean outOfTime();
+
     /** Whether the worker is stopping: failures it meets are then expected, counted, and not logged one by one. */
     boolean stopping();
 

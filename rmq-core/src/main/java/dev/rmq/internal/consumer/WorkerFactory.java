@@ -3,7 +3,6 @@ package dev.rmq.internal.consumer;
 import dev.rmq.codec.PayloadCodec;
 import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.consumer.RmqErrorHandler;
-import dev.rmq.consumer.RmqHandler;
 import dev.rmq.events.RmqEventListener;
 import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.internal.redis.OutageWatch;
@@ -28,7 +27,9 @@ public final class WorkerFactory<T> {
     private final ConsumerSettings settings;
     private final KeyLayout keys;
     private final SlotCalls calls;
-    private final RmqHandler<T> handler;
+    private final Handlers<T> handlers;
+    /** Extends the leases of long batch and asynchronous calls, for all the container's workers. */
+    private final LeaseTimer leaseTimer;
     private final PayloadCodec codec;
     private final Type payloadType;
     private final RmqMetrics metrics;
@@ -45,7 +46,7 @@ public final class WorkerFactory<T> {
     private final RateGate rate;
 
     public WorkerFactory(TopicDefinition topic, ConsumerSettings settings, KeyLayout keys, ScriptRunner scripts,
-                         RmqHandler<T> handler, PayloadCodec codec, Type payloadType, RmqMetrics metrics,
+                         Handlers<T> handlers, PayloadCodec codec, Type payloadType, RmqMetrics metrics,
                          RmqEventListener events, OutageWatch outage, String zone, RmqErrorHandler errorHandler) {
         this.errorHandler = errorHandler;
         this.failures = new HandlerFailures(topic);
@@ -55,7 +56,8 @@ public final class WorkerFactory<T> {
         this.keys = keys;
         this.calls = new SlotCalls(scripts, topic, settings, keys.wakeChannel(topic.name()), outage);
         this.outage = outage;
-        this.handler = handler;
+        this.handlers = handlers;
+        this.leaseTimer = new LeaseTimer("rmq-leases-" + topic.name());
         this.codec = codec;
         this.payloadType = payloadType;
         this.metrics = metrics;
@@ -68,13 +70,18 @@ public final class WorkerFactory<T> {
         return outage.outage();
     }
 
+    /** Ends the lease timer's thread, once the workers have stopped. */
+    void stopped() {
+        leaseTimer.shutdown();
+    }
+
     SlotWorker newWorker(String id) {
         Settlement acks = topic.delivery() == DeliveryGuarantee.AT_MOST_ONCE
                 ? new AtMostOnceSettlement(id, topic, calls, failures)
                 : new Acknowledger(id, topic, calls, metrics, events, failures);
         LeaseKeeper leases = new LeaseKeeper(id, topic, calls, events);
-        BatchRunner<T> batches = new BatchRunner<>(topic, handler, codec, payloadType, acks, leases, metrics,
-                errorHandler);
+        BatchRunner<T> batches = new BatchRunner<>(topic, handlers.invoker(topic, metrics, errorHandler), codec,
+                payloadType, acks, leases, leaseTimer, metrics);
         return new SlotWorker(id, topic, settings, keys, calls, batches, rate, metrics, events,
                 slot -> topic.zones().isLocal(slot, zone));
     }

@@ -1,6 +1,7 @@
 package dev.rmq.internal.observation;
 
 import dev.rmq.consumer.ConsumeResult;
+import dev.rmq.consumer.RmqAsyncHandler;
 import dev.rmq.consumer.RmqHandler;
 import dev.rmq.consumer.RmqMessage;
 import dev.rmq.producer.OutgoingMessage;
@@ -68,20 +69,10 @@ public final class Observations {
     /** The handler, each call inside a process observation that continues the trace its message carries. */
     public <T> RmqHandler<T> process(RmqHandler<T> handler) {
         return message -> {
-            ReceiverContext<RmqMessage<T>> context = new ReceiverContext<>((carrier, key) -> carrier.headers().get(key));
-            context.setCarrier(message);
-            context.setRemoteServiceName("redis");
-            Observation observation = Observation.createNotStarted(PROCESS, () -> context, registry)
-                    .contextualName(message.topic() + " process")
-                    .lowCardinalityKeyValues(KeyValues.of("rmq.topic", message.topic()))
-                    .highCardinalityKeyValues(KeyValues.of("rmq.key", message.key(),
-                            "rmq.attempt", String.valueOf(message.attempt())));
-            observation.start();
+            Observation observation = processing(message);
             try (Observation.Scope ignored = observation.openScope()) {
                 ConsumeResult result = handler.handle(message);
-                if (result != null && result.outcome() != ConsumeResult.Outcome.SUCCESS) {
-                    observation.lowCardinalityKeyValue("rmq.outcome", result.outcome().name().toLowerCase());
-                }
+                outcome(observation, result);
                 return result;
             } catch (Exception e) {
                 observation.error(e);
@@ -90,5 +81,53 @@ public final class Observations {
                 observation.stop();
             }
         };
+    }
+
+    /**
+     * The asynchronous handler, each call inside a process observation that starts with the call and ends when its
+     * result completes.
+     */
+    public <T> RmqAsyncHandler<T> processAsync(RmqAsyncHandler<T> handler) {
+        return message -> {
+            Observation observation = processing(message);
+            CompletionStage<ConsumeResult> stage;
+            try (Observation.Scope ignored = observation.openScope()) {
+                stage = handler.handle(message);
+            } catch (Exception e) {
+                observation.error(e);
+                observation.stop();
+                throw e;
+            }
+            if (stage == null) {
+                observation.stop();
+                return null;
+            }
+            return stage.whenComplete((result, error) -> {
+                if (error != null) {
+                    observation.error(error);
+                } else {
+                    outcome(observation, result);
+                }
+                observation.stop();
+            });
+        };
+    }
+
+    private Observation processing(RmqMessage<?> message) {
+        ReceiverContext<RmqMessage<?>> context = new ReceiverContext<>((carrier, key) -> carrier.headers().get(key));
+        context.setCarrier(message);
+        context.setRemoteServiceName("redis");
+        return Observation.createNotStarted(PROCESS, () -> context, registry)
+                .contextualName(message.topic() + " process")
+                .lowCardinalityKeyValues(KeyValues.of("rmq.topic", message.topic()))
+                .highCardinalityKeyValues(KeyValues.of("rmq.key", message.key(),
+                        "rmq.attempt", String.valueOf(message.attempt())))
+                .start();
+    }
+
+    private static void outcome(Observation observation, ConsumeResult result) {
+        if (result != null && result.outcome() != ConsumeResult.Outcome.SUCCESS) {
+            observation.lowCardinalityKeyValue("rmq.outcome", result.outcome().name().toLowerCase());
+        }
     }
 }

@@ -1,0 +1,128 @@
+package dev.rmq.internal.consumer;
+
+import dev.rmq.consumer.ConsumeResult;
+import dev.rmq.consumer.RmqErrorHandler;
+import dev.rmq.consumer.RmqMessage;
+import dev.rmq.metrics.RmqMetrics;
+import dev.rmq.topic.TopicDefinition;
+
+import java.util.List;
+
+/**
+ * How a container calls its handler, and what came of each message it gave it: one message at a time and
+ * synchronously ({@link SingleInvoker}), one message at a time with a result that completes later
+ * ({@link AsyncInvoker}), or a poll's messages together ({@link BatchInvoker}).
+ *
+ * @param <T> the payload type
+ */
+abstract sealed class Invoker<T> permits SingleInvoker, AsyncInvoker, BatchInvoker {
+
+    /** What came of one delivery. */
+    record Handled(Kind kind, ConsumeResult result, Throwable cause) {
+
+        enum Kind {
+            /** The handler decided, or its failure was decided on. */
+            DONE,
+            /** Never started: it goes back with its place and attempt count. */
+            UNSTARTED,
+            /** Started, then cut off by the container's stop: not the message's failure. */
+            CUT_OFF
+        }
+
+        static final Handled UNSTARTED = new Handled(Kind.UNSTARTED, null, null);
+        static final Handled CUT_OFF = new Handled(Kind.CUT_OFF, null, null);
+
+        static Handled done(ConsumeResult result, Throwable cause) {
+            return new Handled(Kind.DONE, result, cause);
+        }
+    }
+
+    protected final TopicDefinition topic;
+    protected final RmqMetrics metrics;
+    private final RmqErrorHandler errorHandler;
+
+    Invoker(TopicDefinition topic, RmqMetrics metrics, RmqErrorHandler errorHandler) {
+        this.topic = topic;
+        this.metrics = metrics;
+        this.errorHandler = errorHandler;
+    }
+
+    /** Whether one call takes all that is left of a poll, rather than its first message. */
+    boolean takesBatch() {
+        return false;
+    }
+
+    /**
+     * Runs the handler on {@code taken}: the first message of the rest of a poll, or all of it.
+     *
+     * @param call the worker's side of the call
+     * @return one outcome per message taken, in order
+     */
+    abstract List<Handled> invoke(List<Delivery<T>> taken, Call call);
+
+    /** What an invoker needs of the worker during one call. */
+    interface Call {
+
+        WorkerControl control();
+
+        /**
+         * Keeps alive, until closed, the leases of the poll's deliveries that are not acknowledged yet: those the call
+         * took, those after them, and those done whose acknowledgement waits for the next flush. A no-op when the
+         * topic holds no leases.
+         */
+        LeaseTimer.Watch watchLeases();
+    }
+
+    /** The outcome of a handler that threw {@code error}, or null when the stop cut it off. */
+    protected Handled failed(RmqMessage<?> message, Throwable error, WorkerControl control, long startNanos) {
+        if (cutOffByStop(error, control)) {
+            return null;
+        }
+        ConsumeResult result = error instanceof Exception e ? decide(message, e)
+                : ConsumeResult.retry(RmqErrorHandler.describe(error));
+        metrics.consumed(topic, result.outcome(), System.nanoTime() - startNanos);
+        return Handled.done(result, error);
+    }
+
+    /** The outcome of a handler that returned {@code result}; null counts as a success. */
+    protected Handled returned(ConsumeResult result, long startNanos) {
+        ConsumeResult decided = result == null ? ConsumeResult.success() : result;
+        metrics.consumed(topic, decided.outcome(), System.nanoTime() - startNanos);
+        return Handled.done(decided, null);
+    }
+
+    /** The error handler's decision on a handler's exception; a retry when it fails or answers success. */
+    private ConsumeResult decide(RmqMessage<?> message, Exception error) {
+        try {
+            ConsumeResult decided = errorHandler.handle(message, error);
+            if (decided != null && decided.outcome() != ConsumeResult.Outcome.SUCCESS) {
+                return decided;
+            }
+        } catch (RuntimeException e) {
+            error.addSuppressed(e);
+        }
+        return ConsumeResult.retry(RmqErrorHandler.describe(error));
+    }
+
+    /** Whether a handler failed because the stop interrupted it, directly or through a wrapping exception. */
+    private static boolean cutOffByStop(Throwable e, WorkerControl control) {
+        if (!control.stopping()) {
+            return false;
+        }
+        if (Thread.currentThread().isInterrupted()) {
+            return true;
+        }
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof InterruptedException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Errors a handler may throw that are its message's failure, not the worker's end. */
+    protected static boolean isHandlerFailure(Throwable e) {
+        return e instanceof Exception || e instanceof LinkageError || e instanceof AssertionError
+                || e instanceof StackOverflowError;
+    }
+}

@@ -1,0 +1,37 @@
+package dev.rmq.internal.consumer;
+
+import dev.rmq.consumer.ConsumeResult;
+import dev.rmq.consumer.RmqErrorHandler;
+import dev.rmq.consumer.RmqHandler;
+import dev.rmq.metrics.RmqMetrics;
+import dev.rmq.topic.TopicDefinition;
+
+import java.util.List;
+
+/**
+ * Calls an {@link RmqHandler} on one message and waits for it on the worker's thread. A long handler extends its
+ * own lease, if it needs to; the next message's lease is extended between handlers.
+ */
+final class SingleInvoker<T> extends Invoker<T> {
+
+    private final RmqHandler<T> handler;
+
+    SingleInvoker(RmqHandler<T> handler, TopicDefinition topic, RmqMetrics metrics, RmqErrorHandler errorHandler) {
+        super(topic, metrics, errorHandler);
+        this.handler = handler;
+    }
+
+    @Override
+    List<Handled> invoke(List<Delivery<T>> taken, Call call) {
+        Delivery<T> delivery = taken.get(0);
+        long start = System.nanoTime();
+        ConsumeResult result;
+        try {
+            result = handler.handle(delivery);
+        } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {
+            Handled failed = failed(delivery, e, call.control(), start);
+            return List.of(failed == null ? Handled.CUT_OFF : failed);
+        }
+        return List.of(returned(result, start));
+    }
+}
