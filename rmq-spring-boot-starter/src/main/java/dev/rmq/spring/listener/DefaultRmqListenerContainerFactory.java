@@ -1,5 +1,6 @@
 package dev.rmq.spring.listener;
 
+import dev.rmq.ContainerBuilder;
 import dev.rmq.RmqClient;
 import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.consumer.RmqConsumerContainer;
@@ -10,10 +11,12 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
+import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
 
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 
 /**
  * Builds {@link RmqConsumerContainer}s on an {@link RmqClient}. Settings are chosen per value, the most
@@ -30,6 +33,7 @@ public class DefaultRmqListenerContainerFactory implements RmqListenerContainerF
     private MessageHandlerMethodFactory methodFactory = defaultMethodFactory();
     private RmqErrorHandler errorHandler = RmqErrorHandler.DEFAULT;
     private BeanFactory beanFactory;
+    private Executor executor;
 
     /**
      * Per-topic overrides of the factory's defaults; null means "not set".
@@ -73,6 +77,18 @@ public class DefaultRmqListenerContainerFactory implements RmqListenerContainerF
         this.errorHandler = Objects.requireNonNull(errorHandler, "errorHandler");
     }
 
+    /**
+     * Runs the workers of the containers, and with them the listeners; each worker holds one of its threads while its
+     * container runs. Null (the default) gives each worker a platform thread of its own.
+     */
+    public void setExecutor(Executor executor) {
+        this.executor = executor;
+    }
+
+    public Executor getExecutor() {
+        return executor;
+    }
+
     public RmqErrorHandler getErrorHandler() {
         return errorHandler;
     }
@@ -100,9 +116,18 @@ public class DefaultRmqListenerContainerFactory implements RmqListenerContainerF
     public RmqConsumerContainer<?> createContainer(RmqListenerEndpoint endpoint) {
         TopicDefinition topic = client.topics().require(endpoint.topic());
         ConsumerSettings settings = settingsFor(endpoint);
-        ListenerMethodAdapter handler = new ListenerMethodAdapter(
-                methodFactory.createInvocableHandlerMethod(endpoint.bean(), endpoint.method()));
-        return client.container(topic.name(), endpoint.payloadType(), handler)
+        InvocableHandlerMethod method = methodFactory.createInvocableHandlerMethod(endpoint.bean(), endpoint.method());
+        ListenerSignature signature = endpoint.signature();
+        ContainerBuilder<Object> builder = client.container(topic.name(), signature.payloadType());
+        switch (signature.shape()) {
+            case SINGLE -> builder.handler(new ListenerMethodAdapter(method));
+            case ASYNC -> builder.asyncHandler(new AsyncListenerMethodAdapter(method, signature.suspending()));
+            case BATCH -> builder.batchHandler(new BatchListenerMethodAdapter(method, signature.messages()));
+        }
+        if (executor != null) {
+            builder.executor(executor);
+        }
+        return builder
                 .id(endpoint.id())
                 .settings(settings)
                 .assignment(() -> assignments.create(topic, endpoint.id()))

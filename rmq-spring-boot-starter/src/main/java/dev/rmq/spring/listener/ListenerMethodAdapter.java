@@ -19,6 +19,9 @@ import java.util.Map;
 final class ListenerMethodAdapter implements RmqHandler<Object> {
 
     static final String RETURNED_FALSE = "listener returned false";
+    /** A JSON "null" decodes to null, which no listener parameter can sensibly receive. */
+    static final ConsumeResult NULL_PAYLOAD =
+            ConsumeResult.dead("payload is JSON null, which a listener cannot receive");
 
     private final InvocableHandlerMethod method;
 
@@ -29,8 +32,7 @@ final class ListenerMethodAdapter implements RmqHandler<Object> {
     @Override
     public ConsumeResult handle(RmqMessage<Object> message) throws Exception {
         if (message.payload() == null) {
-            // A JSON "null" decodes to null, which no listener parameter can sensibly receive.
-            return ConsumeResult.dead("payload is JSON null, which a listener cannot receive");
+            return NULL_PAYLOAD;
         }
         return toResult(method.invoke(toSpringMessage(message)));
     }
@@ -45,7 +47,7 @@ final class ListenerMethodAdapter implements RmqHandler<Object> {
         return ConsumeResult.success();
     }
 
-    private static Message<Object> toSpringMessage(RmqMessage<Object> message) {
+    static Message<Object> toSpringMessage(RmqMessage<Object> message) {
         MessageBuilder<Object> builder = MessageBuilder.withPayload(message.payload());
         for (Map.Entry<String, String> header : message.headers().entrySet()) {
             // "id" and "timestamp" are read-only in spring-messaging; RmqMessage.headers() still has them.

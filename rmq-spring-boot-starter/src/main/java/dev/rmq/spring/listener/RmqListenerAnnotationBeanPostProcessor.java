@@ -82,7 +82,7 @@ public class RmqListenerAnnotationBeanPostProcessor
                                          RmqListener annotation) {
         String where = RmqListenerEndpoint.describe(beanName, method);
         try {
-            Type payloadType = ListenerMethodSignature.payloadType(targetClass, method);
+            ListenerSignature signature = ListenerMethodSignature.of(targetClass, method);
             Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
             String topic = text(annotation.topic());
             if (topic == null) {
@@ -92,7 +92,7 @@ public class RmqListenerAnnotationBeanPostProcessor
             if (id == null) {
                 id = topic + "#" + idCounters.computeIfAbsent(topic, t -> new AtomicInteger()).getAndIncrement();
             }
-            return new RmqListenerEndpoint(id, topic, beanName, bean, invocable, payloadType,
+            return new RmqListenerEndpoint(id, topic, beanName, bean, invocable, signature,
                     number(annotation.concurrency(), "concurrency"), number(annotation.batchSize(), "batchSize"),
                     flag(annotation.autoStartup()), text(annotation.containerFactory()), text(annotation.errorHandler()));
         } catch (IllegalArgumentException | IllegalStateException e) {

@@ -17,7 +17,7 @@ import java.util.stream.Collectors;
  * @param beanName         the name of the bean that declares the method
  * @param bean             the bean to invoke the method on
  * @param method           the listener method, invocable on {@code bean} (a proxy's method when it is proxied)
- * @param payloadType      what the payload is decoded into
+ * @param signature        what the method takes and returns: its payload type and its shape
  * @param concurrency      worker threads, or null for the topic's or the factory's default
  * @param batchSize        messages per poll, or null for the topic's or the factory's default
  * @param autoStartup      whether the container starts with the application, or null for the factory's default
@@ -25,7 +25,7 @@ import java.util.stream.Collectors;
  * @param errorHandler     the bean name of the listener's error handler, or null for the factory's
  */
 public record RmqListenerEndpoint(String id, String topic, String beanName, Object bean, Method method,
-                                  Type payloadType, Integer concurrency, Integer batchSize, Boolean autoStartup,
+                                  ListenerSignature signature, Integer concurrency, Integer batchSize, Boolean autoStartup,
                                   String containerFactory, String errorHandler) {
 
     public RmqListenerEndpoint {
@@ -34,7 +34,12 @@ public record RmqListenerEndpoint(String id, String topic, String beanName, Obje
         Objects.requireNonNull(beanName, "beanName");
         Objects.requireNonNull(bean, "bean");
         Objects.requireNonNull(method, "method");
-        Objects.requireNonNull(payloadType, "payloadType");
+        Objects.requireNonNull(signature, "signature");
+    }
+
+    /** What the payload is decoded into. */
+    public Type payloadType() {
+        return signature.payloadType();
     }
 
     /** {@code bean 'orders' method OrderListeners.close(Order)}, for error messages. */

@@ -1,6 +1,7 @@
 package dev.rmq.spring.autoconfigure;
 
 import dev.rmq.consumer.RmqMessage;
+import dev.rmq.spring.annotation.RmqHeaders;
 import dev.rmq.spring.annotation.RmqListener;
 import dev.rmq.embedded.RedisServer;
 import dev.rmq.testsupport.RedisExtension;
@@ -13,12 +14,15 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.messaging.handler.annotation.Header;
+import reactor.core.publisher.Flux;
 
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -159,10 +163,36 @@ class RmqStartupErrorTests {
     }
 
     @Test
-    void refusesAListenerThatReturnsAFuture() {
-        contextRunner.withBean("async", AsyncListener.class)
-                .run(context -> assertFailure(context, "AsyncListener.on(String) of bean 'async' cannot be a listener:"
-                        + " it returns CompletableFuture, but listener methods must finish their work before they return"));
+    void refusesAListenerThatReturnsAFutureThatCannotSayWhenItCompletes() {
+        contextRunner.withBean("future", FutureListener.class)
+                .run(context -> assertFailure(context, "FutureListener.on(String) of bean 'future' cannot be a listener:"
+                        + " it returns Future, which cannot tell rmq when it completes: return a CompletionStage"));
+    }
+
+    @Test
+    void refusesAListenerThatReturnsAFlux() {
+        contextRunner.withBean("flux", FluxListener.class)
+                .run(context -> assertFailure(context, "FluxListener.on(String) of bean 'flux' cannot be a listener:"
+                        + " it returns Flux, which may emit many values: an asynchronous listener returns one outcome"));
+    }
+
+    @Test
+    void refusesABatchListenerOfListsOrMessages() {
+        contextRunner.withBean("lists", ListOfListsListener.class)
+                .run(context -> assertFailure(context, "ListOfListsListener.on(List) of bean 'lists' cannot be a listener:"
+                        + " its List parameter carries java.util.List<java.lang.String>: a batch listener takes"
+                        + " List<T> or List<RmqMessage<T>> where T is the topic's payload type"));
+    }
+
+    @Test
+    void refusesABatchListenerWithMoreParametersOrAnotherReturnType() {
+        contextRunner.withBean("headers", BatchWithHeaderListener.class)
+                .run(context -> assertFailure(context, "BatchWithHeaderListener.on(List, String) of bean 'headers'"
+                        + " cannot be a listener: it takes a List and 1 more parameter(s): a batch listener takes one"
+                        + " parameter, List<T> or List<RmqMessage<T>>"));
+        contextRunner.withBean("returnsBoolean", BatchReturningBooleanListener.class)
+                .run(context -> assertFailure(context, "it takes a List, so it is a batch listener, and returns boolean:"
+                        + " a batch listener returns void or BatchResult"));
     }
 
     @Test
@@ -257,10 +287,36 @@ class RmqStartupErrorTests {
         }
     }
 
-    static class AsyncListener {
+    static class FutureListener {
         @RmqListener(topic = "orders")
-        CompletableFuture<Void> on(String payload) {
+        Future<Void> on(String payload) {
             return CompletableFuture.completedFuture(null);
+        }
+    }
+
+    static class FluxListener {
+        @RmqListener(topic = "orders")
+        Flux<String> on(String payload) {
+            return Flux.just(payload);
+        }
+    }
+
+    static class ListOfListsListener {
+        @RmqListener(topic = "orders")
+        void on(List<List<String>> batch) {
+        }
+    }
+
+    static class BatchWithHeaderListener {
+        @RmqListener(topic = "orders")
+        void on(List<String> batch, @Header(RmqHeaders.TOPIC) String topic) {
+        }
+    }
+
+    static class BatchReturningBooleanListener {
+        @RmqListener(topic = "orders")
+        boolean on(List<String> batch) {
+            return true;
         }
     }
 
