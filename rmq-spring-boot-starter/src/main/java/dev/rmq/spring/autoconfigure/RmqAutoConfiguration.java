@@ -127,13 +127,14 @@ public final class RmqAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RmqListenerContainerFactoryConfigurer rmqListenerContainerFactoryConfigurer(RmqClient client,
-            RmqSlotAssignmentFactory assignments, RmqProperties properties, BeanFactory beans) {
+            RmqSlotAssignmentFactory assignments, RmqProperties properties, BeanFactory beans, Environment environment) {
         Map<String, DefaultRmqListenerContainerFactory.TopicSettings> topics = new LinkedHashMap<>();
         properties.topics().forEach((key, topic) -> topics.put(topic.toDefinition(key).name(),
                 new DefaultRmqListenerContainerFactory.TopicSettings(topic.concurrency(), topic.batchSize())));
         return new RmqListenerContainerFactoryConfigurer(client, assignments, properties.listener().toConsumerSettings(),
                 topics, properties.listener().autoStartup(),
-                beans.getBean(RmqErrorHandlerNames.DEFAULT, RmqErrorHandler.class));
+                beans.getBean(RmqErrorHandlerNames.DEFAULT, RmqErrorHandler.class),
+                ListenerThreads.choose(properties.listener().threads(), environment, beans));
     }
 
     @Bean(RmqListenerContainerFactory.DEFAULT_BEAN_NAME)

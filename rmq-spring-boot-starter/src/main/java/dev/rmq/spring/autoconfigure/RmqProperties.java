@@ -192,13 +192,28 @@ public record RmqProperties(@DefaultValue("") String namespace,
      *                        exception caused by one) sends its message to the dead queue at once. By default a
      *                        payload that cannot be read as the listener's type: PayloadCodecException,
      *                        MessageConversionException and MethodArgumentResolutionException.
+     * @param threads         What threads run the listeners: AUTO follows spring.threads.virtual.enabled, VIRTUAL
+     *                        asks for virtual threads, PLATFORM gives each worker a thread of its own. Virtual
+     *                        threads need Java 21 or later; on Java 17 the listeners run on platform threads. An
+     *                        Executor bean named rmqListenerExecutor wins over this setting.
      */
     public record Listener(@DefaultValue("true") boolean autoStartup,
                            @DefaultValue("1") int concurrency,
                            @DefaultValue("64") int batchSize,
                            @DefaultValue("1s") Duration idlePoll,
                            @DefaultValue("10s") Duration shutdownTimeout,
-                           List<Class<? extends Throwable>> notRetryableExceptions) {
+                           List<Class<? extends Throwable>> notRetryableExceptions,
+                           @DefaultValue("auto") Threads threads) {
+
+        /** What threads run the listeners. */
+        public enum Threads {
+            /** Virtual threads when spring.threads.virtual.enabled is true (and Java is 21 or later), else platform. */
+            AUTO,
+            /** A platform thread of its own for each worker. */
+            PLATFORM,
+            /** Virtual threads, on Java 21 or later. */
+            VIRTUAL
+        }
 
         /**
          * The exceptions not worth retrying when {@code not-retryable-exceptions} is not set: rmq-core's, and a

@@ -6,10 +6,11 @@ import dev.rmq.consumer.RmqErrorHandler;
 
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 
 /**
  * Applies the application's listener settings ({@code rmq.listener.*}, each topic's {@code concurrency} and
- * {@code batch-size}, the {@code rmqErrorHandler} bean) to a container factory, as Spring Boot's configurers do for
+ * {@code batch-size}, the {@code rmqErrorHandler} bean, the threads the listeners run on) to a container factory, as Spring Boot's configurers do for
  * Kafka and Rabbit: a second factory starts from the same defaults and changes only what it must.
  *
  * <pre>{@code
@@ -29,11 +30,25 @@ public final class RmqListenerContainerFactoryConfigurer {
     private final Map<String, DefaultRmqListenerContainerFactory.TopicSettings> topics;
     private final boolean autoStartup;
     private final RmqErrorHandler errorHandler;
+    private final Executor executor;
 
     public RmqListenerContainerFactoryConfigurer(RmqClient client, RmqSlotAssignmentFactory assignments,
                                                  ConsumerSettings defaults,
                                                  Map<String, DefaultRmqListenerContainerFactory.TopicSettings> topics,
                                                  boolean autoStartup, RmqErrorHandler errorHandler) {
+        this(client, assignments, defaults, topics, autoStartup, errorHandler, null);
+    }
+
+    /**
+     * @param executor runs the containers' workers, and with them the listeners; null for a platform thread per
+     *                 worker
+     */
+    public RmqListenerContainerFactoryConfigurer(RmqClient client, RmqSlotAssignmentFactory assignments,
+                                                 ConsumerSettings defaults,
+                                                 Map<String, DefaultRmqListenerContainerFactory.TopicSettings> topics,
+                                                 boolean autoStartup, RmqErrorHandler errorHandler,
+                                                 Executor executor) {
+        this.executor = executor;
         this.client = Objects.requireNonNull(client, "client");
         this.assignments = Objects.requireNonNull(assignments, "assignments");
         this.defaults = Objects.requireNonNull(defaults, "defaults");
@@ -55,5 +70,6 @@ public final class RmqListenerContainerFactoryConfigurer {
         factory.setTopicSettings(topics);
         factory.setAutoStartup(autoStartup);
         factory.setErrorHandler(errorHandler);
+        factory.setExecutor(executor);
     }
 }
