@@ -4,6 +4,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.opentest4j.TestAbortedException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import tools.jackson.databind.JsonNode;
@@ -48,6 +49,11 @@ class SampleApplicationTests {
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
+    /** Whether the jar runs its ahead-of-time processed context ({@code -Drmq.sample.aot=true}). */
+    private static final boolean AOT = Boolean.getBoolean("rmq.sample.aot");
+    /** Whether it runs on Java 21 or later with virtual threads ({@code -Drmq.sample.virtual=true}). */
+    private static final boolean VIRTUAL = Boolean.getBoolean("rmq.sample.virtual");
+
     private static Process app;
     private static Path log;
     private static int port;
@@ -56,17 +62,26 @@ class SampleApplicationTests {
     static void startTheSampleWithNothingConfigured() throws IOException {
         port = freePort();
         String jar = System.getProperty("rmq.sample.jar");
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String java = VIRTUAL ? JavaRuntimes.atLeast(21).orElseThrow(() -> new TestAbortedException("no Java 21 or later"
+                + " here (" + JavaRuntimes.WHERE + "), so the virtual-thread path is not tested"))
+                : Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = new ArrayList<>();
         // the last test signals the whole group, as Ctrl-C does
         command.addAll(AS_FROM_A_TERMINAL);
-        command.addAll(jar != null
-                ? List.of(java, "-jar", jar)
-                : List.of(java, "-cp", System.getProperty("java.class.path"), RmqSamplesApplication.class.getName()));
+        command.add(java);
+        if (AOT) {
+            command.add("-Dspring.aot.enabled=true");
+        }
+        command.addAll(jar != null ? List.of("-jar", jar)
+                : List.of("-cp", System.getProperty("java.class.path"), RmqSamplesApplication.class.getName()));
         command.add("--server.port=" + port);
+        if (VIRTUAL) {
+            command.add("--spring.threads.virtual.enabled=true");
+        }
         Path target = Path.of("target");
         Files.createDirectories(target);
-        log = target.resolve(jar != null ? "sample-jar.log" : "sample-main.log");
+        log = target.resolve((jar != null ? "sample-jar" : "sample-main") + (AOT ? "-aot" : "")
+                + (VIRTUAL ? "-virtual" : "") + ".log");
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         if (jar != null) {
             // the jar runs as on a machine with only a JDK: Redis from the binary in the embedded-redis artifact
@@ -95,6 +110,13 @@ class SampleApplicationTests {
         assertThat(health.at("/components/rmq/components/zookeeper/status").asString()).isEqualTo("UP");
         assertThat(Files.readString(log)).contains("No Redis is configured: started redis-server",
                 "No ZooKeeper is configured: started one in-process");
+        if (AOT) {
+            assertThat(Files.readString(log)).contains("Starting AOT-processed RmqSamplesApplication");
+        }
+        if (VIRTUAL) {
+            assertThat(Files.readString(log)).contains("rmq listeners run on virtual threads"
+                    + " (spring.threads.virtual.enabled=true)");
+        }
     }
 
     @Test

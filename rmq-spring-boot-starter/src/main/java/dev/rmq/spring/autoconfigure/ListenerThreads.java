@@ -41,6 +41,8 @@ final class ListenerThreads {
                     Runtime.version().feature());
             return null;
         }
+        log.info("rmq listeners run on virtual threads ({})", threads == RmqProperties.Listener.Threads.VIRTUAL
+                ? "rmq.listener.threads=virtual" : "spring.threads.virtual.enabled=true");
         return new VirtualThreadTaskExecutor("rmq-listener-");
     }
 }

@@ -1,5 +1,6 @@
 package dev.rmq.spring.listener;
 
+import java.lang.reflect.Method;
 import java.lang.reflect.Type;
 import java.util.Objects;
 
@@ -28,8 +29,12 @@ public record ListenerSignature(Type payloadType, Shape shape, boolean messages,
         Objects.requireNonNull(shape, "shape");
     }
 
-    /** A listener that takes one message and returns when it is done. */
-    public static ListenerSignature single(Type payloadType) {
-        return new ListenerSignature(payloadType, Shape.SINGLE, false, false);
+    /**
+     * What {@code method} of {@code beanType} is, as an {@code @RmqListener}.
+     *
+     * @throws IllegalArgumentException saying what is wrong with the signature, and what is allowed
+     */
+    public static ListenerSignature of(Class<?> beanType, Method method) {
+        return ListenerMethodSignature.of(beanType, method);
     }
 }
