@@ -70,7 +70,7 @@ final class ConsumerFleet {
             events.write(new HarnessEvent.ProcessStarted(EventLog.nowMicros(), id));
             List<String> args = new ArrayList<>(List.of("--name", name, "--incarnation", Integer.toString(incarnation),
                     "--zk", links.zkConnect(), "--log", log.toString(), "--error-rate", Double.toString(options.errorRate()),
-                    "--threads", Integer.toString(options.threads())));
+                    "--threads", Integer.toString(options.threads()), "--listeners", options.listeners()));
             args.addAll(ChildArgs.redisArgs(links.redisAddresses(redisAddresses.get())));
             jvm = ChildJvm.start("consumer " + id, ConsumerMain.class, args, stderr(id), CHILD_HEAP);
         }

@@ -1,7 +1,10 @@
 package dev.rmq.faults;
 
+import dev.rmq.ContainerBuilder;
+import dev.rmq.consumer.BatchResult;
 import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.consumer.ConsumerSettings;
+import dev.rmq.consumer.RmqBatchFailedException;
 import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.consumer.RmqMessage;
 import dev.rmq.coordination.RmqCoordinator;
@@ -24,7 +27,11 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -41,10 +48,12 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>The handler reads the Redis clock ({@code TIME} on the slot's node) before it writes its start. It works for
  * the payload's {@code work} milliseconds, then throws for a {@code poison} payload, and for a random fraction of
- * the rest ({@code --error-rate}); probes never fail.
+ * the rest ({@code --error-rate}); probes never fail. It takes one of three shapes ({@code --listeners}): one
+ * message at a time; a poll's messages one after another, naming the first that fails; or a result that a thread
+ * of its own completes after the work.
  *
  * <p>Arguments: {@code --name --incarnation --standalone --cluster (addresses or -) --zk --log --error-rate
- * --threads}. Stdin: {@code EXPIRE} expires its ZooKeeper session (Curator's injectSessionExpiration) and answers
+ * --threads --listeners}. Stdin: {@code EXPIRE} expires its ZooKeeper session (Curator's injectSessionExpiration) and answers
  * {@code EXPIRED} once the workers have let their slots go; {@code STATUS} answers what each container holds;
  * {@code EXIT} stops gracefully and exits.
  */
@@ -53,6 +62,12 @@ public final class ConsumerMain {
     private static final String TIME_SCRIPT = "return redis.call('TIME')";
     /** The container's worker threads are named {@code rmq-<worker>}; rmq's events name the worker alone. */
     private static final String THREAD_PREFIX = "rmq-";
+    /** Where asynchronous handlers do their work and end: not the worker's thread. */
+    private static final ExecutorService ASYNC_WORK = Executors.newCachedThreadPool(runnable -> {
+        Thread thread = new Thread(runnable, "async-work");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     private final HarnessClients clients;
     private final EventLog log;
@@ -89,12 +104,18 @@ public final class ConsumerMain {
         ConsumerSettings settings = ConsumerSettings.DEFAULTS.withConcurrency(a.getInt("threads")).withBatchSize(8)
                 .withIdlePoll(Duration.ofMillis(500)).withShutdownTimeout(Duration.ofSeconds(5));
         List<RmqConsumerContainer<String>> containers = new ArrayList<>();
+        int shapes = 0;
         for (Deployment deployment : clients.deployments()) {
             RmqCoordinator coordinator = coordinators.get(deployment);
             for (TopicDefinition topic : Workload.topics(deployment)) {
                 // ids such as "ms" and "pc": the worker threads (rmq-<id>-<n>) must differ across topics and deployments
-                containers.add(clients.rmq(deployment).container(topic.name(), String.class, consumer::handle)
-                        .id(Workload.abbreviation(topic) + deployment.suffix()).settings(settings)
+                ContainerBuilder<String> builder = clients.rmq(deployment).container(topic.name(), String.class);
+                switch (shape(a.get("listeners"), a.get("name"), shapes++)) {
+                    case "batch" -> builder.batchHandler(consumer::handleBatch);
+                    case "async" -> builder.asyncHandler(consumer::handleAsync);
+                    default -> builder.handler(consumer::handle);
+                }
+                containers.add(builder.id(Workload.abbreviation(topic) + deployment.suffix()).settings(settings)
                         .assignment(coordinator::newAssignment).build());
             }
         }
@@ -121,6 +142,18 @@ public final class ConsumerMain {
         log.close();
         ChildArgs.reply("EXITED");
         System.exit(0);
+    }
+
+    /**
+     * The handler shape of this consumer's {@code index}-th container: the one asked for, or with {@code mixed} the
+     * three in turn, starting from one the consumer's name picks, so that consumers differ on one topic.
+     */
+    static String shape(String listeners, String name, int index) {
+        if (!listeners.equals("mixed")) {
+            return listeners;
+        }
+        List<String> shapes = List.of("single", "batch", "async");
+        return shapes.get(Math.floorMod(name.hashCode() + index, shapes.size()));
     }
 
     /** rmq's event as the checker reads it, with this incarnation's name. */
@@ -199,16 +232,59 @@ public final class ConsumerMain {
         return text.toString();
     }
 
+    /** One message's handling, from its start, written when it began, to the outcome written when it ends. */
+    private record Handling(RmqMessage<String> message, String worker, Payload payload) {
+    }
+
+    /** The handler of one message, start to end, on the worker's thread. */
     private ConsumeResult handle(RmqMessage<String> message) throws Exception {
+        return end(begin(message));
+    }
+
+    /**
+     * A poll's messages one after another; the first that fails is named, so that those after it go back unstarted
+     * and their runs end there.
+     */
+    private BatchResult handleBatch(List<RmqMessage<String>> messages) {
+        for (int i = 0; i < messages.size(); i++) {
+            try {
+                end(begin(messages.get(i)));
+            } catch (Exception e) {
+                throw new RmqBatchFailedException(i, e);
+            }
+        }
+        return BatchResult.success();
+    }
+
+    /** Starts the message on the worker's thread; its work and its end happen on another thread. */
+    private CompletionStage<ConsumeResult> handleAsync(RmqMessage<String> message) throws Exception {
+        Handling handling = begin(message);
+        CompletableFuture<ConsumeResult> result = new CompletableFuture<>();
+        ASYNC_WORK.execute(() -> {
+            try {
+                result.complete(end(handling));
+            } catch (Exception e) {
+                result.completeExceptionally(e);
+            }
+        });
+        return result;
+    }
+
+    private Handling begin(RmqMessage<String> message) {
         long start = EventLog.nowMicros();
-        String thread = Thread.currentThread().getName();
-        String worker = thread.startsWith(THREAD_PREFIX) ? thread.substring(THREAD_PREFIX.length()) : thread;
+        String worker = workerOf(Thread.currentThread().getName());
         Payload payload = Payload.decode(message.payload());
         long redisNow = redisNowMs(message);
         long due = message.dueTime().map(java.time.Instant::toEpochMilli).orElse(-1L);
         log.write(new HarnessEvent.Delivered(start, instance, worker, message.topic(), message.slot(), message.key(),
                 payload.seq(), payload.probe(), message.attempt(), redisNow, due, payload.fixedMs(),
                 message.leaseDeadline().toEpochMilli(), payload.workMs()));
+        return new Handling(message, worker, payload);
+    }
+
+    private ConsumeResult end(Handling handling) throws Exception {
+        RmqMessage<String> message = handling.message();
+        Payload payload = handling.payload();
         if (payload.workMs() > 0) {
             Thread.sleep(payload.workMs());
         }
@@ -220,13 +296,23 @@ public final class ConsumerMain {
                 outcome = "err";
             }
         }
-        log.write(new HarnessEvent.Handled(EventLog.nowMicros(), instance, worker, message.topic(), message.slot(),
-                message.key(), payload.seq(), message.attempt(), outcome));
+        log.write(new HarnessEvent.Handled(EventLog.nowMicros(), instance, handling.worker(), message.topic(),
+                message.slot(), message.key(), payload.seq(), message.attempt(), outcome));
         return switch (outcome) {
             case "ok" -> ConsumeResult.success();
             case "poison" -> throw new IllegalStateException("poison message " + payload.seq() + " always fails");
             default -> throw new IllegalStateException("injected listener error (rate " + errorRate + ")");
         };
+    }
+
+    /**
+     * The worker a handler runs for, as rmq's events name it: its thread is {@code rmq-<worker>}, followed by the
+     * slot it serves while it handles that slot's messages.
+     */
+    static String workerOf(String thread) {
+        String name = thread.startsWith(THREAD_PREFIX) ? thread.substring(THREAD_PREFIX.length()) : thread;
+        int slot = name.indexOf(' ');
+        return slot < 0 ? name : name.substring(0, slot);
     }
 
     /** The Redis clock on the node that serves the message's slot, in ms; -1 when it does not answer. */

@@ -28,10 +28,15 @@ import java.util.Set;
  * @param out             where the JSON result goes
  * @param workDir         where the processes' logs go; null for a fresh temporary directory
  * @param keepLogs        keep the logs even when the run passes (a failed run always keeps them)
+ * @param listeners       the consumers' handler shape: single, batch, async, or mixed (each consumer's topics
+ *                        take the three in turn, so a slot changes shape when it changes owner)
  */
 record HarnessOptions(Duration duration, RedisMode redis, int consumers, int threads, Set<FaultKind> faults,
                       double errorRate, String durable, double burstsPerSecond, Duration gapMin, Duration gapMax,
-                      long seed, Path out, Path workDir, boolean keepLogs) {
+                      long seed, Path out, Path workDir, boolean keepLogs, String listeners) {
+
+    /** The handler shapes a consumer can take. */
+    static final List<String> LISTENER_SHAPES = List.of("single", "batch", "async", "mixed");
 
     static final String USAGE = """
             usage: rmq-faults/faults [options]
@@ -43,6 +48,10 @@ record HarnessOptions(Duration duration, RedisMode redis, int consumers, int thr
                                           side, each with its own topics, so every fault applies
               --consumers N               consumer JVMs, at least 3 (default 3)
               --threads T                 worker threads per topic in each consumer (default 2)
+              --listeners single|batch|async|mixed
+                                          the consumers' handlers: one message at a time, a poll's messages together
+                                          (naming the one that failed), or a result that completes on another thread;
+                                          mixed (default): each consumer gives its topics the three in turn
               --faults a,b,...            faults to inject (default: all that apply to the Redis mode):
                                           kill, stop, redis-restart (standalone), failover (cluster), master-kill (cluster),
                                           sentinel-failover (sentinel),
@@ -78,6 +87,7 @@ record HarnessOptions(Duration duration, RedisMode redis, int consumers, int thr
         Path out = Path.of("faults-result.json");
         Path workDir = null;
         boolean keepLogs = false;
+        String listeners = "mixed";
         List<String> list = new ArrayList<>(List.of(args));
         for (int i = 0; i < list.size(); i++) {
             String option = list.get(i);
@@ -88,6 +98,7 @@ record HarnessOptions(Duration duration, RedisMode redis, int consumers, int thr
                 case "--redis" -> redis = RedisMode.parse(value(option, next));
                 case "--consumers" -> consumers = Integer.parseInt(value(option, next));
                 case "--threads" -> threads = Integer.parseInt(value(option, next));
+                case "--listeners" -> listeners = value(option, next);
                 case "--faults" -> {
                     faults = EnumSet.noneOf(FaultKind.class);
                     for (String name : value(option, next).split(",")) {
@@ -134,6 +145,10 @@ record HarnessOptions(Duration duration, RedisMode redis, int consumers, int thr
         if (threads < 1 || threads > 16) {
             throw new IllegalArgumentException("--threads must be in 1..16, was " + threads);
         }
+        if (!LISTENER_SHAPES.contains(listeners)) {
+            throw new IllegalArgumentException("--listeners must be one of " + String.join(", ", LISTENER_SHAPES)
+                    + ", was " + listeners);
+        }
         if (faults == null) {
             faults = FaultKind.defaultsFor(redis);
         }
@@ -165,7 +180,7 @@ record HarnessOptions(Duration duration, RedisMode redis, int consumers, int thr
         }
         return new HarnessOptions(duration, redis, consumers, threads, Collections.unmodifiableSet(faults), rateOfErrors,
                 durable, rate, Duration.ofMillis((long) (gapMin * 1000)), Duration.ofMillis((long) (gapMax * 1000)), seed,
-                out, workDir, keepLogs);
+                out, workDir, keepLogs, listeners);
     }
 
     private static String value(String option, String next) {
@@ -182,7 +197,7 @@ record HarnessOptions(Duration duration, RedisMode redis, int consumers, int thr
     /** The same run as a command line, for the run's description. */
     String commandLine() {
         return "--seconds " + duration.toSeconds() + " --redis " + redis.cliName() + " --consumers " + consumers
-                + " --threads " + threads + " --faults " + String.join(",", faults.stream().sorted().map(FaultKind::cliName).toList())
+                + " --threads " + threads + " --listeners " + listeners + " --faults " + String.join(",", faults.stream().sorted().map(FaultKind::cliName).toList())
                 + " --error-rate " + errorRate + " --durable " + durable + " --rate " + burstsPerSecond + " --gap "
                 + gapMin.toMillis() / 1000.0 + "," + gapMax.toMillis() / 1000.0 + " --seed " + seed;
     }

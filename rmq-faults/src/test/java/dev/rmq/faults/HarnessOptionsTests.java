@@ -52,4 +52,24 @@ class HarnessOptionsTests {
         assertThatIllegalArgumentException().isThrownBy(() -> HarnessOptions.parse("--gap", "3,1"));
         assertThatIllegalArgumentException().isThrownBy(() -> HarnessOptions.parse("--gap", "3"));
     }
+
+    @Test
+    void theConsumersTakeEveryListenerShapeUnlessOneIsChosen() {
+        assertThat(HarnessOptions.parse().listeners()).isEqualTo("mixed");
+        assertThat(HarnessOptions.parse("--listeners", "batch").commandLine()).contains("--listeners batch");
+        assertThatIllegalArgumentException().isThrownBy(() -> HarnessOptions.parse("--listeners", "reactive"))
+                .withMessage("--listeners must be one of single, batch, async, mixed, was reactive");
+
+        // mixed: a consumer's topics take the three shapes in turn, and consumers start from different ones
+        assertThat(java.util.stream.IntStream.range(0, 3).mapToObj(i -> ConsumerMain.shape("mixed", "c1", i)))
+                .containsExactlyInAnyOrder("single", "batch", "async");
+        assertThat(ConsumerMain.shape("mixed", "c1", 0)).isNotEqualTo(ConsumerMain.shape("mixed", "c2", 0));
+        assertThat(ConsumerMain.shape("async", "c1", 4)).isEqualTo("async");
+    }
+
+    @Test
+    void aHandlersWorkerIsReadFromItsThreadsName() {
+        assertThat(ConsumerMain.workerOf("rmq-ms-1")).isEqualTo("ms-1");
+        assertThat(ConsumerMain.workerOf("rmq-ms-1 faults-merge-s_3")).isEqualTo("ms-1");
+    }
 }
