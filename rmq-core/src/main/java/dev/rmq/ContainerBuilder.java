@@ -92,8 +92,9 @@ public final class ContainerBuilder<T> {
 
     /**
      * Runs the container's workers, and with them its handlers: each worker takes one of its threads for as long as
-     * the container runs, so it needs at least {@code concurrency} threads (a virtual-thread executor on Java 21 and
-     * later fits well). By default each worker has a platform thread of its own. Threads are named after the
+     * the container runs, so it needs at least {@code concurrency} threads, the sum over the containers that share it
+     * (a virtual-thread executor on Java 21 and later fits well). A worker the executor does not start before the
+     * container stops is given up, with its slots. By default each worker has a platform thread of its own. Threads are named after the
      * container while they run a worker, and after the slot too while they handle its messages.
      */
     public ContainerBuilder<T> executor(Executor value) {

@@ -22,11 +22,16 @@ final class CallTimer {
 
     /** One handler call. */
     void call() {
-        long n = calls.incrementAndGet();
-        if (n == 1) {
+        calls(1);
+    }
+
+    /** A batch handler's call with {@code messages} messages. */
+    void calls(int messages) {
+        long n = calls.addAndGet(messages);
+        if (n == messages) {
             firstNanos.set(System.nanoTime());
         }
-        if (n == count) {
+        if (n >= count && n - messages < count) {
             lastNanos.set(System.nanoTime());
             done.countDown();
         }

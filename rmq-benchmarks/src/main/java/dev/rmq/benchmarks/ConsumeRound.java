@@ -1,6 +1,7 @@
 package dev.rmq.benchmarks;
 
 import dev.rmq.RmqClient;
+import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 
@@ -18,6 +19,9 @@ import static dev.rmq.benchmarks.Report.Unit.SECONDS;
  * and through the Spring Boot starter, then the table's "Consume" section.
  */
 final class ConsumeRound {
+
+    /** The batch sizes of the batch-listener lines. */
+    private static final int[] BATCHES = {1, 10, 100};
 
     private final Context context;
     private final RmqCases rmq;
@@ -44,6 +48,24 @@ final class ConsumeRound {
         samples.add("consume", m);
         samples.add("consume.evalsha", m.callsPerMessage("evalsha"));
         CommandProfile.sample(samples, "consume", m);
+        context.probe().flushAll();
+
+        for (int batch : BATCHES) {
+            // a poll's fixed cost dominates small batches: fewer messages keep their runs as long as the others'
+            long messages = Math.max(Math.min(count, 10_000), count * batch / 100);
+            ConsumerSettings polls = setting.consumerSettings().withBatchSize(batch);
+            rmq.fillDue(client, topic.name(), messages);
+            samples.add("consume_single_" + batch, rmq.consume(client, topic.name(), messages, polls));
+            context.probe().flushAll();
+            rmq.fillDue(client, topic.name(), messages);
+            samples.add("consume_batch_" + batch, rmq.consumeBatches(client, topic.name(), messages, polls, batch));
+            samples.addRatio("consume_batch_" + batch + ".single_ratio", "consume_batch_" + batch,
+                    "consume_single_" + batch);
+            context.probe().flushAll();
+        }
+        rmq.fillDue(client, topic.name(), count);
+        samples.add("consume_async", rmq.consumeAsync(client, topic.name(), count, setting.consumerSettings()));
+        samples.addRatio("consume_async.single_ratio", "consume_async", "consume");
         context.probe().flushAll();
 
         rmq.fillDue(client, topic.name(), count);
@@ -80,6 +102,27 @@ final class ConsumeRound {
                 "  script calls (= round trips)", "prepare + ack per batch");
         report.figure("consume.rstream_ratio", samples.figure("consume.rstream_ratio"), RATIO, section,
                 "  / Redisson RStream group", "per round; the target's base");
+        String shapes = "Consume by listener shape (no-op handlers, the best setting's slots and threads)";
+        for (int batch : BATCHES) {
+            String single = "consume_single_" + batch;
+            report.figure(single + ".msgs_per_s", samples.figure(single), RATE, shapes,
+                    "one message at a time, polls of " + batch, "");
+            report.figure(single + ".redis_cpu_us_per_msg", samples.figure(single + ".cpu"), MICROS, shapes,
+                    "  Redis CPU", "");
+            String name = "consume_batch_" + batch;
+            report.figure(name + ".msgs_per_s", samples.figure(name), RATE, shapes, "batch listener of " + batch,
+                    "batch size " + batch);
+            report.figure(name + ".redis_cpu_us_per_msg", samples.figure(name + ".cpu"), MICROS, shapes,
+                    "  Redis CPU", "");
+            report.figure(name + ".single_ratio", samples.figure(name + ".single_ratio"), RATIO, shapes,
+                    "  / one message at a time, same polls", "per round");
+        }
+        report.figure("consume_async.msgs_per_s", samples.figure("consume_async"), RATE, shapes,
+                "asynchronous listener", "each result completed by another thread");
+        report.figure("consume_async.redis_cpu_us_per_msg", samples.figure("consume_async.cpu"), MICROS, shapes,
+                "  Redis CPU", "");
+        report.figure("consume_async.single_ratio", samples.figure("consume_async.single_ratio"), RATIO, shapes,
+                "  / one message at a time", "per round, at the best setting");
         report.value("consume.setting.slots", setting.slots());
         report.value("consume.setting.threads", setting.threads());
         report.value("consume.setting.batch", setting.batch());

@@ -1,6 +1,8 @@
 package dev.rmq.benchmarks;
 
+import dev.rmq.ContainerBuilder;
 import dev.rmq.RmqClient;
+import dev.rmq.consumer.BatchResult;
 import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.consumer.RmqConsumerContainer;
@@ -15,11 +17,15 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
 import java.util.function.LongFunction;
 
 /** rmq's cases: produce (batched and single), consume through the real container, and lateness. */
@@ -167,11 +173,42 @@ final class RmqCases {
     }
 
     Measured consume(RmqClient rmq, String topic, long count, ConsumerSettings settings) {
-        CallTimer timer = new CallTimer(count);
-        RmqConsumerContainer<byte[]> container = rmq.container(topic, byte[].class, message -> {
+        return consume(rmq, topic, count, settings, (container, timer) -> container.handler(message -> {
             timer.call();
             return ConsumeResult.success();
-        }).settings(settings.withShutdownTimeout(Duration.ofSeconds(10))).build();
+        }));
+    }
+
+    /** Consumes with a batch handler that takes up to {@code batch} messages a call. */
+    Measured consumeBatches(RmqClient rmq, String topic, long count, ConsumerSettings settings, int batch) {
+        return consume(rmq, topic, count, settings.withBatchSize(batch), (container, timer) ->
+                container.batchHandler(messages -> {
+                    timer.calls(messages.size());
+                    return BatchResult.success();
+                }));
+    }
+
+    /** Consumes with an asynchronous handler whose result another thread completes. */
+    Measured consumeAsync(RmqClient rmq, String topic, long count, ConsumerSettings settings) {
+        ExecutorService completer = Executors.newSingleThreadExecutor(runnable -> new Thread(runnable, "bench-async"));
+        try {
+            return consume(rmq, topic, count, settings, (container, timer) -> container.asyncHandler(message ->
+                    CompletableFuture.supplyAsync(() -> {
+                        timer.call();
+                        return ConsumeResult.success();
+                    }, completer)));
+        } finally {
+            completer.shutdownNow();
+        }
+    }
+
+    private Measured consume(RmqClient rmq, String topic, long count, ConsumerSettings settings,
+                             BiConsumer<ContainerBuilder<byte[]>, CallTimer> handler) {
+        CallTimer timer = new CallTimer(count);
+        ContainerBuilder<byte[]> builder = rmq.container(topic, byte[].class);
+        handler.accept(builder, timer);
+        RmqConsumerContainer<byte[]> container = builder.settings(settings.withShutdownTimeout(Duration.ofSeconds(10)))
+                .build();
         RedisProbe.Snapshot before = probe.snapshot();
         container.start();
         RedisProbe.Snapshot after;

@@ -11,8 +11,10 @@ import java.util.concurrent.CompletionStage;
  * <p>Within one slot the next message is not started until the stage of the previous one has completed, so
  * messages of one slot are still handled one after another, by one consumer in the cluster. The leases of the
  * message and of the rest of its poll are extended while the stage is pending. A stopping container waits for a
- * pending stage until its shutdown timeout, then hands the message back without counting an attempt; the work may
- * still finish, but its outcome is no longer acknowledged, and the message is delivered again.
+ * pending stage until its handlers' share of the shutdown timeout is over (the last quarter, at most 2 s, is kept for
+ * giving the slots back), then gives it up: the work may still finish, but its outcome is no longer acknowledged. On
+ * an at-least-once topic the message goes back without counting an attempt and is delivered again; on an
+ * at-most-once topic it had left Redis when taken, and is lost.
  */
 @FunctionalInterface
 public interface RmqAsyncHandler<T> {

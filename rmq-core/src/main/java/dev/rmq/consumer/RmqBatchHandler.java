@@ -13,7 +13,8 @@ import java.util.List;
  *   <li>throwing anything else fails every message of the batch, each as its error handler decides;</li>
  *   <li>{@link BatchResult#of(List)} gives each message its own outcome.</li>
  * </ul>
- * The leases of the whole batch are extended while the handler runs.
+ * The leases of the whole batch are extended while the handler runs. On an at-most-once topic the messages left Redis
+ * when they were taken: a failed one is lost rather than retried, and only those after it go back.
  */
 @FunctionalInterface
 public interface RmqBatchHandler<T> {

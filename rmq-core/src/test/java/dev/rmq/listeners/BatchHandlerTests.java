@@ -172,4 +172,35 @@ class BatchHandlerTests extends StandaloneRedisTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() == 6);
         assertThat(seen.subList(3, 6)).isEqualTo(keys(0, 3, 2));
     }
+
+    @Test
+    void aStopThatCutsABatchShortKeepsWhatWasDoneAndHandsBackTheRest() {
+        sendJobs(20, Duration.ofSeconds(30));
+        List<String> done = new CopyOnWriteArrayList<>();
+        RmqConsumerContainer<String> container = rmq.container("jobs", String.class)
+                .batchHandler(messages -> {
+                    for (int i = 0; i < messages.size(); i++) {
+                        try {
+                            Thread.sleep(100);
+                        } catch (InterruptedException e) {
+                            // the stop's interrupt: this one and those after it were not done
+                            throw new RmqBatchFailedException(i, e);
+                        }
+                        done.add(messages.get(i).key());
+                    }
+                    return BatchResult.success();
+                })
+                .batchSize(20).build();
+        container.start();
+        await().atMost(Duration.ofSeconds(5)).until(() -> done.size() >= 3);
+
+        container.stop(Duration.ofMillis(400));
+
+        int finished = done.size();
+        assertThat(finished).isBetween(3, 19);
+        // the done ones are committed; the one cut off and those after it wait again, without a further attempt
+        assertThat(left()).isEqualTo(20 - finished);
+        assertThat(rmq.inspector().peek("jobs", 0, 20)).extracting(m -> m.key() + "#" + m.attempts())
+                .isEqualTo(IntStream.range(finished, 20).mapToObj(i -> String.format("m%02d#0", i)).toList());
+    }
 }

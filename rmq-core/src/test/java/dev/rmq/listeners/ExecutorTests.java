@@ -85,4 +85,29 @@ class ExecutorTests extends StandaloneRedisTest {
                 .hasMessageContaining("the executor of container jobs-c refused worker 0 of 1");
         assertThat(container.isRunning()).isFalse();
     }
+
+    @Test
+    void aWorkerItsExecutorNeverStartedDoesNotHoldTheStopUp() {
+        topic();
+        ExecutorService one = Executors.newFixedThreadPool(1);
+        try {
+            List<String> seen = new CopyOnWriteArrayList<>();
+            RmqConsumerContainer<String> container = rmq.container("jobs", String.class, m -> {
+                seen.add(m.key());
+                return ConsumeResult.success();
+            }).id("jobs-c").concurrency(2).executor(one).build();
+            container.start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> !seen.isEmpty());
+
+            var report = container.stop(Duration.ofSeconds(2));
+
+            assertThat(report.took()).isLessThan(Duration.ofSeconds(3));
+            assertThat(container.heldSlots()).isEmpty();
+            // the second worker, queued behind the first, returns at once once the pool gets to it
+            await().atMost(Duration.ofSeconds(5)).until(() -> ((java.util.concurrent.ThreadPoolExecutor) one)
+                    .getCompletedTaskCount() == 2);
+        } finally {
+            one.shutdownNow();
+        }
+    }
 }

@@ -52,6 +52,8 @@ import static org.awaitility.Awaitility.await;
         "rmq.topics.monos.max-retries=2",
         "rmq.topics.monos.backoff.initial=100ms",
         "rmq.topics.monos.backoff.max=100ms",
+        "rmq.topics.nulls.type=PRIORITY",
+        "rmq.topics.nulls.slot-amount=1",
         "rmq.listener.idle-poll=200ms"})
 @DirtiesContext
 class ListenerShapesTests {
@@ -116,11 +118,33 @@ class ListenerShapesTests {
         assertThat(deadQueue.list("monos", 0, 0, 1).get(0).lastError()).contains("the Mono said no");
     }
 
+    @Test
+    void aJsonNullPayloadInABatchOfPayloadsGoesDeadAndTheOthersAreHandled() {
+        producer.sendAll(List.of(
+                OutgoingMessage.priority("nulls", new Item("first"), 300).withKey("n0"),
+                OutgoingMessage.priority("nulls", tools.jackson.databind.node.NullNode.getInstance(), 200).withKey("n1"),
+                OutgoingMessage.priority("nulls", new Item("third"), 100).withKey("n2")));
+
+        await().atMost(WAIT).until(() -> listeners.nulls.size() == 2 && deadQueue.count("nulls") == 1);
+        assertThat(listeners.nulls).containsExactly(new Item("first"), new Item("third"));
+        assertThat(deadQueue.list("nulls", 0, 0, 1).get(0).lastError())
+                .contains("payload of message 'n1' is JSON null, which a List<T> batch listener cannot receive");
+    }
+
+    record Item(String name) {
+    }
+
     static class Listeners {
         final List<List<String>> batches = new CopyOnWriteArrayList<>();
         final List<String> payloads = new CopyOnWriteArrayList<>();
         final List<String> futures = new CopyOnWriteArrayList<>();
         final List<String> monos = new CopyOnWriteArrayList<>();
+        final List<Item> nulls = new CopyOnWriteArrayList<>();
+
+        @RmqListener(topic = "nulls")
+        void nulls(List<Item> payloads) {
+            nulls.addAll(payloads);
+        }
 
         @RmqListener(topic = "batches")
         void batch(List<RmqMessage<String>> messages) {

@@ -18,8 +18,9 @@ import java.util.concurrent.TimeoutException;
 /**
  * Calls an {@link RmqAsyncHandler} on one message and waits for the stage it returns before the slot's next message
  * starts, so that one slot's messages are still handled one after another. While the stage is pending, a timer
- * extends the leases of the message, of the rest of its poll, and of those done whose acknowledgement waits. A stopping worker waits until its deadline, then
- * gives up on the stage: the message goes back as if never started, and whatever the stage does later is ignored.
+ * extends the leases of the message, of the rest of its poll, and of those done whose acknowledgement waits. A
+ * stopping worker waits until its handlers' deadline, then gives up on the stage, whatever the stage does later: at
+ * least once, the message goes back as if never started; at most once, it had left Redis, and is lost.
  */
 final class AsyncInvoker<T> extends Invoker<T> {
 
@@ -68,7 +69,7 @@ final class AsyncInvoker<T> extends Invoker<T> {
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     break;
-                } catch (ExecutionException e) {
+                } catch (ExecutionException | CancellationException e) {
                     break;
                 }
             }

@@ -36,7 +36,8 @@ final class BatchInvoker<T> extends Invoker<T> {
         List<RmqMessage<T>> messages = Collections.unmodifiableList(new ArrayList<>(taken));
         long start = System.nanoTime();
         BatchResult result;
-        try (LeaseTimer.Watch ignored = call.watchLeases()) {
+        LeaseTimer.Watch watch = call.watchLeases();
+        try (watch) {
             result = handler.handle(messages);
         } catch (RmqBatchFailedException e) {
             int index = indexOf(e, messages);
@@ -76,18 +77,18 @@ final class BatchInvoker<T> extends Invoker<T> {
         return -1;
     }
 
-    /** Those before {@code index} succeeded, the one at it failed, those after it never started. */
+    /**
+     * Those before {@code index} succeeded, the one at it failed (or was cut off by the stop), those after it never
+     * started.
+     */
     private List<Handled> failedAt(List<Delivery<T>> taken, int index, Throwable cause, WorkerControl control,
                                    long start) {
         Handled failed = failed(taken.get(index), cause, control, start);
-        if (failed == null) {
-            return Collections.nCopies(taken.size(), Handled.CUT_OFF);
-        }
         List<Handled> handled = new ArrayList<>(taken.size());
         for (int i = 0; i < index; i++) {
             handled.add(returned(ConsumeResult.success(), start));
         }
-        handled.add(failed);
+        handled.add(failed == null ? Handled.CUT_OFF : failed);
         for (int i = index + 1; i < taken.size(); i++) {
             handled.add(Handled.UNSTARTED);
         }

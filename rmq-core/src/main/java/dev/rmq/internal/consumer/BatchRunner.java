@@ -104,7 +104,7 @@ final class BatchRunner<T> {
                 call.unacknowledgedFrom = i;
                 // the ack just sent checked the fence; only the leases, or a fence it did not check, need a call
                 if (leaseHalfGone || fenceUnconfirmed(state, System.nanoTime())) {
-                    if (!leases.extendAll(state, rest, control)) {
+                    if (leases.extendAll(state, rest, control) == LeaseKeeper.Renewal.FENCED) {
                         return false;
                     }
                     leaseStart = System.nanoTime();

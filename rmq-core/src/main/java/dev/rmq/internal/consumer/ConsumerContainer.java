@@ -214,7 +214,10 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
         }
         StopReport released = assignment.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         wakes.close();
-        workerFactory.stopped();
+        if (workers.stream().noneMatch(SlotWorker::alive)) {
+            // a worker still in a handler may yet ask the timer for a watch: its thread is left to it
+            workerFactory.stopped();
+        }
         List<String> unreachable = new ArrayList<>(released.unreachable());
         if (acksFailed) {
             unreachable.add("Redis");

@@ -120,9 +120,4 @@ abstract sealed class Invoker<T> permits SingleInvoker, AsyncInvoker, BatchInvok
         return false;
     }
 
-    /** Errors a handler may throw that are its message's failure, not the worker's end. */
-    protected static boolean isHandlerFailure(Throwable e) {
-        return e instanceof Exception || e instanceof LinkageError || e instanceof AssertionError
-                || e instanceof StackOverflowError;
-    }
 }

@@ -12,8 +12,22 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Extends leases: the rest of a batch that outlasts half its lease, or one delivery whose handler asks. */
+/**
+ * Extends leases: the rest of a batch that outlasts half its lease, or one delivery whose handler asks. The worker's
+ * thread, its lease timer and a handler may ask at once; the calls take turns, so that each quotes the token the one
+ * before it got back.
+ */
 final class LeaseKeeper {
+
+    /** What an extension of a batch's leases came to. */
+    enum Renewal {
+        /** Redis renewed them (those whose lease was already lost are marked lost). */
+        RENEWED,
+        /** The call failed; the leases run as before, and the worker carries on. */
+        FAILED,
+        /** The worker no longer owns the slot. */
+        FENCED
+    }
 
     private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
 
@@ -29,8 +43,8 @@ final class LeaseKeeper {
         this.events = events;
     }
 
-    /** Renews the leases of what is left of a batch by a whole lease; false when the worker no longer owns the slot. */
-    boolean extendAll(SlotState state, List<? extends Delivery<?>> remaining, WorkerControl control) {
+    /** Renews the leases of what is left of a batch by a whole lease. */
+    synchronized Renewal extendAll(SlotState state, List<? extends Delivery<?>> remaining, WorkerControl control) {
         List<ExtendCall.Lease> leases = new ArrayList<>();
         List<Delivery<?>> live = new ArrayList<>();
         for (Delivery<?> d : remaining) {
@@ -40,7 +54,7 @@ final class LeaseKeeper {
             }
         }
         if (live.isEmpty()) {
-            return true;
+            return Renewal.RENEWED;
         }
         try {
             List<Long> renewed = calls.extend(state.keys, state.fence, topic.leaseTimeout(), leases);
@@ -49,11 +63,11 @@ final class LeaseKeeper {
                 live.get(i).token(renewed.get(i));
             }
         } catch (SlotFencedException e) {
-            log.warn("worker {} lost {} in the middle of a batch; {} unstarted message(s) go back by lease recovery",
-                    worker, state.keys.hashTag(), live.size());
+            log.warn("worker {} lost {} in the middle of a batch; {} message(s) of it not acknowledged yet go back by"
+                    + " lease recovery", worker, state.keys.hashTag(), live.size());
             events.emit(() -> new RmqEvent.SlotFenced(Instant.now(), topic.name(), state.slot, worker, "extend",
                     live.size()));
-            return false;
+            return Renewal.FENCED;
         } catch (RuntimeException e) {
             if (control.stopping()) {
                 log.debug("worker {} could not extend leases in {} while stopping: {}", worker, state.keys.hashTag(),
@@ -61,8 +75,9 @@ final class LeaseKeeper {
             } else {
                 log.warn("worker {} could not extend leases in {}: {}", worker, state.keys.hashTag(), e.toString());
             }
+            return Renewal.FAILED;
         }
-        return true;
+        return Renewal.RENEWED;
     }
 
     /**
@@ -85,7 +100,7 @@ final class LeaseKeeper {
     }
 
     /** A handler's own extension of its delivery; returns the new token, or 0 when the lease was lost. */
-    long extendOne(SlotState state, Delivery<?> delivery, Duration duration) {
+    synchronized long extendOne(SlotState state, Delivery<?> delivery, Duration duration) {
         long renewed = calls.extend(state.keys, state.fence, duration,
                 List.of(new ExtendCall.Lease(delivery.key(), delivery.token()))).get(0);
         delivery.token(renewed);

@@ -14,6 +14,9 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class LeaseTimer {
 
+    /** How long closing a watch waits for an extension in progress, whose call may hang on an unreachable Redis. */
+    private static final long CLOSE_WAIT_MILLIS = 2_000;
+
     private final String name;
     private ScheduledThreadPoolExecutor timer;
 
@@ -45,7 +48,7 @@ final class LeaseTimer {
         return timer;
     }
 
-    /** Ends the timer's thread; a later watch starts a new one. */
+    /** Ends the timer's thread, once no worker can ask for a watch any more; a later start makes a new one. */
     synchronized void shutdown() {
         if (timer != null) {
             timer.shutdownNow();
@@ -71,7 +74,8 @@ final class LeaseTimer {
         private final ReentrantLock extending = new ReentrantLock();
         private volatile boolean closed;
         private volatile long lastExtendedNanos;
-        private ScheduledFuture<?> future;
+        /** Set once scheduled; the first extension may run before, when it is due at once. */
+        private volatile ScheduledFuture<?> future;
 
         private Watch(SlotState state, List<? extends Delivery<?>> deliveries, LeaseKeeper leases,
                       WorkerControl control) {
@@ -84,16 +88,29 @@ final class LeaseTimer {
         private void extend() {
             extending.lock();
             try {
-                if (!closed) {
-                    leases.extendAll(state, deliveries, control);
-                    lastExtendedNanos = System.nanoTime();
+                if (closed) {
+                    return;
+                }
+                switch (leases.extendAll(state, deliveries, control)) {
+                    case RENEWED -> lastExtendedNanos = System.nanoTime();
+                    // the slot is lost: its acknowledgements will be refused, and renewing cannot help
+                    case FENCED -> {
+                        ScheduledFuture<?> scheduled = future;
+                        closed = true;
+                        if (scheduled != null) {
+                            scheduled.cancel(false);
+                        }
+                    }
+                    case FAILED -> {
+                        // tried again at the next period
+                    }
                 }
             } finally {
                 extending.unlock();
             }
         }
 
-        /** When the timer last extended the leases, 0 if it never did. */
+        /** When the timer last renewed the leases, 0 if it never did. */
         long lastExtendedNanos() {
             return lastExtendedNanos;
         }
@@ -102,13 +119,23 @@ final class LeaseTimer {
         @Override
         public void close() {
             closed = true;
-            future.cancel(false);
+            ScheduledFuture<?> scheduled = future;
+            if (scheduled != null) {
+                scheduled.cancel(false);
+            }
+            // a stop's interrupt must not cut this wait short: the acknowledgements after it need the final tokens
+            boolean interrupted = Thread.interrupted();
             try {
-                extending.lockInterruptibly();
-                extending.unlock();
+                if (extending.tryLock(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+                    extending.unlock();
+                }
+                // else Redis holds the extension: the acknowledgement may quote a token just replaced, and is stale
             } catch (InterruptedException e) {
-                // a stop that cannot wait: the acknowledgement may then quote a token just replaced, and is stale
-                Thread.currentThread().interrupt();
+                interrupted = true;
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
             }
         }
     }

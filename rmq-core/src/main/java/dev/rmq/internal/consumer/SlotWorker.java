@@ -134,6 +134,10 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
     public void run() {
         String before;
         synchronized (this) {
+            if (done.getCount() == 0) {
+                // given up before its executor got to it
+                return;
+            }
             thread = Thread.currentThread();
             before = thread.getName();
         }
@@ -182,10 +186,18 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
         }
     }
 
-    /** Interrupts the worker's thread, if the worker runs on it still. */
+    /**
+     * Interrupts the worker's thread, if the worker runs on it still. A worker its executor has not started yet is
+     * given up: its slots are let go, and it will not run.
+     */
     synchronized void interrupt() {
         if (thread != null && done.getCount() > 0) {
             thread.interrupt();
+        } else if (thread == null && done.getCount() > 0) {
+            running = false;
+            exited = true;
+            slots.all().forEach(slots::release);
+            done.countDown();
         }
     }
 

@@ -38,6 +38,9 @@ final class ListenerMethodSignature {
 
     private static final ParameterNameDiscoverer PARAMETER_NAMES = new DefaultParameterNameDiscoverer();
     private static final String CONTINUATION = "kotlin.coroutines.Continuation";
+    /** Whether Reactor is here to wait for reactive results. */
+    private static final boolean REACTOR = ClassUtils.isPresent("reactor.core.publisher.Mono",
+            ListenerMethodSignature.class.getClassLoader());
 
     private ListenerMethodSignature() {
     }
@@ -159,7 +162,13 @@ final class ListenerMethodSignature {
             return true;
         }
         ReactiveAdapter adapter = ReactiveAdapterRegistry.getSharedInstance().getAdapter(returned);
-        if (adapter == null) {
+        if (adapter == null || !REACTOR) {
+            if (isPublisher(returned)) {
+                // committed at once, it would be acknowledged before its work ran
+                throw new IllegalArgumentException("it returns " + returned.getSimpleName() + ", which rmq waits for"
+                        + " only through Reactor: add reactor-core, return a CompletionStage, or finish the work and"
+                        + " return void, boolean or ConsumeResult");
+            }
             return false;
         }
         if (adapter.isMultiValue()) {
@@ -168,6 +177,15 @@ final class ListenerMethodSignature {
                     + " Void, Boolean or ConsumeResult), or is a Kotlin suspend function");
         }
         return true;
+    }
+
+    private static boolean isPublisher(Class<?> type) {
+        for (Class<?> i : ClassUtils.getAllInterfacesForClassAsSet(type)) {
+            if (i.getName().equals("org.reactivestreams.Publisher")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void checkSingleReturn(Class<?> beanType, Method method) {
