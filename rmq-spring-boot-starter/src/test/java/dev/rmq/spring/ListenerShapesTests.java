@@ -69,8 +69,7 @@ class ListenerShapesTests {
 
     @DynamicPropertySource
     static void servers(DynamicPropertyRegistry properties) {
-        properties.add("rmq.redis.address", () -> RedisAndZooKeeper.redis().address());
-        properties.add("rmq.zookeeper.connect-string", () -> RedisAndZooKeeper.zookeeper().getConnectString());
+        RedisAndZooKeeper.connect(properties);
     }
 
     private void send(String topic, int count) {

@@ -6,6 +6,7 @@ import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
 
 /**
  * A real redis-server and an in-process ZooKeeper (Curator's TestingServer) for one test class. Register
@@ -23,6 +24,12 @@ public final class RedisAndZooKeeper implements BeforeAllCallback, AfterAllCallb
 
     public static TestingServer zookeeper() {
         return zookeeper;
+    }
+
+    /** Points a test's application at these servers, from its {@code @DynamicPropertySource} method. */
+    public static void connect(DynamicPropertyRegistry properties) {
+        properties.add("rmq.redis.address", () -> redis.address());
+        properties.add("rmq.zookeeper.connect-string", () -> zookeeper.getConnectString());
     }
 
     @Override

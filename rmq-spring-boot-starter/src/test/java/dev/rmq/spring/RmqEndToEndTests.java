@@ -94,8 +94,7 @@ class RmqEndToEndTests {
 
     @DynamicPropertySource
     static void servers(DynamicPropertyRegistry properties) {
-        properties.add("rmq.redis.address", () -> RedisAndZooKeeper.redis().address());
-        properties.add("rmq.zookeeper.connect-string", () -> RedisAndZooKeeper.zookeeper().getConnectString());
+        RedisAndZooKeeper.connect(properties);
     }
 
     @Test
