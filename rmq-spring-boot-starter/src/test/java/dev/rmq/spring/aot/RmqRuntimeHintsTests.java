@@ -2,7 +2,16 @@ package dev.rmq.spring.aot;
 
 import dev.rmq.consumer.RmqMessage;
 import dev.rmq.spring.annotation.RmqListener;
+import dev.rmq.spring.autoconfigure.RmqAutoConfiguration;
+import dev.rmq.spring.autoconfigure.RmqProperties;
+import dev.rmq.spring.autoconfigure.RmqRedisAutoConfiguration;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.test.util.TestPropertyValues;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.aot.ApplicationContextAotGenerator;
 import org.springframework.aot.generate.ClassNameGenerator;
 import org.springframework.aot.generate.DefaultGenerationContext;
 import org.springframework.aot.generate.InMemoryGeneratedFiles;
@@ -63,6 +72,40 @@ class RmqRuntimeHintsTests {
         }
         assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Listeners.class, "notAListener"))
                 .rejects(hints);
+    }
+
+    @Test
+    void anApplicationProcessedAheadOfTimeDeclaresRmqsPropertiesScriptsAndListeners() {
+        // the AOT engine as a build runs it: conditions decided, bean definitions analysed, nothing connects
+        AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+        TestPropertyValues.of("rmq.redis.address=redis://127.0.0.1:1", "rmq.topics.orders.type=PRIORITY")
+                .applyTo(context);
+        context.register(Application.class);
+        DefaultGenerationContext generation = new DefaultGenerationContext(new ClassNameGenerator(
+                org.springframework.javapoet.ClassName.get(Application.class)), new InMemoryGeneratedFiles());
+
+        new ApplicationContextAotGenerator().processAheadOfTime(context, generation);
+
+        RuntimeHints hints = generation.getRuntimeHints();
+        assertThat(RuntimeHintsPredicates.resource().forResource("dev/rmq/internal/script/prepare.lua"))
+                .accepts(hints);
+        assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Listeners.class, "single")).accepts(hints);
+        assertThat(RuntimeHintsPredicates.reflection().onType(Order.class)).accepts(hints);
+        // enums need none: native images keep their constants
+        for (Class<?> properties : List.of(RmqProperties.class, RmqProperties.Listener.class,
+                RmqProperties.Topic.class)) {
+            assertThat(RuntimeHintsPredicates.reflection().onType(properties)).as("binding of %s", properties)
+                    .accepts(hints);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ImportAutoConfiguration({RmqRedisAutoConfiguration.class, RmqAutoConfiguration.class})
+    static class Application {
+        @Bean
+        Listeners listeners() {
+            return new Listeners();
+        }
     }
 
     @Test
