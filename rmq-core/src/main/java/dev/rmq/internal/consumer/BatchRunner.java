@@ -120,7 +120,9 @@ final class BatchRunner<T> {
                 i += invoker.takesBatch() ? rest.size() : 1;
                 continue;
             }
-            taken.forEach(delivery -> reportLateness(delivery, poll));
+            for (Delivery<T> delivery : taken) {
+                reportLateness(delivery, poll);
+            }
             List<Invoker.Handled> handled = invoker.invoke(taken, call);
             call.ended();
             if (!settle(taken, handled)) {
