@@ -3,6 +3,8 @@ package dev.rmq.faults;
 import dev.rmq.faults.Workload.Payload;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.topic.TopicDefinition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -22,6 +24,8 @@ import java.util.concurrent.TimeUnit;
  * 200 ms.
  */
 final class Probes implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(Probes.class);
 
     static final Duration SEND_TIMEOUT = Duration.ofSeconds(90);
 
@@ -84,6 +88,7 @@ final class Probes implements AutoCloseable {
     private void sendUntilAccepted(int faultId) {
         long deadline = System.nanoTime() + SEND_TIMEOUT.toNanos();
         for (TopicDefinition topic : topics) {
+            int failures = 0;
             while (System.nanoTime() - deadline < 0) {
                 try {
                     clients.forTopic(topic.name()).producer().sendAll(batch(faultId, topic));
@@ -92,7 +97,11 @@ final class Probes implements AutoCloseable {
                     }
                     break;
                 } catch (RuntimeException e) {
-                    // Redis is down or failing over
+                    // Redis is down or failing over; said at the first failure and every 25th, for the run's log
+                    if (failures++ % 25 == 0) {
+                        log.info("fault {}: the probes of {} were not accepted ({} time(s)), sent again in 200 ms: {}",
+                                faultId, topic.name(), failures, e.toString());
+                    }
                     try {
                         TimeUnit.MILLISECONDS.sleep(200);
                     } catch (InterruptedException interrupted) {
