@@ -139,7 +139,7 @@ class BatchHandlerTests extends StandaloneRedisTest {
         RmqConsumerContainer<String> container = rmq.container("jobs", String.class)
                 .batchHandler(messages -> {
                     seen.addAll(lines(messages));
-                    Thread.sleep(2_500);
+                    Thread.sleep(2_500); // the batch's work, not a wait: it must outlast two leases
                     return BatchResult.success();
                 })
                 .batchSize(10).build();
@@ -181,7 +181,7 @@ class BatchHandlerTests extends StandaloneRedisTest {
                 .batchHandler(messages -> {
                     for (int i = 0; i < messages.size(); i++) {
                         try {
-                            Thread.sleep(100);
+                            Thread.sleep(100); // each message's work, not a wait: the stop's bound ends part-way
                         } catch (InterruptedException e) {
                             // the stop's interrupt: this one and those after it were not done
                             throw new RmqBatchFailedException(i, e);
