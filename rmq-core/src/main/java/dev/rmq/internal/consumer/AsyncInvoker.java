@@ -53,8 +53,7 @@ final class AsyncInvoker<T> extends Invoker<T> {
                 }
             });
         } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {
-            Handled failed = failed(delivery, e, control, start);
-            return List.of(failed == null ? Handled.CUT_OFF : failed);
+            return List.of(failed(delivery, e, control, start));
         }
         if (pending.isDone()) {
             return List.of(outcome(delivery, pending, control, start));
@@ -86,8 +85,7 @@ final class AsyncInvoker<T> extends Invoker<T> {
             return returned(done.getNow(null), start);
         } catch (CompletionException | CancellationException e) {
             Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-            Handled failed = failed(delivery, cause, control, start);
-            return failed == null ? Handled.CUT_OFF : failed;
+            return failed(delivery, cause, control, start);
         }
     }
 }

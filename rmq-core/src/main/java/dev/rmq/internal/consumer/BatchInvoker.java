@@ -88,7 +88,7 @@ final class BatchInvoker<T> extends Invoker<T> {
         for (int i = 0; i < index; i++) {
             handled.add(returned(ConsumeResult.success(), start));
         }
-        handled.add(failed == null ? Handled.CUT_OFF : failed);
+        handled.add(failed);
         for (int i = index + 1; i < taken.size(); i++) {
             handled.add(Handled.UNSTARTED);
         }
@@ -100,7 +100,7 @@ final class BatchInvoker<T> extends Invoker<T> {
         List<Handled> handled = new ArrayList<>(taken.size());
         for (Delivery<T> delivery : taken) {
             Handled failed = failed(delivery, error, control, start);
-            if (failed == null) {
+            if (failed == Handled.CUT_OFF) {
                 return Collections.nCopies(taken.size(), Handled.CUT_OFF);
             }
             handled.add(failed);

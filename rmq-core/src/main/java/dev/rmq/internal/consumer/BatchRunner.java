@@ -36,6 +36,8 @@ final class BatchRunner<T> {
 
     private final TopicDefinition topic;
     private final Invoker<T> invoker;
+    /** Whether one call of the handler takes all that is left of a poll. */
+    private final boolean batch;
     private final PayloadCodec codec;
     private final Type payloadType;
     private final Settlement acks;
@@ -49,6 +51,7 @@ final class BatchRunner<T> {
                 LeaseKeeper leases, LeaseTimer timer, RmqMetrics metrics) {
         this.topic = topic;
         this.invoker = invoker;
+        this.batch = invoker.takesBatch();
         this.codec = codec;
         this.payloadType = payloadType;
         this.acks = acks;
@@ -115,9 +118,11 @@ final class BatchRunner<T> {
                     break;
                 }
             }
-            List<Delivery<T>> taken = invoker.takesBatch() ? live(rest) : List.of(rest.get(0));
+            // how many of the rest this call settles: the first, or all of them
+            int step = batch ? rest.size() : 1;
+            List<Delivery<T>> taken = batch ? live(rest) : List.of(rest.get(0));
             if (taken.isEmpty() || taken.get(0).leaseLost()) {
-                i += invoker.takesBatch() ? rest.size() : 1;
+                i += step;
                 continue;
             }
             for (Delivery<T> delivery : taken) {
@@ -127,10 +132,10 @@ final class BatchRunner<T> {
             call.ended();
             if (!settle(taken, handled)) {
                 // the stop cut a handler off: what was not taken goes back as if never started
-                releaseUnstarted(rest.subList(invoker.takesBatch() ? rest.size() : 1, rest.size()));
+                releaseUnstarted(rest.subList(step, rest.size()));
                 break;
             }
-            i += invoker.takesBatch() ? rest.size() : 1;
+            i += step;
         }
         // an interrupt was meant for the handler; the acknowledgement of what finished must still be sent
         Thread.interrupted();

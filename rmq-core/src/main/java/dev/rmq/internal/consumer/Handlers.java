@@ -9,41 +9,37 @@ import dev.rmq.topic.TopicDefinition;
 
 /**
  * A container's handler, of whichever shape: one message at a time, one message with a result that completes later,
- * or a poll's messages together.
+ * or a poll's messages together. Each worker gets an {@link Invoker} of it.
  *
  * @param <T> the payload type
  */
 public final class Handlers<T> {
 
-    private final RmqHandler<T> single;
-    private final RmqAsyncHandler<T> async;
-    private final RmqBatchHandler<T> batch;
+    /** Makes a worker's invoker of the handler. */
+    @FunctionalInterface
+    private interface InvokerFactory<T> {
+        Invoker<T> make(TopicDefinition topic, RmqMetrics metrics, RmqErrorHandler errorHandler);
+    }
 
-    private Handlers(RmqHandler<T> single, RmqAsyncHandler<T> async, RmqBatchHandler<T> batch) {
-        this.single = single;
-        this.async = async;
-        this.batch = batch;
+    private final InvokerFactory<T> invokers;
+
+    private Handlers(InvokerFactory<T> invokers) {
+        this.invokers = invokers;
     }
 
     public static <T> Handlers<T> single(RmqHandler<T> handler) {
-        return new Handlers<>(handler, null, null);
+        return new Handlers<>((topic, metrics, errors) -> new SingleInvoker<>(handler, topic, metrics, errors));
     }
 
     public static <T> Handlers<T> async(RmqAsyncHandler<T> handler) {
-        return new Handlers<>(null, handler, null);
+        return new Handlers<>((topic, metrics, errors) -> new AsyncInvoker<>(handler, topic, metrics, errors));
     }
 
     public static <T> Handlers<T> batch(RmqBatchHandler<T> handler) {
-        return new Handlers<>(null, null, handler);
+        return new Handlers<>((topic, metrics, errors) -> new BatchInvoker<>(handler, topic, metrics, errors));
     }
 
     Invoker<T> invoker(TopicDefinition topic, RmqMetrics metrics, RmqErrorHandler errorHandler) {
-        if (single != null) {
-            return new SingleInvoker<>(single, topic, metrics, errorHandler);
-        }
-        if (async != null) {
-            return new AsyncInvoker<>(async, topic, metrics, errorHandler);
-        }
-        return new BatchInvoker<>(batch, topic, metrics, errorHandler);
+        return invokers.make(topic, metrics, errorHandler);
     }
 }

@@ -73,10 +73,10 @@ abstract sealed class Invoker<T> permits SingleInvoker, AsyncInvoker, BatchInvok
         LeaseTimer.Watch watchLeases();
     }
 
-    /** The outcome of a handler that threw {@code error}, or null when the stop cut it off. */
+    /** The outcome of a handler that threw {@code error}: {@link Handled#CUT_OFF} when the stop cut it off. */
     protected Handled failed(RmqMessage<?> message, Throwable error, WorkerControl control, long startNanos) {
         if (cutOffByStop(error, control)) {
-            return null;
+            return Handled.CUT_OFF;
         }
         ConsumeResult result = error instanceof Exception e ? decide(message, e)
                 : ConsumeResult.retry(RmqErrorHandler.describe(error));

@@ -29,8 +29,7 @@ final class SingleInvoker<T> extends Invoker<T> {
         try {
             result = handler.handle(delivery);
         } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {
-            Handled failed = failed(delivery, e, call.control(), start);
-            return List.of(failed == null ? Handled.CUT_OFF : failed);
+            return List.of(failed(delivery, e, call.control(), start));
         }
         return List.of(returned(result, start));
     }
