@@ -13,6 +13,10 @@ import dev.rmq.consumer.StopReport;
 import dev.rmq.dead.RmqDeadQueue;
 import dev.rmq.events.RmqEventListener;
 import dev.rmq.inspect.RmqInspector;
+import dev.rmq.internal.journal.JournaledProducer;
+import dev.rmq.internal.journal.RedisRestorer;
+import dev.rmq.journal.MessageJournal;
+import dev.rmq.journal.RmqRestorer;
 import dev.rmq.internal.admin.RedisAdmin;
 import dev.rmq.internal.consumer.ConsumerContainer;
 import dev.rmq.internal.consumer.WakeSubscription;
@@ -82,6 +86,7 @@ public final class RmqClient implements AutoCloseable {
     private final RmqDeadQueue deadQueue;
     private final RmqInspector inspector;
     private final RmqAdmin admin;
+    private final RmqRestorer restorer;
     private final SlotFencing slotFencing;
     private final OutageWatches outages;
     private final ClientParts parts;
@@ -97,7 +102,7 @@ public final class RmqClient implements AutoCloseable {
         this.scripts = new ScriptRunner(redisson);
         this.codec = b.codec != null ? b.codec : new JsonPayloadCodec();
         this.metrics = b.metrics;
-        this.events = b.events;
+        this.events = b.journal == null ? b.events : both(b.events, b.journal);
         this.outages = new OutageWatches(b.outageThreshold);
         this.zone = b.zone;
         RmqProducer sends = new ScriptProducer(topics, keys, scripts, codec, b.maxPayloadBytes, metrics,
@@ -105,7 +110,10 @@ public final class RmqClient implements AutoCloseable {
                         + " is unknown may be sent again, it merges while it waits", log,
                         length -> metrics.redisOutage("producer", null, length)), b.zone);
         Observations observations = b.observationRegistry == null ? null : new Observations(b.observationRegistry);
-        this.producer = observations == null ? sends : new ObservedProducer(sends, observations);
+        // inside the observation, so that the journal keeps the trace headers Redis stored with each message
+        RmqProducer journaled = b.journal == null ? sends : new JournaledProducer(sends, b.journal, topics, codec);
+        this.producer = observations == null ? journaled : new ObservedProducer(journaled, observations);
+        this.restorer = new RedisRestorer(topics, keys, scripts);
         this.deadQueue = new RedisDeadQueue(redisson, topics, keys, scripts);
         this.inspector = new RedisTopicInspector(topics, keys, scripts, producer::getAsync);
         this.admin = new RedisAdmin(redisson, topics, keys);
@@ -138,6 +146,11 @@ public final class RmqClient implements AutoCloseable {
     /** Pauses and resumes topics for every consumer at once. */
     public RmqAdmin admin() {
         return admin;
+    }
+
+    /** Puts messages back that Redis lost, each unless Redis still holds its key; for a journal's restore. */
+    public RmqRestorer restorer() {
+        return restorer;
     }
 
     public TopicRegistry topics() {
@@ -240,6 +253,7 @@ public final class RmqClient implements AutoCloseable {
         private RmqMetrics metrics = RmqMetrics.NONE;
         private Duration outageThreshold = OutageWatches.DEFAULT_THRESHOLD;
         private RmqEventListener events = RmqEventListener.NONE;
+        private MessageJournal journal;
         private String zone;
         private ObservationRegistry observationRegistry;
 
@@ -334,6 +348,18 @@ public final class RmqClient implements AutoCloseable {
             return this;
         }
 
+        /**
+         * A journal that hears of every send (after Redis stored it; a send completes when the journal lets it),
+         * every change by key, and every consumer event; none by default.
+         */
+        public Builder journal(MessageJournal value) {
+            if (value == null) {
+                throw new IllegalArgumentException("journal must not be null; leave it unset for none");
+            }
+            this.journal = value;
+            return this;
+        }
+
         public RmqClient build() {
             if (maxPayloadBytes < 1 || maxPayloadBytes > MAX_PAYLOAD_LIMIT) {
                 throw new IllegalArgumentException("maxPayloadBytes must be in 1.." + MAX_PAYLOAD_LIMIT + ", was "
@@ -341,5 +367,19 @@ public final class RmqClient implements AutoCloseable {
             }
             return new RmqClient(this);
         }
+    }
+
+    /** Events to the application's listener, then to the journal. */
+    private static RmqEventListener both(RmqEventListener listener, MessageJournal journal) {
+        if (listener == RmqEventListener.NONE) {
+            return journal;
+        }
+        return event -> {
+            try {
+                listener.onEvent(event);
+            } finally {
+                journal.onEvent(event);
+            }
+        };
     }
 }

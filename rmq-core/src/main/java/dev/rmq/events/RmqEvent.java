@@ -69,6 +69,18 @@ public sealed interface RmqEvent {
     }
 
     /**
+     * A poll took a message and handed it to a handler or a pull: one event per message, in the order taken.
+     *
+     * @param key     the message key
+     * @param attempt which delivery of the message this is, from 1
+     * @param atMostOnce whether the topic delivers at most once: the message left Redis as it was taken, and no
+     *                   acknowledgement follows
+     */
+    record Delivered(Instant time, String topic, int slot, String worker, String key, int attempt, boolean atMostOnce)
+            implements RmqEvent {
+    }
+
+    /**
      * A poll recovered deliveries whose lease had run out, each counted as a failed attempt.
      *
      * @param count how many

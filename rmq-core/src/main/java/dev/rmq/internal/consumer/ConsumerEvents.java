@@ -18,6 +18,11 @@ public final class ConsumerEvents {
         this.listener = listener;
     }
 
+    /** Whether anyone listens: a caller about to emit one event per message asks first. */
+    public boolean active() {
+        return listener != RmqEventListener.NONE;
+    }
+
     public void emit(Supplier<? extends RmqEvent> event) {
         if (listener == RmqEventListener.NONE) {
             return;

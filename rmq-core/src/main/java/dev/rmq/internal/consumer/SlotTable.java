@@ -2,9 +2,11 @@ package dev.rmq.internal.consumer;
 
 import dev.rmq.events.RmqEvent;
 import dev.rmq.exceptions.RmqUnavailableException;
+import dev.rmq.internal.redis.Envelope;
 import dev.rmq.internal.redis.SlotFencedException;
 import dev.rmq.internal.script.PrepareCall;
 import dev.rmq.metrics.RmqMetrics;
+import dev.rmq.topic.DeliveryGuarantee;
 import dev.rmq.topic.TopicDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -113,7 +115,7 @@ public final class SlotTable<S extends HeldSlot> {
         }
     }
 
-    /** Counts what a poll of the slot expired, and the leases it recovered. */
+    /** Counts what a poll of the slot expired, and the leases it recovered; tells of each message it took. */
     public void recordPoll(S state, PrepareCall.Polled polled) {
         state.failures = 0;
         metrics.expired(topic, polled.expired());
@@ -122,6 +124,15 @@ public final class SlotTable<S extends HeldSlot> {
         if (recovered > 0) {
             events.emit(() -> new RmqEvent.LeasesRecovered(Instant.now(), topic.name(), state.slot, id,
                     recovered));
+        }
+        if (events.active() && !polled.messages().isEmpty()) {
+            Instant now = Instant.now();
+            boolean taken = topic.delivery() == DeliveryGuarantee.AT_MOST_ONCE;
+            for (PrepareCall.Message message : polled.messages()) {
+                int attempt = Envelope.attempts(message.envelope());
+                events.emit(() -> new RmqEvent.Delivered(now, topic.name(), state.slot, id, message.key(), attempt,
+                        taken));
+            }
         }
     }
 }

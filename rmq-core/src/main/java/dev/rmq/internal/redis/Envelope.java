@@ -51,12 +51,29 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
      * @param notBefore for a priority message, an epoch ms, a negative delay in ms, or 0 for at once
      */
     public static byte[] encodeNew(Map<String, String> headers, byte[] payload, long ttlMs, long notBefore) {
+        return encode(0, 0.0, ttlMs, notBefore, headers, payload);
+    }
+
+    /**
+     * The envelope of a message put back as it was stored: its attempts, its score, and absolute times, with no
+     * error. Only the restore script reads it as it is.
+     *
+     * @param expireAt  when its time to live runs out (epoch ms), 0 for never
+     * @param notBefore when a priority message becomes visible (epoch ms), 0 for at once
+     */
+    public static byte[] encodeStored(int attempts, double score, long expireAt, long notBefore,
+                                      Map<String, String> headers, byte[] payload) {
+        return encode(attempts, score, expireAt, notBefore, headers, payload);
+    }
+
+    private static byte[] encode(int attempts, double score, long expiry, long notBefore, Map<String, String> headers,
+                                 byte[] payload) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(FIXED_LENGTH + 18 + 8 + payload.length);
-        int flags = (ttlMs > 0 ? FLAG_EXPIRES : 0) | (notBefore != 0 ? FLAG_NOT_BEFORE : 0);
+        int flags = (expiry > 0 ? FLAG_EXPIRES : 0) | (notBefore != 0 ? FLAG_NOT_BEFORE : 0);
         ByteBuffer fixed = ByteBuffer.allocate(FIXED_LENGTH + 16 + 2);
-        fixed.put((byte) VERSION).put((byte) flags).putShort((short) 0).putDouble(0.0);
-        if (ttlMs > 0) {
-            fixed.putDouble(ttlMs);
+        fixed.put((byte) VERSION).put((byte) flags).putShort((short) attempts).putDouble(score);
+        if (expiry > 0) {
+            fixed.putDouble(expiry);
         }
         if (notBefore != 0) {
             fixed.putDouble(notBefore);
@@ -70,6 +87,11 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
         }
         out.writeBytes(payload);
         return out.toByteArray();
+    }
+
+    /** The attempts an envelope counts, read from its header alone; 0 when it is too short to have one. */
+    public static int attempts(byte[] raw) {
+        return raw.length < FIXED_LENGTH ? 0 : ((raw[2] & 0xFF) << 8) | (raw[3] & 0xFF);
     }
 
     /** Whether an envelope written by {@link #encodeNew} carries a not-before time. */

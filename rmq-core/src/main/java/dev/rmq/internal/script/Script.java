@@ -35,6 +35,7 @@ public enum Script {
     PUTBACK("putback.lua"),
     COUNTS("counts.lua"),
     PEEK("peek.lua"),
+    RESTORE("restore.lua"),
     RATE("rate.lua", false);
 
     /** The library every script is built on; its header declares the KEYS and the ARGV groups. */

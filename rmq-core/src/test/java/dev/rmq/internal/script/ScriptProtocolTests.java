@@ -34,6 +34,7 @@ class ScriptProtocolTests {
         map.put(Script.EXTEND, ExtendCall.ARGV);
         map.put(Script.GET, GetCall.ARGV);
         map.put(Script.CANCEL, CancelCall.ARGV);
+        map.put(Script.RESTORE, RestoreCall.ARGV);
         map.put(Script.RESCHEDULE, RescheduleCall.ARGV);
         map.put(Script.FENCE_TAKE, FenceTakeCall.ARGV);
         map.put(Script.FENCE_GIVE, FenceGiveCall.ARGV);

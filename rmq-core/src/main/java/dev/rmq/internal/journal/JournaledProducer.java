@@ -1,0 +1,131 @@
+package dev.rmq.internal.journal;
+
+import dev.rmq.codec.PayloadCodec;
+import dev.rmq.internal.redis.RedisFailures;
+import dev.rmq.journal.JournaledChange;
+import dev.rmq.journal.JournaledSend;
+import dev.rmq.journal.MessageJournal;
+import dev.rmq.producer.BatchSendException;
+import dev.rmq.producer.Durability;
+import dev.rmq.producer.MessageRef;
+import dev.rmq.producer.OutgoingMessage;
+import dev.rmq.producer.RmqProducer;
+import dev.rmq.producer.SendOutcome;
+import dev.rmq.producer.SendReceipt;
+import dev.rmq.producer.StoredMessage;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicRegistry;
+import dev.rmq.topic.TopicType;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A producer that tells a {@link MessageJournal} what Redis stored, after Redis stored it: a send completes once
+ * the journal's stage does. A batch that Redis stored in part journals the part, then fails as it would have. A
+ * send whose outcome is unknown is not journaled: the sender is told to send it again, which journals it.
+ */
+public final class JournaledProducer implements RmqProducer {
+
+    private final RmqProducer producer;
+    private final MessageJournal journal;
+    private final TopicRegistry topics;
+    private final PayloadCodec codec;
+
+    public JournaledProducer(RmqProducer producer, MessageJournal journal, TopicRegistry topics, PayloadCodec codec) {
+        this.producer = producer;
+        this.journal = journal;
+        this.topics = topics;
+        this.codec = codec;
+    }
+
+    @Override
+    public RmqProducer withDurability(Durability value) {
+        return new JournaledProducer(producer.withDurability(value), journal, topics, codec);
+    }
+
+    @Override
+    public Durability durability() {
+        return producer.durability();
+    }
+
+    @Override
+    public CompletionStage<SendReceipt> sendAsync(OutgoingMessage message) {
+        Instant sentAt = Instant.now();
+        return producer.sendAsync(message).thenCompose(receipt ->
+                journal.sent(List.of(entry(message, receipt, sentAt))).thenApply(done -> receipt));
+    }
+
+    @Override
+    public CompletionStage<List<SendReceipt>> sendAllAsync(List<OutgoingMessage> messages) {
+        Instant sentAt = Instant.now();
+        return producer.sendAllAsync(messages).handle((receipts, error) -> {
+            if (error == null) {
+                List<JournaledSend> entries = new ArrayList<>(receipts.size());
+                for (int i = 0; i < receipts.size(); i++) {
+                    entries.add(entry(messages.get(i), receipts.get(i), sentAt));
+                }
+                return journal.sent(entries).thenApply(done -> receipts);
+            }
+            if (RedisFailures.unwrap(error) instanceof BatchSendException batch) {
+                List<JournaledSend> entries = new ArrayList<>();
+                for (SendOutcome outcome : batch.outcomes()) {
+                    if (outcome.status() == SendOutcome.Status.STORED) {
+                        entries.add(entry(outcome.message(), outcome.receipt(), sentAt));
+                    }
+                }
+                if (!entries.isEmpty()) {
+                    return journal.sent(entries).<List<SendReceipt>>thenApply(done -> {
+                        throw new CompletionException(batch);
+                    });
+                }
+            }
+            return CompletableFuture.<List<SendReceipt>>failedFuture(error);
+        }).thenCompose(stage -> stage);
+    }
+
+    private JournaledSend entry(OutgoingMessage message, SendReceipt receipt, Instant sentAt) {
+        TopicDefinition topic = topics.require(message.topic(), message.type());
+        Duration ttl = message.ttl() != null ? message.ttl() : topic.ttl();
+        Instant notBefore = message.notBeforeTime().orElseGet(() -> message.delay().map(sentAt::plus).orElse(null));
+        long score = message.type() == TopicType.RANGE_MERGE ? sentAt.toEpochMilli() + message.value() : message.value();
+        return new JournaledSend(topic.name(), topic.type(), receipt.slot(), receipt.key(), receipt.merged(), score,
+                notBefore, ttl.isZero() ? null : sentAt.plus(ttl), message.headers(), codec.encode(message.payload()),
+                sentAt);
+    }
+
+    @Override
+    public CompletionStage<Boolean> cancelAsync(MessageRef ref) {
+        return producer.cancelAsync(ref).thenApply(done -> changed(done, ref, JournaledChange.Kind.CANCELLED, 0));
+    }
+
+    @Override
+    public CompletionStage<Boolean> rescheduleAsync(MessageRef ref, Instant dueTime) {
+        return producer.rescheduleAsync(ref, dueTime)
+                .thenApply(done -> changed(done, ref, JournaledChange.Kind.RESCHEDULED, dueTime.toEpochMilli()));
+    }
+
+    @Override
+    public CompletionStage<Boolean> reprioritizeAsync(MessageRef ref, long priority) {
+        return producer.reprioritizeAsync(ref, priority)
+                .thenApply(done -> changed(done, ref, JournaledChange.Kind.REPRIORITIZED, priority));
+    }
+
+    private boolean changed(boolean done, MessageRef ref, JournaledChange.Kind kind, long score) {
+        if (done) {
+            journal.changed(new JournaledChange(ref.topic(), ref.key(), kind, score, Instant.now()));
+        }
+        return done;
+    }
+
+    @Override
+    public CompletionStage<Optional<StoredMessage>> getAsync(MessageRef ref) {
+        return producer.getAsync(ref);
+    }
+}

@@ -1,0 +1,60 @@
+package dev.rmq.internal.script;
+
+import dev.rmq.journal.RmqRestorer;
+import dev.rmq.topic.TopicType;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * restore.lua: puts back messages of one slot that Redis lost, each unless its key is still there.
+ *
+ * @param type        the topic's type
+ * @param wakeChannel where idle consumers of the topic are woken
+ * @param slot        the slot
+ * @param fifo        whether the topic takes equals in the order first sent
+ * @param messages    the messages, in order
+ */
+public record RestoreCall(TopicType type, String wakeChannel, int slot, boolean fifo, List<Message> messages)
+        implements ScriptCall<List<RmqRestorer.Outcome>> {
+
+    /**
+     * @param key      the message key
+     * @param envelope its envelope as stored ({@code Envelope.encodeStored})
+     */
+    public record Message(String key, byte[] envelope) {
+    }
+
+    private static final Argv<Message> MESSAGE = Argv.<Message>builder()
+            .arg("key", Message::key)
+            .arg("envelope", Message::envelope)
+            .build();
+
+    static final Argv<RestoreCall> ARGV = Argv.<RestoreCall>builder()
+            .arg("type", call -> call.type().scriptCode())
+            .arg("wake_channel", RestoreCall::wakeChannel)
+            .arg("slot", RestoreCall::slot)
+            .arg("fifo", call -> call.fifo() ? "1" : "0")
+            .rows("messages", RestoreCall::messages, MESSAGE)
+            .build();
+
+    @Override
+    public Script script() {
+        return Script.RESTORE;
+    }
+
+    @Override
+    public byte[][] argv() {
+        return ARGV.encode(this);
+    }
+
+    @Override
+    public List<RmqRestorer.Outcome> decode(Object reply) {
+        List<Object> numbers = Replies.list(reply);
+        List<RmqRestorer.Outcome> outcomes = new ArrayList<>(numbers.size());
+        for (Object number : numbers) {
+            outcomes.add(Replies.number(number) == 0 ? RmqRestorer.Outcome.RESTORED : RmqRestorer.Outcome.PRESENT);
+        }
+        return outcomes;
+    }
+}

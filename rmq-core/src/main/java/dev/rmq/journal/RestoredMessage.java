@@ -1,0 +1,29 @@
+package dev.rmq.journal;
+
+import java.util.Map;
+
+/**
+ * A message to put back into Redis.
+ *
+ * @param key       its key
+ * @param slot      its slot
+ * @param score     its due time (epoch ms) or priority; a due time in the past makes it due at once
+ * @param notBefore for a priority message, when it becomes visible (epoch ms), 0 for at once
+ * @param expireAt  when its time to live runs out (epoch ms), 0 for never
+ * @param attempts  the deliveries it has had: the next is attempt {@code attempts + 1}
+ * @param headers   its headers
+ * @param payload   its payload, as the client's codec wrote it
+ */
+public record RestoredMessage(String key, int slot, long score, long notBefore, long expireAt, int attempts,
+                              Map<String, String> headers, byte[] payload) {
+
+    public RestoredMessage {
+        if (key == null || key.isEmpty()) {
+            throw new IllegalArgumentException("a restored message needs its key, was " + (key == null ? "null" : "empty"));
+        }
+        if (attempts < 0 || attempts > 65535) {
+            throw new IllegalArgumentException("attempts must be in 0..65535, was " + attempts);
+        }
+        headers = Map.copyOf(headers);
+    }
+}

@@ -1,0 +1,262 @@
+package dev.rmq.journal.jdbc;
+
+import dev.rmq.RmqClient;
+import dev.rmq.consumer.AckOutcome;
+import dev.rmq.events.RmqEvent;
+import dev.rmq.journal.JournaledChange;
+import dev.rmq.journal.JournaledSend;
+import dev.rmq.journal.MessageJournal;
+import org.flywaydb.core.Flyway;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.sql.DataSource;
+import java.net.InetAddress;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A journal of rmq's messages in PostgreSQL or MySQL/MariaDB: a row per message in {@code rmq_messages} (its whole
+ * content, its last state) and a row per change in {@code rmq_transitions} (state, attempt, time, worker, host).
+ * Give it to the client, then attach the client, so that {@link #restore} can put back what Redis lost:
+ *
+ * <pre>{@code
+ * JdbcJournal journal = JdbcJournal.builder(dataSource).mode("payments", JournalMode.SYNC).build();
+ * RmqClient client = RmqClient.builder(redisson).topics(topics).journal(journal).build();
+ * journal.attach(client);
+ * ...
+ * RestoreReport report = journal.restore(RestoreRequest.all());
+ * }</pre>
+ *
+ * <p>The schema is created and migrated at {@link Builder#build()} by Flyway, with a history table of its own
+ * ({@value #HISTORY_TABLE}), unless {@link Builder#migrate(boolean)} says not to.
+ */
+public final class JdbcJournal implements MessageJournal, AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(JdbcJournal.class);
+    /** Flyway's history table for the journal's schema, apart from an application's own. */
+    public static final String HISTORY_TABLE = "rmq_journal_schema_history";
+
+    private final JournalSettings settings;
+    private final JournalWriter writer;
+    private final JournalRestore restorer;
+    private volatile RmqClient client;
+
+    private JdbcJournal(JournalSettings settings, Dialect dialect) {
+        this.settings = settings;
+        Retention retention = new Retention(settings.retention(), settings.pruneInterval());
+        this.writer = new JournalWriter(settings.dataSource(), new RowWriter(dialect, settings.host()), retention,
+                settings.bufferCapacity(), settings.batchSize(), settings.whenUnavailable(), settings.blockTimeout());
+        this.restorer = new JournalRestore(settings.dataSource(), settings.host());
+        writer.start();
+    }
+
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
+    }
+
+    /** Gives the journal the client it journals, whose Redis {@link #restore} writes to. */
+    public void attach(RmqClient value) {
+        if (value == null) {
+            throw new IllegalArgumentException("client must not be null");
+        }
+        this.client = value;
+    }
+
+    /** The mode of a topic's sends: its own, or the journal's default. */
+    public JournalMode mode(String topic) {
+        return settings.modeOf(topic);
+    }
+
+    @Override
+    public CompletionStage<Void> sent(List<JournaledSend> sends) {
+        List<CompletableFuture<Void>> waits = null;
+        for (JournaledSend send : sends) {
+            JournalMode mode = settings.modeOf(send.topic());
+            if (mode == JournalMode.OFF) {
+                continue;
+            }
+            CompletableFuture<Void> done = mode == JournalMode.SYNC ? new CompletableFuture<>() : null;
+            writer.add(new Row.Sent(send, done), true);
+            if (done != null) {
+                if (waits == null) {
+                    waits = new ArrayList<>();
+                }
+                waits.add(done);
+            }
+        }
+        if (waits == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new))
+                .orTimeout(settings.syncTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                .exceptionally(error -> {
+                    Throwable cause = error.getCause() != null ? error.getCause() : error;
+                    if (cause instanceof TimeoutException) {
+                        throw new JournalUnavailableException("the journal's row was not committed within "
+                                + settings.syncTimeout().toMillis() + " ms: Redis holds the message, but a restore"
+                                + " would not bring it back until its row is written (it still waits in the buffer)");
+                    }
+                    throw cause instanceof RuntimeException runtime ? runtime
+                            : new JournalUnavailableException(cause.toString(), cause);
+                });
+    }
+
+    @Override
+    public void changed(JournaledChange change) {
+        if (settings.modeOf(change.topic()) == JournalMode.OFF) {
+            return;
+        }
+        boolean cancelled = change.kind() == JournaledChange.Kind.CANCELLED;
+        JournalState state = cancelled ? JournalState.CANCELLED : JournalState.RESCHEDULED;
+        writer.add(new Row.Change(change.topic(), change.key(), state, null, cancelled ? null : change.score(), true,
+                cancelled, change.time(), "producer", change.kind() == JournaledChange.Kind.REPRIORITIZED
+                        ? "priority " + change.score() : null), false);
+    }
+
+    @Override
+    public void onEvent(RmqEvent event) {
+        if (settings.modeOf(event.topic()) == JournalMode.OFF) {
+            return;
+        }
+        if (event instanceof RmqEvent.Delivered delivered) {
+            writer.add(new Row.Change(delivered.topic(), delivered.key(), JournalState.DELIVERED, delivered.attempt(),
+                    null, false, delivered.atMostOnce(), delivered.time(), delivered.worker(),
+                    delivered.atMostOnce() ? "at most once: it left Redis as it was taken" : null), false);
+        } else if (event instanceof RmqEvent.Acknowledged acknowledged) {
+            JournalState state = stateOf(acknowledged.outcome());
+            if (state != null) {
+                String detail = acknowledged.outcome() == AckOutcome.MERGED ? "a newer send of its key waits"
+                        : acknowledged.reason().isEmpty() ? null : acknowledged.reason();
+                writer.add(new Row.Change(acknowledged.topic(), acknowledged.key(), state, null, null, false,
+                        state.finished(), acknowledged.time(), acknowledged.worker(), detail), false);
+            }
+        }
+    }
+
+    /** The journal's state after an acknowledgement; null for one that changed nothing in Redis. */
+    private static JournalState stateOf(AckOutcome outcome) {
+        return switch (outcome) {
+            case COMMITTED, MERGED -> JournalState.ACKED;
+            case RETRY -> JournalState.RETRIED;
+            case DEAD -> JournalState.DEAD;
+            case EXPIRED -> JournalState.EXPIRED;
+            case RELEASED -> JournalState.RELEASED;
+            case STALE, GONE -> null;
+        };
+    }
+
+    /**
+     * Puts back into Redis every journaled message whose last state is not finished (see {@link RestoreRequest}),
+     * after writing what the buffer holds. Redis keeps what it still holds, so a second run changes nothing.
+     *
+     * @throws IllegalStateException    before {@link #attach}
+     * @throws JournalUnavailableException when the database cannot be read
+     */
+    public RestoreReport restore(RestoreRequest request) {
+        RmqClient attached = client;
+        if (attached == null) {
+            throw new IllegalStateException("the journal has no client to restore into; call attach(client) first");
+        }
+        if (request.topic() != null) {
+            attached.topics().require(request.topic());
+        }
+        flush(settings.syncTimeout());
+        try {
+            RestoreReport report = restorer.restore(request, attached.restorer(), attached.topics());
+            log.info("restore ({}) put back {} of {} open journaled messages in {} ms; {} were still in Redis, {} had"
+                    + " expired{}, {} were of unknown topics or slots", describe(request), report.restored(),
+                    report.examined(), report.took().toMillis(), report.present(), report.expired(),
+                    request.expired() ? " and were put back without a time to live" : " and were marked so",
+                    report.skipped());
+            return report;
+        } catch (SQLException e) {
+            throw new JournalUnavailableException("restore could not read the journal: " + e, e);
+        }
+    }
+
+    private static String describe(RestoreRequest request) {
+        if (request.topic() == null) {
+            return "every topic";
+        }
+        return "topic " + request.topic() + (request.key() == null ? "" : ", key \"" + request.key() + "\"");
+    }
+
+    /**
+     * Waits until every row queued so far is written.
+     *
+     * @throws JournalUnavailableException when they are not written within {@code timeout}
+     */
+    public void flush(Duration timeout) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        writer.flush(new Row.Flush(Instant.now(), done));
+        try {
+            done.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new JournalUnavailableException("interrupted while waiting for the journal's rows to be written", e);
+        } catch (Exception e) {
+            throw new JournalUnavailableException("the journal's buffered rows were not written within "
+                    + timeout.toMillis() + " ms: " + e, e);
+        }
+    }
+
+    /** The writer's buffer, lag and counts. */
+    public JournalStats stats() {
+        return writer.stats();
+    }
+
+    /** Removes finished messages last changed before {@code before} now, whatever the retention; returns how many. */
+    public long prune(Instant before) {
+        try {
+            return writer.pruneNow(before);
+        } catch (SQLException e) {
+            throw new JournalUnavailableException("the journal could not prune: " + e, e);
+        }
+    }
+
+    /** Writes what is buffered, for up to the close timeout, then stops. Rows that could not be written are logged. */
+    @Override
+    public void close() {
+        writer.close(settings.closeTimeout());
+    }
+
+    /** Checks the journal's settings; {@link #build()} migrates the schema and starts the writer. */
+    public static final class Builder extends JournalSettings.Builder<Builder> {
+
+        private Builder(DataSource dataSource) {
+            super(dataSource);
+        }
+
+        public JdbcJournal build() {
+            JournalSettings settings = settings();
+            Dialect dialect;
+            try (Connection connection = settings.dataSource().getConnection()) {
+                dialect = Dialect.of(connection);
+            } catch (SQLException e) {
+                throw new JournalUnavailableException("the journal cannot reach its database: " + e, e);
+            }
+            if (settings.migrate()) {
+                Flyway.configure().dataSource(settings.dataSource()).locations(dialect.migrations())
+                        .table(HISTORY_TABLE).baselineOnMigrate(true).baselineVersion("0").load().migrate();
+            }
+            return new JdbcJournal(settings, dialect);
+        }
+    }
+
+    static String localHost() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (Exception e) {
+            return "unknown";
+        }
+    }
+}

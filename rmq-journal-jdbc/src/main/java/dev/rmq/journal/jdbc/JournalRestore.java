@@ -1,0 +1,250 @@
+package dev.rmq.journal.jdbc;
+
+import dev.rmq.journal.RestoredMessage;
+import dev.rmq.journal.RmqRestorer;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicRegistry;
+import dev.rmq.topic.TopicType;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.sql.Types;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Puts back what Redis lost: every open message of the journal (last state not finished), the newest of each key,
+ * page by page in id order. Redis's restore script leaves a key it still holds alone, so running this twice, or
+ * while nothing was lost, changes nothing. When a key is put back, its older open messages (one in flight when Redis
+ * lost it, with a newer send waiting behind it) are marked merged into it: Redis holds nothing of them any more.
+ */
+final class JournalRestore {
+
+    private static final int PAGE = 1_000;
+    private static final String WORKER = "restore";
+
+    private final DataSource dataSource;
+    private final String host;
+
+    JournalRestore(DataSource dataSource, String host) {
+        this.dataSource = dataSource;
+        this.host = host;
+    }
+
+    /** An open message as the journal holds it. */
+    private record Open(long id, String topic, String key, int slot, TopicType type, long score, long notBefore,
+                        long expireAt, Map<String, String> headers, byte[] payload, JournalState state, int attempts) {
+    }
+
+    RestoreReport restore(RestoreRequest request, RmqRestorer restorer, TopicRegistry topics) throws SQLException {
+        long started = System.nanoTime();
+        long examined = 0, restored = 0, present = 0, expired = 0, skipped = 0;
+        long afterId = 0;
+        Set<String> restoredKeys = new HashSet<>();
+        while (true) {
+            List<Open> page = page(request, afterId);
+            if (page.isEmpty()) {
+                break;
+            }
+            afterId = page.get(page.size() - 1).id();
+            examined += page.size();
+            long now = System.currentTimeMillis();
+            Map<String, List<Open>> byTopic = new LinkedHashMap<>();
+            List<Open> ranOut = new ArrayList<>();
+            for (Open open : page) {
+                TopicDefinition topic = topics.contains(open.topic()) ? topics.require(open.topic()) : null;
+                if (topic == null || topic.type() != open.type() || open.slot() >= topic.slotAmount()) {
+                    skipped++;
+                } else if (open.expireAt() > 0 && open.expireAt() <= now && !request.expired()) {
+                    ranOut.add(open);
+                } else {
+                    byTopic.computeIfAbsent(open.topic(), name -> new ArrayList<>()).add(open);
+                }
+            }
+            List<Open> putBack = new ArrayList<>();
+            for (Map.Entry<String, List<Open>> entry : byTopic.entrySet()) {
+                List<RestoredMessage> messages = new ArrayList<>(entry.getValue().size());
+                for (Open open : entry.getValue()) {
+                    messages.add(restored(open, now, request.expired()));
+                }
+                List<RmqRestorer.Outcome> outcomes = restorer.restore(entry.getKey(), messages);
+                for (int i = 0; i < outcomes.size(); i++) {
+                    if (outcomes.get(i) == RmqRestorer.Outcome.RESTORED) {
+                        putBack.add(entry.getValue().get(i));
+                    } else {
+                        present++;
+                    }
+                }
+            }
+            restored += putBack.size();
+            expired += ranOut.size();
+            record(putBack, ranOut);
+            putBack.forEach(open -> restoredKeys.add(open.topic() + '\n' + open.key()));
+        }
+        closeSuperseded(request, restoredKeys);
+        return new RestoreReport(examined, restored, present, expired, skipped,
+                Duration.ofNanos(System.nanoTime() - started));
+    }
+
+    /** The message as Redis is to hold it: due now if its time passed; its time to live dropped if it ran out. */
+    private static RestoredMessage restored(Open open, long now, boolean expiredToo) {
+        long score = open.type() == TopicType.PRIORITY ? open.score() : Math.max(open.score(), now);
+        long expireAt = expiredToo && open.expireAt() > 0 && open.expireAt() <= now ? 0 : open.expireAt();
+        // a released delivery was handed back unstarted: its attempt is not counted
+        int attempts = open.state() == JournalState.RELEASED ? Math.max(0, open.attempts() - 1) : open.attempts();
+        return new RestoredMessage(open.key(), open.slot(), score, open.notBefore(), expireAt, attempts, open.headers(),
+                open.payload());
+    }
+
+    private List<Open> page(RestoreRequest request, long afterId) throws SQLException {
+        StringBuilder sql = new StringBuilder("SELECT m.id, m.topic, m.msg_key, m.slot, m.type, m.score, m.not_before,"
+                + " m.expire_at, m.headers, m.payload, m.state, m.attempts FROM rmq_messages m"
+                + " WHERE m.finished = FALSE AND m.id > ?");
+        if (request.topic() != null) {
+            sql.append(" AND m.topic = ?");
+        }
+        if (request.key() != null) {
+            sql.append(" AND m.msg_key = ?");
+        }
+        // the newest open message of each key only: an older one is the delivery Redis had in flight
+        sql.append(" AND NOT EXISTS (SELECT 1 FROM rmq_messages n WHERE n.topic = m.topic AND n.msg_key = m.msg_key"
+                + " AND n.finished = FALSE AND n.id > m.id) ORDER BY m.id LIMIT ").append(PAGE);
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement select = connection.prepareStatement(sql.toString())) {
+            int index = 1;
+            select.setLong(index++, afterId);
+            if (request.topic() != null) {
+                select.setString(index++, request.topic());
+            }
+            if (request.key() != null) {
+                select.setString(index, request.key());
+            }
+            List<Open> page = new ArrayList<>();
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    page.add(new Open(rows.getLong(1), rows.getString(2), rows.getString(3), rows.getInt(4),
+                            RowWriter.typeOf(rows.getString(5)), rows.getLong(6), rows.getLong(7), rows.getLong(8),
+                            RowWriter.headers(rows.getString(9)), rows.getBytes(10),
+                            JournalState.fromColumn(rows.getString(11)), rows.getInt(12)));
+                }
+            }
+            return page;
+        }
+    }
+
+    /** Marks what was put back restored (without its time to live when that had run out), and what ran out expired. */
+    private void record(List<Open> putBack, List<Open> ranOut) throws SQLException {
+        if (putBack.isEmpty() && ranOut.isEmpty()) {
+            return;
+        }
+        Timestamp at = Timestamp.from(Instant.now());
+        long now = System.currentTimeMillis();
+        inTransaction((transition, update) -> {
+            for (Open open : putBack) {
+                long expireAt = open.expireAt() > 0 && open.expireAt() <= now ? 0 : open.expireAt();
+                add(transition, update, open.id(), open.attempts(), JournalState.RESTORED, false, expireAt, at,
+                        expireAt == open.expireAt() ? "put back into Redis"
+                                : "put back into Redis without its time to live, which had run out");
+            }
+            for (Open open : ranOut) {
+                add(transition, update, open.id(), open.attempts(), JournalState.EXPIRED, true, open.expireAt(), at,
+                        "its time to live ran out before a restore");
+            }
+        });
+    }
+
+    /**
+     * Marks the older open messages of each key put back merged into it: they were in flight when Redis lost them,
+     * with a newer send waiting behind, and Redis now holds only the newer one.
+     */
+    private void closeSuperseded(RestoreRequest request, Set<String> restoredKeys) throws SQLException {
+        if (restoredKeys.isEmpty()) {
+            return;
+        }
+        StringBuilder sql = new StringBuilder("SELECT m.id, m.topic, m.msg_key, m.attempts, m.expire_at FROM"
+                + " rmq_messages m WHERE m.finished = FALSE AND EXISTS (SELECT 1 FROM rmq_messages n WHERE"
+                + " n.topic = m.topic AND n.msg_key = m.msg_key AND n.finished = FALSE AND n.id > m.id)");
+        if (request.topic() != null) {
+            sql.append(" AND m.topic = ?");
+        }
+        List<long[]> superseded = new ArrayList<>();
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement select = connection.prepareStatement(sql.toString())) {
+            if (request.topic() != null) {
+                select.setString(1, request.topic());
+            }
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    if (restoredKeys.contains(rows.getString(2) + '\n' + rows.getString(3))) {
+                        superseded.add(new long[] {rows.getLong(1), rows.getInt(4), rows.getLong(5)});
+                    }
+                }
+            }
+        }
+        if (superseded.isEmpty()) {
+            return;
+        }
+        Timestamp at = Timestamp.from(Instant.now());
+        inTransaction((transition, update) -> {
+            for (long[] old : superseded) {
+                add(transition, update, old[0], (int) old[1], JournalState.MERGED, true, old[2], at,
+                        "a newer send of its key was put back by a restore in its place");
+            }
+        });
+    }
+
+    private interface Batches {
+        void fill(PreparedStatement transition, PreparedStatement update) throws SQLException;
+    }
+
+    private void inTransaction(Batches batches) throws SQLException {
+        try (Connection connection = dataSource.getConnection()) {
+            connection.setAutoCommit(false);
+            try (PreparedStatement transition = connection.prepareStatement("INSERT INTO rmq_transitions"
+                    + " (message_id, state, attempt, at, worker, host, detail) VALUES (?, ?, ?, ?, ?, ?, ?)");
+                 PreparedStatement update = connection.prepareStatement("UPDATE rmq_messages SET state = ?,"
+                         + " finished = ?, expire_at = ?, updated_at = ? WHERE id = ? AND finished = FALSE")) {
+                batches.fill(transition, update);
+                transition.executeBatch();
+                update.executeBatch();
+                connection.commit();
+            } catch (SQLException | RuntimeException e) {
+                connection.rollback();
+                throw e;
+            }
+        }
+    }
+
+    private void add(PreparedStatement transition, PreparedStatement update, long id, int attempts,
+                     JournalState state, boolean finished, long expireAt, Timestamp at, String detail)
+            throws SQLException {
+        transition.setLong(1, id);
+        transition.setString(2, state.column());
+        transition.setInt(3, attempts);
+        transition.setTimestamp(4, at);
+        transition.setString(5, WORKER);
+        transition.setString(6, host);
+        transition.setString(7, detail);
+        transition.addBatch();
+        update.setString(1, state.column());
+        update.setBoolean(2, finished);
+        if (expireAt > 0) {
+            update.setLong(3, expireAt);
+        } else {
+            update.setNull(3, Types.BIGINT);
+        }
+        update.setTimestamp(4, at);
+        update.setLong(5, id);
+        update.addBatch();
+    }
+}

@@ -1,0 +1,16 @@
+package dev.rmq.journal.jdbc;
+
+import java.time.Duration;
+
+/**
+ * What the journal's writer has done, for metrics and the endpoint.
+ *
+ * @param buffered rows waiting to be written
+ * @param lag      how long the oldest of them has waited; zero when none wait
+ * @param written  rows written since start
+ * @param gap      rows dropped since start because the buffer was full ({@link WhenUnavailable#CONTINUE})
+ * @param failures failed writes since start (each retried until it succeeds)
+ * @param pruned   finished messages removed by retention since start
+ */
+public record JournalStats(int buffered, Duration lag, long written, long gap, long failures, long pruned) {
+}

@@ -1,0 +1,232 @@
+package dev.rmq.journal.jdbc;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The journal's one writer thread: takes rows from a bounded buffer and writes them in batches, one transaction
+ * each. A batch that fails is written again, after a growing pause, until it succeeds or the journal closes: rows are
+ * not dropped because the database is away, only when the buffer is full and the policy says so.
+ */
+final class JournalWriter implements Runnable {
+
+    private static final Logger log = LoggerFactory.getLogger(JournalWriter.class);
+    private static final long OUTAGE_LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+    private final DataSource dataSource;
+    private final RowWriter rows;
+    private final Retention retention;
+    private final BlockingQueue<Row> buffer;
+    private final int batchSize;
+    private final WhenUnavailable whenUnavailable;
+    private final Duration blockTimeout;
+    private final AtomicLong written = new AtomicLong();
+    private final AtomicLong gap = new AtomicLong();
+    private final AtomicLong failures = new AtomicLong();
+    private final Thread thread;
+    private volatile boolean closing;
+    private volatile Instant writingSince;
+    private long gapLoggedNanos;
+    private long outageStartNanos;
+    private long outageLoggedNanos;
+
+    JournalWriter(DataSource dataSource, RowWriter rows, Retention retention, int capacity, int batchSize,
+                  WhenUnavailable whenUnavailable, Duration blockTimeout) {
+        this.dataSource = dataSource;
+        this.rows = rows;
+        this.retention = retention;
+        this.buffer = new ArrayBlockingQueue<>(capacity);
+        this.batchSize = batchSize;
+        this.whenUnavailable = whenUnavailable;
+        this.blockTimeout = blockTimeout;
+        this.thread = new Thread(this, "rmq-journal-writer");
+        this.thread.setDaemon(true);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /**
+     * Queues a row. A row nobody waits for finds no room only while the writer is behind: under {@link
+     * WhenUnavailable#CONTINUE} it is dropped and counted; under {@link WhenUnavailable#BLOCK} the caller waits for
+     * room up to the block timeout, then a send fails and an event is dropped and counted. A row somebody waits for
+     * (a synchronous send) always waits for room, up to the block timeout.
+     *
+     * @throws JournalUnavailableException when a send found no room in time
+     */
+    void add(Row row, boolean send) {
+        if (closing) {
+            throw new IllegalStateException("the journal is closed; no more rows are taken");
+        }
+        if (buffer.offer(row)) {
+            return;
+        }
+        boolean waits = row.done() != null || whenUnavailable == WhenUnavailable.BLOCK;
+        try {
+            if (waits && buffer.offer(row, blockTimeout.toNanos(), TimeUnit.NANOSECONDS)) {
+                return;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (send && waits) {
+            throw new JournalUnavailableException("the journal's buffer stayed full for " + blockTimeout.toMillis()
+                    + " ms (its database is out of reach or too slow): Redis holds the message, but its journal row is"
+                    + " not written, so a restore would not bring it back");
+        }
+        dropped();
+    }
+
+    private synchronized void dropped() {
+        long count = gap.incrementAndGet();
+        long now = System.nanoTime();
+        if (count == 1 || now - gapLoggedNanos > OUTAGE_LOG_EVERY_NANOS) {
+            gapLoggedNanos = now;
+            log.warn("the journal's buffer is full ({} rows): rows are dropped and sends go on, as configured; {} rows"
+                    + " dropped so far. A restore cannot bring back the messages they describe", buffer.size(), count);
+        }
+    }
+
+    /** Completes when every row queued before it is written. */
+    void flush(Row.Flush mark) {
+        add(mark, true);
+    }
+
+    @Override
+    public void run() {
+        List<Row> batch = new ArrayList<>(batchSize);
+        while (!closing || !buffer.isEmpty()) {
+            try {
+                Row first = buffer.poll(retention.idleWaitMillis(), TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    prune();
+                    continue;
+                }
+                batch.add(first);
+                buffer.drainTo(batch, batchSize - 1);
+                writingSince = first.time();
+                if (writeUntilDone(batch)) {
+                    written.addAndGet(batch.size());
+                    batch.forEach(row -> complete(row, null));
+                } else {
+                    batch.forEach(row -> complete(row, new JournalUnavailableException("the journal closed before its"
+                            + " database took this row")));
+                }
+                batch.clear();
+                writingSince = null;
+                prune();
+            } catch (InterruptedException e) {
+                closing = true;
+                batch.forEach(row -> complete(row, new JournalUnavailableException("the journal closed before its"
+                        + " database took this row")));
+                batch.clear();
+            }
+        }
+    }
+
+    private static void complete(Row row, Throwable error) {
+        if (row.done() == null) {
+            return;
+        }
+        if (error == null) {
+            row.done().complete(null);
+        } else {
+            row.done().completeExceptionally(error);
+        }
+    }
+
+    /** Writes the batch, again after each failure; false when the journal closed before it could. */
+    private boolean writeUntilDone(List<Row> batch) throws InterruptedException {
+        long pauseMs = 100;
+        while (true) {
+            try (Connection connection = dataSource.getConnection()) {
+                rows.write(connection, batch);
+                recovered();
+                return true;
+            } catch (SQLException | RuntimeException e) {
+                failures.incrementAndGet();
+                failed(e, batch.size());
+                if (closing) {
+                    log.warn("the journal closes with {} rows its database did not take; they are lost",
+                            batch.size() + buffer.size());
+                    buffer.clear();
+                    return false;
+                }
+                Thread.sleep(pauseMs);
+                pauseMs = Math.min(pauseMs * 2, 5_000);
+            }
+        }
+    }
+
+    private void failed(Exception e, int rowsInHand) {
+        long now = System.nanoTime();
+        if (outageStartNanos == 0) {
+            outageStartNanos = now;
+            outageLoggedNanos = now;
+            log.warn("the journal cannot write to its database: {}. Its {} rows in hand are written again until it"
+                    + " answers; meanwhile rows wait in its buffer ({} of them), and once it is full sends {}", e.toString(),
+                    rowsInHand, buffer.size(), whenUnavailable == WhenUnavailable.BLOCK ? "wait, then fail"
+                            : "go on and their rows are dropped");
+        } else if (now - outageLoggedNanos > OUTAGE_LOG_EVERY_NANOS) {
+            outageLoggedNanos = now;
+            log.warn("the journal's database is still out of reach after {} s ({} rows buffered): {}",
+                    TimeUnit.NANOSECONDS.toSeconds(now - outageStartNanos), buffer.size(), e.toString());
+        }
+    }
+
+    private void recovered() {
+        if (outageStartNanos != 0) {
+            log.info("the journal's database answers again after {} ms; the buffered rows are being written",
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - outageStartNanos));
+            outageStartNanos = 0;
+        }
+    }
+
+    private void prune() {
+        if (outageStartNanos == 0) {
+            retention.pruneIfDue(dataSource, rows.dialect());
+        }
+    }
+
+    long pruneNow(Instant before) throws SQLException {
+        return retention.pruneNow(dataSource, rows.dialect(), before);
+    }
+
+    JournalStats stats() {
+        Instant oldest = writingSince;
+        if (oldest == null) {
+            Row head = buffer.peek();
+            oldest = head == null ? null : head.time();
+        }
+        Duration lag = oldest == null ? Duration.ZERO : Duration.between(oldest, Instant.now());
+        return new JournalStats(buffer.size(), lag.isNegative() ? Duration.ZERO : lag, written.get(), gap.get(),
+                failures.get(), retention.pruned());
+    }
+
+    /** Writes what is buffered, for up to {@code timeout}, then stops the thread. */
+    void close(Duration timeout) {
+        closing = true;
+        try {
+            thread.join(timeout.toMillis());
+            if (thread.isAlive()) {
+                thread.interrupt();
+                thread.join(1_000);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,26 @@
+package dev.rmq.journal.jdbc;
+
+/**
+ * Which journaled messages to put back.
+ *
+ * @param topic   one topic, or null for every topic of the client
+ * @param key     one message key (with a topic), or null for all
+ * @param expired whether messages whose time to live ran out are put back too (without a time to live); when
+ *                false they are marked expired in the journal instead
+ */
+public record RestoreRequest(String topic, String key, boolean expired) {
+
+    public RestoreRequest {
+        if (key != null && topic == null) {
+            throw new IllegalArgumentException("a restore by key needs its topic; key was \"" + key + "\"");
+        }
+        if (key != null && key.isEmpty()) {
+            throw new IllegalArgumentException("key must not be empty; leave it null to restore every key");
+        }
+    }
+
+    /** Every unfinished message of every topic, expired ones left out. */
+    public static RestoreRequest all() {
+        return new RestoreRequest(null, null, false);
+    }
+}

@@ -1,0 +1,46 @@
+package dev.rmq.journal.jdbc;
+
+import dev.rmq.journal.JournaledSend;
+
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+
+/** What the writer writes: a row of the journal, or a mark that the rows before it are written. */
+sealed interface Row {
+
+    /** When it happened; the writer's lag is measured from the oldest. */
+    Instant time();
+
+    /** Completed when written, for a synchronous send or a flush; null when nobody waits. */
+    CompletableFuture<Void> done();
+
+    /** A send Redis added (or merged, {@code send.merged()}): its message row, and its transition. */
+    record Sent(JournaledSend send, CompletableFuture<Void> done) implements Row {
+
+        @Override
+        public Instant time() {
+            return send.sentAt();
+        }
+    }
+
+    /**
+     * A change of a key's open message: the oldest (consumers' changes: the message in flight comes first) or the
+     * newest (a producer's change: the one waiting).
+     *
+     * @param attempt  the attempt to record, or null to keep the message's count
+     * @param score    a new due time or priority, or null to keep it
+     * @param finishes whether the message is done with after it: its state says so, or it was delivered at most once
+     */
+    record Change(String topic, String key, JournalState state, Integer attempt, Long score, boolean newest,
+                  boolean finishes, Instant time, String worker, String detail) implements Row {
+
+        @Override
+        public CompletableFuture<Void> done() {
+            return null;
+        }
+    }
+
+    /** Asks to be told when every row before it is written. */
+    record Flush(Instant time, CompletableFuture<Void> done) implements Row {
+    }
+}

@@ -1,0 +1,300 @@
+package dev.rmq.journal.jdbc;
+
+import dev.rmq.journal.JournaledSend;
+import dev.rmq.topic.TopicType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.sql.Types;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Writes rows in one transaction, in their order. Rows of one kind in a row go in JDBC batches, one statement kind
+ * after another; a row of another kind, or a second row of a key already in the run, ends the run first, so that a
+ * key's rows are applied in the order they happened. A change finds its message by one lookup per run of the keys'
+ * open messages, then writes by id: plain INSERT ... VALUES and UPDATE ... WHERE id, which every driver batches.
+ */
+final class RowWriter {
+
+    private static final Logger log = LoggerFactory.getLogger(RowWriter.class);
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final String INSERT_MESSAGE = "INSERT INTO rmq_messages (topic, msg_key, slot, type, score,"
+            + " not_before, expire_at, headers, payload, created_at, state, attempts, finished, updated_at)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, FALSE, ?)";
+    private static final String INSERT_TRANSITION = "INSERT INTO rmq_transitions (message_id, state, attempt, at,"
+            + " worker, host, detail) VALUES (?, ?, ?, ?, ?, ?, ?)";
+    private static final String MERGE = "UPDATE rmq_messages SET score = CASE WHEN type = 'R' THEN score ELSE ? END,"
+            + " not_before = ?, expire_at = ?, headers = ?, payload = ?, state = 'merged', updated_at = ? WHERE id = ?";
+    private static final String CHANGE = "UPDATE rmq_messages SET state = ?, attempts = ?, score = COALESCE(?, score),"
+            + " finished = ?, updated_at = ? WHERE id = ?";
+    /** Keys looked up in one statement at most, to stay within every driver's parameter limit. */
+    private static final int LOOKUP_CHUNK = 500;
+
+    private final Dialect dialect;
+    private final String host;
+
+    RowWriter(Dialect dialect, String host) {
+        this.dialect = dialect;
+        this.host = host;
+    }
+
+    Dialect dialect() {
+        return dialect;
+    }
+
+    /** Writes the rows and commits; on failure rolls back and throws, so that the caller can write them again. */
+    void write(Connection connection, List<Row> rows) throws SQLException {
+        connection.setAutoCommit(false);
+        try {
+            List<Row> run = new ArrayList<>();
+            Set<String> keys = new HashSet<>();
+            Class<?> kind = null;
+            for (Row row : rows) {
+                if (row instanceof Row.Flush) {
+                    continue;
+                }
+                Class<?> rowKind = kindOf(row);
+                String key = topicOf(row) + '\n' + keyOf(row);
+                if (rowKind != kind || !keys.add(key)) {
+                    writeRun(connection, run);
+                    run.clear();
+                    keys.clear();
+                    keys.add(key);
+                    kind = rowKind;
+                }
+                run.add(row);
+            }
+            writeRun(connection, run);
+            connection.commit();
+        } catch (SQLException | RuntimeException e) {
+            connection.rollback();
+            throw e;
+        }
+    }
+
+    private static String topicOf(Row row) {
+        return row instanceof Row.Sent sent ? sent.send().topic() : ((Row.Change) row).topic();
+    }
+
+    private static String keyOf(Row row) {
+        return row instanceof Row.Sent sent ? sent.send().key() : ((Row.Change) row).key();
+    }
+
+    /** Rows that share a kind go in one run: new sends, merges, consumers' changes, producers' changes. */
+    private static Class<?> kindOf(Row row) {
+        if (row instanceof Row.Sent sent) {
+            return sent.send().merged() ? JournaledSend.class : Row.Sent.class;
+        }
+        return ((Row.Change) row).newest() ? Instant.class : Row.Change.class;
+    }
+
+    private void writeRun(Connection connection, List<Row> run) throws SQLException {
+        if (run.isEmpty()) {
+            return;
+        }
+        Row first = run.get(0);
+        if (first instanceof Row.Sent sent && !sent.send().merged()) {
+            List<JournaledSend> sends = new ArrayList<>(run.size());
+            run.forEach(row -> sends.add(((Row.Sent) row).send()));
+            insertMessages(connection, sends);
+        } else if (first instanceof Row.Sent) {
+            mergeMessages(connection, run);
+        } else {
+            changeMessages(connection, run, ((Row.Change) first).newest());
+        }
+    }
+
+    private void insertMessages(Connection connection, List<JournaledSend> sends) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement(INSERT_MESSAGE)) {
+            for (JournaledSend send : sends) {
+                Timestamp at = Timestamp.from(send.sentAt());
+                insert.setString(1, send.topic());
+                insert.setString(2, send.key());
+                insert.setInt(3, send.slot());
+                insert.setString(4, send.type().scriptCode());
+                insert.setLong(5, send.score());
+                setMillis(insert, 6, send.notBefore());
+                setMillis(insert, 7, send.expireAt());
+                insert.setString(8, headers(send.headers()));
+                insert.setBytes(9, send.payload());
+                insert.setTimestamp(10, at);
+                insert.setString(11, JournalState.SENT.column());
+                insert.setTimestamp(12, at);
+                insert.addBatch();
+            }
+            insert.executeBatch();
+        }
+        Map<String, Open> ids = lookup(connection, sends.stream().map(s -> new TopicKey(s.topic(), s.key())).toList(),
+                true);
+        try (PreparedStatement transition = connection.prepareStatement(INSERT_TRANSITION)) {
+            for (JournaledSend send : sends) {
+                Open open = ids.get(send.topic() + '\n' + send.key());
+                addTransition(transition, open.id(), JournalState.SENT, 0, send.sentAt(), null, null);
+            }
+            transition.executeBatch();
+        }
+    }
+
+    /**
+     * A merge updates the key's newest open message; a merge the journal finds no message for (one sent before the
+     * journal was on, or lost in a gap) becomes a new message.
+     */
+    private void mergeMessages(Connection connection, List<Row> run) throws SQLException {
+        List<TopicKey> keys = new ArrayList<>(run.size());
+        run.forEach(row -> keys.add(new TopicKey(topicOf(row), keyOf(row))));
+        Map<String, Open> ids = lookup(connection, keys, true);
+        List<JournaledSend> unknown = new ArrayList<>();
+        try (PreparedStatement update = connection.prepareStatement(MERGE);
+             PreparedStatement transition = connection.prepareStatement(INSERT_TRANSITION)) {
+            for (Row row : run) {
+                JournaledSend send = ((Row.Sent) row).send();
+                Open open = ids.get(send.topic() + '\n' + send.key());
+                if (open == null) {
+                    unknown.add(send);
+                    continue;
+                }
+                update.setLong(1, send.score());
+                setMillis(update, 2, send.notBefore());
+                setMillis(update, 3, send.expireAt());
+                update.setString(4, headers(send.headers()));
+                update.setBytes(5, send.payload());
+                update.setTimestamp(6, Timestamp.from(send.sentAt()));
+                update.setLong(7, open.id());
+                update.addBatch();
+                addTransition(transition, open.id(), JournalState.MERGED, open.attempts(), send.sentAt(), null, null);
+            }
+            update.executeBatch();
+            transition.executeBatch();
+        }
+        if (!unknown.isEmpty()) {
+            insertMessages(connection, unknown);
+        }
+    }
+
+    private void changeMessages(Connection connection, List<Row> run, boolean newest) throws SQLException {
+        List<TopicKey> keys = new ArrayList<>(run.size());
+        run.forEach(row -> keys.add(new TopicKey(topicOf(row), keyOf(row))));
+        Map<String, Open> ids = lookup(connection, keys, newest);
+        try (PreparedStatement transition = connection.prepareStatement(INSERT_TRANSITION);
+             PreparedStatement update = connection.prepareStatement(CHANGE)) {
+            for (Row row : run) {
+                Row.Change change = (Row.Change) row;
+                Open open = ids.get(change.topic() + '\n' + change.key());
+                if (open == null) {
+                    // a message the journal never saw (sent before it was on, on a topic it left off, or lost in a gap)
+                    log.debug("no open journaled message for {} {} to mark {}", change.topic(), change.key(),
+                            change.state().column());
+                    continue;
+                }
+                int attempts = change.attempt() != null ? change.attempt() : open.attempts();
+                addTransition(transition, open.id(), change.state(), attempts, change.time(), change.worker(),
+                        change.detail());
+                update.setString(1, change.state().column());
+                update.setInt(2, attempts);
+                if (change.score() == null) {
+                    update.setNull(3, Types.BIGINT);
+                } else {
+                    update.setLong(3, change.score());
+                }
+                update.setBoolean(4, change.finishes());
+                update.setTimestamp(5, Timestamp.from(change.time()));
+                update.setLong(6, open.id());
+                update.addBatch();
+            }
+            transition.executeBatch();
+            update.executeBatch();
+        }
+    }
+
+    private record TopicKey(String topic, String key) {
+    }
+
+    /** A key's open message: its id and attempts. */
+    private record Open(long id, int attempts) {
+    }
+
+    /**
+     * The oldest or newest open message of each key, by {@code topic + '\n' + key}. Consumers' changes take the
+     * oldest (the message in flight comes before one sent behind it); sends and producers' changes the newest.
+     */
+    private static Map<String, Open> lookup(Connection connection, List<TopicKey> keys, boolean newest)
+            throws SQLException {
+        Map<String, List<String>> byTopic = new LinkedHashMap<>();
+        keys.forEach(k -> byTopic.computeIfAbsent(k.topic(), t -> new ArrayList<>()).add(k.key()));
+        Map<String, Open> found = new HashMap<>();
+        for (Map.Entry<String, List<String>> topic : byTopic.entrySet()) {
+            List<String> all = topic.getValue();
+            for (int from = 0; from < all.size(); from += LOOKUP_CHUNK) {
+                List<String> chunk = all.subList(from, Math.min(all.size(), from + LOOKUP_CHUNK));
+                String sql = "SELECT id, msg_key, attempts FROM rmq_messages WHERE finished = FALSE AND topic = ? AND"
+                        + " msg_key IN (" + String.join(", ", Collections.nCopies(chunk.size(), "?")) + ")";
+                try (PreparedStatement select = connection.prepareStatement(sql)) {
+                    select.setString(1, topic.getKey());
+                    for (int i = 0; i < chunk.size(); i++) {
+                        select.setString(i + 2, chunk.get(i));
+                    }
+                    try (ResultSet result = select.executeQuery()) {
+                        while (result.next()) {
+                            Open open = new Open(result.getLong(1), result.getInt(3));
+                            found.merge(topic.getKey() + '\n' + result.getString(2), open, (a, b) ->
+                                    (a.id() > b.id()) == newest ? a : b);
+                        }
+                    }
+                }
+            }
+        }
+        return found;
+    }
+
+    private void addTransition(PreparedStatement statement, long messageId, JournalState state, int attempt,
+                               Instant time, String worker, String detail) throws SQLException {
+        statement.setLong(1, messageId);
+        statement.setString(2, state.column());
+        statement.setInt(3, attempt);
+        statement.setTimestamp(4, Timestamp.from(time));
+        statement.setString(5, worker);
+        statement.setString(6, host);
+        statement.setString(7, detail == null || detail.length() <= 1024 ? detail : detail.substring(0, 1024));
+        statement.addBatch();
+    }
+
+    private static void setMillis(PreparedStatement statement, int index, Instant value) throws SQLException {
+        if (value == null) {
+            statement.setNull(index, Types.BIGINT);
+        } else {
+            statement.setLong(index, value.toEpochMilli());
+        }
+    }
+
+    static String headers(Map<String, String> headers) {
+        return headers.isEmpty() ? "{}" : JSON.writeValueAsString(headers);
+    }
+
+    @SuppressWarnings("unchecked")
+    static Map<String, String> headers(String json) {
+        return JSON.readValue(json, Map.class);
+    }
+
+    static TopicType typeOf(String code) {
+        for (TopicType type : TopicType.values()) {
+            if (type.scriptCode().equals(code)) {
+                return type;
+            }
+        }
+        throw new IllegalArgumentException("unknown topic type code \"" + code + "\" in the journal");
+    }
+}

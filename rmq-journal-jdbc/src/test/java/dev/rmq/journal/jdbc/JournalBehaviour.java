@@ -1,0 +1,295 @@
+package dev.rmq.journal.jdbc;
+
+import dev.rmq.producer.MessageRef;
+import dev.rmq.producer.OutgoingMessage;
+import dev.rmq.producer.StoredMessage;
+import dev.rmq.pull.PulledMessage;
+import dev.rmq.pull.RmqPuller;
+import org.junit.jupiter.api.Test;
+
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** What the journal records, run against each database by a subclass. */
+abstract class JournalBehaviour extends JournalTestBase {
+
+    @Test
+    void aSynchronousSendIsJournaledBeforeItReturnsAndEveryTransitionFollows() throws SQLException {
+        open(journal -> journal.mode(JournalMode.SYNC));
+        client.producer().send(OutgoingMessage.priority(PRIORITY, "{\"order\":1}", 100).withKey("k1")
+                .withHeader("tenant", "acme").withTtl(Duration.ofHours(1)));
+        // no flush: a synchronous send returned, so its row has committed
+        MessageRow sent = message(PRIORITY, "k1");
+        assertThat(sent.state()).isEqualTo("sent");
+        assertThat(sent.score()).isEqualTo(100);
+
+        RmqPuller<String> puller = closeAfter(client.puller(String.class).topics(PRIORITY).build());
+        puller.start();
+        PulledMessage<String> first = pollOne(puller);
+        first.retry("try again");
+        PulledMessage<String> second = pollOne(puller);
+        assertThat(second.attempt()).isEqualTo(2);
+        second.dead("give up");
+        journal.flush(Duration.ofSeconds(10));
+
+        MessageRow done = message(PRIORITY, "k1");
+        assertThat(done.state()).isEqualTo("dead");
+        assertThat(done.finished()).isTrue();
+        assertThat(done.attempts()).isEqualTo(2);
+        assertThat(transitions(done.id())).containsExactly("sent", "delivered", "retried", "delivered", "dead");
+        assertThat(count("SELECT COUNT(*) FROM rmq_transitions WHERE host = 'test-host' AND worker IS NOT NULL"
+                + " AND state = 'delivered'")).isEqualTo(2);
+    }
+
+    @Test
+    void aMergeKeepsOneMessageWithTheLatestContent() throws SQLException {
+        open(journal -> { });
+        client.producer().send(OutgoingMessage.rangeMerge(RANGE, "v1", Duration.ofMinutes(5)).withKey("m"));
+        client.producer().send(OutgoingMessage.rangeMerge(RANGE, "v2", Duration.ofMinutes(5)).withKey("m"));
+        journal.flush(Duration.ofSeconds(10));
+        List<MessageRow> rows = messages(RANGE);
+        assertThat(rows).hasSize(1);
+        assertThat(rows.get(0).state()).isEqualTo("merged");
+        assertThat(transitions(rows.get(0).id())).containsExactly("sent", "merged");
+        assertThat(payloadOf(rows.get(0).id())).isEqualTo("v2");
+    }
+
+    @Test
+    void cancelsAndReschedulesAreJournaled() throws SQLException {
+        open(journal -> { });
+        Instant due = Instant.now().plus(Duration.ofHours(1));
+        client.producer().send(OutgoingMessage.fixedTime(FIXED, "a", due).withKey("a"));
+        client.producer().send(OutgoingMessage.fixedTime(FIXED, "b", due).withKey("b"));
+        Instant later = due.plus(Duration.ofHours(1));
+        assertThat(client.producer().reschedule(MessageRef.of(FIXED, "a"), later)).isTrue();
+        assertThat(client.producer().cancel(MessageRef.of(FIXED, "b"))).isTrue();
+        journal.flush(Duration.ofSeconds(10));
+        MessageRow a = message(FIXED, "a");
+        assertThat(a.state()).isEqualTo("rescheduled");
+        assertThat(a.score()).isEqualTo(later.toEpochMilli());
+        assertThat(a.finished()).isFalse();
+        MessageRow b = message(FIXED, "b");
+        assertThat(b.state()).isEqualTo("cancelled");
+        assertThat(b.finished()).isTrue();
+    }
+
+    @Test
+    void anAtMostOnceDeliveryFinishesTheMessage() throws SQLException {
+        open(journal -> { });
+        client.producer().send(OutgoingMessage.priority(ONCE, "x", 50).withKey("once"));
+        RmqPuller<String> puller = closeAfter(client.puller(String.class).topics(ONCE).build());
+        puller.start();
+        pollOne(puller);
+        journal.flush(Duration.ofSeconds(10));
+        MessageRow row = message(ONCE, "once");
+        assertThat(row.state()).isEqualTo("delivered");
+        assertThat(row.finished()).isTrue();
+        redis.command("FLUSHALL");
+        assertThat(journal.restore(RestoreRequest.all()).restored()).isZero();
+    }
+
+    @Test
+    void retentionPrunesFinishedMessagesWithTheirTransitionsAndKeepsOpenOnes() throws SQLException {
+        open(journal -> { });
+        client.producer().send(OutgoingMessage.priority(PRIORITY, "done", 100).withKey("done"));
+        client.producer().send(OutgoingMessage.priority(PRIORITY, "open", 20).withKey("open"));
+        RmqPuller<String> puller = closeAfter(client.puller(String.class).topics(PRIORITY).build());
+        puller.start();
+        PulledMessage<String> done = pollOne(puller);
+        done.ack();
+        String open = done.key().equals("done") ? "open" : "done";
+        journal.flush(Duration.ofSeconds(10));
+        long doneId = message(PRIORITY, done.key()).id();
+
+        assertThat(journal.prune(Instant.now().plusSeconds(60))).isEqualTo(1);
+        assertThat(messages(PRIORITY)).extracting(MessageRow::key).containsExactly(open);
+        assertThat(count("SELECT COUNT(*) FROM rmq_transitions WHERE message_id = " + doneId)).isZero();
+        assertThat(journal.stats().pruned()).isEqualTo(1);
+    }
+
+    @Test
+    void restorePutsBackEveryUnfinishedMessageOnceAfterFlushAll() throws SQLException {
+        open(journal -> { });
+        Expected expected = sendMixAndConsumePart();
+        journal.flush(Duration.ofSeconds(10));
+        redis.command("FLUSHALL");
+        assertRestoredExactlyOnce(expected);
+    }
+
+    @Test
+    void restorePutsBackWhatARestartWithoutPersistenceLost() throws SQLException {
+        open(journal -> { });
+        Expected expected = sendMixAndConsumePart();
+        journal.flush(Duration.ofSeconds(10));
+        redis.kill();
+        redis.restart();
+        assertThat(redis.command("DBSIZE")).isEqualTo(0L);
+        await().atMost(Duration.ofSeconds(20)).ignoreExceptions()
+                .until(() -> client.producer().get(MessageRef.of(FIXED, "nothing")).isEmpty());
+        assertRestoredExactlyOnce(expected);
+    }
+
+    @Test
+    void expiredMessagesComeBackOnlyWhenAskedAndWithoutTheirTimeToLive() throws SQLException {
+        open(journal -> { });
+        client.producer().send(OutgoingMessage.priority(PRIORITY, "short", 100).withKey("short")
+                .withTtl(Duration.ofMillis(200)));
+        client.producer().send(OutgoingMessage.priority(PRIORITY, "short2", 100).withKey("short2")
+                .withTtl(Duration.ofMillis(200)));
+        journal.flush(Duration.ofSeconds(10));
+        redis.command("FLUSHALL");
+        await().pollDelay(Duration.ofMillis(300)).until(() -> true);
+
+        RestoreReport one = journal.restore(new RestoreRequest(PRIORITY, "short", true));
+        assertThat(one.restored()).isEqualTo(1);
+        StoredMessage back = client.producer().get(MessageRef.of(PRIORITY, "short")).orElseThrow();
+        assertThat(back.expiresAt()).isEmpty();
+
+        RestoreReport rest = journal.restore(RestoreRequest.all());
+        assertThat(rest.restored()).isZero();
+        assertThat(rest.expired()).isEqualTo(1);
+        assertThat(client.producer().get(MessageRef.of(PRIORITY, "short2"))).isEmpty();
+        MessageRow expired = message(PRIORITY, "short2");
+        assertThat(expired.state()).isEqualTo("expired");
+        assertThat(expired.finished()).isTrue();
+    }
+
+    @Test
+    void oneMessageIsRestoredByKey() throws SQLException {
+        open(journal -> { });
+        client.producer().send(OutgoingMessage.priority(PRIORITY, "a", 100).withKey("a"));
+        client.producer().send(OutgoingMessage.priority(PRIORITY, "b", 100).withKey("b"));
+        journal.flush(Duration.ofSeconds(10));
+        redis.command("FLUSHALL");
+        RestoreReport report = journal.restore(new RestoreRequest(PRIORITY, "b", false));
+        assertThat(report.examined()).isEqualTo(1);
+        assertThat(report.restored()).isEqualTo(1);
+        assertThat(client.producer().get(MessageRef.of(PRIORITY, "a"))).isEmpty();
+        assertThat(client.producer().get(MessageRef.of(PRIORITY, "b"))).isPresent();
+        assertThat(message(PRIORITY, "b").state()).isEqualTo("restored");
+    }
+
+    // ---- the mix that loss and restore run on --------------------------------------------------------------
+
+    /** What a restore must bring back: each key with its score and attempts; and what it must not. */
+    record Expected(Map<String, long[]> open, List<String> finished) {
+    }
+
+    /**
+     * Sends 12 messages of each type, then consumes part: of the priority topic 3 acked, 1 dead, 1 retried (attempt
+     * 1 counted), 1 left in flight; of the range-merge topic 4 acked. Fixed-time messages lie an hour ahead.
+     */
+    private Expected sendMixAndConsumePart() {
+        Map<String, long[]> open = new HashMap<>();
+        List<String> finished = new ArrayList<>();
+        List<OutgoingMessage> sends = new ArrayList<>();
+        Instant due = Instant.now().plus(Duration.ofHours(1)).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+        for (int i = 0; i < 12; i++) {
+            sends.add(OutgoingMessage.priority(PRIORITY, "p" + i, 100 + i).withKey("p" + i));
+            sends.add(OutgoingMessage.rangeMerge(RANGE, "r" + i, Duration.ofMillis(1)).withKey("r" + i));
+            sends.add(OutgoingMessage.fixedTime(FIXED, "f" + i, due.plusSeconds(i)).withKey("f" + i));
+            open.put(FIXED + "/f" + i, new long[] {due.plusSeconds(i).toEpochMilli(), 0});
+            open.put(PRIORITY + "/p" + i, new long[] {100 + i, 0});
+            open.put(RANGE + "/r" + i, new long[] {-1, 0});
+        }
+        client.producer().sendAll(sends);
+        RmqPuller<String> puller = closeAfter(client.puller(String.class).topics(PRIORITY, RANGE).build());
+        puller.start();
+        // priorities come highest first: p11 .. p6
+        List<PulledMessage<String>> priority = new ArrayList<>();
+        while (priority.size() < 6) {
+            priority.addAll(puller.poll(6 - priority.size(), Duration.ofSeconds(5), PRIORITY));
+        }
+        for (int i = 0; i < 3; i++) {
+            priority.get(i).ack();
+            finished.add(PRIORITY + "/" + priority.get(i).key());
+            open.remove(PRIORITY + "/" + priority.get(i).key());
+        }
+        priority.get(3).dead("bad");
+        finished.add(PRIORITY + "/" + priority.get(3).key());
+        open.remove(PRIORITY + "/" + priority.get(3).key());
+        priority.get(4).retry("later");
+        open.get(PRIORITY + "/" + priority.get(4).key())[1] = 1;
+        // left in flight when Redis loses it: its delivery counts as an attempt, as a lease that ran out would
+        open.get(PRIORITY + "/" + priority.get(5).key())[1] = 1;
+        List<PulledMessage<String>> range = new ArrayList<>();
+        while (range.size() < 4) {
+            range.addAll(puller.poll(4 - range.size(), Duration.ofSeconds(5), RANGE));
+        }
+        for (PulledMessage<String> message : range) {
+            message.ack();
+            finished.add(RANGE + "/" + message.key());
+            open.remove(RANGE + "/" + message.key());
+        }
+        return new Expected(open, finished);
+    }
+
+    private void assertRestoredExactlyOnce(Expected expected) throws SQLException {
+        RestoreReport report = journal.restore(RestoreRequest.all());
+        assertThat(report.restored()).isEqualTo(expected.open().size());
+        assertThat(report.present()).isZero();
+        for (Map.Entry<String, long[]> entry : expected.open().entrySet()) {
+            String[] ref = entry.getKey().split("/");
+            StoredMessage back = client.producer().get(MessageRef.of(ref[0], ref[1])).orElseThrow(
+                    () -> new AssertionError(entry.getKey() + " was not restored"));
+            assertThat(back.attempts()).as(entry.getKey() + " attempts").isEqualTo((int) entry.getValue()[1]);
+            if (entry.getValue()[0] >= 0) {
+                assertThat((long) back.score()).as(entry.getKey() + " score").isEqualTo(entry.getValue()[0]);
+            }
+            assertThat(back.payloadText()).isEqualTo(ref[1]);
+        }
+        for (String gone : expected.finished()) {
+            String[] ref = gone.split("/");
+            assertThat(client.producer().get(MessageRef.of(ref[0], ref[1]))).as(gone).isEmpty();
+        }
+        RestoreReport again = journal.restore(RestoreRequest.all());
+        assertThat(again.restored()).isZero();
+        assertThat(again.present()).isEqualTo(expected.open().size());
+        long restoredRows = count("SELECT COUNT(*) FROM rmq_transitions WHERE state = 'restored'");
+        assertThat(restoredRows).isEqualTo(expected.open().size());
+
+        // each open message is delivered exactly once more, the retried one as its second attempt
+        RmqPuller<String> puller = closeAfter(client.puller(String.class).topics(PRIORITY, RANGE).id("after").build());
+        puller.start();
+        Map<String, Integer> seen = new HashMap<>();
+        long due = expected.open().keySet().stream().filter(key -> !key.startsWith(FIXED)).count();
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            for (PulledMessage<String> message : puller.poll(50, Duration.ofMillis(200))) {
+                seen.merge(message.topic() + "/" + message.key(), 1, Integer::sum);
+                assertThat(message.attempt()).isEqualTo((int) expected.open().get(message.topic() + "/"
+                        + message.key())[1] + 1);
+                message.ack();
+            }
+            return seen.size() == due;
+        });
+        assertThat(seen.values()).allMatch(times -> times == 1);
+    }
+
+    private static PulledMessage<String> pollOne(RmqPuller<String> puller) {
+        List<PulledMessage<String>> got = new ArrayList<>();
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            got.addAll(puller.poll(1, Duration.ofMillis(500)));
+            return !got.isEmpty();
+        });
+        return got.get(0);
+    }
+
+    private String payloadOf(long id) throws SQLException {
+        try (var connection = dataSource.getConnection();
+             var select = connection.prepareStatement("SELECT payload FROM rmq_messages WHERE id = ?")) {
+            select.setLong(1, id);
+            try (var result = select.executeQuery()) {
+                result.next();
+                return new String(result.getBytes(1), java.nio.charset.StandardCharsets.UTF_8);
+            }
+        }
+    }
+}

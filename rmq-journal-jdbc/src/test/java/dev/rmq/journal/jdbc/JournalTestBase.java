@@ -1,0 +1,173 @@
+package dev.rmq.journal.jdbc;
+
+import dev.rmq.RmqClient;
+import dev.rmq.embedded.RedisServer;
+import dev.rmq.testsupport.RedisTestServers;
+import dev.rmq.topic.BackoffPolicy;
+import dev.rmq.topic.DeliveryGuarantee;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicType;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInstance;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * A real redis-server and a real database server per test class (the subclass starts the database), a journal and
+ * a client on them per test, with tables and Redis emptied between tests.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class JournalTestBase {
+
+    static final String RANGE = "journal-range";
+    static final String PRIORITY = "journal-priority";
+    static final String FIXED = "journal-fixed";
+    static final String ONCE = "journal-once";
+
+    RedisServer redis;
+    RedissonClient redisson;
+    DataSource dataSource;
+    JdbcJournal journal;
+    RmqClient client;
+    private final List<AutoCloseable> closeAfterTest = new ArrayList<>();
+
+    /** Starts the database server and returns a DataSource of it. */
+    abstract DataSource startDatabase();
+
+    abstract void stopDatabase();
+
+    @BeforeAll
+    void startServers() {
+        redis = RedisTestServers.newStandalone();
+        dataSource = startDatabase();
+        Config config = new Config();
+        config.useSingleServer().setAddress(redis.address()).setConnectionMinimumIdleSize(2).setConnectionPoolSize(8)
+                .setRetryAttempts(1).setTimeout(3000);
+        redisson = Redisson.create(config);
+    }
+
+    @AfterAll
+    void stopServers() {
+        try {
+            redisson.shutdown();
+        } finally {
+            try {
+                redis.close();
+            } finally {
+                stopDatabase();
+            }
+        }
+    }
+
+    @BeforeEach
+    void emptyBoth() throws SQLException {
+        redis.command("FLUSHALL");
+        // the schema exists once any journal was built; empty it when it does
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+            if (connection.getMetaData().getTables(null, null, "rmq_transitions", null).next()
+                    || connection.getMetaData().getTables(null, null, "RMQ_TRANSITIONS", null).next()) {
+                statement.executeUpdate("DELETE FROM rmq_transitions");
+                statement.executeUpdate("DELETE FROM rmq_messages");
+            }
+        }
+    }
+
+    @AfterEach
+    void closeClientAndJournal() throws Exception {
+        for (int i = closeAfterTest.size() - 1; i >= 0; i--) {
+            closeAfterTest.get(i).close();
+        }
+        closeAfterTest.clear();
+    }
+
+    /** A journal with {@code settings}, a client that journals into it, both closed after the test. */
+    void open(Consumer<JdbcJournal.Builder> settings) {
+        JdbcJournal.Builder builder = JdbcJournal.builder(dataSource).host("test-host");
+        settings.accept(builder);
+        journal = builder.build();
+        closeAfterTest.add(journal);
+        client = RmqClient.builder(redisson).topics(topics()).journal(journal).build();
+        closeAfterTest.add(client);
+        journal.attach(client);
+    }
+
+    <T extends AutoCloseable> T closeAfter(T closeable) {
+        closeAfterTest.add(closeable);
+        return closeable;
+    }
+
+    static List<TopicDefinition> topics() {
+        return List.of(topic(RANGE, TopicType.RANGE_MERGE), topic(PRIORITY, TopicType.PRIORITY),
+                topic(FIXED, TopicType.FIXED_TIME), TopicDefinition.builder(ONCE, TopicType.PRIORITY).slotAmount(2)
+                        .delivery(DeliveryGuarantee.AT_MOST_ONCE).build());
+    }
+
+    private static TopicDefinition topic(String name, TopicType type) {
+        return TopicDefinition.builder(name, type).slotAmount(4).leaseTimeout(Duration.ofSeconds(5)).maxRetries(3)
+                .backoff(BackoffPolicy.fixed(Duration.ofMillis(50))).build();
+    }
+
+    /** One journaled message's row: its state, attempts and whether it is finished. */
+    record MessageRow(long id, String key, String state, int attempts, boolean finished, long score) {
+    }
+
+    List<MessageRow> messages(String topic) throws SQLException {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement select = connection.prepareStatement("SELECT id, msg_key, state, attempts, finished,"
+                     + " score FROM rmq_messages WHERE topic = ? ORDER BY id")) {
+            select.setString(1, topic);
+            List<MessageRow> rows = new ArrayList<>();
+            try (ResultSet result = select.executeQuery()) {
+                while (result.next()) {
+                    rows.add(new MessageRow(result.getLong(1), result.getString(2), result.getString(3),
+                            result.getInt(4), result.getBoolean(5), result.getLong(6)));
+                }
+            }
+            return rows;
+        }
+    }
+
+    MessageRow message(String topic, String key) throws SQLException {
+        return messages(topic).stream().filter(row -> row.key().equals(key)).reduce((a, b) -> b)
+                .orElseThrow(() -> new AssertionError("no journaled message " + topic + "/" + key));
+    }
+
+    /** A message's transitions, oldest first, as state words. */
+    List<String> transitions(long messageId) throws SQLException {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement select = connection.prepareStatement("SELECT state, attempt, worker, host FROM"
+                     + " rmq_transitions WHERE message_id = ? ORDER BY id")) {
+            select.setLong(1, messageId);
+            List<String> states = new ArrayList<>();
+            try (ResultSet result = select.executeQuery()) {
+                while (result.next()) {
+                    states.add(result.getString(1));
+                }
+            }
+            return states;
+        }
+    }
+
+    long count(String sql) throws SQLException {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
+             ResultSet result = statement.executeQuery(sql)) {
+            result.next();
+            return result.getLong(1);
+        }
+    }
+}

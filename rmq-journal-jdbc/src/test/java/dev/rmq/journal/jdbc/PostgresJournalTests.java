@@ -1,0 +1,27 @@
+package dev.rmq.journal.jdbc;
+
+import dev.rmq.testsupport.db.PostgresTestServer;
+import org.postgresql.ds.PGSimpleDataSource;
+
+import javax.sql.DataSource;
+
+/** The journal on a PostgreSQL server of its own. */
+class PostgresJournalTests extends JournalBehaviour {
+
+    private PostgresTestServer postgres;
+
+    @Override
+    DataSource startDatabase() {
+        postgres = PostgresTestServer.start();
+        PGSimpleDataSource dataSource = new PGSimpleDataSource();
+        dataSource.setUrl(postgres.jdbcUrl());
+        return dataSource;
+    }
+
+    @Override
+    void stopDatabase() {
+        if (postgres != null) {
+            postgres.close();
+        }
+    }
+}

@@ -1,0 +1,176 @@
+package dev.rmq.testsupport.db;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A database server process a test started: run as an unprivileged user when the JVM runs as root (PostgreSQL and
+ * MariaDB refuse root or need to be told), stopped by pid, its directory deleted. A shutdown hook stops whatever a
+ * failed test left running.
+ */
+abstract class DatabaseProcess implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(DatabaseProcess.class);
+    private static final Set<DatabaseProcess> RUNNING = ConcurrentHashMap.newKeySet();
+    /** The uid and gid of {@code nobody} on Debian, which a root JVM runs database servers as. */
+    static final String UNPRIVILEGED = "65534";
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> RUNNING.forEach(DatabaseProcess::close),
+                "rmq-database-reaper"));
+    }
+
+    protected final Path dir;
+    protected final int port;
+    private Process process;
+
+    DatabaseProcess(String name) {
+        try {
+            this.dir = Files.createTempDirectory("rmq-" + name + "-");
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot create a directory for " + name + ": " + e, e);
+        }
+        this.port = freePort();
+    }
+
+    static boolean runningAsRoot() {
+        return "root".equals(System.getProperty("user.name"));
+    }
+
+    /** The command as the unprivileged user when the JVM is root, as it is otherwise. */
+    static List<String> unprivileged(List<String> command) {
+        if (!runningAsRoot()) {
+            return command;
+        }
+        List<String> wrapped = new ArrayList<>(List.of("setpriv", "--reuid=" + UNPRIVILEGED, "--regid=" + UNPRIVILEGED,
+                "--clear-groups", "--"));
+        wrapped.addAll(command);
+        return wrapped;
+    }
+
+    /** Hands a directory to the unprivileged user when the JVM is root. */
+    static void ownDir(Path path) {
+        if (runningAsRoot()) {
+            run(List.of("chown", "-R", UNPRIVILEGED + ":" + UNPRIVILEGED, path.toString()), Duration.ofMinutes(1));
+        }
+    }
+
+    /** Runs a command to its end; throws with its output when it fails. */
+    static void run(List<String> command, Duration timeout) {
+        try {
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            byte[] output = p.getInputStream().readAllBytes();
+            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) || p.exitValue() != 0) {
+                p.destroyForcibly();
+                throw new IllegalStateException(String.join(" ", command) + " failed: " + new String(output));
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run " + command.get(0) + ": " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while running " + command.get(0), e);
+        }
+    }
+
+    /** Starts the server process and waits until its port takes connections. */
+    protected void startServer(List<String> command, Duration timeout) {
+        try {
+            Path log = dir.resolve("server.log");
+            process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            RUNNING.add(this);
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (System.nanoTime() < deadline) {
+                if (!process.isAlive()) {
+                    throw new IllegalStateException(command.get(0) + " ended at start: " + Files.readString(log));
+                }
+                if (accepts()) {
+                    return;
+                }
+                Thread.sleep(50);
+            }
+            throw new IllegalStateException(command.get(0) + " did not listen on port " + port + " within " + timeout
+                    + ": " + Files.readString(log));
+        } catch (IOException e) {
+            close();
+            throw new IllegalStateException("cannot start " + command.get(0) + ": " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            close();
+            throw new IllegalStateException("interrupted while starting " + command.get(0), e);
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    private boolean accepts() {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** The server's pid, for a test that kills it. */
+    public long pid() {
+        return process.pid();
+    }
+
+    /** Stops the server (SIGTERM, then SIGKILL after 10 s) and deletes its directory. */
+    @Override
+    public void close() {
+        RUNNING.remove(this);
+        if (process != null && process.isAlive()) {
+            process.destroy();
+            try {
+                if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                    process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                process.destroyForcibly();
+            }
+        }
+        deleteQuietly(dir);
+    }
+
+    static void deleteQuietly(Path path) {
+        if (!Files.exists(path)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(path)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            log.debug("could not delete {}: {}", path, e.toString());
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException("no free port: " + e, e);
+        }
+    }
+}
