@@ -85,7 +85,12 @@ public final class ConsumerMain {
         ChildArgs a = ChildArgs.parse(args);
         String instance = a.get("name") + "-" + a.getInt("incarnation");
         EventLog log = new EventLog(a.path("log"));
-        HarnessClients clients = HarnessClients.connect(a.redis(), 1, event -> log.write(toHarnessEvent(instance, event)));
+        HarnessClients clients = HarnessClients.connect(a.redis(), 1, event -> {
+            HarnessEvent harnessEvent = toHarnessEvent(instance, event);
+            if (harnessEvent != null) {
+                log.write(harnessEvent);
+            }
+        });
         CuratorFramework curator = CuratorFrameworkFactory.builder().connectString(a.get("zk"))
                 .sessionTimeoutMs(Workload.SESSION_TIMEOUT_MS).connectionTimeoutMs(2000)
                 .retryPolicy(new ExponentialBackoffRetry(100, 10, 1000)).build();
@@ -156,8 +161,14 @@ public final class ConsumerMain {
         return shapes.get(Math.floorMod(name.hashCode() + index, shapes.size()));
     }
 
-    /** rmq's event as the checker reads it, with this incarnation's name. */
+    /**
+     * rmq's event as the checker reads it, with this incarnation's name; null for a delivery, which the handler
+     * records itself, with what it read.
+     */
     private static HarnessEvent toHarnessEvent(String instance, RmqEvent event) {
+        if (event instanceof RmqEvent.Delivered) {
+            return null;
+        }
         long micros = EventLog.micros(event.time());
         if (event instanceof RmqEvent.Acknowledged e) {
             return new HarnessEvent.Acknowledged(micros, instance, e.worker(), e.topic(), e.slot(), e.key(),

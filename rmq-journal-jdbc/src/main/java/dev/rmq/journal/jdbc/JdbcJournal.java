@@ -85,21 +85,23 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
                 continue;
             }
             CompletableFuture<Void> done = mode == JournalMode.SYNC ? new CompletableFuture<>() : null;
-            writer.add(new Row.Sent(send, done), true);
-            if (done != null) {
+            CompletableFuture<Void> accepted = writer.add(new Row.Sent(send, done));
+            CompletableFuture<Void> wait = done == null ? accepted : accepted.thenCompose(room -> done);
+            if (!wait.isDone() || wait.isCompletedExceptionally()) {
                 if (waits == null) {
                     waits = new ArrayList<>();
                 }
-                waits.add(done);
+                waits.add(wait);
             }
         }
         if (waits == null) {
             return CompletableFuture.completedFuture(null);
         }
         return CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new))
-                .orTimeout(settings.syncTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                .orTimeout(settings.blockTimeout().plus(settings.syncTimeout()).toMillis(), TimeUnit.MILLISECONDS)
                 .exceptionally(error -> {
-                    Throwable cause = error.getCause() != null ? error.getCause() : error;
+                    Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                            ? error.getCause() : error;
                     if (cause instanceof TimeoutException) {
                         throw new JournalUnavailableException("the journal's row was not committed within "
                                 + settings.syncTimeout().toMillis() + " ms: Redis holds the message, but a restore"
@@ -119,7 +121,7 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
         JournalState state = cancelled ? JournalState.CANCELLED : JournalState.RESCHEDULED;
         writer.add(new Row.Change(change.topic(), change.key(), state, null, cancelled ? null : change.score(), true,
                 cancelled, change.time(), "producer", change.kind() == JournaledChange.Kind.REPRIORITIZED
-                        ? "priority " + change.score() : null), false);
+                        ? "priority " + change.score() : null));
     }
 
     @Override
@@ -130,14 +132,14 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
         if (event instanceof RmqEvent.Delivered delivered) {
             writer.add(new Row.Change(delivered.topic(), delivered.key(), JournalState.DELIVERED, delivered.attempt(),
                     null, false, delivered.atMostOnce(), delivered.time(), delivered.worker(),
-                    delivered.atMostOnce() ? "at most once: it left Redis as it was taken" : null), false);
+                    delivered.atMostOnce() ? "at most once: it left Redis as it was taken" : null));
         } else if (event instanceof RmqEvent.Acknowledged acknowledged) {
             JournalState state = stateOf(acknowledged.outcome());
             if (state != null) {
                 String detail = acknowledged.outcome() == AckOutcome.MERGED ? "a newer send of its key waits"
                         : acknowledged.reason().isEmpty() ? null : acknowledged.reason();
                 writer.add(new Row.Change(acknowledged.topic(), acknowledged.key(), state, null, null, false,
-                        state.finished(), acknowledged.time(), acknowledged.worker(), detail), false);
+                        state.finished(), acknowledged.time(), acknowledged.worker(), detail));
             }
         }
     }

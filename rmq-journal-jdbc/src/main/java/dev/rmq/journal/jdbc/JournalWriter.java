@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -28,7 +29,10 @@ final class JournalWriter implements Runnable {
     private final DataSource dataSource;
     private final RowWriter rows;
     private final Retention retention;
+    private static final CompletableFuture<Void> ACCEPTED = CompletableFuture.completedFuture(null);
+
     private final BlockingQueue<Row> buffer;
+    private final BlockingQueue<Waiting> overflow;
     private final int batchSize;
     private final WhenUnavailable whenUnavailable;
     private final Duration blockTimeout;
@@ -36,6 +40,7 @@ final class JournalWriter implements Runnable {
     private final AtomicLong gap = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
     private final Thread thread;
+    private final Thread overflowThread;
     private volatile boolean closing;
     private volatile Instant writingSince;
     private long gapLoggedNanos;
@@ -48,61 +53,111 @@ final class JournalWriter implements Runnable {
         this.rows = rows;
         this.retention = retention;
         this.buffer = new ArrayBlockingQueue<>(capacity);
+        this.overflow = new ArrayBlockingQueue<>(capacity);
         this.batchSize = batchSize;
         this.whenUnavailable = whenUnavailable;
         this.blockTimeout = blockTimeout;
         this.thread = new Thread(this, "rmq-journal-writer");
         this.thread.setDaemon(true);
+        this.overflowThread = new Thread(this::moveOverflow, "rmq-journal-overflow");
+        this.overflowThread.setDaemon(true);
     }
 
     void start() {
         thread.start();
+        overflowThread.start();
     }
 
     /**
-     * Queues a row. A row nobody waits for finds no room only while the writer is behind: under {@link
-     * WhenUnavailable#CONTINUE} it is dropped and counted; under {@link WhenUnavailable#BLOCK} the caller waits for
-     * room up to the block timeout, then a send fails and an event is dropped and counted. A row somebody waits for
-     * (a synchronous send) always waits for room, up to the block timeout.
+     * Queues a row, never blocking the caller: rmq calls this on Redis's I/O threads too. A row that finds the buffer
+     * full (or rows before it still waiting for room) is dropped and counted under {@link WhenUnavailable#CONTINUE},
+     * unless somebody waits for it; otherwise it waits in an overflow queue, in order, until the buffer has room or
+     * the block timeout has passed, and the returned stage says which.
      *
-     * @throws JournalUnavailableException when a send found no room in time
+     * @return completes when the row is in the buffer; fails with {@link JournalUnavailableException} when it found
+     *         no room within the block timeout (a send then fails; an event is dropped and counted)
      */
-    void add(Row row, boolean send) {
+    CompletableFuture<Void> add(Row row) {
         if (closing) {
-            throw new IllegalStateException("the journal is closed; no more rows are taken");
+            return CompletableFuture.failedFuture(new JournalUnavailableException("the journal is closed; it takes no"
+                    + " more rows"));
         }
-        if (buffer.offer(row)) {
-            return;
-        }
-        boolean waits = row.done() != null || whenUnavailable == WhenUnavailable.BLOCK;
-        try {
-            if (waits && buffer.offer(row, blockTimeout.toNanos(), TimeUnit.NANOSECONDS)) {
-                return;
+        synchronized (this) {
+            if (overflow.isEmpty() && buffer.offer(row)) {
+                return ACCEPTED;
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (send && waits) {
-            throw new JournalUnavailableException("the journal's buffer stayed full for " + blockTimeout.toMillis()
-                    + " ms (its database is out of reach or too slow): Redis holds the message, but its journal row is"
-                    + " not written, so a restore would not bring it back");
+            boolean waits = row.done() != null || whenUnavailable == WhenUnavailable.BLOCK;
+            if (waits) {
+                // a flush waits as long as its caller says, not the block timeout
+                long deadline = System.nanoTime() + (row instanceof Row.Flush ? TimeUnit.DAYS.toNanos(365)
+                        : blockTimeout.toNanos());
+                Waiting waiting = new Waiting(row, deadline, new CompletableFuture<>());
+                if (overflow.offer(waiting)) {
+                    return waiting.accepted();
+                }
+            }
         }
         dropped();
+        // under CONTINUE a send whose row is dropped goes on; one that waits fails
+        return row.done() == null && whenUnavailable == WhenUnavailable.CONTINUE ? ACCEPTED
+                : CompletableFuture.failedFuture(full());
     }
 
-    private synchronized void dropped() {
+    private JournalUnavailableException full() {
+        return new JournalUnavailableException("the journal's buffer stayed full for " + blockTimeout.toMillis()
+                + " ms (its database is out of reach or too slow): Redis holds the message, but its journal row is not"
+                + " written, so a restore would not bring it back");
+    }
+
+    /** A row waiting for room in the buffer, until its deadline. */
+    private record Waiting(Row row, long deadlineNanos, CompletableFuture<Void> accepted) {
+    }
+
+    /** The overflow thread: moves waiting rows into the buffer in order, each until its own deadline. */
+    private void moveOverflow() {
+        while (!closing || !overflow.isEmpty()) {
+            try {
+                Waiting waiting = overflow.poll(100, TimeUnit.MILLISECONDS);
+                if (waiting == null) {
+                    continue;
+                }
+                long left = waiting.deadlineNanos() - System.nanoTime();
+                if (left > 0 && buffer.offer(waiting.row(), left, TimeUnit.NANOSECONDS)) {
+                    waiting.accepted().complete(null);
+                } else {
+                    dropped();
+                    waiting.accepted().completeExceptionally(full());
+                }
+            } catch (InterruptedException e) {
+                overflow.forEach(waiting -> waiting.accepted().completeExceptionally(full()));
+                overflow.clear();
+                return;
+            }
+        }
+    }
+
+    /** Counts a row that found no room, and says so at the first and then every 30 s. */
+    private void dropped() {
         long count = gap.incrementAndGet();
-        long now = System.nanoTime();
-        if (count == 1 || now - gapLoggedNanos > OUTAGE_LOG_EVERY_NANOS) {
-            gapLoggedNanos = now;
-            log.warn("the journal's buffer is full ({} rows): rows are dropped and sends go on, as configured; {} rows"
-                    + " dropped so far. A restore cannot bring back the messages they describe", buffer.size(), count);
+        synchronized (gap) {
+            long now = System.nanoTime();
+            if (count == 1 || now - gapLoggedNanos > OUTAGE_LOG_EVERY_NANOS) {
+                gapLoggedNanos = now;
+                log.warn("the journal's buffer is full ({} rows): rows find no room and are dropped{}; {} so far. A"
+                        + " restore cannot bring back the messages they describe", buffer.size(),
+                        whenUnavailable == WhenUnavailable.BLOCK ? " after waiting (sends fail)" : " (sends go on)",
+                        count);
+            }
         }
     }
 
     /** Completes when every row queued before it is written. */
     void flush(Row.Flush mark) {
-        add(mark, true);
+        add(mark).whenComplete((accepted, error) -> {
+            if (error != null) {
+                mark.done().completeExceptionally(error);
+            }
+        });
     }
 
     @Override
@@ -166,7 +221,7 @@ final class JournalWriter implements Runnable {
                     return false;
                 }
                 Thread.sleep(pauseMs);
-                pauseMs = Math.min(pauseMs * 2, 5_000);
+                pauseMs = Math.min(pauseMs * 2, 2_000);
             }
         }
     }
@@ -211,8 +266,12 @@ final class JournalWriter implements Runnable {
             Row head = buffer.peek();
             oldest = head == null ? null : head.time();
         }
+        if (oldest == null) {
+            Waiting waiting = overflow.peek();
+            oldest = waiting == null ? null : waiting.row().time();
+        }
         Duration lag = oldest == null ? Duration.ZERO : Duration.between(oldest, Instant.now());
-        return new JournalStats(buffer.size(), lag.isNegative() ? Duration.ZERO : lag, written.get(), gap.get(),
+        return new JournalStats(buffer.size() + overflow.size(), lag.isNegative() ? Duration.ZERO : lag, written.get(), gap.get(),
                 failures.get(), retention.pruned());
     }
 
@@ -220,6 +279,10 @@ final class JournalWriter implements Runnable {
     void close(Duration timeout) {
         closing = true;
         try {
+            overflowThread.join(timeout.toMillis());
+            if (overflowThread.isAlive()) {
+                overflowThread.interrupt();
+            }
             thread.join(timeout.toMillis());
             if (thread.isAlive()) {
                 thread.interrupt();

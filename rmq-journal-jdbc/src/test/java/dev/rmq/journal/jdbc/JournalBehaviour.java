@@ -3,6 +3,7 @@ package dev.rmq.journal.jdbc;
 import dev.rmq.producer.MessageRef;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.producer.StoredMessage;
+import dev.rmq.pull.LeaseExpiredException;
 import dev.rmq.pull.PulledMessage;
 import dev.rmq.pull.RmqPuller;
 import org.junit.jupiter.api.Test;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /** What the journal records, run against each database by a subclass. */
@@ -175,6 +177,38 @@ abstract class JournalBehaviour extends JournalTestBase {
         assertThat(client.producer().get(MessageRef.of(PRIORITY, "a"))).isEmpty();
         assertThat(client.producer().get(MessageRef.of(PRIORITY, "b"))).isPresent();
         assertThat(message(PRIORITY, "b").state()).isEqualTo("restored");
+    }
+
+    @Test
+    void aKeyInFlightWithANewerSendBehindItComesBackAsTheNewerOneOnly() throws SQLException {
+        open(journal -> { });
+        client.producer().send(OutgoingMessage.priority(PRIORITY, "first", 100).withKey("k"));
+        RmqPuller<String> puller = closeAfter(client.puller(String.class).topics(PRIORITY).build());
+        puller.start();
+        PulledMessage<String> inFlight = pollOne(puller);
+        client.producer().send(OutgoingMessage.priority(PRIORITY, "second", 100).withKey("k"));
+        journal.flush(Duration.ofSeconds(10));
+        assertThat(messages(PRIORITY)).hasSize(2);
+
+        redis.command("FLUSHALL");
+        RestoreReport report = journal.restore(RestoreRequest.all());
+        assertThat(report.examined()).isEqualTo(1);
+        assertThat(report.restored()).isEqualTo(1);
+        assertThat(client.producer().get(MessageRef.of(PRIORITY, "k")).orElseThrow().payloadText()).isEqualTo("second");
+        List<MessageRow> rows = messages(PRIORITY);
+        assertThat(rows.get(0).state()).isEqualTo("merged");
+        assertThat(rows.get(0).finished()).isTrue();
+        assertThat(rows.get(1).state()).isEqualTo("restored");
+        assertThat(rows.get(1).finished()).isFalse();
+
+        // the acknowledgement of the delivery Redis lost is refused, and leaves the restored message alone
+        assertThatThrownBy(inFlight::ack).isInstanceOf(LeaseExpiredException.class);
+        PulledMessage<String> again = pollOne(puller);
+        assertThat(again.payload()).isEqualTo("second");
+        again.ack();
+        journal.flush(Duration.ofSeconds(10));
+        assertThat(message(PRIORITY, "k").state()).isEqualTo("acked");
+        assertThat(journal.restore(RestoreRequest.all()).examined()).isZero();
     }
 
     // ---- the mix that loss and restore run on --------------------------------------------------------------

@@ -1,0 +1,116 @@
+package dev.rmq.journal.jdbc;
+
+import dev.rmq.producer.MessageRef;
+import dev.rmq.producer.OutgoingMessage;
+import dev.rmq.testsupport.TcpProxy;
+import dev.rmq.testsupport.db.PostgresTestServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
+
+import javax.sql.DataSource;
+import java.sql.SQLException;
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The journal while its database is out of reach: a proxy in front of PostgreSQL refuses and resets connections,
+ * then lets them through again.
+ */
+class JournalOutageTests extends JournalTestBase {
+
+    private PostgresTestServer postgres;
+    private TcpProxy proxy;
+
+    @Override
+    DataSource startDatabase() {
+        postgres = PostgresTestServer.start();
+        proxy = TcpProxy.to("127.0.0.1", postgres.port());
+        PGSimpleDataSource dataSource = new PGSimpleDataSource();
+        dataSource.setUrl("jdbc:postgresql://" + proxy.hostAndPort() + "/postgres?user=postgres&connectTimeout=2");
+        return dataSource;
+    }
+
+    @Override
+    void stopDatabase() {
+        try {
+            if (proxy != null) {
+                proxy.close();
+            }
+        } finally {
+            if (postgres != null) {
+                postgres.close();
+            }
+        }
+    }
+
+    @AfterEach
+    void healProxy() {
+        proxy.heal();
+    }
+
+    private void cutDatabase() {
+        proxy.refuse();
+        proxy.resetAll();
+    }
+
+    @Test
+    void continuingSendsDropRowsTheBufferHasNoRoomForAndCountThem() throws SQLException {
+        open(journal -> journal.whenUnavailable(WhenUnavailable.CONTINUE).bufferCapacity(4).batchSize(1));
+        cutDatabase();
+        for (int i = 0; i < 30; i++) {
+            client.producer().send(OutgoingMessage.priority(PRIORITY, "m" + i, 100).withKey("m" + i));
+        }
+        JournalStats during = journal.stats();
+        assertThat(during.gap()).isPositive();
+        assertThat(during.buffered()).isLessThanOrEqualTo(4);
+        await().atMost(Duration.ofSeconds(5)).until(() -> journal.stats().lag().toMillis() > 100);
+        assertThat(journal.stats().failures()).isPositive();
+
+        proxy.heal();
+        journal.flush(Duration.ofSeconds(20));
+        long gap = journal.stats().gap();
+        assertThat(messages(PRIORITY)).hasSize((int) (30 - gap));
+        assertThat(journal.stats().lag()).isZero();
+    }
+
+    @Test
+    void blockingSendsWaitForRoomThenFailWhileRedisKeepsTheMessage() throws SQLException {
+        open(journal -> journal.whenUnavailable(WhenUnavailable.BLOCK).bufferCapacity(2).batchSize(1)
+                .blockTimeout(Duration.ofMillis(300)));
+        cutDatabase();
+        int sent = 0;
+        Throwable failure = null;
+        for (int i = 0; i < 20 && failure == null; i++) {
+            try {
+                client.producer().send(OutgoingMessage.priority(PRIORITY, "m" + i, 100).withKey("m" + i));
+                sent++;
+            } catch (RuntimeException e) {
+                failure = e;
+            }
+        }
+        assertThat(failure).isInstanceOf(JournalUnavailableException.class)
+                .hasMessageContaining("Redis holds the message");
+        // the buffer, the row in the writer's hand, and the overflow hold what was taken before the failure
+        assertThat(sent).isBetween(2, 6);
+        assertThat(client.producer().get(MessageRef.of(PRIORITY, "m" + sent))).isPresent();
+
+        proxy.heal();
+        journal.flush(Duration.ofSeconds(20));
+        assertThat(messages(PRIORITY)).hasSizeGreaterThanOrEqualTo(sent);
+    }
+
+    @Test
+    void aSynchronousSendFailsWhenItsRowCannotCommitAndTheRowIsWrittenLater() throws SQLException {
+        open(journal -> journal.mode(JournalMode.SYNC).syncTimeout(Duration.ofMillis(500)));
+        cutDatabase();
+        assertThatThrownBy(() -> client.producer().send(OutgoingMessage.priority(PRIORITY, "s", 100).withKey("s")))
+                .isInstanceOf(JournalUnavailableException.class).hasMessageContaining("not committed within 500 ms");
+        proxy.heal();
+        journal.flush(Duration.ofSeconds(20));
+        assertThat(message(PRIORITY, "s").state()).isEqualTo("sent");
+    }
+}
