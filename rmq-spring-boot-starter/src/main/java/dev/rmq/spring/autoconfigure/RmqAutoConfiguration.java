@@ -6,6 +6,7 @@ import dev.rmq.codec.PayloadCodec;
 import dev.rmq.consumer.RmqErrorHandler;
 import dev.rmq.admin.RmqAdmin;
 import dev.rmq.dead.RmqDeadQueue;
+import dev.rmq.journal.MessageJournal;
 import dev.rmq.metrics.RmqMetrics;
 import dev.rmq.producer.RmqProducer;
 import dev.rmq.spring.listener.DefaultRmqListenerContainerFactory;
@@ -62,7 +63,8 @@ public final class RmqAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RmqClient rmqClient(RedissonClient redisson, RmqProperties properties, ListableBeanFactory beans,
-                        PayloadCodec codec, ObjectProvider<RmqMetrics> metrics, Environment environment) {
+                        PayloadCodec codec, ObjectProvider<RmqMetrics> metrics, ObjectProvider<MessageJournal> journal,
+                        Environment environment) {
         TopicKeys.check(environment);
         RmqClient.Builder client = RmqClient.builder(redisson)
                 .topics(ConfiguredTopics.collect(properties.topics(), beans.getBeansOfType(TopicDefinition.class)))
@@ -72,6 +74,7 @@ public final class RmqAutoConfiguration {
                 .metrics(metrics.getIfUnique(() -> RmqMetrics.NONE))
                 .outageThreshold(properties.redis().outageThreshold())
                 .zone(properties.zone());
+        journal.ifUnique(client::journal);
         if (ClassUtils.isPresent(OBSERVATION_REGISTRY, beans.getClass().getClassLoader())) {
             Observing.registry(beans).ifPresent(client::observationRegistry);
         }

@@ -1,0 +1,100 @@
+package dev.rmq.spring.journal;
+
+import dev.rmq.RmqClient;
+import dev.rmq.journal.jdbc.JdbcJournal;
+import dev.rmq.journal.jdbc.RestoreRequest;
+import dev.rmq.spring.autoconfigure.RmqAutoConfiguration;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import javax.sql.DataSource;
+
+/**
+ * A {@link JdbcJournal} on the application's DataSource when {@code rmq.journal.enabled=true}: the client bean takes
+ * it ({@link RmqAutoConfiguration} gives every {@code MessageJournal} bean to the client), and it is attached to the
+ * client once both exist, so that restores write to the client's Redis.
+ */
+@AutoConfiguration(before = RmqAutoConfiguration.class,
+        afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
+@ConditionalOnClass(JdbcJournal.class)
+@ConditionalOnProperty(prefix = "rmq.journal", name = "enabled", havingValue = "true")
+@EnableConfigurationProperties(RmqJournalProperties.class)
+public final class RmqJournalAutoConfiguration {
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    JdbcJournal rmqJournal(ObjectProvider<DataSource> dataSource, RmqJournalProperties properties) {
+        DataSource source = dataSource.getIfUnique();
+        if (source == null) {
+            throw new IllegalStateException("rmq.journal.enabled=true needs one DataSource (PostgreSQL or"
+                    + " MySQL/MariaDB), and the application has " + (dataSource.stream().findAny().isPresent()
+                    ? "several; mark one @Primary" : "none; set spring.datasource.url or define a DataSource bean"));
+        }
+        JdbcJournal.Builder journal = JdbcJournal.builder(source)
+                .mode(properties.mode())
+                .bufferCapacity(properties.bufferCapacity())
+                .batchSize(properties.batchSize())
+                .whenUnavailable(properties.whenUnavailable())
+                .blockTimeout(properties.blockTimeout())
+                .syncTimeout(properties.syncTimeout())
+                .retention(properties.retention())
+                .pruneInterval(properties.pruneInterval())
+                .closeTimeout(properties.closeTimeout())
+                .migrate(properties.migrate());
+        properties.topics().forEach(journal::mode);
+        if (properties.host() != null && !properties.host().isBlank()) {
+            journal.host(properties.host());
+        }
+        return journal.build();
+    }
+
+    /** Attaches the journal to the client once every singleton exists, then restores when asked to. */
+    @Bean
+    SmartInitializingSingleton rmqJournalAttachment(JdbcJournal journal, ObjectProvider<RmqClient> client,
+                                                    RmqJournalProperties properties) {
+        return () -> {
+            RmqClient attached = client.getIfUnique();
+            if (attached == null) {
+                return;
+            }
+            journal.attach(attached);
+            if (properties.restoreOnStartup()) {
+                journal.restore(RestoreRequest.all());
+            }
+        };
+    }
+
+    /** The journal's buffer, lag and counts as meters, when Micrometer is there. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterBinder.class)
+    static final class Meters {
+
+        @Bean
+        MeterBinder rmqJournalMeters(JdbcJournal journal) {
+            return registry -> {
+                Gauge.builder("rmq.journal.buffered", journal, j -> j.stats().buffered())
+                        .description("journal rows waiting to be written").register(registry);
+                Gauge.builder("rmq.journal.lag", journal, j -> j.stats().lag().toNanos() / 1e9).baseUnit("seconds")
+                        .description("how long the oldest unwritten journal row has waited").register(registry);
+                FunctionCounter.builder("rmq.journal.written", journal, j -> j.stats().written())
+                        .description("journal rows written").register(registry);
+                FunctionCounter.builder("rmq.journal.gap", journal, j -> j.stats().gap())
+                        .description("journal rows dropped because the buffer was full").register(registry);
+                FunctionCounter.builder("rmq.journal.failures", journal, j -> j.stats().failures())
+                        .description("failed journal writes, each retried").register(registry);
+                FunctionCounter.builder("rmq.journal.pruned", journal, j -> j.stats().pruned())
+                        .description("finished journaled messages removed by retention").register(registry);
+            };
+        }
+    }
+}
