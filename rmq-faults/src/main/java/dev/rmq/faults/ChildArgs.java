@@ -38,6 +38,10 @@ final class ChildArgs {
         return value;
     }
 
+    String getOrDefault(String name, String fallback) {
+        return values.getOrDefault(name, fallback);
+    }
+
     long getLong(String name) {
         return Long.parseLong(get(name));
     }

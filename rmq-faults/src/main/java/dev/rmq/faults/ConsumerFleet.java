@@ -29,6 +29,8 @@ final class ConsumerFleet {
     private final HarnessOptions options;
     private final String zookeeper;
     private final Supplier<Map<Deployment, List<String>>> redisAddresses;
+    /** The journal's JDBC URL, or {@code -} for none. */
+    private final String journalUrl;
     private final ConsumerTail tail;
     private final EventLog events;
     private final List<Consumer> consumers = new ArrayList<>();
@@ -70,7 +72,8 @@ final class ConsumerFleet {
             events.write(new HarnessEvent.ProcessStarted(EventLog.nowMicros(), id));
             List<String> args = new ArrayList<>(List.of("--name", name, "--incarnation", Integer.toString(incarnation),
                     "--zk", links.zkConnect(), "--log", log.toString(), "--error-rate", Double.toString(options.errorRate()),
-                    "--threads", Integer.toString(options.threads()), "--listeners", options.listeners()));
+                    "--threads", Integer.toString(options.threads()), "--listeners", options.listeners(),
+                    "--" + HarnessJournal.ARG, journalUrl));
             args.addAll(ChildArgs.redisArgs(links.redisAddresses(redisAddresses.get())));
             jvm = ChildJvm.start("consumer " + id, ConsumerMain.class, args, stderr(id), CHILD_HEAP);
         }
@@ -108,11 +111,12 @@ final class ConsumerFleet {
     }
 
     ConsumerFleet(Path dir, HarnessOptions options, String zookeeper, Supplier<Map<Deployment, List<String>>> redisAddresses,
-                  ConsumerTail tail, EventLog events) {
+                  String journalUrl, ConsumerTail tail, EventLog events) {
         this.dir = dir;
         this.options = options;
         this.zookeeper = zookeeper;
         this.redisAddresses = redisAddresses;
+        this.journalUrl = journalUrl;
         this.tail = tail;
         this.events = events;
     }

@@ -5,6 +5,9 @@ import dev.rmq.faults.check.InvariantChecker;
 import dev.rmq.faults.check.Verdict;
 import dev.rmq.faults.events.EventLog;
 import dev.rmq.faults.events.HarnessEvent;
+import dev.rmq.journal.jdbc.JdbcJournal;
+import dev.rmq.journal.jdbc.JournalMode;
+import dev.rmq.testsupport.db.PostgresTestServer;
 import dev.rmq.topic.TopicDefinition;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -56,6 +59,10 @@ public final class FaultHarness {
     private HarnessClients clients;
     private EventLog events;
     private Probes probes;
+    /** The journal's database, when the run injects redis-flush; null otherwise. */
+    private PostgresTestServer journalDatabase;
+    /** The harness's own journal, which restores after a flush; null without one. */
+    private JdbcJournal restoreJournal;
 
     /** The outcome of a run: the figures (the JSON result), the details, and what failed. */
     record Outcome(Map<String, Object> figures, Map<String, Object> details, List<String> failures, Path out,
@@ -144,9 +151,22 @@ public final class FaultHarness {
                     say(r.describe());
                 }
                 clients = HarnessClients.connect(redisAddresses(), 1);
+                if (options.faults().contains(FaultKind.REDIS_FLUSH) && redis.containsKey(Deployment.STANDALONE)) {
+                    journalDatabase = PostgresTestServer.start();
+                    restoreJournal = HarnessJournal.open(journalDatabase.jdbcUrl(), JournalMode.OFF);
+                    restoreJournal.attach(clients.rmq(Deployment.STANDALONE));
+                    say("the standalone topics are journaled in PostgreSQL on port " + journalDatabase.port()
+                            + ", for redis-flush");
+                }
                 outcome = drive();
             } finally {
                 ChildJvm.killAll();
+                if (restoreJournal != null) {
+                    restoreJournal.close();
+                }
+                if (journalDatabase != null) {
+                    journalDatabase.close();
+                }
                 if (probes != null) {
                     probes.close();
                 }
@@ -170,14 +190,16 @@ public final class FaultHarness {
                 clients.topics().stream().map(t -> new HarnessEvent.Topic(t.name(), t.type().name(),
                         Workload.deploymentOf(t.name()).cliName(), t.delivery().name(), t.ttl().toMillis())).toList()));
         probes = new Probes(clients, tail);
-        ConsumerFleet fleet = new ConsumerFleet(dir, options, zookeeper.connectString(), this::redisAddresses, tail, events);
+        ConsumerFleet fleet = new ConsumerFleet(dir, options, zookeeper.connectString(), this::redisAddresses, journalUrl(),
+                tail, events);
         fleet.start();
         awaitAllSlotsOwned();
         say(options.consumers() + " consumers own every slot of " + clients.topics().size() + " topics");
 
         ChildJvm producer = startProducer();
         MidMessage midMessage = new MidMessage(fleet, clients, events, random);
-        FaultInjector injector = new FaultInjector(fleet, clients, redis, zookeeper, probes, midMessage, events, random);
+        FaultInjector injector = new FaultInjector(fleet, clients, redis, zookeeper, probes, midMessage, events, random,
+                restoreJournal);
         injectUntil(injector, System.nanoTime() + options.duration().toNanos());
 
         say("stopping the producer");
@@ -243,6 +265,7 @@ public final class FaultHarness {
         List<String> args = new ArrayList<>(List.of("--log", producerLog.toString(), "--seed",
                 Long.toString(options.seed()), "--rate", Double.toString(options.burstsPerSecond()), "--durable",
                 options.durable()));
+        args.addAll(List.of("--" + HarnessJournal.ARG, journalUrl()));
         args.addAll(ChildArgs.redisArgs(redisAddresses()));
         ChildJvm producer = ChildJvm.start("producer", ProducerMain.class, args, dir.resolve("producer.log"), CHILD_HEAP);
         if (producer.await("READY", START_TIMEOUT) == null) {
@@ -250,6 +273,11 @@ public final class FaultHarness {
         }
         say("producer started (" + options.burstsPerSecond() + " keys/s, durable sends: " + options.durable() + ")");
         return producer;
+    }
+
+    /** The journal's JDBC URL for the children, or {@code -} when the run has none. */
+    private String journalUrl() {
+        return journalDatabase == null ? "-" : journalDatabase.jdbcUrl();
     }
 
     private Map<Deployment, List<String>> redisAddresses() {

@@ -2,6 +2,9 @@ package dev.rmq.faults;
 
 import dev.rmq.faults.events.EventLog;
 import dev.rmq.faults.events.HarnessEvent;
+import dev.rmq.journal.jdbc.JdbcJournal;
+import dev.rmq.journal.jdbc.RestoreReport;
+import dev.rmq.journal.jdbc.RestoreRequest;
 import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.embedded.RedisServer;
 import dev.rmq.testsupport.TcpProxy;
@@ -37,10 +40,13 @@ final class FaultInjector {
     private final EventLog events;
     private final Random random;
     private final List<Map<String, Object>> unrecovered = new ArrayList<>();
+    private final JdbcJournal journal;
     private int pauses;
 
+    /** @param journal the journal that restores the standalone Redis after a flush; null when the run has none */
     FaultInjector(ConsumerFleet fleet, HarnessClients clients, Map<Deployment, RedisDeployment> redis,
-                  ZooKeeperEnsemble zookeeper, Probes probes, MidMessage midMessage, EventLog events, Random random) {
+                  ZooKeeperEnsemble zookeeper, Probes probes, MidMessage midMessage, EventLog events, Random random,
+                  JdbcJournal journal) {
         this.fleet = fleet;
         this.clients = clients;
         this.redis = redis;
@@ -49,6 +55,7 @@ final class FaultInjector {
         this.midMessage = midMessage;
         this.events = events;
         this.random = random;
+        this.journal = journal;
     }
 
     HarnessEvent.FaultInjected inject(int id, FaultKind kind) throws Exception {
@@ -56,6 +63,7 @@ final class FaultInjector {
             case KILL -> killConsumer(id);
             case STOP -> pauseConsumer(id);
             case REDIS_RESTART -> restartRedis(id);
+            case REDIS_FLUSH -> flushRedis(id);
             case FAILOVER -> failover(id);
             case MASTER_KILL -> killMaster(id);
             case ZK_EXPIRE -> expireSession(id);
@@ -135,6 +143,28 @@ final class FaultInjector {
         long heal = EventLog.nowMicros();
         return finish(id, FaultKind.REDIS_RESTART, "standalone redis", inject, heal, slots, how + ", down "
                 + (heal - inject) / 1000 + " ms, restarted on its AOF", sent);
+    }
+
+    /**
+     * FLUSHALL on the standalone Redis, a pause in which consumers meet the empty Redis (fenced slots, lost
+     * deliveries) and the producer sends on, then a restore from the journal: the fault is over once it returns.
+     */
+    private HarnessEvent.FaultInjected flushRedis(int id) throws Exception {
+        if (journal == null) {
+            throw new IllegalStateException("redis-flush needs the journal, which the run starts with the standalone Redis");
+        }
+        RedisDeployment.Standalone standalone = (RedisDeployment.Standalone) redis.get(Deployment.STANDALONE);
+        Set<String> slots = storeKeys(Deployment.STANDALONE).keySet();
+        long inject = EventLog.nowMicros();
+        standalone.flushAll();
+        CompletableFuture<Void> sent = probes.send(id);
+        TimeUnit.MILLISECONDS.sleep(300 + random.nextInt(1700));
+        RestoreReport report = journal.restore(RestoreRequest.all());
+        long heal = EventLog.nowMicros();
+        return finish(id, FaultKind.REDIS_FLUSH, "standalone redis", inject, heal, slots, "FLUSHALL, then a restore"
+                + " put back " + report.restored() + " of " + report.examined() + " open journaled messages ("
+                + report.present() + " already back, " + report.expired() + " expired) in " + report.took().toMillis()
+                + " ms", sent);
     }
 
     private HarnessEvent.FaultInjected failover(int id) throws Exception {

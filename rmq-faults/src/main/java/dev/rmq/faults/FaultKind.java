@@ -20,6 +20,11 @@ enum FaultKind {
     STOP("stop", null),
     /** Standalone Redis taken down (SIGKILL or SHUTDOWN in turn) and started again on its AOF. */
     REDIS_RESTART("redis-restart", Deployment.STANDALONE),
+    /**
+     * FLUSHALL on the standalone Redis, as a restart without persistence loses everything; then a restore from the
+     * journal of its at-least-once topics (their sends are journaled synchronously, their deliveries behind).
+     */
+    REDIS_FLUSH("redis-flush", Deployment.STANDALONE),
     /** CLUSTER FAILOVER on a replica. */
     FAILOVER("failover", Deployment.CLUSTER),
     /** SIGKILL of a Cluster master; once its replica took over, the node is restarted and rejoins as a replica. */

@@ -1,6 +1,7 @@
 package dev.rmq.faults;
 
 import dev.rmq.RmqClient;
+import dev.rmq.journal.jdbc.JdbcJournal;
 import dev.rmq.events.RmqEventListener;
 import dev.rmq.topic.TopicDefinition;
 import org.redisson.api.RedissonClient;
@@ -35,13 +36,26 @@ final class HarnessClients implements AutoCloseable {
 
     /** As {@link #connect(Map, int)}, with the rmq clients' consumer events going to {@code events}. */
     static HarnessClients connect(Map<Deployment, List<String>> addresses, int retryAttempts, RmqEventListener events) {
+        return connect(addresses, retryAttempts, events, null);
+    }
+
+    /** As {@link #connect(Map, int, RmqEventListener)}, with the standalone client journaled when a journal is given. */
+    static HarnessClients connect(Map<Deployment, List<String>> addresses, int retryAttempts, RmqEventListener events,
+                                  JdbcJournal journal) {
         HarnessClients clients = new HarnessClients();
         try {
             addresses.forEach((deployment, nodes) -> {
                 RedissonClient client = RedisClients.create(deployment, nodes, retryAttempts);
                 clients.redisson.put(deployment, client);
-                clients.rmq.put(deployment, RmqClient.builder(client).topics(Workload.topics(deployment)).events(events)
-                        .build());
+                RmqClient.Builder rmq = RmqClient.builder(client).topics(Workload.topics(deployment)).events(events);
+                if (journal != null && deployment == Deployment.STANDALONE) {
+                    rmq.journal(journal);
+                }
+                RmqClient built = rmq.build();
+                if (journal != null && deployment == Deployment.STANDALONE) {
+                    journal.attach(built);
+                }
+                clients.rmq.put(deployment, built);
             });
         } catch (RuntimeException e) {
             clients.close();

@@ -53,7 +53,8 @@ record HarnessOptions(Duration duration, RedisMode redis, int consumers, int thr
                                           (naming the one that failed), or a result that completes on another thread;
                                           mixed (default): each consumer gives its topics the three in turn
               --faults a,b,...            faults to inject (default: all that apply to the Redis mode):
-                                          kill, stop, redis-restart (standalone), failover (cluster), master-kill (cluster),
+                                          kill, stop, redis-restart (standalone), redis-flush (standalone: FLUSHALL, then a
+                                          restore from a PostgreSQL journal), failover (cluster), master-kill (cluster),
                                           sentinel-failover (sentinel),
                                           zk-expire, zk-quorum, zk-partition, net-latency, net-stall, net-stall-past-lease,
                                           net-reset, net-refuse (the net- kinds: standalone), listener-errors

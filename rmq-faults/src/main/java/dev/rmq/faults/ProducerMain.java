@@ -1,8 +1,11 @@
 package dev.rmq.faults;
 
+import dev.rmq.events.RmqEventListener;
 import dev.rmq.faults.Workload.Payload;
 import dev.rmq.faults.events.EventLog;
 import dev.rmq.faults.events.HarnessEvent;
+import dev.rmq.journal.jdbc.JdbcJournal;
+import dev.rmq.journal.jdbc.JournalMode;
 import dev.rmq.producer.BatchSendException;
 import dev.rmq.producer.Durability;
 import dev.rmq.producer.OutgoingMessage;
@@ -86,7 +89,9 @@ public final class ProducerMain {
 
     public static void main(String[] args) throws Exception {
         ChildArgs a = ChildArgs.parse(args);
-        HarnessClients clients = HarnessClients.connect(a.redis(), 0);
+        // a send counts as stored once its journal row has committed too, so that a restore can bring it back
+        JdbcJournal journal = HarnessJournal.fromArgs(a, JournalMode.SYNC);
+        HarnessClients clients = HarnessClients.connect(a.redis(), 0, RmqEventListener.NONE, journal);
         try (EventLog log = new EventLog(a.path("log"))) {
             ProducerMain producer = new ProducerMain(clients, log, a.getLong("seed"), a.getDouble("rate"), a.get("durable"));
             ChildArgs.readCommands(command -> {
@@ -99,6 +104,9 @@ public final class ProducerMain {
             ChildArgs.reply("STOPPED " + producer.seq);
         } finally {
             clients.close();
+            if (journal != null) {
+                journal.close();
+            }
         }
         System.exit(0);
     }

@@ -121,6 +121,11 @@ abstract sealed class RedisDeployment implements AutoCloseable {
             return crash ? "SIGKILL" : "SHUTDOWN";
         }
 
+        /** Empties Redis: every message, lease, fencing token and pause flag is gone. */
+        void flushAll() {
+            server.command("FLUSHALL");
+        }
+
         /** Starts Redis again on the same port and data directory; it reloads the AOF. */
         void bringUp() {
             server.restart();

@@ -403,6 +403,51 @@ class InvariantCheckerTests {
     }
 
     @Test
+    void aFlushExplainsTheRedeliveryOfWhatItsRestorePutBackButNotOfWhatWasCommittedLongBefore() {
+        // in flight when Redis was emptied: the restore put it back
+        sent(0, PRIORITY, "n.p.1", 3, false, false, T0, 50);
+        consumed("c1-1", PRIORITY, 3, "n.p.1", 0, T0 + 60 * S);
+        consumed("c2-1", PRIORITY, 3, "n.p.1", 0, T0 + 64 * S);
+        // committed 2 s before the flush, while its journal row could still be on the way
+        sent(1, PRIORITY, "n.p.2", 0, false, false, T0, 50);
+        consumed("c1-1", PRIORITY, 0, "n.p.2", 1, T0 + 58 * S);
+        consumed("c2-1", PRIORITY, 0, "n.p.2", 1, T0 + 63 * S);
+        // committed 50 s before: no restore brings it back, so its second delivery is unexplained
+        sent(2, PRIORITY, "n.p.3", 0, false, false, T0, 50);
+        consumed("c1-1", PRIORITY, 0, "n.p.3", 2, T0 + 10 * S);
+        consumed("c2-1", PRIORITY, 0, "n.p.3", 2, T0 + 63 * S);
+        fault(FaultKind.REDIS_FLUSH, "standalone redis", T0 + 60 * S + 10 * MS, T0 + 62 * S,
+                Set.of(PRIORITY + "_0", PRIORITY + "_3"));
+
+        Verdict result = check();
+
+        assertThat(result.figure("duplicates")).isEqualTo(3);
+        assertThat(result.figure("duplicates_unexplained")).isEqualTo(1);
+        assertThat(result.figures().get("duplicates_by_cause")).isEqualTo(Map.of("redis-flush", 2L));
+    }
+
+    @Test
+    void aFlushExcusesADeadMessageItEmptiedAndAMessageALaterSendOfItsKeyReplacedButNothingElse() {
+        long due = T0 / 1000 + 1000;
+        // failed for good before the flush: the flush emptied the dead queue it was in
+        sent(0, PRIORITY, "n.p.dead", 3, false, false, T0, 50);
+        ran("c1-1", "p-0", PRIORITY, 3, "n.p.dead", 0, 1, T0 + S, T0 + S + 10, "poison", T0 / 1000 + 1000, -1, 0);
+        // waiting at the flush; a new send of its key after it was delivered instead
+        sent(1, FIXED, "n.f.k", false, T0, due + 60_000);
+        sent(2, FIXED, "n.f.k", false, T0 + 6 * S, due);
+        ran("c1-1", "f-0", FIXED, 0, "n.f.k", 2, 1, T0 + 7 * S, T0 + 7 * S + 10, "ok", due + 6000, due, due);
+        // waiting at the flush and never replaced: lost, whatever the flush
+        sent(3, PRIORITY, "n.p.gone", 1, false, false, T0, 50);
+        fault(FaultKind.REDIS_FLUSH, "standalone redis", T0 + 5 * S, T0 + 5 * S + 500 * MS,
+                Set.of(PRIORITY + "_1", PRIORITY + "_3", FIXED + "_0"));
+
+        Verdict result = check();
+
+        assertThat(result.figure("lost_in_flush")).isEqualTo(2);
+        assertThat(result.figure("lost_unexplained")).isEqualTo(1);
+    }
+
+    @Test
     void aKillOfTheSameConsumerLongAfterTheCommitWasDueExplainsNothing() {
         sent(0, PRIORITY, "n.p.1", false, T0, 50);
         consumed("c1-1", PRIORITY, "n.p.1", 0, T0 + S);

@@ -94,7 +94,10 @@ public final class JournaledProducer implements RmqProducer {
         TopicDefinition topic = topics.require(message.topic(), message.type());
         Duration ttl = message.ttl() != null ? message.ttl() : topic.ttl();
         Instant notBefore = message.notBeforeTime().orElseGet(() -> message.delay().map(sentAt::plus).orElse(null));
-        long score = message.type() == TopicType.RANGE_MERGE ? sentAt.toEpochMilli() + message.value() : message.value();
+        // a range's due time is counted from Redis's clock as the script ran; counted from now, after the reply, a
+        // restored message can be late by a round trip but never early
+        long score = message.type() == TopicType.RANGE_MERGE ? System.currentTimeMillis() + message.value()
+                : message.value();
         return new JournaledSend(topic.name(), topic.type(), receipt.slot(), receipt.key(), receipt.merged(), score,
                 notBefore, ttl.isZero() ? null : sentAt.plus(ttl), message.headers(), codec.encode(message.payload()),
                 sentAt);

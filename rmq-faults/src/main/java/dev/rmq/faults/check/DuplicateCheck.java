@@ -28,6 +28,11 @@ import java.util.TreeMap;
  *       message's slot, and its outage (widened by {@link #OUTAGE_MARGIN}, and for a master kill reaching
  *       {@link LossCheck#REPLICATION_LAG} back, for a commit the master applied but never replicated) overlaps the
  *       interval from the handler's end to the commit deadline: the commit or its reply was lost with the node;</li>
+ *   <li>{@code redis-flush}: the flush emptied the node that held the message's slot, and the window from
+ *       {@link #JOURNAL_LAG} before the flush until the restore ended (widened by {@link #OUTAGE_MARGIN}) overlaps
+ *       the first delivery: a delivery in flight at the flush, whose commit found nothing, is put back by the
+ *       restore; and one committed shortly before the flush, whose row the consumer's asynchronous journal had not
+ *       written yet, is put back too;</li>
  *   <li>{@code zk-quorum}: the workers stop when the quorum goes, so only an in-flight handler whose commit got
  *       fenced produces one: the first delivery's incarnation lost its session during the outage, after the
  *       delivery began, and rmq reported the commit of that slot fenced;</li>
@@ -49,6 +54,7 @@ final class DuplicateCheck {
     static final String STOP = "stop";
     static final String ZK_EXPIRE = "zk-expire";
     static final String REDIS_RESTART = "redis-restart";
+    static final String REDIS_FLUSH = "redis-flush";
     static final String FAILOVER = "failover";
     static final String MASTER_KILL = "master-kill";
     static final String SENTINEL_FAILOVER = "sentinel-failover";
@@ -69,6 +75,11 @@ final class DuplicateCheck {
     static final long ACK_GRACE = SECOND;
     /** Widens a Redis outage on both sides: an ack already on the wire when the node went, and the reconnect. */
     static final long OUTAGE_MARGIN = SECOND;
+    /**
+     * How far behind the consumers' asynchronous journals may be: an acknowledgement this long before a flush may
+     * have no row yet, so the restore puts its message back.
+     */
+    static final long JOURNAL_LAG = 5 * SECOND;
     /**
      * How long after its recorded injection a fault on a consumer lands: the harness records the time, then sends
      * the signal, so a handler may start in between and still be struck.
@@ -173,6 +184,8 @@ final class DuplicateCheck {
                     fault.healMicros() + OUTAGE_MARGIN, first.end(), commitBy);
             case MASTER_KILL, SENTINEL_FAILOVER -> fault.slots().contains(slot) && intersects(fault.injectMicros() - LossCheck.REPLICATION_LAG,
                     fault.healMicros() + OUTAGE_MARGIN, first.end(), commitBy);
+            case REDIS_FLUSH -> fault.slots().contains(slot) && intersects(fault.injectMicros() - JOURNAL_LAG,
+                    fault.healMicros() + OUTAGE_MARGIN, first.start(), commitBy);
             case ZK_QUORUM -> log.sessionLostBetween(first.incarnation(), Math.max(first.start(), fault.injectMicros()),
                     fault.healMicros() + quorumGrace) && reported(first, second, TroubleKind.FENCED) != null;
             default -> false;

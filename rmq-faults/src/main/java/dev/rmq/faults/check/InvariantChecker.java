@@ -27,7 +27,7 @@ public final class InvariantChecker {
 
     /** The fault kinds in the order the figures list them; a kind absent from the run is left out. */
     private static final List<String> KIND_ORDER = List.of(DuplicateCheck.KILL, DuplicateCheck.STOP,
-            DuplicateCheck.REDIS_RESTART, DuplicateCheck.FAILOVER, DuplicateCheck.MASTER_KILL,
+            DuplicateCheck.REDIS_RESTART, DuplicateCheck.REDIS_FLUSH, DuplicateCheck.FAILOVER, DuplicateCheck.MASTER_KILL,
             DuplicateCheck.SENTINEL_FAILOVER, DuplicateCheck.ZK_EXPIRE, DuplicateCheck.ZK_QUORUM, DuplicateCheck.ZK_PARTITION,
             DuplicateCheck.NET_LATENCY, DuplicateCheck.NET_STALL, DuplicateCheck.NET_STALL_PAST_LEASE,
             DuplicateCheck.NET_RESET, DuplicateCheck.NET_REFUSE);

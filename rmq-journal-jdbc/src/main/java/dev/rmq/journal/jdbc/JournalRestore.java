@@ -149,6 +149,9 @@ final class JournalRestore {
         }
         Timestamp at = Timestamp.from(Instant.now());
         long now = System.currentTimeMillis();
+        // rows are locked in id order, as every journal's writer locks them, so that two never wait on each other
+        putBack.sort(java.util.Comparator.comparingLong(Open::id));
+        ranOut.sort(java.util.Comparator.comparingLong(Open::id));
         inTransaction((transition, update) -> {
             for (Open open : putBack) {
                 long expireAt = open.expireAt() > 0 && open.expireAt() <= now ? 0 : open.expireAt();
@@ -195,6 +198,7 @@ final class JournalRestore {
             return;
         }
         Timestamp at = Timestamp.from(Instant.now());
+        superseded.sort(java.util.Comparator.comparingLong(old -> old[0]));
         inTransaction((transition, update) -> {
             for (long[] old : superseded) {
                 add(transition, update, old[0], (int) old[1], JournalState.MERGED, true, old[2], at,
@@ -209,19 +213,16 @@ final class JournalRestore {
 
     private void inTransaction(Batches batches) throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
-            connection.setAutoCommit(false);
-            try (PreparedStatement transition = connection.prepareStatement("INSERT INTO rmq_transitions"
-                    + " (message_id, state, attempt, at, worker, host, detail) VALUES (?, ?, ?, ?, ?, ?, ?)");
-                 PreparedStatement update = connection.prepareStatement("UPDATE rmq_messages SET state = ?,"
-                         + " finished = ?, expire_at = ?, updated_at = ? WHERE id = ? AND finished = FALSE")) {
-                batches.fill(transition, update);
-                transition.executeBatch();
-                update.executeBatch();
-                connection.commit();
-            } catch (SQLException | RuntimeException e) {
-                connection.rollback();
-                throw e;
-            }
+            Transactions.run(connection, c -> {
+                try (PreparedStatement transition = c.prepareStatement("INSERT INTO rmq_transitions"
+                        + " (message_id, state, attempt, at, worker, host, detail) VALUES (?, ?, ?, ?, ?, ?, ?)");
+                     PreparedStatement update = c.prepareStatement("UPDATE rmq_messages SET state = ?,"
+                             + " finished = ?, expire_at = ?, updated_at = ? WHERE id = ? AND finished = FALSE")) {
+                    batches.fill(transition, update);
+                    transition.executeBatch();
+                    update.executeBatch();
+                }
+            });
         }
     }
 

@@ -11,6 +11,10 @@ import java.time.Duration;
  * @param gap      rows dropped since start because the buffer was full ({@link WhenUnavailable#CONTINUE})
  * @param failures failed writes since start (each retried until it succeeds)
  * @param pruned   finished messages removed by retention since start
+ * @param unmatched changes dropped because the journal held no message of their key (sent before it was on, or
+ *                  whose row was dropped), after waiting for one
+ * @param waiting  changes waiting for their message's row, which another process may not have written yet
  */
-public record JournalStats(int buffered, Duration lag, long written, long gap, long failures, long pruned) {
+public record JournalStats(int buffered, Duration lag, long written, long gap, long failures, long pruned,
+                           long unmatched, int waiting) {
 }

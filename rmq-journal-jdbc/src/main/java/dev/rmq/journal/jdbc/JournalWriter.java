@@ -9,7 +9,9 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -25,6 +27,8 @@ final class JournalWriter implements Runnable {
 
     private static final Logger log = LoggerFactory.getLogger(JournalWriter.class);
     private static final long OUTAGE_LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(30);
+    private static final long DEFER_LIMIT_NANOS = TimeUnit.SECONDS.toNanos(30);
+    private static final long DEFER_RETRY_MILLIS = 100;
 
     private final DataSource dataSource;
     private final RowWriter rows;
@@ -39,6 +43,10 @@ final class JournalWriter implements Runnable {
     private final AtomicLong written = new AtomicLong();
     private final AtomicLong gap = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
+    private final AtomicLong unmatched = new AtomicLong();
+    /** Changes whose message the journal does not hold yet, in order; only the writer's thread touches it. */
+    private List<Deferred> deferred = new ArrayList<>();
+    private volatile int deferredCount;
     private final Thread thread;
     private final Thread overflowThread;
     private volatile boolean closing;
@@ -165,16 +173,22 @@ final class JournalWriter implements Runnable {
         List<Row> batch = new ArrayList<>(batchSize);
         while (!closing || !buffer.isEmpty()) {
             try {
-                Row first = buffer.poll(retention.idleWaitMillis(), TimeUnit.MILLISECONDS);
-                if (first == null) {
+                Row first = buffer.poll(deferred.isEmpty() ? retention.idleWaitMillis() : DEFER_RETRY_MILLIS,
+                        TimeUnit.MILLISECONDS);
+                if (first == null && deferred.isEmpty()) {
                     prune();
                     continue;
                 }
-                batch.add(first);
-                buffer.drainTo(batch, batchSize - 1);
-                writingSince = first.time();
+                // changes that waited for their message go first: they happened before the rows behind them
+                int retried = deferred.size();
+                deferred.forEach(d -> batch.add(d.change()));
+                if (first != null) {
+                    batch.add(first);
+                    buffer.drainTo(batch, batchSize - 1);
+                }
+                writingSince = batch.get(0).time();
                 if (writeUntilDone(batch)) {
-                    written.addAndGet(batch.size());
+                    written.addAndGet(batch.size() - retried);
                     batch.forEach(row -> complete(row, null));
                 } else {
                     batch.forEach(row -> complete(row, new JournalUnavailableException("the journal closed before its"
@@ -206,12 +220,19 @@ final class JournalWriter implements Runnable {
     /** Writes the batch, again after each failure; false when the journal closed before it could. */
     private boolean writeUntilDone(List<Row> batch) throws InterruptedException {
         long pauseMs = 100;
+        int conflicts = 0;
         while (true) {
             try (Connection connection = dataSource.getConnection()) {
-                rows.write(connection, batch);
+                List<Row.Change> unplaced = rows.write(connection, batch);
                 recovered();
+                defer(unplaced);
                 return true;
             } catch (SQLException | RuntimeException e) {
+                if (Transactions.isRolledBack(e) && ++conflicts <= Transactions.RETRIES) {
+                    // a deadlock or serialization failure with another writer (another process's journal, a
+                    // restore): the database rolled this batch back, and it goes again at once
+                    continue;
+                }
                 failures.incrementAndGet();
                 failed(e, batch.size());
                 if (closing) {
@@ -224,6 +245,35 @@ final class JournalWriter implements Runnable {
                 pauseMs = Math.min(pauseMs * 2, 2_000);
             }
         }
+    }
+
+    /**
+     * Keeps the changes that found no message for another try, until {@link #DEFER_LIMIT_NANOS} after the first:
+     * a message sent by another process may have its row written a little after a consumer took it. After that
+     * it is a message the journal never held (sent before the journal was on, or its row dropped), and the change is
+     * counted as unmatched.
+     */
+    private void defer(List<Row.Change> unplaced) {
+        Map<Row.Change, Long> before = new IdentityHashMap<>();
+        deferred.forEach(d -> before.put(d.change(), d.sinceNanos()));
+        List<Deferred> next = new ArrayList<>();
+        long now = System.nanoTime();
+        for (Row.Change change : unplaced) {
+            long since = before.getOrDefault(change, now);
+            if (now - since < DEFER_LIMIT_NANOS) {
+                next.add(new Deferred(change, since));
+            } else {
+                unmatched.incrementAndGet();
+                log.debug("no journaled message of {} {} took its {} within {} s; the change is dropped", change.topic(),
+                        change.key(), change.state().column(), TimeUnit.NANOSECONDS.toSeconds(DEFER_LIMIT_NANOS));
+            }
+        }
+        deferred = next;
+        deferredCount = next.size();
+    }
+
+    /** A change waiting for its message's row, since when. */
+    private record Deferred(Row.Change change, long sinceNanos) {
     }
 
     private void failed(Exception e, int rowsInHand) {
@@ -271,8 +321,8 @@ final class JournalWriter implements Runnable {
             oldest = waiting == null ? null : waiting.row().time();
         }
         Duration lag = oldest == null ? Duration.ZERO : Duration.between(oldest, Instant.now());
-        return new JournalStats(buffer.size() + overflow.size(), lag.isNegative() ? Duration.ZERO : lag, written.get(), gap.get(),
-                failures.get(), retention.pruned());
+        return new JournalStats(buffer.size() + overflow.size(), lag.isNegative() ? Duration.ZERO : lag, written.get(),
+                gap.get(), failures.get(), retention.pruned(), unmatched.get(), deferredCount);
     }
 
     /** Writes what is buffered, for up to {@code timeout}, then stops the thread. */

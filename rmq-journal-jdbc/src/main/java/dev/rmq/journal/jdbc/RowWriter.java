@@ -2,8 +2,6 @@ package dev.rmq.journal.jdbc;
 
 import dev.rmq.journal.JournaledSend;
 import dev.rmq.topic.TopicType;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.sql.Connection;
@@ -30,7 +28,6 @@ import java.util.Set;
  */
 final class RowWriter {
 
-    private static final Logger log = LoggerFactory.getLogger(RowWriter.class);
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final String INSERT_MESSAGE = "INSERT INTO rmq_messages (topic, msg_key, slot, type, score,"
             + " not_before, expire_at, headers, payload, created_at, state, attempts, finished, updated_at)"
@@ -41,6 +38,8 @@ final class RowWriter {
             + " not_before = ?, expire_at = ?, headers = ?, payload = ?, state = 'merged', updated_at = ? WHERE id = ?";
     private static final String CHANGE = "UPDATE rmq_messages SET state = ?, attempts = ?, score = COALESCE(?, score),"
             + " finished = ?, updated_at = ? WHERE id = ?";
+    private static final String SUPERSEDE = "UPDATE rmq_messages SET state = 'merged', finished = TRUE, updated_at = ?"
+            + " WHERE id = ?";
     /** Keys looked up in one statement at most, to stay within every driver's parameter limit. */
     private static final int LOOKUP_CHUNK = 500;
 
@@ -56,10 +55,18 @@ final class RowWriter {
         return dialect;
     }
 
-    /** Writes the rows and commits; on failure rolls back and throws, so that the caller can write them again. */
-    void write(Connection connection, List<Row> rows) throws SQLException {
+    /**
+     * Writes the rows and commits; on failure rolls back and throws, so that the caller can write them again.
+     *
+     * @return the changes whose message the journal does not hold (yet), in order, with every later change of their
+     *         keys: a consumer can take a message before the producer's row of it has committed, so the caller tries
+     *         them again for a while
+     */
+    List<Row.Change> write(Connection connection, List<Row> rows) throws SQLException {
         connection.setAutoCommit(false);
         try {
+            List<Row.Change> unplaced = new ArrayList<>();
+            Set<String> blocked = new HashSet<>();
             List<Row> run = new ArrayList<>();
             Set<String> keys = new HashSet<>();
             Class<?> kind = null;
@@ -69,8 +76,12 @@ final class RowWriter {
                 }
                 Class<?> rowKind = kindOf(row);
                 String key = topicOf(row) + '\n' + keyOf(row);
+                if (row instanceof Row.Change change && blocked.contains(key)) {
+                    unplaced.add(change);
+                    continue;
+                }
                 if (rowKind != kind || !keys.add(key)) {
-                    writeRun(connection, run);
+                    writeRun(connection, run, unplaced, blocked);
                     run.clear();
                     keys.clear();
                     keys.add(key);
@@ -78,8 +89,9 @@ final class RowWriter {
                 }
                 run.add(row);
             }
-            writeRun(connection, run);
+            writeRun(connection, run, unplaced, blocked);
             connection.commit();
+            return unplaced;
         } catch (SQLException | RuntimeException e) {
             connection.rollback();
             throw e;
@@ -102,7 +114,8 @@ final class RowWriter {
         return ((Row.Change) row).newest() ? Instant.class : Row.Change.class;
     }
 
-    private void writeRun(Connection connection, List<Row> run) throws SQLException {
+    private void writeRun(Connection connection, List<Row> run, List<Row.Change> unplaced, Set<String> blocked)
+            throws SQLException {
         if (run.isEmpty()) {
             return;
         }
@@ -114,7 +127,7 @@ final class RowWriter {
         } else if (first instanceof Row.Sent) {
             mergeMessages(connection, run);
         } else {
-            changeMessages(connection, run, ((Row.Change) first).newest());
+            changeMessages(connection, run, ((Row.Change) first).newest(), unplaced, blocked);
         }
     }
 
@@ -138,14 +151,29 @@ final class RowWriter {
             }
             insert.executeBatch();
         }
-        Map<String, Open> ids = lookup(connection, sends.stream().map(s -> new TopicKey(s.topic(), s.key())).toList(),
-                true);
-        try (PreparedStatement transition = connection.prepareStatement(INSERT_TRANSITION)) {
+        Map<String, List<Open>> open = lookup(connection, sends.stream().map(s -> new TopicKey(s.topic(), s.key()))
+                .toList());
+        try (PreparedStatement transition = connection.prepareStatement(INSERT_TRANSITION);
+             PreparedStatement supersede = connection.prepareStatement(SUPERSEDE)) {
             for (JournaledSend send : sends) {
-                Open open = ids.get(send.topic() + '\n' + send.key());
-                addTransition(transition, open.id(), JournalState.SENT, 0, send.sentAt(), null, null);
+                List<Open> rows = open.get(send.topic() + '\n' + send.key());
+                Open added = rows.get(rows.size() - 1);
+                addTransition(transition, added.id(), JournalState.SENT, 0, send.sentAt(), null, null);
+                // Redis took this send as a new message, so no older message of its key was waiting there: one the
+                // journal holds as waiting was lost (a flush, a failover), and this send takes its place. An older
+                // one in flight stays open: this send waits behind it.
+                for (Open older : rows.subList(0, rows.size() - 1)) {
+                    if (!older.state().equals(JournalState.DELIVERED.column())) {
+                        addTransition(transition, older.id(), JournalState.MERGED, older.attempts(), send.sentAt(), null,
+                                "Redis no longer held it when a new send of its key came; that send replaces it");
+                        supersede.setTimestamp(1, Timestamp.from(send.sentAt()));
+                        supersede.setLong(2, older.id());
+                        supersede.addBatch();
+                    }
+                }
             }
             transition.executeBatch();
+            supersede.executeBatch();
         }
     }
 
@@ -156,14 +184,14 @@ final class RowWriter {
     private void mergeMessages(Connection connection, List<Row> run) throws SQLException {
         List<TopicKey> keys = new ArrayList<>(run.size());
         run.forEach(row -> keys.add(new TopicKey(topicOf(row), keyOf(row))));
-        Map<String, Open> ids = lookup(connection, keys, true);
+        Map<String, List<Open>> open = lookup(connection, keys);
         List<JournaledSend> unknown = new ArrayList<>();
         try (PreparedStatement update = connection.prepareStatement(MERGE);
              PreparedStatement transition = connection.prepareStatement(INSERT_TRANSITION)) {
             for (Row row : run) {
                 JournaledSend send = ((Row.Sent) row).send();
-                Open open = ids.get(send.topic() + '\n' + send.key());
-                if (open == null) {
+                Open newest = pick(open, send.topic(), send.key(), true);
+                if (newest == null) {
                     unknown.add(send);
                     continue;
                 }
@@ -173,11 +201,37 @@ final class RowWriter {
                 update.setString(4, headers(send.headers()));
                 update.setBytes(5, send.payload());
                 update.setTimestamp(6, Timestamp.from(send.sentAt()));
-                update.setLong(7, open.id());
+                update.setLong(7, newest.id());
                 update.addBatch();
-                addTransition(transition, open.id(), JournalState.MERGED, open.attempts(), send.sentAt(), null, null);
+                addTransition(transition, newest.id(), JournalState.MERGED, newest.attempts(), send.sentAt(), null, null);
             }
             update.executeBatch();
+            transition.executeBatch();
+        }
+        if (!unknown.isEmpty()) {
+            mergeIntoFinished(connection, unknown);
+        }
+    }
+
+    /**
+     * Merges that found no open message: a consumer's journal may have finished the message already (it took the
+     * message after the merge, and its rows were written before the producer's), so a merge goes to the key's newest
+     * message, finished or not, as a transition only. A merge whose key the journal never held becomes a new message.
+     */
+    private void mergeIntoFinished(Connection connection, List<JournaledSend> sends) throws SQLException {
+        Map<String, List<Open>> any = lookup(connection, sends.stream().map(s -> new TopicKey(s.topic(), s.key()))
+                .toList(), false);
+        List<JournaledSend> unknown = new ArrayList<>();
+        try (PreparedStatement transition = connection.prepareStatement(INSERT_TRANSITION)) {
+            for (JournaledSend send : sends) {
+                Open newest = pick(any, send.topic(), send.key(), true);
+                if (newest == null) {
+                    unknown.add(send);
+                } else {
+                    addTransition(transition, newest.id(), JournalState.MERGED, newest.attempts(), send.sentAt(), null,
+                            "merged before its message ended; the message's row was finished first");
+                }
+            }
             transition.executeBatch();
         }
         if (!unknown.isEmpty()) {
@@ -185,21 +239,30 @@ final class RowWriter {
         }
     }
 
-    private void changeMessages(Connection connection, List<Row> run, boolean newest) throws SQLException {
+    private void changeMessages(Connection connection, List<Row> run, boolean newest, List<Row.Change> unplaced,
+                                Set<String> blocked) throws SQLException {
         List<TopicKey> keys = new ArrayList<>(run.size());
         run.forEach(row -> keys.add(new TopicKey(topicOf(row), keyOf(row))));
-        Map<String, Open> ids = lookup(connection, keys, newest);
+        Map<String, List<Open>> rows = lookup(connection, keys);
+        List<Placed> placed = new ArrayList<>(run.size());
+        for (Row row : run) {
+            Row.Change change = (Row.Change) row;
+            Open open = pick(rows, change.topic(), change.key(), newest);
+            if (open == null) {
+                // its send's row may not have committed yet (another process's writer), or never will be
+                unplaced.add(change);
+                blocked.add(change.topic() + '\n' + change.key());
+            } else {
+                placed.add(new Placed(open, change));
+            }
+        }
+        // rows are locked in id order, as every journal's writer and a restore lock them: no two wait on each other
+        placed.sort(java.util.Comparator.comparingLong(p -> p.open().id()));
         try (PreparedStatement transition = connection.prepareStatement(INSERT_TRANSITION);
              PreparedStatement update = connection.prepareStatement(CHANGE)) {
-            for (Row row : run) {
-                Row.Change change = (Row.Change) row;
-                Open open = ids.get(change.topic() + '\n' + change.key());
-                if (open == null) {
-                    // a message the journal never saw (sent before it was on, on a topic it left off, or lost in a gap)
-                    log.debug("no open journaled message for {} {} to mark {}", change.topic(), change.key(),
-                            change.state().column());
-                    continue;
-                }
+            for (Placed p : placed) {
+                Row.Change change = p.change();
+                Open open = p.open();
                 int attempts = change.attempt() != null ? change.attempt() : open.attempts();
                 addTransition(transition, open.id(), change.state(), attempts, change.time(), change.worker(),
                         change.detail());
@@ -220,28 +283,47 @@ final class RowWriter {
         }
     }
 
+    /** A change and the message it goes to. */
+    private record Placed(Open open, Row.Change change) {
+    }
+
     private record TopicKey(String topic, String key) {
     }
 
-    /** A key's open message: its id and attempts. */
-    private record Open(long id, int attempts) {
+    /** An open message: its id, state and attempts. */
+    private record Open(long id, String state, int attempts) {
+    }
+
+    /** A key's oldest or newest open message, or null. */
+    private static Open pick(Map<String, List<Open>> open, String topic, String key, boolean newest) {
+        List<Open> rows = open.get(topic + '\n' + key);
+        if (rows == null || rows.isEmpty()) {
+            return null;
+        }
+        return newest ? rows.get(rows.size() - 1) : rows.get(0);
     }
 
     /**
-     * The oldest or newest open message of each key, by {@code topic + '\n' + key}. Consumers' changes take the
-     * oldest (the message in flight comes before one sent behind it); sends and producers' changes the newest.
+     * The open messages of each key, oldest first, by {@code topic + '\n' + key}. Consumers' changes go to the oldest
+     * (the message in flight comes before one sent behind it); sends and producers' changes to the newest.
      */
-    private static Map<String, Open> lookup(Connection connection, List<TopicKey> keys, boolean newest)
+    private static Map<String, List<Open>> lookup(Connection connection, List<TopicKey> keys) throws SQLException {
+        return lookup(connection, keys, true);
+    }
+
+    /** As {@link #lookup(Connection, List)}, of every message of the keys when {@code openOnly} is false. */
+    private static Map<String, List<Open>> lookup(Connection connection, List<TopicKey> keys, boolean openOnly)
             throws SQLException {
         Map<String, List<String>> byTopic = new LinkedHashMap<>();
         keys.forEach(k -> byTopic.computeIfAbsent(k.topic(), t -> new ArrayList<>()).add(k.key()));
-        Map<String, Open> found = new HashMap<>();
+        Map<String, List<Open>> found = new HashMap<>();
         for (Map.Entry<String, List<String>> topic : byTopic.entrySet()) {
             List<String> all = topic.getValue();
             for (int from = 0; from < all.size(); from += LOOKUP_CHUNK) {
                 List<String> chunk = all.subList(from, Math.min(all.size(), from + LOOKUP_CHUNK));
-                String sql = "SELECT id, msg_key, attempts FROM rmq_messages WHERE finished = FALSE AND topic = ? AND"
-                        + " msg_key IN (" + String.join(", ", Collections.nCopies(chunk.size(), "?")) + ")";
+                String sql = "SELECT id, msg_key, state, attempts FROM rmq_messages WHERE "
+                        + (openOnly ? "finished = FALSE AND " : "") + "topic = ? AND msg_key IN (" + String.join(", ", Collections.nCopies(chunk.size(), "?"))
+                        + ") ORDER BY id";
                 try (PreparedStatement select = connection.prepareStatement(sql)) {
                     select.setString(1, topic.getKey());
                     for (int i = 0; i < chunk.size(); i++) {
@@ -249,9 +331,8 @@ final class RowWriter {
                     }
                     try (ResultSet result = select.executeQuery()) {
                         while (result.next()) {
-                            Open open = new Open(result.getLong(1), result.getInt(3));
-                            found.merge(topic.getKey() + '\n' + result.getString(2), open, (a, b) ->
-                                    (a.id() > b.id()) == newest ? a : b);
+                            found.computeIfAbsent(topic.getKey() + '\n' + result.getString(2), k -> new ArrayList<>())
+                                    .add(new Open(result.getLong(1), result.getString(3), result.getInt(4)));
                         }
                     }
                 }

@@ -1,5 +1,7 @@
 package dev.rmq.journal.jdbc;
 
+import dev.rmq.consumer.AckOutcome;
+import dev.rmq.events.RmqEvent;
 import dev.rmq.producer.MessageRef;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.producer.StoredMessage;
@@ -209,6 +211,63 @@ abstract class JournalBehaviour extends JournalTestBase {
         journal.flush(Duration.ofSeconds(10));
         assertThat(message(PRIORITY, "k").state()).isEqualTo("acked");
         assertThat(journal.restore(RestoreRequest.all()).examined()).isZero();
+    }
+
+    @Test
+    void aConsumersChangeThatArrivesBeforeItsSendsRowWaitsForIt() throws SQLException {
+        open(journal -> { });
+        // another process's journal: it hears of the delivery and the commit before this one writes the send
+        JdbcJournal consumerSide = closeAfter(JdbcJournal.builder(dataSource).host("consumer-host").build());
+        Instant now = Instant.now();
+        consumerSide.onEvent(new RmqEvent.Delivered(now, PRIORITY, 0, "c-1", "early", 1, false));
+        consumerSide.onEvent(new RmqEvent.Acknowledged(now, PRIORITY, 0, "c-1", "early", AckOutcome.COMMITTED, ""));
+        consumerSide.flush(Duration.ofSeconds(10));
+        assertThat(consumerSide.stats().waiting()).isEqualTo(2);
+
+        client.producer().send(OutgoingMessage.priority(PRIORITY, "early", 100).withKey("early"));
+        journal.flush(Duration.ofSeconds(10));
+        await().atMost(Duration.ofSeconds(10)).until(() -> consumerSide.stats().waiting() == 0);
+        MessageRow row = message(PRIORITY, "early");
+        assertThat(row.state()).isEqualTo("acked");
+        assertThat(row.finished()).isTrue();
+        assertThat(transitions(row.id())).containsExactly("sent", "delivered", "acked");
+        assertThat(consumerSide.stats().unmatched()).isZero();
+    }
+
+    @Test
+    void aMergeWrittenAfterItsMessageWasFinishedGoesToThatMessage() throws SQLException {
+        open(journal -> { });
+        JdbcJournal consumerSide = closeAfter(JdbcJournal.builder(dataSource).build());
+        client.producer().send(OutgoingMessage.priority(PRIORITY, "first", 100).withKey("m"));
+        journal.flush(Duration.ofSeconds(10));
+        // the consumer's rows say the message ended before the producer's row of a merge into it is written
+        Instant now = Instant.now();
+        consumerSide.onEvent(new RmqEvent.Delivered(now, PRIORITY, 0, "c-1", "m", 1, false));
+        consumerSide.onEvent(new RmqEvent.Acknowledged(now, PRIORITY, 0, "c-1", "m", AckOutcome.COMMITTED, ""));
+        consumerSide.flush(Duration.ofSeconds(10));
+        client.producer().send(OutgoingMessage.priority(PRIORITY, "second", 100).withKey("m"));
+        journal.flush(Duration.ofSeconds(10));
+
+        List<MessageRow> rows = messages(PRIORITY);
+        assertThat(rows).hasSize(1);
+        assertThat(rows.get(0).finished()).isTrue();
+        assertThat(transitions(rows.get(0).id())).containsExactly("sent", "delivered", "acked", "merged");
+        assertThat(count("SELECT COUNT(*) FROM rmq_messages WHERE finished = FALSE")).isZero();
+    }
+
+    @Test
+    void aNewSendOfAKeyRedisLostReplacesTheWaitingMessageTheJournalHeld() throws SQLException {
+        open(journal -> { });
+        client.producer().send(OutgoingMessage.fixedTime(FIXED, "old", Instant.now().plusSeconds(3600)).withKey("k"));
+        redis.command("FLUSHALL");
+        client.producer().send(OutgoingMessage.fixedTime(FIXED, "new", Instant.now().plusSeconds(3600)).withKey("k"));
+        journal.flush(Duration.ofSeconds(10));
+        List<MessageRow> rows = messages(FIXED);
+        assertThat(rows).extracting(MessageRow::state, MessageRow::finished).containsExactly(
+                org.assertj.core.groups.Tuple.tuple("merged", true), org.assertj.core.groups.Tuple.tuple("sent", false));
+        RestoreReport report = journal.restore(RestoreRequest.all());
+        assertThat(report.examined()).isEqualTo(1);
+        assertThat(report.present()).isEqualTo(1);
     }
 
     // ---- the mix that loss and restore run on --------------------------------------------------------------

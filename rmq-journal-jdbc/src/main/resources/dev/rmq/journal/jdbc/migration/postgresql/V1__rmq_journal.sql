@@ -24,8 +24,8 @@ CREATE TABLE rmq_messages (
     updated_at  TIMESTAMP(3)  NOT NULL
 );
 
--- finds a key's open messages (at most two: one in flight, one sent behind it)
-CREATE INDEX rmq_messages_open ON rmq_messages (topic, msg_key) WHERE NOT finished;
+-- finds a key's messages: its open ones (at most two: one in flight, one sent behind it), or its latest
+CREATE INDEX rmq_messages_key ON rmq_messages (topic, msg_key);
 -- what restore reads, in id order
 CREATE INDEX rmq_messages_unfinished ON rmq_messages (id) WHERE NOT finished;
 -- what retention prunes
