@@ -1,0 +1,54 @@
+package dev.rmq.server.api;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.rmq.producer.StoredMessage;
+import dev.rmq.topic.TopicType;
+import tools.jackson.databind.JsonNode;
+
+import java.time.Instant;
+import java.util.Map;
+
+/**
+ * A message as Redis holds it, as the API shows it. Of {@code dueTime}, {@code priority}, {@code visibleAt},
+ * {@code leaseDeadline} and {@code diedAt}, only those that apply to its state are present: a waiting message has
+ * its due time (range-merge, fixed-time) or priority; a delayed or retrying one the time it becomes visible; one in
+ * flight its lease deadline; a dead one when it died.
+ *
+ * @param payloadFormat {@code json}, or {@code text} for a payload that is not JSON, shown as a string
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record MessageView(String topic, int slot, String key, String state, String dueTime, Long priority,
+                          String visibleAt, String leaseDeadline, String diedAt, int attempts, String lastError,
+                          Map<String, String> headers, String expiresAt, JsonNode payload, String payloadFormat) {
+
+    public static MessageView of(StoredMessage message, TopicType type, Payloads payloads) {
+        String due = null;
+        Long priority = null;
+        String visibleAt = null;
+        String lease = null;
+        String died = null;
+        switch (message.state()) {
+            case WAITING, PARKED -> {
+                if (type.isTimed()) {
+                    due = Instant.ofEpochMilli((long) message.score()).toString();
+                } else {
+                    priority = (long) message.score();
+                }
+            }
+            case DELAYED, RETRYING -> visibleAt = Instant.ofEpochMilli((long) message.score()).toString();
+            case IN_FLIGHT -> {
+                long micros = (long) message.score();
+                lease = Instant.ofEpochSecond(micros / 1_000_000, (micros % 1_000_000) * 1_000).toString();
+            }
+            case DEAD -> died = Instant.ofEpochMilli((long) message.score()).toString();
+        }
+        Payloads.Rendered payload = payloads.render(message.payload());
+        return new MessageView(message.topic(), message.slot(), message.key(), message.state().name(), due, priority,
+                visibleAt, lease, died, message.attempts(), emptyToNull(message.lastError()), message.headers(),
+                message.expiresAt().map(Instant::toString).orElse(null), payload.payload(), payload.format());
+    }
+
+    static String emptyToNull(String text) {
+        return text == null || text.isEmpty() ? null : text;
+    }
+}

@@ -1,0 +1,47 @@
+package dev.rmq.server.api;
+
+import org.springframework.stereotype.Component;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Shows stored payload bytes as JSON. What this server sends is JSON, but a topic may also hold messages that
+ * a Java producer sent as raw text or bytes; those are shown as a JSON string of their UTF-8 text, and said to be
+ * text, rather than refused.
+ */
+@Component
+public final class Payloads {
+
+    /** The payload is the JSON value itself. */
+    public static final String JSON = "json";
+    /** The payload was not JSON; it is shown as a string of its UTF-8 text. */
+    public static final String TEXT = "text";
+
+    /** A payload as the API shows it. */
+    public record Rendered(JsonNode payload, String format) {
+    }
+
+    private final JsonMapper mapper;
+
+    public Payloads(JsonMapper mapper) {
+        this.mapper = mapper;
+    }
+
+    public Rendered render(byte[] bytes) {
+        if (bytes != null && bytes.length > 0) {
+            try {
+                JsonNode tree = mapper.readTree(bytes);
+                if (tree != null && !tree.isMissingNode()) {
+                    return new Rendered(tree, JSON);
+                }
+            } catch (JacksonException e) {
+                // not JSON: shown as its text below
+            }
+        }
+        String text = bytes == null ? "" : new String(bytes, StandardCharsets.UTF_8);
+        return new Rendered(mapper.valueToTree(text), TEXT);
+    }
+}

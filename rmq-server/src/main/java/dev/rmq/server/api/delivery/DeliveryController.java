@@ -1,0 +1,149 @@
+package dev.rmq.server.api.delivery;
+
+import dev.rmq.RmqClient;
+import dev.rmq.consumer.AckOutcome;
+import dev.rmq.server.api.Api;
+import dev.rmq.server.api.JsonBody;
+import dev.rmq.server.api.problem.ApiException;
+import dev.rmq.server.api.problem.Problem;
+import dev.rmq.server.pull.Delivery;
+import dev.rmq.server.pull.ServerPuller;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.databind.JsonNode;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Consuming over HTTP, in two phases: a pull hands out due messages, each under a lease and a token, and the
+ * client settles each by its token (ack, retry, retry now, dead) or extends its lease. A message not settled
+ * within its lease is delivered again, so a client that dies loses nothing. A settle with a token the server no
+ * longer holds is {@code lease-expired}: nothing was done.
+ */
+@RestController
+@RequestMapping(Api.V1)
+public class DeliveryController {
+
+    /** The longest failure reason kept: it travels with the message into Redis and the dead queue. */
+    static final int MAX_REASON_LENGTH = 1000;
+
+    private final ServerPuller puller;
+    private final RmqClient client;
+
+    public DeliveryController(ServerPuller puller, RmqClient client) {
+        this.puller = puller;
+        this.client = client;
+    }
+
+    /**
+     * {@code {"topics": [...], "count": n, "timeout": "PT10S"}}, each optional: up to {@code count} (1 by default)
+     * due messages of the topics (all by default), at once when some are due; otherwise waits up to {@code timeout}
+     * (none by default) for the first, and answers with none if none came.
+     */
+    @PostMapping("/pull")
+    public PullView pull(@RequestBody(required = false) JsonNode body) {
+        JsonBody request = JsonBody.optional(body).allowOnly(List.of("topics", "count", "timeout"));
+        List<String> topics = request.strings("topics");
+        if (topics == null) {
+            topics = List.of();
+        }
+        topics.forEach(topic -> client.topics().require(topic));
+        Long count = request.integer("count");
+        if (count == null) {
+            count = 1L;
+        }
+        if (count < 1 || count > puller.maxCount()) {
+            throw new ApiException(Problem.INVALID_ARGUMENT, "field 'count' must be between 1 and "
+                    + puller.maxCount() + ", was " + count);
+        }
+        Duration timeout = request.duration("timeout");
+        if (timeout == null) {
+            timeout = Duration.ZERO;
+        }
+        if (timeout.isNegative() || timeout.compareTo(puller.maxWait()) > 0) {
+            throw new ApiException(Problem.INVALID_ARGUMENT, "field 'timeout' must be between PT0S and "
+                    + puller.maxWait() + " (rmq.server.pull.max-wait), was " + timeout);
+        }
+        List<Delivery> got = puller.pull(count.intValue(), timeout, topics);
+        return new PullView(got.stream().map(DeliveryView::of).toList());
+    }
+
+    /** Done: the message leaves Redis. */
+    @PostMapping("/deliveries/{token}/ack")
+    public OutcomeView ack(@PathVariable String token) {
+        return new OutcomeView(puller.settle(token, ServerPuller.Settlement.ACK, null).name(), null);
+    }
+
+    /** Failed: retried after the topic's backoff, or dead once its retries are spent. */
+    @PostMapping("/deliveries/{token}/retry")
+    public OutcomeView retry(@PathVariable String token, @RequestBody(required = false) JsonNode body) {
+        return settle(token, ServerPuller.Settlement.RETRY, body);
+    }
+
+    /** Failed: retried at once, skipping the backoff; it still counts as an attempt. */
+    @PostMapping("/deliveries/{token}/retry-now")
+    public OutcomeView retryNow(@PathVariable String token, @RequestBody(required = false) JsonNode body) {
+        return settle(token, ServerPuller.Settlement.RETRY_NOW, body);
+    }
+
+    /** Failed for good: moved to the dead queue with its reason. */
+    @PostMapping("/deliveries/{token}/dead")
+    public OutcomeView dead(@PathVariable String token, @RequestBody(required = false) JsonNode body) {
+        return settle(token, ServerPuller.Settlement.DEAD, body);
+    }
+
+    /** {@code {"duration": "PT1M"}}: the lease now ends that long from now, by the Redis clock. */
+    @PostMapping("/deliveries/{token}/extend")
+    public OutcomeView extend(@PathVariable String token, @RequestBody(required = false) JsonNode body) {
+        JsonBody request = JsonBody.of(body).allowOnly(List.of("duration"));
+        Duration duration = request.duration("duration");
+        if (duration == null) {
+            throw new ApiException(Problem.MALFORMED_BODY, "field 'duration' is required: how long from now the"
+                    + " lease should last, an ISO-8601 duration such as PT1M");
+        }
+        if (duration.isNegative() || duration.toMillis() < 1) {
+            throw new ApiException(Problem.INVALID_ARGUMENT, "field 'duration' must be at least 1 ms, was " + duration);
+        }
+        return new OutcomeView("EXTENDED", puller.extend(token, duration).toString());
+    }
+
+    /**
+     * {@code {"tokens": [...]}}: acknowledges many messages in one Redis call per slot. Each token has its own
+     * outcome; one not held (settled, expired, unknown) is {@code STALE}, and nothing was done for it.
+     */
+    @PostMapping("/deliveries:ack")
+    public AckAllView ackAll(@RequestBody JsonNode body) {
+        JsonBody request = JsonBody.of(body).allowOnly(List.of("tokens"));
+        List<String> tokens = request.strings("tokens");
+        if (tokens == null) {
+            throw new ApiException(Problem.MALFORMED_BODY, "field 'tokens' is required: the delivery tokens to"
+                    + " acknowledge");
+        }
+        if (tokens.isEmpty() || tokens.size() > puller.maxCount()) {
+            throw new ApiException(Problem.INVALID_ARGUMENT, "field 'tokens' must hold 1 to " + puller.maxCount()
+                    + " tokens, held " + tokens.size());
+        }
+        List<AckOutcome> outcomes = puller.ackAll(tokens);
+        List<AckAllView.Result> results = new ArrayList<>(tokens.size());
+        for (int i = 0; i < tokens.size(); i++) {
+            results.add(new AckAllView.Result(tokens.get(i), outcomes.get(i).name()));
+        }
+        return new AckAllView(results);
+    }
+
+    private OutcomeView settle(String token, ServerPuller.Settlement how, JsonNode body) {
+        JsonBody request = JsonBody.of(body).allowOnly(List.of("reason"));
+        String reason = request.requireString("reason", "why the message failed; the next attempt and the dead"
+                + " queue show it");
+        if (reason.isBlank() || reason.length() > MAX_REASON_LENGTH) {
+            throw new ApiException(Problem.INVALID_ARGUMENT, "field 'reason' must hold 1 to " + MAX_REASON_LENGTH
+                    + " characters, not only whitespace; it held " + reason.length());
+        }
+        return new OutcomeView(puller.settle(token, how, reason).name(), null);
+    }
+}

@@ -1,0 +1,33 @@
+package dev.rmq.server.api.message;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import tools.jackson.databind.JsonNode;
+
+import java.util.List;
+
+/**
+ * What a batch did, message by message in the order sent.
+ *
+ * @param stored  how many are in Redis, added or merged
+ * @param refused how many were refused (a full backlog, a fixed time too far past)
+ * @param unknown how many Redis did not answer for: they may be stored; sending them again is safe
+ */
+public record BatchView(int stored, int refused, int unknown, List<Item> results) {
+
+    /**
+     * One message's outcome: {@code STORED} with its receipt, or {@code REFUSED} / {@code UNKNOWN} with the problem.
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Item(int index, String status, String topic, String key, Integer slot, Boolean merged,
+                       String lateBy, JsonNode problem) {
+
+        static Item stored(int index, ReceiptView receipt) {
+            return new Item(index, "STORED", receipt.topic(), receipt.key(), receipt.slot(), receipt.merged(),
+                    receipt.lateBy(), null);
+        }
+
+        static Item failed(int index, String status, JsonNode problem) {
+            return new Item(index, status, null, null, null, null, null, problem);
+        }
+    }
+}

@@ -1,0 +1,5 @@
+/**
+ * Producing over HTTP: sending one message or a batch to a topic, and looking up, cancelling and rescheduling a
+ * message by key.
+ */
+package dev.rmq.server.api.message;

@@ -1,0 +1,146 @@
+package dev.rmq.server.api.problem;
+
+import dev.rmq.exceptions.RmqException;
+import dev.rmq.exceptions.RmqUnavailableException;
+import dev.rmq.producer.BacklogFullException;
+import dev.rmq.producer.NotReplicatedException;
+import dev.rmq.producer.PayloadTooLargeException;
+import dev.rmq.pull.LeaseExpiredException;
+import dev.rmq.server.pull.PullerUnavailableException;
+import dev.rmq.server.pull.UnknownDeliveryException;
+import dev.rmq.topic.UnknownTopicException;
+import jakarta.servlet.http.HttpServletRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.web.ErrorResponse;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+
+import java.net.URI;
+
+/**
+ * Turns every failure of a request into an RFC 9457 problem of one of the {@link Problem} types. rmq's own
+ * exceptions map to their problems (an unknown topic, a full backlog, an expired lease, Redis out of reach or
+ * replicas that did not confirm a durable send), its argument checks to {@code invalid-argument} with rmq's
+ * message as the detail, and Spring MVC's errors (no such endpoint, wrong method, unreadable body) to theirs.
+ */
+@RestControllerAdvice
+public final class ProblemAdvice {
+
+    private static final Logger log = LoggerFactory.getLogger(ProblemAdvice.class);
+    /** What a client should wait before trying again a request refused for want of room or of Redis. */
+    private static final String RETRY_AFTER_SECONDS = "1";
+
+    private final ProblemJson json;
+
+    public ProblemAdvice(ProblemJson json) {
+        this.json = json;
+    }
+
+    @ExceptionHandler(ApiException.class)
+    ResponseEntity<JsonNode> refused(ApiException e, HttpServletRequest request) {
+        boolean later = e.problem() == Problem.BACKLOG_FULL || e.problem() == Problem.UNAVAILABLE;
+        return answer(e.toProblemDetail(), request, later ? retryAfter() : new HttpHeaders());
+    }
+
+    @ExceptionHandler(UnknownTopicException.class)
+    ResponseEntity<JsonNode> unknownTopic(UnknownTopicException e, HttpServletRequest request) {
+        ProblemDetail problem = Problem.UNKNOWN_TOPIC.with(e.getMessage());
+        problem.setProperty("topic", e.topic());
+        return answer(problem, request, new HttpHeaders());
+    }
+
+    @ExceptionHandler(PayloadTooLargeException.class)
+    ResponseEntity<JsonNode> tooLarge(PayloadTooLargeException e, HttpServletRequest request) {
+        return answer(Problem.PAYLOAD_TOO_LARGE.with(e.getMessage() + "; nothing was sent"), request, new HttpHeaders());
+    }
+
+    @ExceptionHandler(BacklogFullException.class)
+    ResponseEntity<JsonNode> backlogFull(BacklogFullException e, HttpServletRequest request) {
+        return answer(Problem.BACKLOG_FULL.with(e.getMessage()), request, retryAfter());
+    }
+
+    @ExceptionHandler({LeaseExpiredException.class, UnknownDeliveryException.class})
+    ResponseEntity<JsonNode> leaseExpired(RuntimeException e, HttpServletRequest request) {
+        return answer(Problem.LEASE_EXPIRED.with(e.getMessage()), request, new HttpHeaders());
+    }
+
+    @ExceptionHandler({RmqUnavailableException.class, PullerUnavailableException.class, NotReplicatedException.class})
+    ResponseEntity<JsonNode> unavailable(RuntimeException e, HttpServletRequest request) {
+        log.warn("{} {} failed: {}", request.getMethod(), request.getRequestURI(), e.getMessage());
+        return answer(Problem.UNAVAILABLE.with(e.getMessage()), request, retryAfter());
+    }
+
+    /** rmq checks its arguments before anything reaches Redis, with messages that say what is allowed. */
+    @ExceptionHandler(IllegalArgumentException.class)
+    ResponseEntity<JsonNode> invalidArgument(IllegalArgumentException e, HttpServletRequest request) {
+        return answer(Problem.INVALID_ARGUMENT.with(e.getMessage()), request, new HttpHeaders());
+    }
+
+    @ExceptionHandler(HttpMessageNotReadableException.class)
+    ResponseEntity<JsonNode> unreadable(HttpMessageNotReadableException e, HttpServletRequest request) {
+        String reason = e.getCause() instanceof JacksonException jackson ? jackson.getOriginalMessage()
+                : e.getMessage();
+        String detail = reason != null && reason.startsWith("Required request body is missing")
+                ? "the request needs a JSON body; send one with Content-Type: application/json"
+                : "the body is not valid JSON (" + reason + "); send a JSON object with Content-Type: application/json";
+        return answer(Problem.MALFORMED_BODY.with(detail), request, new HttpHeaders());
+    }
+
+    @ExceptionHandler(MethodArgumentTypeMismatchException.class)
+    ResponseEntity<JsonNode> typeMismatch(MethodArgumentTypeMismatchException e, HttpServletRequest request) {
+        Class<?> required = e.getRequiredType();
+        String wanted = required == null ? "another kind of value"
+                : required == boolean.class || required == Boolean.class ? "true or false"
+                : required == int.class || required == Integer.class || required == long.class
+                || required == Long.class ? "an integer" : "a " + required.getSimpleName();
+        return answer(Problem.BAD_TYPE.with("parameter '" + e.getName() + "' must be " + wanted + ", was '"
+                + e.getValue() + "'"), request, new HttpHeaders());
+    }
+
+    /** Spring MVC's own errors carry their status; anything else is a failure of the server. */
+    @ExceptionHandler(Exception.class)
+    ResponseEntity<JsonNode> other(Exception e, HttpServletRequest request) {
+        if (e instanceof ErrorResponse error) {
+            Problem problem = Problem.forStatus(error.getStatusCode().value());
+            String detail = error.getBody().getDetail();
+            if (problem == Problem.NOT_FOUND) {
+                detail = "no endpoint " + request.getMethod() + " " + request.getRequestURI()
+                        + "; the API is described at /api/v1/openapi.json";
+            }
+            ProblemDetail body = problem.with(detail);
+            body.setStatus(error.getStatusCode().value());
+            // such as Allow, for a method the endpoint does not take
+            return answer(body, request, error.getHeaders());
+        }
+        if (e instanceof RmqException) {
+            log.error("{} {} failed", request.getMethod(), request.getRequestURI(), e);
+            return answer(Problem.INTERNAL_ERROR.with(e.getMessage()), request, new HttpHeaders());
+        }
+        log.error("{} {} failed", request.getMethod(), request.getRequestURI(), e);
+        return answer(Problem.INTERNAL_ERROR.with("the server failed to handle the request ("
+                + e.getClass().getSimpleName() + "); its log has the details"), request, new HttpHeaders());
+    }
+
+    private ResponseEntity<JsonNode> answer(ProblemDetail problem, HttpServletRequest request, HttpHeaders headers) {
+        try {
+            problem.setInstance(URI.create(request.getRequestURI()));
+        } catch (IllegalArgumentException e) {
+            // a path that is no valid URI reference: the problem is answered without its instance
+        }
+        return json.response(problem, headers);
+    }
+
+    private static HttpHeaders retryAfter() {
+        HttpHeaders headers = new HttpHeaders();
+        headers.set(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS);
+        return headers;
+    }
+}

@@ -1,0 +1,104 @@
+package dev.rmq.server.api.topic;
+
+import dev.rmq.RmqClient;
+import dev.rmq.admin.PauseState;
+import dev.rmq.inspect.RmqInspector;
+import dev.rmq.server.api.Api;
+import dev.rmq.server.api.MessageView;
+import dev.rmq.server.api.Payloads;
+import dev.rmq.server.api.problem.ApiException;
+import dev.rmq.server.api.problem.Problem;
+import dev.rmq.server.pull.ServerPuller;
+import dev.rmq.topic.TopicDefinition;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The configured topics: their definitions, where their messages are, the next messages in consume order, and
+ * pausing and resuming them for every consumer at once. Topics are defined in the configuration, not here.
+ */
+@RestController
+@RequestMapping(Api.V1 + "/topics")
+public class TopicController {
+
+    private final RmqClient client;
+    private final ServerPuller puller;
+    private final Payloads payloads;
+
+    public TopicController(RmqClient client, ServerPuller puller, Payloads payloads) {
+        this.client = client;
+        this.puller = puller;
+        this.payloads = payloads;
+    }
+
+    @GetMapping
+    public TopicsView topics() {
+        Map<String, Set<Integer>> owned = puller.ownedSlots();
+        return new TopicsView(client.topics().all().stream()
+                .map(topic -> TopicView.of(topic, owned.getOrDefault(topic.name(), Set.of()).size())).toList());
+    }
+
+    @GetMapping("/{topic}")
+    public TopicView topic(@PathVariable String topic) {
+        TopicDefinition definition = client.topics().require(topic);
+        return TopicView.of(definition, puller.ownedSlots().getOrDefault(topic, Set.of()).size());
+    }
+
+    @GetMapping("/{topic}/counts")
+    public CountsView counts(@PathVariable String topic) {
+        client.topics().require(topic);
+        return CountsView.of(client.inspector().counts(topic));
+    }
+
+    /**
+     * The next waiting messages in the order consumers take them: earliest due first, or highest priority first,
+     * over every slot. {@code offset + count} may reach {@value RmqInspector#MAX_PAGE}.
+     */
+    @GetMapping("/{topic}/peek")
+    public PeekView peek(@PathVariable String topic, @RequestParam(defaultValue = "10") int count,
+                         @RequestParam(defaultValue = "0") int offset) {
+        TopicDefinition definition = client.topics().require(topic);
+        if (count < 1 || offset < 0 || offset + count > RmqInspector.MAX_PAGE) {
+            throw new ApiException(Problem.INVALID_ARGUMENT, "peek takes count from 1 and offset from 0, with offset"
+                    + " + count at most " + RmqInspector.MAX_PAGE + "; was count " + count + ", offset " + offset);
+        }
+        List<MessageView> messages = client.inspector().peek(topic, offset, count).stream()
+                .map(message -> MessageView.of(message, definition.type(), payloads)).toList();
+        return new PeekView(topic, offset, messages);
+    }
+
+    /** Stops every consumer of the topic, in every application, from taking messages; sends are still accepted. */
+    @PostMapping("/{topic}/pause")
+    public PauseView pause(@PathVariable String topic) {
+        client.topics().require(topic);
+        return PauseView.of(client.admin().pause(topic));
+    }
+
+    @PostMapping("/{topic}/resume")
+    public PauseView resume(@PathVariable String topic) {
+        client.topics().require(topic);
+        return PauseView.of(client.admin().resume(topic));
+    }
+
+    public record TopicsView(List<TopicView> topics) {
+    }
+
+    public record PeekView(String topic, int offset, List<MessageView> messages) {
+    }
+
+    /** @param state {@code running}, {@code paused}, or {@code partly paused (n of m slots)}: then repeat the call */
+    public record PauseView(String topic, String state, int pausedSlots, int slotAmount) {
+
+        static PauseView of(PauseState state) {
+            return new PauseView(state.topic(), state.describe(), state.pausedSlots(), state.slotAmount());
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package dev.rmq.server.embedded;
+
+import dev.rmq.embedded.EmbeddedZooKeeper;
+import dev.rmq.embedded.RedisServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * What the server started for itself: a redis-server process and an in-process ZooKeeper, either of which is
+ * null when the configuration names its own. Closing stops both.
+ */
+final class EmbeddedServers implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(EmbeddedServers.class);
+
+    private final RedisServer redis;
+    private final EmbeddedZooKeeper zookeeper;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    EmbeddedServers(RedisServer redis, EmbeddedZooKeeper zookeeper) {
+        this.redis = redis;
+        this.zookeeper = zookeeper;
+    }
+
+    /** Only the first call acts: both the context's shutdown and the JVM's exit call it. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        if (zookeeper != null) {
+            zookeeper.close();
+            log.info("Stopped the {}", zookeeper);
+        }
+        if (redis != null) {
+            String description = redis.toString();
+            redis.close();
+            log.info("Stopped the embedded {}", description);
+        }
+    }
+}

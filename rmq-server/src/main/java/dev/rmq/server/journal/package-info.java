@@ -1,0 +1,5 @@
+/**
+ * The database behind the journal: {@link dev.rmq.server.journal.DataSourceSwitch} leaves it out unless one is
+ * configured, so the server starts without one. The restore endpoint itself is the {@code api.restore} package's.
+ */
+package dev.rmq.server.journal;

@@ -1,0 +1,123 @@
+package dev.rmq.server.pull;
+
+import dev.rmq.pull.PulledMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
+
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The messages clients hold, by token. An entry leaves when its message is settled, or once its lease has passed:
+ * a sweep every second removes those, since their messages come back on their own and a late settle must be
+ * refused. The table is bounded by the puller itself, which takes a slot's next batch only when every message of
+ * its previous one was settled or its lease ran out.
+ */
+final class Deliveries implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(Deliveries.class);
+    /** 128 random bits: no one guesses a token, and no two collide. */
+    private static final int TOKEN_BYTES = 16;
+    private static final Duration SWEEP_EVERY = Duration.ofSeconds(1);
+    /**
+     * How long past its lease deadline an entry is kept. A deadline is on the Redis clock and the sweep on this
+     * host's, so a token is not withdrawn early because of a small skew between the two; a settle that comes
+     * after the lease ran out is refused by rmq either way.
+     */
+    private static final Duration GRACE = Duration.ofSeconds(1);
+
+    private final ConcurrentHashMap<String, Delivery> byToken = new ConcurrentHashMap<>();
+    private final SecureRandom random = new SecureRandom();
+    private final Base64.Encoder encoder = Base64.getUrlEncoder().withoutPadding();
+    private final Clock clock;
+    private ScheduledExecutorService sweeper;
+
+    Deliveries(Clock clock) {
+        this.clock = clock;
+    }
+
+    synchronized void startSweeping() {
+        if (sweeper != null) {
+            return;
+        }
+        sweeper = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "rmq-server-lease-sweeper");
+            thread.setDaemon(true);
+            return thread;
+        });
+        sweeper.scheduleWithFixedDelay(this::sweepQuietly, SWEEP_EVERY.toMillis(), SWEEP_EVERY.toMillis(),
+                TimeUnit.MILLISECONDS);
+    }
+
+    /** Registers a message under a new token. */
+    Delivery add(PulledMessage<JsonNode> message, Instant fixedDeadline) {
+        while (true) {
+            byte[] bytes = new byte[TOKEN_BYTES];
+            random.nextBytes(bytes);
+            Delivery delivery = new Delivery(encoder.encodeToString(bytes), message, fixedDeadline);
+            if (byToken.putIfAbsent(delivery.token(), delivery) == null) {
+                return delivery;
+            }
+        }
+    }
+
+    /** The delivery of this token, taken out of the table so that no second request can settle it; null if none. */
+    Delivery take(String token) {
+        return token == null ? null : byToken.remove(token);
+    }
+
+    /** The delivery of this token, left in the table; null if none. */
+    Delivery find(String token) {
+        return token == null ? null : byToken.get(token);
+    }
+
+    /** Removes a delivery whose lease turned out to be over. */
+    void forget(Delivery delivery) {
+        byToken.remove(delivery.token(), delivery);
+    }
+
+    /** Removes the entries whose lease passed; returns how many. */
+    int sweep() {
+        Instant cutoff = clock.instant().minus(GRACE);
+        int removed = 0;
+        for (Delivery delivery : byToken.values()) {
+            if (delivery.leaseDeadline().isBefore(cutoff) && byToken.remove(delivery.token(), delivery)) {
+                removed++;
+            }
+        }
+        return removed;
+    }
+
+    private void sweepQuietly() {
+        try {
+            int removed = sweep();
+            if (removed > 0) {
+                log.debug("{} delivery token(s) withdrawn: their leases passed unsettled", removed);
+            }
+        } catch (RuntimeException e) {
+            // a sweep that failed is simply repeated a second later; the scheduler must not stop
+            log.warn("sweeping expired delivery tokens failed", e);
+        }
+    }
+
+    int size() {
+        return byToken.size();
+    }
+
+    @Override
+    public synchronized void close() {
+        if (sweeper != null) {
+            sweeper.shutdownNow();
+            sweeper = null;
+        }
+        byToken.clear();
+    }
+}

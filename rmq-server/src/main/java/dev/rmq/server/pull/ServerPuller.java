@@ -1,0 +1,259 @@
+package dev.rmq.server.pull;
+
+import dev.rmq.consumer.AckOutcome;
+import dev.rmq.exceptions.RmqException;
+import dev.rmq.exceptions.RmqUnavailableException;
+import dev.rmq.pull.LeaseExpiredException;
+import dev.rmq.pull.PulledMessage;
+import dev.rmq.pull.RmqPuller;
+import dev.rmq.topic.DeliveryGuarantee;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+import tools.jackson.databind.JsonNode;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * The server's one puller over every configured topic, and the tokens of the messages it handed to clients. A
+ * client pulls, gets each message with a token, and settles it by token; the message itself stays here, so a
+ * client needs nothing but the token, and a token that is not held (never issued, settled, expired) is refused
+ * with nothing done.
+ *
+ * <p>It stops before the web server's graceful shutdown: closing the puller ends the pulls that wait, so that
+ * they do not hold the shutdown up, and hands back unstarted every message that clients did not settle. A puller
+ * starts once, so each start builds a new one: a context that is stopped and started again (as a test framework
+ * pauses a cached one) serves again.
+ */
+public final class ServerPuller implements SmartLifecycle, AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(ServerPuller.class);
+
+    /** How a client ends a message. */
+    public enum Settlement {
+        ACK, RETRY, RETRY_NOW, DEAD
+    }
+
+    private final Supplier<RmqPuller<JsonNode>> pullers;
+    private final Set<String> topicNames;
+    private final TopicRegistry topics;
+    private final Duration maxWait;
+    private final Clock clock;
+    private final Deliveries deliveries;
+    private volatile boolean running;
+    private volatile RmqPuller<JsonNode> puller;
+
+    /** @param pullers builds a puller over every topic of {@code topics}, not started */
+    public ServerPuller(Supplier<RmqPuller<JsonNode>> pullers, TopicRegistry topics, Duration maxWait, Clock clock) {
+        this.pullers = pullers;
+        this.topicNames = topics.all().stream().map(TopicDefinition::name)
+                .collect(java.util.stream.Collectors.toUnmodifiableSet());
+        this.topics = topics;
+        this.maxWait = maxWait;
+        this.clock = clock;
+        this.deliveries = new Deliveries(clock);
+    }
+
+    /** The longest a pull may wait for its first message. */
+    public Duration maxWait() {
+        return maxWait;
+    }
+
+    /** The most messages one pull may ask for. */
+    public int maxCount() {
+        return RmqPuller.MAX_COUNT;
+    }
+
+    public Set<String> topics() {
+        return topicNames;
+    }
+
+    /** The slots of each topic the puller holds now; with ZooKeeper, those assigned to this server. */
+    public Map<String, Set<Integer>> ownedSlots() {
+        RmqPuller<JsonNode> current = puller;
+        return current == null ? Map.of() : current.ownedSlots();
+    }
+
+    /** How many pulled messages wait for their client to settle them. */
+    public int held() {
+        return deliveries.size();
+    }
+
+    /**
+     * Up to {@code count} due messages of the given topics (all when empty), each under a new token; when none is
+     * due, waits up to {@code timeout} for the first.
+     *
+     * @throws PullerUnavailableException while the server starts or stops
+     */
+    public List<Delivery> pull(int count, Duration timeout, List<String> names) {
+        requireRunning();
+        List<PulledMessage<JsonNode>> got;
+        try {
+            got = puller.poll(count, timeout, names.toArray(String[]::new));
+        } catch (IllegalStateException e) {
+            throw new PullerUnavailableException("the server is stopping and takes no more messages: " + e.getMessage());
+        }
+        List<Delivery> handed = new ArrayList<>(got.size());
+        for (PulledMessage<JsonNode> message : got) {
+            handed.add(deliveries.add(message, fixedDeadlineOf(message)));
+        }
+        return handed;
+    }
+
+    /**
+     * Ends the message of a token: the token is withdrawn first, so that of two requests that settle one message
+     * only one reaches Redis.
+     *
+     * @throws UnknownDeliveryException for a token not held
+     * @throws LeaseExpiredException    when the lease ran out first: nothing was done, it will be delivered again
+     */
+    public AckOutcome settle(String token, Settlement how, String reason) {
+        if (how != Settlement.ACK && (reason == null || reason.isBlank())) {
+            throw new IllegalArgumentException("a " + how.name().toLowerCase().replace('_', '-') + " needs a reason,"
+                    + " which the next attempt and the dead queue show; it was " + (reason == null ? "missing" : "blank"));
+        }
+        Delivery delivery = deliveries.take(token);
+        if (delivery == null) {
+            throw unknown();
+        }
+        PulledMessage<JsonNode> message = delivery.message();
+        try {
+            return switch (how) {
+                case ACK -> message.ack();
+                case RETRY -> message.retry(reason);
+                case RETRY_NOW -> message.retryNow(reason);
+                case DEAD -> message.dead(reason);
+            };
+        } catch (IllegalStateException e) {
+            // ended already: handed back by a stop of the puller
+            throw new UnknownDeliveryException("the message of this token was already ended (" + e.getMessage()
+                    + "); nothing was done");
+        }
+    }
+
+    /**
+     * Extends the lease of a token's message to {@code duration} from now, by the Redis clock.
+     *
+     * @return the new lease deadline
+     */
+    public Instant extend(String token, Duration duration) {
+        Delivery delivery = deliveries.find(token);
+        if (delivery == null) {
+            throw unknown();
+        }
+        if (delivery.fixedDeadline() != null) {
+            throw new IllegalArgumentException("message '" + delivery.message().key() + "' of topic '"
+                    + delivery.message().topic() + "' was delivered at most once: it left Redis when it was pulled,"
+                    + " and has no lease to extend");
+        }
+        try {
+            delivery.message().extend(duration);
+        } catch (LeaseExpiredException e) {
+            deliveries.forget(delivery);
+            throw e;
+        } catch (RmqUnavailableException e) {
+            throw e;
+        } catch (IllegalStateException | RmqException e) {
+            deliveries.forget(delivery);
+            throw new UnknownDeliveryException("the lease of this token's message is over (" + e.getMessage()
+                    + "); nothing was done, and it will be delivered again");
+        }
+        return delivery.leaseDeadline();
+    }
+
+    /**
+     * Acknowledges the messages of many tokens, one Redis call per slot; each outcome in the order given. A token
+     * not held is {@link AckOutcome#STALE}: nothing was done for it.
+     */
+    public List<AckOutcome> ackAll(List<String> tokens) {
+        List<Delivery> taken = new ArrayList<>(tokens.size());
+        List<PulledMessage<JsonNode>> live = new ArrayList<>();
+        for (String token : tokens) {
+            Delivery delivery = deliveries.take(token);
+            boolean usable = delivery != null && !delivery.message().isSettled();
+            taken.add(usable ? delivery : null);
+            if (usable) {
+                live.add(delivery.message());
+            }
+        }
+        List<AckOutcome> acked = live.isEmpty() ? List.of() : puller.ackAll(live);
+        List<AckOutcome> outcomes = new ArrayList<>(tokens.size());
+        int next = 0;
+        for (Delivery delivery : taken) {
+            outcomes.add(delivery == null ? AckOutcome.STALE : acked.get(next++));
+        }
+        return outcomes;
+    }
+
+    /** An at-most-once message left Redis when it was taken; the server keeps its token for a lease's time. */
+    private Instant fixedDeadlineOf(PulledMessage<JsonNode> message) {
+        TopicDefinition topic = topics.require(message.topic());
+        return topic.delivery() == DeliveryGuarantee.AT_MOST_ONCE ? clock.instant().plus(topic.leaseTimeout()) : null;
+    }
+
+    private static UnknownDeliveryException unknown() {
+        return new UnknownDeliveryException("no message is held under this delivery token: it was settled already,"
+                + " its lease passed, or it never was one. Nothing was done; a message not settled within its lease"
+                + " is delivered again");
+    }
+
+    private void requireRunning() {
+        if (!running) {
+            throw new PullerUnavailableException("the server is starting or stopping and hands out no messages now;"
+                    + " try again in a moment");
+        }
+    }
+
+    @Override
+    public synchronized void start() {
+        if (running) {
+            return;
+        }
+        RmqPuller<JsonNode> started = pullers.get();
+        started.start();
+        puller = started;
+        deliveries.startSweeping();
+        running = true;
+    }
+
+    /** Ends the waiting pulls and hands back unstarted what clients did not settle. */
+    @Override
+    public synchronized void stop() {
+        if (!running) {
+            return;
+        }
+        running = false;
+        int held = deliveries.size();
+        puller.close();
+        deliveries.close();
+        if (held > 0) {
+            log.info("{} pulled message(s) not settled by their clients were handed back; their tokens are void", held);
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    /** The highest phase stops first: before the web server waits for its requests, the long pulls among them. */
+    @Override
+    public int getPhase() {
+        return Integer.MAX_VALUE;
+    }
+
+    @Override
+    public void close() {
+        stop();
+        deliveries.close();
+    }
+}

@@ -1,0 +1,57 @@
+package dev.rmq.server.security;
+
+import org.apache.commons.logging.Log;
+import org.springframework.boot.EnvironmentPostProcessor;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.context.config.ConfigDataEnvironmentPostProcessor;
+import org.springframework.boot.logging.DeferredLogFactory;
+import org.springframework.core.Ordered;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.MapPropertySource;
+
+import java.util.Map;
+
+/**
+ * Keeps a server without API keys off the network: it binds to {@value Exposure#LOOPBACK} unless told otherwise,
+ * and refuses to start when told to listen on a reachable address ({@link UnprotectedAddressException}). It runs
+ * before the web server exists, so the address is settled before anything listens.
+ */
+public class LoopbackDefault implements EnvironmentPostProcessor, Ordered {
+
+    static final String SOURCE = "rmqServerLoopbackDefault";
+
+    private final Log log;
+
+    /** Logging is not set up when environment post-processors run; Boot replays this log once it is. */
+    public LoopbackDefault(DeferredLogFactory logs) {
+        this.log = logs.getLog(LoopbackDefault.class);
+    }
+
+    @Override
+    public int getOrder() {
+        // after application.yml, the environment and the command line have been read
+        return ConfigDataEnvironmentPostProcessor.ORDER + 1;
+    }
+
+    @Override
+    public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
+        Exposure exposure = Exposure.of(environment);
+        switch (exposure.kind()) {
+            case KEYS -> log.info(exposure.keys() + " API key(s) configured: every request but /actuator/health needs"
+                    + " Authorization: Bearer <key>" + (exposure.address() == null ? "" : "; listening on "
+                    + exposure.address()));
+            case DEFAULT_LOOPBACK -> {
+                // last: nothing the user configured is overridden, there being no server.address anywhere
+                environment.getPropertySources().addLast(new MapPropertySource(SOURCE,
+                        Map.of("server.address", Exposure.LOOPBACK)));
+                log.info("No API key is configured (rmq.server.api-keys), so the server listens on loopback only ("
+                        + Exposure.LOOPBACK + "): it can be reached from this machine alone. Configure an API key to"
+                        + " serve other machines.");
+            }
+            case CONFIGURED_LOOPBACK -> log.info("No API key is configured (rmq.server.api-keys), so the server"
+                    + " listens on loopback only (" + exposure.address() + "): it can be reached from this machine"
+                    + " alone. Configure an API key to serve other machines.");
+            case UNPROTECTED -> throw new UnprotectedAddressException(exposure.address());
+        }
+    }
+}

@@ -1,0 +1,79 @@
+package dev.rmq.server;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.test.context.SpringBootTest;
+import tools.jackson.databind.JsonNode;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Redis that does not answer: the server's own redis-server is made to hold every write (CLIENT PAUSE, as a
+ * stalled server or connection would) past the client's timeout, and a send answers {@code unavailable}.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+        "server.port=0",
+        "rmq.redis.timeout=300ms"
+})
+class UnavailableTests {
+
+    @Value("${local.server.port}")
+    int port;
+
+    @Value("${rmq.redis.address}")
+    String redisAddress;
+
+    @Test
+    void aSendRedisDoesNotAnswerIsUnavailable() throws IOException {
+        HttpApi api = new HttpApi(port);
+        String due = Instant.now().plus(Duration.ofHours(1)).toString();
+        api.send("orders-timeout", Map.of("payload", "before", "key", "before", "dueTime", due));
+
+        redis("CLIENT", "PAUSE", "30000", "WRITE");
+        HttpApi.Reply reply;
+        try {
+            reply = api.post("/api/v1/topics/orders-timeout/messages",
+                    HttpApi.json(Map.of("payload", "during", "key", "during", "dueTime", due)));
+        } finally {
+            redis("CLIENT", "UNPAUSE");
+        }
+
+        JsonNode problem = reply.problem("unavailable", 503);
+        assertThat(problem.path("detail").asString()).contains("may or may not be stored");
+        assertThat(reply.headers().firstValue("Retry-After")).isPresent();
+    }
+
+    /** One command to the server's Redis over RESP, on a connection of its own; returns the first reply line. */
+    private String redis(String... args) throws IOException {
+        URI address = URI.create(redisAddress);
+        try (Socket socket = new Socket(address.getHost(), address.getPort())) {
+            socket.setSoTimeout(5000);
+            StringBuilder command = new StringBuilder("*").append(args.length).append("\r\n");
+            for (String arg : args) {
+                command.append('$').append(arg.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(arg)
+                        .append("\r\n");
+            }
+            OutputStream out = socket.getOutputStream();
+            out.write(command.toString().getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            StringBuilder reply = new StringBuilder();
+            int c;
+            while ((c = in.read()) != -1 && c != '\n') {
+                reply.append((char) c);
+            }
+            assertThat(reply.toString()).as("Redis' reply to %s", String.join(" ", args)).startsWith("+OK");
+            return reply.toString();
+        }
+    }
+}
