@@ -2,6 +2,7 @@ package dev.rmq.journal.jdbc;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.Locale;
 
 /**
@@ -14,6 +15,18 @@ enum Dialect {
         String pruneFinished(int limit) {
             return "DELETE FROM rmq_messages WHERE id IN (SELECT id FROM rmq_messages WHERE finished = TRUE AND"
                     + " updated_at < ? LIMIT " + limit + ")";
+        }
+
+        /**
+         * After five runs of a prepared statement PostgreSQL may switch to a plan made without its parameters;
+         * for the writer's lookup of many keys that plan scans the table, and each batch gets slower as the table
+         * grows. The writer's transactions plan every statement with its parameters.
+         */
+        @Override
+        void beginWrite(Connection connection) throws SQLException {
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("SET LOCAL plan_cache_mode = force_custom_plan");
+            }
         }
     },
     MYSQL("mysql") {
@@ -31,6 +44,10 @@ enum Dialect {
 
     /** A DELETE of up to {@code limit} finished messages last changed before its one parameter. */
     abstract String pruneFinished(int limit);
+
+    /** Prepares a transaction of the writer, begun on {@code connection}; nothing by default. */
+    void beginWrite(Connection connection) throws SQLException {
+    }
 
     /** Where Flyway finds this database's migrations. */
     String migrations() {

@@ -44,6 +44,8 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(JdbcJournal.class);
     /** Flyway's history table for the journal's schema, apart from an application's own. */
     public static final String HISTORY_TABLE = "rmq_journal_schema_history";
+    /** How long a restore waits for the rows buffered before it to be written. */
+    private static final Duration RESTORE_FLUSH = Duration.ofMinutes(1);
 
     private final JournalSettings settings;
     private final JournalWriter writer;
@@ -171,7 +173,12 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
         if (request.topic() != null) {
             attached.topics().require(request.topic());
         }
-        flush(settings.syncTimeout());
+        try {
+            flush(RESTORE_FLUSH);
+        } catch (JournalUnavailableException e) {
+            log.warn("restore goes on without the rows the journal could not write within {} s ({}): a message whose"
+                    + " end they record may be put back and delivered again", RESTORE_FLUSH.toSeconds(), e.getMessage());
+        }
         try {
             RestoreReport report = restorer.restore(request, attached.restorer(), attached.topics());
             log.info("restore ({}) put back {} of {} open journaled messages in {} ms; {} were still in Redis, {} had"
@@ -199,8 +206,8 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
      */
     public void flush(Duration timeout) {
         CompletableFuture<Void> done = new CompletableFuture<>();
-        writer.flush(new Row.Flush(Instant.now(), done));
         try {
+            writer.flush(new Row.Flush(Instant.now(), done), timeout);
             done.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -27,7 +27,7 @@ record JournalSettings(DataSource dataSource, JournalMode defaultMode, Map<Strin
         private final DataSource dataSource;
         private JournalMode defaultMode = JournalMode.ASYNC;
         private final Map<String, JournalMode> topicModes = new HashMap<>();
-        private int bufferCapacity = 10_000;
+        private int bufferCapacity = 50_000;
         private int batchSize = 500;
         private WhenUnavailable whenUnavailable = WhenUnavailable.BLOCK;
         private Duration blockTimeout = Duration.ofSeconds(10);
@@ -62,7 +62,7 @@ record JournalSettings(DataSource dataSource, JournalMode defaultMode, Map<Strin
             return self();
         }
 
-        /** The most rows that wait for the writer; 10,000 by default. */
+        /** The most rows that wait for the writer (a burst of consumption writes two per message); 50,000 by default. */
         public B bufferCapacity(int value) {
             this.bufferCapacity = within("bufferCapacity", value, 1, 10_000_000);
             return self();

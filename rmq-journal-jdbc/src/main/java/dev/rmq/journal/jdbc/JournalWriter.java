@@ -159,13 +159,30 @@ final class JournalWriter implements Runnable {
         }
     }
 
-    /** Completes when every row queued before it is written. */
-    void flush(Row.Flush mark) {
-        add(mark).whenComplete((accepted, error) -> {
+    /**
+     * Queues a mark that completes when every row queued before it is written. The caller waits for room, up to
+     * {@code timeout}: a flush is called on an application's thread, never on Redis's.
+     */
+    void flush(Row.Flush mark, Duration timeout) throws InterruptedException {
+        if (closing) {
+            throw new JournalUnavailableException("the journal is closed; it takes no more rows");
+        }
+        synchronized (this) {
+            if (overflow.isEmpty() && buffer.offer(mark)) {
+                return;
+            }
+        }
+        CompletableFuture<Void> accepted = new CompletableFuture<>();
+        accepted.whenComplete((room, error) -> {
             if (error != null) {
                 mark.done().completeExceptionally(error);
             }
         });
+        Waiting waiting = new Waiting(mark, System.nanoTime() + timeout.toNanos(), accepted);
+        if (!overflow.offer(waiting, timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+            mark.done().completeExceptionally(new JournalUnavailableException("the journal's buffer and overflow"
+                    + " stayed full for " + timeout.toMillis() + " ms"));
+        }
     }
 
     @Override

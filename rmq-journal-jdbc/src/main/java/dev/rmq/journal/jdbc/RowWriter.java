@@ -65,8 +65,10 @@ final class RowWriter {
     List<Row.Change> write(Connection connection, List<Row> rows) throws SQLException {
         connection.setAutoCommit(false);
         try {
+            dialect.beginWrite(connection);
             List<Row.Change> unplaced = new ArrayList<>();
             Set<String> blocked = new HashSet<>();
+            Set<String> finishing = new HashSet<>();
             List<Row> run = new ArrayList<>();
             Set<String> keys = new HashSet<>();
             Class<?> kind = null;
@@ -80,14 +82,21 @@ final class RowWriter {
                     unplaced.add(change);
                     continue;
                 }
-                if (rowKind != kind || !keys.add(key)) {
+                // changes of one key share a run (they go to one message) until one finishes it: the next may be for
+                // the message sent behind it; a send of a key already in the run ends the run
+                boolean repeat = row instanceof Row.Change ? finishing.contains(key) : !keys.add(key);
+                if (rowKind != kind || repeat) {
                     writeRun(connection, run, unplaced, blocked);
                     run.clear();
                     keys.clear();
+                    finishing.clear();
                     keys.add(key);
                     kind = rowKind;
                 }
                 run.add(row);
+                if (row instanceof Row.Change change && change.finishes()) {
+                    finishing.add(key);
+                }
             }
             writeRun(connection, run, unplaced, blocked);
             connection.commit();
@@ -260,21 +269,31 @@ final class RowWriter {
         placed.sort(java.util.Comparator.comparingLong(p -> p.open().id()));
         try (PreparedStatement transition = connection.prepareStatement(INSERT_TRANSITION);
              PreparedStatement update = connection.prepareStatement(CHANGE)) {
-            for (Placed p : placed) {
-                Row.Change change = p.change();
-                Open open = p.open();
-                int attempts = change.attempt() != null ? change.attempt() : open.attempts();
-                addTransition(transition, open.id(), change.state(), attempts, change.time(), change.worker(),
-                        change.detail());
-                update.setString(1, change.state().column());
+            int i = 0;
+            while (i < placed.size()) {
+                // the changes of one message, in the order they happened (the sort keeps it): a transition each,
+                // and one update to where the last leaves it
+                Open open = placed.get(i).open();
+                int attempts = open.attempts();
+                Long score = null;
+                Row.Change last = null;
+                for (; i < placed.size() && placed.get(i).open().id() == open.id(); i++) {
+                    Row.Change change = placed.get(i).change();
+                    attempts = change.attempt() != null ? change.attempt() : attempts;
+                    score = change.score() != null ? change.score() : score;
+                    addTransition(transition, open.id(), change.state(), attempts, change.time(), change.worker(),
+                            change.detail());
+                    last = change;
+                }
+                update.setString(1, last.state().column());
                 update.setInt(2, attempts);
-                if (change.score() == null) {
+                if (score == null) {
                     update.setNull(3, Types.BIGINT);
                 } else {
-                    update.setLong(3, change.score());
+                    update.setLong(3, score);
                 }
-                update.setBoolean(4, change.finishes());
-                update.setTimestamp(5, Timestamp.from(change.time()));
+                update.setBoolean(4, last.finishes());
+                update.setTimestamp(5, Timestamp.from(last.time()));
                 update.setLong(6, open.id());
                 update.addBatch();
             }
@@ -323,7 +342,7 @@ final class RowWriter {
                 List<String> chunk = all.subList(from, Math.min(all.size(), from + LOOKUP_CHUNK));
                 String sql = "SELECT id, msg_key, state, attempts FROM rmq_messages WHERE "
                         + (openOnly ? "finished = FALSE AND " : "") + "topic = ? AND msg_key IN (" + String.join(", ", Collections.nCopies(chunk.size(), "?"))
-                        + ") ORDER BY id";
+                        + ")";
                 try (PreparedStatement select = connection.prepareStatement(sql)) {
                     select.setString(1, topic.getKey());
                     for (int i = 0; i < chunk.size(); i++) {
@@ -338,6 +357,8 @@ final class RowWriter {
                 }
             }
         }
+        // sorted here, not by the query: an ORDER BY id lets the planner walk the id index past every open message
+        found.values().forEach(rows -> rows.sort(java.util.Comparator.comparingLong(Open::id)));
         return found;
     }
 

@@ -35,7 +35,7 @@ import java.util.Map;
 public record RmqJournalProperties(@DefaultValue("false") boolean enabled,
                                    @DefaultValue("async") JournalMode mode,
                                    Map<String, JournalMode> topics,
-                                   @DefaultValue("10000") int bufferCapacity,
+                                   @DefaultValue("50000") int bufferCapacity,
                                    @DefaultValue("500") int batchSize,
                                    @DefaultValue("block") WhenUnavailable whenUnavailable,
                                    @DefaultValue("10s") Duration blockTimeout,
