@@ -1,9 +1,12 @@
 package dev.rmq.producer;
 
+import dev.rmq.topic.TopicType;
+
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * A message as Redis holds it now.
@@ -26,5 +29,37 @@ public record StoredMessage(String topic, int slot, String key, MessageState sta
     /** The payload read as UTF-8 text. */
     public String payloadText() {
         return new String(payload, StandardCharsets.UTF_8);
+    }
+
+    /** When a waiting or parked message of a time type ({@code type}, its topic's) is due. */
+    public Optional<Instant> dueTime(TopicType type) {
+        boolean waiting = state == MessageState.WAITING || state == MessageState.PARKED;
+        return waiting && type.isTimed() ? Optional.of(Instant.ofEpochMilli((long) score)) : Optional.empty();
+    }
+
+    /** The priority of a waiting or parked priority message ({@code type}, its topic's). */
+    public OptionalLong priority(TopicType type) {
+        boolean waiting = state == MessageState.WAITING || state == MessageState.PARKED;
+        return waiting && !type.isTimed() ? OptionalLong.of((long) score) : OptionalLong.empty();
+    }
+
+    /** When a delayed or retrying message becomes visible. */
+    public Optional<Instant> visibleAt() {
+        boolean later = state == MessageState.DELAYED || state == MessageState.RETRYING;
+        return later ? Optional.of(Instant.ofEpochMilli((long) score)) : Optional.empty();
+    }
+
+    /** When the lease of a message in flight runs out. */
+    public Optional<Instant> leaseDeadline() {
+        if (state != MessageState.IN_FLIGHT) {
+            return Optional.empty();
+        }
+        long micros = (long) score;
+        return Optional.of(Instant.ofEpochSecond(micros / 1_000_000, (micros % 1_000_000) * 1_000));
+    }
+
+    /** When a dead message died. */
+    public Optional<Instant> diedAt() {
+        return state == MessageState.DEAD ? Optional.of(Instant.ofEpochMilli((long) score)) : Optional.empty();
     }
 }

@@ -22,30 +22,15 @@ public record MessageView(String topic, int slot, String key, String state, Stri
                           Map<String, String> headers, String expiresAt, JsonNode payload, String payloadFormat) {
 
     public static MessageView of(StoredMessage message, TopicType type, Payloads payloads) {
-        String due = null;
-        Long priority = null;
-        String visibleAt = null;
-        String lease = null;
-        String died = null;
-        switch (message.state()) {
-            case WAITING, PARKED -> {
-                if (type.isTimed()) {
-                    due = Instant.ofEpochMilli((long) message.score()).toString();
-                } else {
-                    priority = (long) message.score();
-                }
-            }
-            case DELAYED, RETRYING -> visibleAt = Instant.ofEpochMilli((long) message.score()).toString();
-            case IN_FLIGHT -> {
-                long micros = (long) message.score();
-                lease = Instant.ofEpochSecond(micros / 1_000_000, (micros % 1_000_000) * 1_000).toString();
-            }
-            case DEAD -> died = Instant.ofEpochMilli((long) message.score()).toString();
-        }
         Payloads.Rendered payload = payloads.render(message.payload());
-        return new MessageView(message.topic(), message.slot(), message.key(), message.state().name(), due, priority,
-                visibleAt, lease, died, message.attempts(), emptyToNull(message.lastError()), message.headers(),
+        return new MessageView(message.topic(), message.slot(), message.key(), message.state().name(),
+                text(message.dueTime(type)), message.priority(type).isPresent() ? message.priority(type).getAsLong() : null,
+                text(message.visibleAt()), text(message.leaseDeadline()), text(message.diedAt()), message.attempts(), emptyToNull(message.lastError()), message.headers(),
                 message.expiresAt().map(Instant::toString).orElse(null), payload.payload(), payload.format());
+    }
+
+    private static String text(java.util.Optional<Instant> time) {
+        return time.map(Instant::toString).orElse(null);
     }
 
     static String emptyToNull(String text) {

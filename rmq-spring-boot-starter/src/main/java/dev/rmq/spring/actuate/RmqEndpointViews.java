@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 
 /** What the {@code rmq} endpoint answers, as JSON. */
 public final class RmqEndpointViews {
@@ -98,28 +99,12 @@ public final class RmqEndpointViews {
                                String lastError, Map<String, String> headers, String payload, int payloadBytes) {
 
         static MessageEntry of(StoredMessage message, TopicType type) {
-            String due = null;
-            Long priority = null;
-            String visibleAt = null;
-            String lease = null;
-            switch (message.state()) {
-                case WAITING, PARKED -> {
-                    if (type.isTimed()) {
-                        due = Instant.ofEpochMilli((long) message.score()).toString();
-                    } else {
-                        priority = (long) message.score();
-                    }
-                }
-                case DELAYED, RETRYING -> visibleAt = Instant.ofEpochMilli((long) message.score()).toString();
-                case IN_FLIGHT -> {
-                    long micros = (long) message.score();
-                    lease = Instant.ofEpochSecond(micros / 1_000_000, (micros % 1_000_000) * 1_000).toString();
-                }
-                case DEAD -> {
-                }
-            }
-            return new MessageEntry(message.key(), message.slot(), message.state().name(), due, priority, visibleAt,
-                    lease, message.attempts(), message.lastError(), message.headers(), preview(message.payload()),
+            OptionalLong priority = message.priority(type);
+            return new MessageEntry(message.key(), message.slot(), message.state().name(),
+                    message.dueTime(type).map(Instant::toString).orElse(null),
+                    priority.isPresent() ? priority.getAsLong() : null,
+                    message.visibleAt().map(Instant::toString).orElse(null),
+                    message.leaseDeadline().map(Instant::toString).orElse(null), message.attempts(), message.lastError(), message.headers(), preview(message.payload()),
                     message.payload().length);
         }
     }

@@ -1,4 +1,4 @@
-package dev.rmq.server.embedded;
+package dev.rmq.embedded.boot;
 
 import dev.rmq.embedded.EmbeddedZooKeeper;
 import dev.rmq.embedded.RedisServer;
@@ -8,8 +8,8 @@ import org.slf4j.LoggerFactory;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * What the server started for itself: a redis-server process and an in-process ZooKeeper, either of which is
- * null when the configuration names its own. Closing stops both.
+ * What an application's embedded default started: a redis-server process and an in-process ZooKeeper, either of
+ * which is null when the configuration names its own. Closing stops both.
  */
 final class EmbeddedServers implements AutoCloseable {
 
