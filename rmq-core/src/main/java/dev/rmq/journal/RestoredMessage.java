@@ -24,6 +24,14 @@ public record RestoredMessage(String key, int slot, long score, long notBefore, 
         if (attempts < 0 || attempts > 65535) {
             throw new IllegalArgumentException("attempts must be in 0..65535, was " + attempts);
         }
+        if (notBefore < 0 || expireAt < 0) {
+            throw new IllegalArgumentException("notBefore and expireAt are epoch ms, or 0 for none; were " + notBefore
+                    + " and " + expireAt);
+        }
+        if (headers == null || payload == null) {
+            throw new IllegalArgumentException("a restored message needs its headers (empty for none) and its payload;"
+                    + " key \"" + key + "\" had " + (headers == null ? "null headers" : "a null payload"));
+        }
         headers = Map.copyOf(headers);
     }
 }

@@ -80,6 +80,7 @@ public abstract class EmbeddedDefault implements EnvironmentPostProcessor, Order
             if (!redisConfigured) {
                 redis = RedisServer.start(RedisServerOptions.defaults().stoppedOnlyByClose());
                 properties.put("rmq.redis.address", redis.address());
+                whenRedisStarted(environment, properties);
                 log.info("No Redis is configured: started " + redis + " from " + redis.binary().source()
                         + " for this run; it stops with " + owner + " and keeps nothing. Set rmq.redis.address"
                         + " (RMQ_REDIS_ADDRESS) to use your own.");
@@ -102,6 +103,13 @@ public abstract class EmbeddedDefault implements EnvironmentPostProcessor, Order
         application.addInitializers(context -> registerForShutdown(context, servers));
         // Also when no context ever closes (start-up failed early): Spring runs these after closing contexts.
         SpringApplication.getShutdownHandlers().add(servers::close);
+    }
+
+    /**
+     * Lets the application add properties of its own once a Redis was started for it (one that keeps nothing
+     * across restarts); {@code properties} take precedence over every other source.
+     */
+    protected void whenRedisStarted(ConfigurableEnvironment environment, Map<String, Object> properties) {
     }
 
     private static void registerForShutdown(ConfigurableApplicationContext context, EmbeddedServers servers) {

@@ -51,6 +51,13 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
     private final JournalWriter writer;
     private final JournalRestore restorer;
     private volatile RmqClient client;
+    /** Completes waiting senders' stages, off the writer's and the overflow's threads. */
+    private final java.util.concurrent.ExecutorService callbacks = java.util.concurrent.Executors.newCachedThreadPool(
+            runnable -> {
+                Thread thread = new Thread(runnable, "rmq-journal-callback");
+                thread.setDaemon(true);
+                return thread;
+            });
 
     private JdbcJournal(JournalSettings settings, Dialect dialect) {
         this.settings = settings;
@@ -99,19 +106,24 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
         if (waits == null) {
             return CompletableFuture.completedFuture(null);
         }
-        return CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new))
-                .orTimeout(settings.blockTimeout().plus(settings.syncTimeout()).toMillis(), TimeUnit.MILLISECONDS)
+        Duration limit = settings.blockTimeout().plus(settings.syncTimeout());
+        CompletableFuture<Void> waited = CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new))
+                .orTimeout(limit.toMillis(), TimeUnit.MILLISECONDS)
                 .exceptionally(error -> {
                     Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
                             ? error.getCause() : error;
                     if (cause instanceof TimeoutException) {
                         throw new JournalUnavailableException("the journal's row was not committed within "
-                                + settings.syncTimeout().toMillis() + " ms: Redis holds the message, but a restore"
-                                + " would not bring it back until its row is written (it still waits in the buffer)");
+                                + limit.toMillis() + " ms (block-timeout plus sync-timeout): Redis holds the message,"
+                                + " but a restore would not bring it back until its row is written (it still waits in"
+                                + " the buffer)");
                     }
                     throw cause instanceof RuntimeException runtime ? runtime
                             : new JournalUnavailableException(cause.toString(), cause);
                 });
+        // the sender's continuation runs on a thread of its own, never on the writer's: a callback that sends
+        // synchronously again must not hold up the writer it waits for
+        return waited.whenCompleteAsync((done, error) -> { }, callbacks);
     }
 
     @Override
@@ -166,6 +178,9 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
      * @throws JournalUnavailableException when the database cannot be read
      */
     public RestoreReport restore(RestoreRequest request) {
+        if (request == null) {
+            throw new IllegalArgumentException("request must not be null; RestoreRequest.all() restores every topic");
+        }
         RmqClient attached = client;
         if (attached == null) {
             throw new IllegalStateException("the journal has no client to restore into; call attach(client) first");
@@ -184,7 +199,8 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
             log.info("restore ({}) put back {} of {} open journaled messages in {} ms; {} were still in Redis, {} had"
                     + " expired{}, {} were of unknown topics or slots", describe(request), report.restored(),
                     report.examined(), report.took().toMillis(), report.present(), report.expired(),
-                    request.expired() ? " and were put back without a time to live" : " and were marked so",
+                    request.expired() ? " (with expired=true they are put back without a time to live, among those"
+                            + " counted as put back)" : " and were marked so",
                     report.skipped());
             return report;
         } catch (SQLException e) {
@@ -205,6 +221,9 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
      * @throws JournalUnavailableException when they are not written within {@code timeout}
      */
     public void flush(Duration timeout) {
+        if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout must be a positive duration, was " + timeout);
+        }
         CompletableFuture<Void> done = new CompletableFuture<>();
         try {
             writer.flush(new Row.Flush(Instant.now(), done), timeout);
@@ -225,6 +244,9 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
 
     /** Removes finished messages last changed before {@code before} now, whatever the retention; returns how many. */
     public long prune(Instant before) {
+        if (before == null) {
+            throw new IllegalArgumentException("before must not be null: finished messages last changed before it go");
+        }
         try {
             return writer.pruneNow(before);
         } catch (SQLException e) {
@@ -236,6 +258,7 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
     @Override
     public void close() {
         writer.close(settings.closeTimeout());
+        callbacks.shutdown();
     }
 
     /** Checks the journal's settings; {@link #build()} migrates the schema and starts the writer. */
@@ -263,7 +286,8 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
 
     static String localHost() {
         try {
-            return InetAddress.getLocalHost().getHostName();
+            String name = InetAddress.getLocalHost().getHostName();
+            return name.length() <= 200 ? name : name.substring(0, 200);
         } catch (Exception e) {
             return "unknown";
         }

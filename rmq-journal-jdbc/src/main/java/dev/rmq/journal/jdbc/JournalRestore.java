@@ -152,14 +152,23 @@ final class JournalRestore {
         // rows are locked in id order, as every journal's writer locks them, so that two never wait on each other
         putBack.sort(java.util.Comparator.comparingLong(Open::id));
         ranOut.sort(java.util.Comparator.comparingLong(Open::id));
-        inTransaction((transition, update) -> {
+        List<Long> ids = new ArrayList<>();
+        putBack.forEach(open -> ids.add(open.id()));
+        ranOut.forEach(open -> ids.add(open.id()));
+        inTransaction(ids, (transition, update, stillOpen) -> {
             for (Open open : putBack) {
+                if (!stillOpen.contains(open.id())) {
+                    continue;
+                }
                 long expireAt = open.expireAt() > 0 && open.expireAt() <= now ? 0 : open.expireAt();
                 add(transition, update, open.id(), open.attempts(), JournalState.RESTORED, false, expireAt, at,
                         expireAt == open.expireAt() ? "put back into Redis"
                                 : "put back into Redis without its time to live, which had run out");
             }
             for (Open open : ranOut) {
+                if (!stillOpen.contains(open.id())) {
+                    continue;
+                }
                 add(transition, update, open.id(), open.attempts(), JournalState.EXPIRED, true, open.expireAt(), at,
                         "its time to live ran out before a restore");
             }
@@ -199,8 +208,13 @@ final class JournalRestore {
         }
         Timestamp at = Timestamp.from(Instant.now());
         superseded.sort(java.util.Comparator.comparingLong(old -> old[0]));
-        inTransaction((transition, update) -> {
+        List<Long> ids = new ArrayList<>();
+        superseded.forEach(old -> ids.add(old[0]));
+        inTransaction(ids, (transition, update, stillOpen) -> {
             for (long[] old : superseded) {
+                if (!stillOpen.contains(old[0])) {
+                    continue;
+                }
                 add(transition, update, old[0], (int) old[1], JournalState.MERGED, true, old[2], at,
                         "a newer send of its key was put back by a restore in its place");
             }
@@ -208,17 +222,38 @@ final class JournalRestore {
     }
 
     private interface Batches {
-        void fill(PreparedStatement transition, PreparedStatement update) throws SQLException;
+        /** @param stillOpen which of the messages are still open: a consumer may have finished one meanwhile */
+        void fill(PreparedStatement transition, PreparedStatement update, Set<Long> stillOpen) throws SQLException;
     }
 
-    private void inTransaction(Batches batches) throws SQLException {
+    /**
+     * Writes transitions and updates of messages in one transaction, only for those still open once locked: a
+     * consumer's journal may have finished one since the restore read it, and its history must not say otherwise.
+     */
+    private void inTransaction(List<Long> ids, Batches batches) throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
             Transactions.run(connection, c -> {
+                Set<Long> stillOpen = new HashSet<>();
+                for (int from = 0; from < ids.size(); from += 500) {
+                    List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + 500));
+                    try (PreparedStatement lock = c.prepareStatement("SELECT id FROM rmq_messages WHERE finished ="
+                            + " FALSE AND id IN (" + String.join(", ", java.util.Collections.nCopies(chunk.size(), "?"))
+                            + ") ORDER BY id FOR UPDATE")) {
+                        for (int i = 0; i < chunk.size(); i++) {
+                            lock.setLong(i + 1, chunk.get(i));
+                        }
+                        try (ResultSet rows = lock.executeQuery()) {
+                            while (rows.next()) {
+                                stillOpen.add(rows.getLong(1));
+                            }
+                        }
+                    }
+                }
                 try (PreparedStatement transition = c.prepareStatement("INSERT INTO rmq_transitions"
                         + " (message_id, state, attempt, at, worker, host, detail) VALUES (?, ?, ?, ?, ?, ?, ?)");
                      PreparedStatement update = c.prepareStatement("UPDATE rmq_messages SET state = ?,"
                              + " finished = ?, expire_at = ?, updated_at = ? WHERE id = ? AND finished = FALSE")) {
-                    batches.fill(transition, update);
+                    batches.fill(transition, update, stillOpen);
                     transition.executeBatch();
                     update.executeBatch();
                 }
@@ -232,7 +267,7 @@ final class JournalRestore {
         transition.setLong(1, id);
         transition.setString(2, state.column());
         transition.setInt(3, attempts);
-        transition.setTimestamp(4, at);
+        transition.setTimestamp(4, at, Transactions.utc());
         transition.setString(5, WORKER);
         transition.setString(6, host);
         transition.setString(7, detail);
@@ -244,7 +279,7 @@ final class JournalRestore {
         } else {
             update.setNull(3, Types.BIGINT);
         }
-        update.setTimestamp(4, at);
+        update.setTimestamp(4, at, Transactions.utc());
         update.setLong(5, id);
         update.addBatch();
     }

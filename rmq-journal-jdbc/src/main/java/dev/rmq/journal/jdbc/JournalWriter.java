@@ -29,6 +29,8 @@ final class JournalWriter implements Runnable {
     private static final long OUTAGE_LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(30);
     private static final long DEFER_LIMIT_NANOS = TimeUnit.SECONDS.toNanos(30);
     private static final long DEFER_RETRY_MILLIS = 100;
+    /** The most changes that wait for their message at once; beyond them, a change is counted as unmatched. */
+    private static final int DEFER_CAPACITY = 10_000;
 
     private final DataSource dataSource;
     private final RowWriter rows;
@@ -96,11 +98,9 @@ final class JournalWriter implements Runnable {
             }
             boolean waits = row.done() != null || whenUnavailable == WhenUnavailable.BLOCK;
             if (waits) {
-                // a flush waits as long as its caller says, not the block timeout
-                long deadline = System.nanoTime() + (row instanceof Row.Flush ? TimeUnit.DAYS.toNanos(365)
-                        : blockTimeout.toNanos());
-                Waiting waiting = new Waiting(row, deadline, new CompletableFuture<>());
+                Waiting waiting = new Waiting(row, System.nanoTime() + blockTimeout.toNanos(), new CompletableFuture<>());
                 if (overflow.offer(waiting)) {
+                    notifyAll();
                     return waiting.accepted();
                 }
             }
@@ -121,16 +121,28 @@ final class JournalWriter implements Runnable {
     private record Waiting(Row row, long deadlineNanos, CompletableFuture<Void> accepted) {
     }
 
-    /** The overflow thread: moves waiting rows into the buffer in order, each until its own deadline. */
+    /**
+     * The overflow thread: moves waiting rows into the buffer in order, each until its own deadline. The row it
+     * moves stays at the head of the overflow until it is in the buffer, so that {@link #add} sends every row
+     * behind it meanwhile.
+     */
     private void moveOverflow() {
         while (!closing || !overflow.isEmpty()) {
             try {
-                Waiting waiting = overflow.poll(100, TimeUnit.MILLISECONDS);
-                if (waiting == null) {
-                    continue;
+                Waiting waiting;
+                synchronized (this) {
+                    waiting = overflow.peek();
+                    if (waiting == null) {
+                        wait(100);
+                        continue;
+                    }
                 }
                 long left = waiting.deadlineNanos() - System.nanoTime();
-                if (left > 0 && buffer.offer(waiting.row(), left, TimeUnit.NANOSECONDS)) {
+                boolean moved = left > 0 && buffer.offer(waiting.row(), left, TimeUnit.NANOSECONDS);
+                synchronized (this) {
+                    overflow.remove();
+                }
+                if (moved) {
                     waiting.accepted().complete(null);
                 } else {
                     dropped();
@@ -179,7 +191,11 @@ final class JournalWriter implements Runnable {
             }
         });
         Waiting waiting = new Waiting(mark, System.nanoTime() + timeout.toNanos(), accepted);
-        if (!overflow.offer(waiting, timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+        boolean queued = overflow.offer(waiting, timeout.toNanos(), TimeUnit.NANOSECONDS);
+        synchronized (this) {
+            notifyAll();
+        }
+        if (!queued) {
             mark.done().completeExceptionally(new JournalUnavailableException("the journal's buffer and overflow"
                     + " stayed full for " + timeout.toMillis() + " ms"));
         }
@@ -188,7 +204,8 @@ final class JournalWriter implements Runnable {
     @Override
     public void run() {
         List<Row> batch = new ArrayList<>(batchSize);
-        while (!closing || !buffer.isEmpty()) {
+        // on close: until the overflow has moved its last rows in and the buffer is written
+        while (!closing || !buffer.isEmpty() || overflowThread.isAlive()) {
             try {
                 Row first = buffer.poll(deferred.isEmpty() ? retention.idleWaitMillis() : DEFER_RETRY_MILLIS,
                         TimeUnit.MILLISECONDS);
@@ -205,7 +222,7 @@ final class JournalWriter implements Runnable {
                 }
                 writingSince = batch.get(0).time();
                 if (writeUntilDone(batch)) {
-                    written.addAndGet(batch.size() - retried);
+                    written.addAndGet(batch.stream().skip(retried).filter(row -> !(row instanceof Row.Flush)).count());
                     batch.forEach(row -> complete(row, null));
                 } else {
                     batch.forEach(row -> complete(row, new JournalUnavailableException("the journal closed before its"
@@ -220,6 +237,10 @@ final class JournalWriter implements Runnable {
                         + " database took this row")));
                 batch.clear();
             }
+        }
+        if (!deferred.isEmpty()) {
+            log.info("the journal closes with {} changes still waiting for their message's row; they are dropped",
+                    deferred.size());
         }
     }
 
@@ -250,6 +271,12 @@ final class JournalWriter implements Runnable {
                     // restore): the database rolled this batch back, and it goes again at once
                     continue;
                 }
+                if (Transactions.isRefused(e)) {
+                    // the database refuses a row of this batch for good (a value it cannot store): writing the
+                    // batch again would stop the journal, so the rows are written apart and the bad ones dropped
+                    defer(writeApart(batch));
+                    return true;
+                }
                 failures.incrementAndGet();
                 failed(e, batch.size());
                 if (closing) {
@@ -265,6 +292,46 @@ final class JournalWriter implements Runnable {
     }
 
     /**
+     * Writes the rows of a batch the database refused in halves, down to single rows, and drops each row it still
+     * refuses, with a warning that names it and a count in the gap. A failure of another kind (the database went
+     * away meanwhile) leaves the rest to the next batch's retries: the rows of this one are given up as a gap.
+     */
+    private List<Row.Change> writeApart(List<Row> batch) {
+        if (batch.size() > 1) {
+            int half = batch.size() / 2;
+            List<Row.Change> unplaced = new ArrayList<>(writeApart(batch.subList(0, half)));
+            unplaced.addAll(writeApart(batch.subList(half, batch.size())));
+            return unplaced;
+        }
+        try (Connection connection = dataSource.getConnection()) {
+            return rows.write(connection, batch);
+        } catch (SQLException | RuntimeException e) {
+            Row refused = batch.get(0);
+            if (!(refused instanceof Row.Flush)) {
+                gap.incrementAndGet();
+            }
+            if (refused.done() != null) {
+                refused.done().completeExceptionally(new JournalUnavailableException("the journal's database refuses"
+                        + " this row (" + e.getMessage() + "): Redis holds the message, but a restore would not bring"
+                        + " it back", e));
+            }
+            log.warn("the journal's database refuses a row, which is dropped: {}: {}", describe(batch.get(0)),
+                    e.toString());
+            return List.of();
+        }
+    }
+
+    private static String describe(Row row) {
+        if (row instanceof Row.Sent sent) {
+            return "send of " + sent.send().topic() + " \"" + sent.send().key() + "\"";
+        }
+        if (row instanceof Row.Change change) {
+            return change.state().column() + " of " + change.topic() + " \"" + change.key() + "\"";
+        }
+        return "a flush mark";
+    }
+
+    /**
      * Keeps the changes that found no message for another try, until {@link #DEFER_LIMIT_NANOS} after the first:
      * a message sent by another process may have its row written a little after a consumer took it. After that
      * it is a message the journal never held (sent before the journal was on, or its row dropped), and the change is
@@ -277,7 +344,7 @@ final class JournalWriter implements Runnable {
         long now = System.nanoTime();
         for (Row.Change change : unplaced) {
             long since = before.getOrDefault(change, now);
-            if (now - since < DEFER_LIMIT_NANOS) {
+            if (now - since < DEFER_LIMIT_NANOS && next.size() < DEFER_CAPACITY) {
                 next.add(new Deferred(change, since));
             } else {
                 unmatched.incrementAndGet();

@@ -62,7 +62,7 @@ final class Retention {
         try (Connection connection = dataSource.getConnection();
              PreparedStatement delete = connection.prepareStatement(dialect.pruneFinished(CHUNK))) {
             connection.setAutoCommit(true);
-            delete.setTimestamp(1, Timestamp.from(before));
+            delete.setTimestamp(1, Timestamp.from(before), Transactions.utc());
             int removed;
             do {
                 removed = delete.executeUpdate();

@@ -153,9 +153,9 @@ final class RowWriter {
                 setMillis(insert, 7, send.expireAt());
                 insert.setString(8, headers(send.headers()));
                 insert.setBytes(9, send.payload());
-                insert.setTimestamp(10, at);
+                insert.setTimestamp(10, at, Transactions.utc());
                 insert.setString(11, JournalState.SENT.column());
-                insert.setTimestamp(12, at);
+                insert.setTimestamp(12, at, Transactions.utc());
                 insert.addBatch();
             }
             insert.executeBatch();
@@ -175,7 +175,7 @@ final class RowWriter {
                     if (!older.state().equals(JournalState.DELIVERED.column())) {
                         addTransition(transition, older.id(), JournalState.MERGED, older.attempts(), send.sentAt(), null,
                                 "Redis no longer held it when a new send of its key came; that send replaces it");
-                        supersede.setTimestamp(1, Timestamp.from(send.sentAt()));
+                        supersede.setTimestamp(1, Timestamp.from(send.sentAt()), Transactions.utc());
                         supersede.setLong(2, older.id());
                         supersede.addBatch();
                     }
@@ -209,7 +209,7 @@ final class RowWriter {
                 setMillis(update, 3, send.expireAt());
                 update.setString(4, headers(send.headers()));
                 update.setBytes(5, send.payload());
-                update.setTimestamp(6, Timestamp.from(send.sentAt()));
+                update.setTimestamp(6, Timestamp.from(send.sentAt()), Transactions.utc());
                 update.setLong(7, newest.id());
                 update.addBatch();
                 addTransition(transition, newest.id(), JournalState.MERGED, newest.attempts(), send.sentAt(), null, null);
@@ -256,7 +256,7 @@ final class RowWriter {
         List<Placed> placed = new ArrayList<>(run.size());
         for (Row row : run) {
             Row.Change change = (Row.Change) row;
-            Open open = pick(rows, change.topic(), change.key(), newest);
+            Open open = pickFor(rows, change);
             if (open == null) {
                 // its send's row may not have committed yet (another process's writer), or never will be
                 unplaced.add(change);
@@ -293,7 +293,7 @@ final class RowWriter {
                     update.setLong(3, score);
                 }
                 update.setBoolean(4, last.finishes());
-                update.setTimestamp(5, Timestamp.from(last.time()));
+                update.setTimestamp(5, Timestamp.from(last.time()), Transactions.utc());
                 update.setLong(6, open.id());
                 update.addBatch();
             }
@@ -309,8 +309,28 @@ final class RowWriter {
     private record TopicKey(String topic, String key) {
     }
 
-    /** An open message: its id, state and attempts. */
-    private record Open(long id, String state, int attempts) {
+    /** An open message: its id, state, attempts and when it was sent. */
+    private record Open(long id, String state, int attempts, Instant createdAt) {
+    }
+
+    /** How far the clocks of the processes that write one journal may disagree. */
+    private static final java.time.Duration CLOCK_SKEW = java.time.Duration.ofSeconds(5);
+
+    /**
+     * The message a consumer's change goes to: the key's oldest open one sent before the change happened (give or
+     * take the clocks' skew). A later one is a send of the key after the change's message, which the journal may
+     * not have a row of (sent before it was on, or its row dropped): the change must not finish the later one.
+     */
+    private static Open pickFor(Map<String, List<Open>> open, Row.Change change) {
+        if (change.newest()) {
+            return pick(open, change.topic(), change.key(), true);
+        }
+        List<Open> rows = open.get(change.topic() + '\n' + change.key());
+        if (rows == null || rows.isEmpty()) {
+            return null;
+        }
+        Open oldest = rows.get(0);
+        return oldest.createdAt().isAfter(change.time().plus(CLOCK_SKEW)) ? null : oldest;
     }
 
     /** A key's oldest or newest open message, or null. */
@@ -340,7 +360,7 @@ final class RowWriter {
             List<String> all = topic.getValue();
             for (int from = 0; from < all.size(); from += LOOKUP_CHUNK) {
                 List<String> chunk = all.subList(from, Math.min(all.size(), from + LOOKUP_CHUNK));
-                String sql = "SELECT id, msg_key, state, attempts FROM rmq_messages WHERE "
+                String sql = "SELECT id, msg_key, state, attempts, created_at FROM rmq_messages WHERE "
                         + (openOnly ? "finished = FALSE AND " : "") + "topic = ? AND msg_key IN (" + String.join(", ", Collections.nCopies(chunk.size(), "?"))
                         + ")";
                 try (PreparedStatement select = connection.prepareStatement(sql)) {
@@ -351,7 +371,8 @@ final class RowWriter {
                     try (ResultSet result = select.executeQuery()) {
                         while (result.next()) {
                             found.computeIfAbsent(topic.getKey() + '\n' + result.getString(2), k -> new ArrayList<>())
-                                    .add(new Open(result.getLong(1), result.getString(3), result.getInt(4)));
+                                    .add(new Open(result.getLong(1), result.getString(3), result.getInt(4),
+                                            result.getTimestamp(5, Transactions.utc()).toInstant()));
                         }
                     }
                 }
@@ -367,8 +388,8 @@ final class RowWriter {
         statement.setLong(1, messageId);
         statement.setString(2, state.column());
         statement.setInt(3, attempt);
-        statement.setTimestamp(4, Timestamp.from(time));
-        statement.setString(5, worker);
+        statement.setTimestamp(4, Timestamp.from(time), Transactions.utc());
+        statement.setString(5, worker == null || worker.length() <= 200 ? worker : worker.substring(0, 200));
         statement.setString(6, host);
         statement.setString(7, detail == null || detail.length() <= 1024 ? detail : detail.substring(0, 1024));
         statement.addBatch();

@@ -10,6 +10,14 @@ import java.sql.SQLException;
  */
 final class Transactions {
 
+    /**
+     * The calendar every timestamp is bound with: the columns hold UTC, whatever the time zone of the JVM that
+     * writes them, so that journals on hosts in other zones, and retention's comparisons, agree.
+     */
+    static java.util.Calendar utc() {
+        return java.util.Calendar.getInstance(java.util.TimeZone.getTimeZone("UTC"));
+    }
+
     /** How many times a transaction rolled back by a conflict runs again before its failure counts. */
     static final int RETRIES = 5;
 
@@ -27,6 +35,24 @@ final class Transactions {
             if (t instanceof SQLException sql) {
                 for (SQLException next = sql; next != null; next = next.getNextException()) {
                     if (next.getSQLState() != null && next.getSQLState().startsWith("40")) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether the database refuses a value for good: a data exception (SQLSTATE class 22, such as a string it
+     * cannot store), an integrity violation (23), or a statement it cannot run (42): the same row fails again.
+     */
+    static boolean isRefused(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sql) {
+                for (SQLException next = sql; next != null; next = next.getNextException()) {
+                    String state = next.getSQLState();
+                    if (state != null && (state.startsWith("22") || state.startsWith("23") || state.startsWith("42"))) {
                         return true;
                     }
                 }

@@ -133,6 +133,10 @@ public final class ServerPuller implements SmartLifecycle, AutoCloseable {
                 case RETRY_NOW -> message.retryNow(reason);
                 case DEAD -> message.dead(reason);
             };
+        } catch (RmqUnavailableException e) {
+            // Redis did not answer: the message may or may not be ended; the token stays, for the client to retry
+            deliveries.putBack(delivery);
+            throw e;
         } catch (IllegalStateException e) {
             // ended already: handed back by a stop of the puller
             throw new UnknownDeliveryException("the message of this token was already ended (" + e.getMessage()
@@ -185,7 +189,14 @@ public final class ServerPuller implements SmartLifecycle, AutoCloseable {
                 live.add(delivery.message());
             }
         }
-        List<AckOutcome> acked = live.isEmpty() ? List.of() : puller.ackAll(live);
+        List<AckOutcome> acked;
+        try {
+            acked = live.isEmpty() ? List.of() : puller.ackAll(live);
+        } catch (RmqUnavailableException e) {
+            // Redis did not answer: the tokens stay, for the client to retry
+            taken.stream().filter(java.util.Objects::nonNull).forEach(deliveries::putBack);
+            throw e;
+        }
         List<AckOutcome> outcomes = new ArrayList<>(tokens.size());
         int next = 0;
         for (Delivery delivery : taken) {

@@ -35,6 +35,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -74,7 +75,13 @@ public final class RmqAutoConfiguration {
                 .metrics(metrics.getIfUnique(() -> RmqMetrics.NONE))
                 .outageThreshold(properties.redis().outageThreshold())
                 .zone(properties.zone());
-        journal.ifUnique(client::journal);
+        List<MessageJournal> journals = journal.orderedStream().toList();
+        if (journals.size() > 1) {
+            throw new IllegalStateException("rmq takes one MessageJournal bean, and the application has "
+                    + journals.size() + " (" + journals.stream().map(j -> j.getClass().getSimpleName()).toList()
+                    + "): remove one, or set rmq.journal.enabled=false to keep your own");
+        }
+        journals.forEach(client::journal);
         if (ClassUtils.isPresent(OBSERVATION_REGISTRY, beans.getClass().getClassLoader())) {
             Observing.registry(beans).ifPresent(client::observationRegistry);
         }

@@ -21,8 +21,9 @@ import javax.sql.DataSource;
 
 /**
  * A {@link JdbcJournal} on the application's DataSource when {@code rmq.journal.enabled=true}: the client bean takes
- * it ({@link RmqAutoConfiguration} gives every {@code MessageJournal} bean to the client), and it is attached to the
- * client once both exist, so that restores write to the client's Redis.
+ * it ({@link RmqAutoConfiguration} gives the application's one {@code MessageJournal} bean to the client, and
+ * refuses to start with several), and it is attached to the client once both exist, so that restores write to the
+ * client's Redis. A restore at start-up runs before the listeners start.
  */
 @AutoConfiguration(before = RmqAutoConfiguration.class,
         afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")

@@ -2,6 +2,7 @@ package dev.rmq.server.api.problem;
 
 import dev.rmq.exceptions.RmqException;
 import dev.rmq.exceptions.RmqUnavailableException;
+import dev.rmq.journal.jdbc.JournalUnavailableException;
 import dev.rmq.producer.BacklogFullException;
 import dev.rmq.producer.NotReplicatedException;
 import dev.rmq.producer.PayloadTooLargeException;
@@ -72,7 +73,9 @@ public final class ProblemAdvice {
         return answer(Problem.LEASE_EXPIRED.with(e.getMessage()), request, new HttpHeaders());
     }
 
-    @ExceptionHandler({RmqUnavailableException.class, PullerUnavailableException.class, NotReplicatedException.class})
+    /** The journal's database is away or slow: for a send, Redis holds the message, without its journal row. */
+    @ExceptionHandler({RmqUnavailableException.class, PullerUnavailableException.class, NotReplicatedException.class,
+            JournalUnavailableException.class})
     ResponseEntity<JsonNode> unavailable(RuntimeException e, HttpServletRequest request) {
         log.warn("{} {} failed: {}", request.getMethod(), request.getRequestURI(), e.getMessage());
         return answer(Problem.UNAVAILABLE.with(e.getMessage()), request, retryAfter());
