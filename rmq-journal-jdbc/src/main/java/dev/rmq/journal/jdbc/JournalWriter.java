@@ -9,9 +9,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -27,10 +25,6 @@ final class JournalWriter implements Runnable {
 
     private static final Logger log = LoggerFactory.getLogger(JournalWriter.class);
     private static final long OUTAGE_LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(30);
-    private static final long DEFER_LIMIT_NANOS = TimeUnit.SECONDS.toNanos(30);
-    private static final long DEFER_RETRY_MILLIS = 100;
-    /** The most changes that wait for their message at once; beyond them, a change is counted as unmatched. */
-    private static final int DEFER_CAPACITY = 10_000;
 
     private final DataSource dataSource;
     private final RowWriter rows;
@@ -45,10 +39,7 @@ final class JournalWriter implements Runnable {
     private final AtomicLong written = new AtomicLong();
     private final AtomicLong gap = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
-    private final AtomicLong unmatched = new AtomicLong();
-    /** Changes whose message the journal does not hold yet, in order; only the writer's thread touches it. */
-    private List<Deferred> deferred = new ArrayList<>();
-    private volatile int deferredCount;
+    private final WaitingChanges deferred = new WaitingChanges();
     private final Thread thread;
     private final Thread overflowThread;
     private volatile boolean closing;
@@ -207,15 +198,14 @@ final class JournalWriter implements Runnable {
         // on close: until the overflow has moved its last rows in and the buffer is written
         while (!closing || !buffer.isEmpty() || overflowThread.isAlive()) {
             try {
-                Row first = buffer.poll(deferred.isEmpty() ? retention.idleWaitMillis() : DEFER_RETRY_MILLIS,
+                Row first = buffer.poll(deferred.isEmpty() ? retention.idleWaitMillis() : WaitingChanges.RETRY_MILLIS,
                         TimeUnit.MILLISECONDS);
                 if (first == null && deferred.isEmpty()) {
                     prune();
                     continue;
                 }
                 // changes that waited for their message go first: they happened before the rows behind them
-                int retried = deferred.size();
-                deferred.forEach(d -> batch.add(d.change()));
+                int retried = deferred.addTo(batch);
                 if (first != null) {
                     batch.add(first);
                     buffer.drainTo(batch, batchSize - 1);
@@ -263,7 +253,7 @@ final class JournalWriter implements Runnable {
             try (Connection connection = dataSource.getConnection()) {
                 List<Row.Change> unplaced = rows.write(connection, batch);
                 recovered();
-                defer(unplaced);
+                deferred.replaceWith(unplaced);
                 return true;
             } catch (SQLException | RuntimeException e) {
                 if (Transactions.isRolledBack(e) && ++conflicts <= Transactions.RETRIES) {
@@ -274,7 +264,7 @@ final class JournalWriter implements Runnable {
                 if (Transactions.isRefused(e)) {
                     // the database refuses a row of this batch for good (a value it cannot store): writing the
                     // batch again would stop the journal, so the rows are written apart and the bad ones dropped
-                    defer(writeApart(batch));
+                    deferred.replaceWith(writeApart(batch));
                     return true;
                 }
                 failures.incrementAndGet();
@@ -331,34 +321,6 @@ final class JournalWriter implements Runnable {
         return "a flush mark";
     }
 
-    /**
-     * Keeps the changes that found no message for another try, until {@link #DEFER_LIMIT_NANOS} after the first:
-     * a message sent by another process may have its row written a little after a consumer took it. After that
-     * it is a message the journal never held (sent before the journal was on, or its row dropped), and the change is
-     * counted as unmatched.
-     */
-    private void defer(List<Row.Change> unplaced) {
-        Map<Row.Change, Long> before = new IdentityHashMap<>();
-        deferred.forEach(d -> before.put(d.change(), d.sinceNanos()));
-        List<Deferred> next = new ArrayList<>();
-        long now = System.nanoTime();
-        for (Row.Change change : unplaced) {
-            long since = before.getOrDefault(change, now);
-            if (now - since < DEFER_LIMIT_NANOS && next.size() < DEFER_CAPACITY) {
-                next.add(new Deferred(change, since));
-            } else {
-                unmatched.incrementAndGet();
-                log.debug("no journaled message of {} {} took its {} within {} s; the change is dropped", change.topic(),
-                        change.key(), change.state().column(), TimeUnit.NANOSECONDS.toSeconds(DEFER_LIMIT_NANOS));
-            }
-        }
-        deferred = next;
-        deferredCount = next.size();
-    }
-
-    /** A change waiting for its message's row, since when. */
-    private record Deferred(Row.Change change, long sinceNanos) {
-    }
 
     private void failed(Exception e, int rowsInHand) {
         long now = System.nanoTime();
@@ -406,7 +368,7 @@ final class JournalWriter implements Runnable {
         }
         Duration lag = oldest == null ? Duration.ZERO : Duration.between(oldest, Instant.now());
         return new JournalStats(buffer.size() + overflow.size(), lag.isNegative() ? Duration.ZERO : lag, written.get(),
-                gap.get(), failures.get(), retention.pruned(), unmatched.get(), deferredCount);
+                gap.get(), failures.get(), retention.pruned(), deferred.unmatched(), deferred.size());
     }
 
     /** Writes what is buffered, for up to {@code timeout}, then stops the thread. */

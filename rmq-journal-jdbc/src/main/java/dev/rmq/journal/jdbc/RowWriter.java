@@ -6,16 +6,12 @@ import tools.jackson.databind.json.JsonMapper;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -40,8 +36,6 @@ final class RowWriter {
             + " finished = ?, updated_at = ? WHERE id = ?";
     private static final String SUPERSEDE = "UPDATE rmq_messages SET state = 'merged', finished = TRUE, updated_at = ?"
             + " WHERE id = ?";
-    /** Keys looked up in one statement at most, to stay within every driver's parameter limit. */
-    private static final int LOOKUP_CHUNK = 500;
 
     private final Dialect dialect;
     private final String host;
@@ -160,18 +154,18 @@ final class RowWriter {
             }
             insert.executeBatch();
         }
-        Map<String, List<Open>> open = lookup(connection, sends.stream().map(s -> new TopicKey(s.topic(), s.key()))
+        Map<String, List<OpenMessages.Open>> open = OpenMessages.lookup(connection, sends.stream().map(s -> new OpenMessages.TopicKey(s.topic(), s.key()))
                 .toList());
         try (PreparedStatement transition = connection.prepareStatement(INSERT_TRANSITION);
              PreparedStatement supersede = connection.prepareStatement(SUPERSEDE)) {
             for (JournaledSend send : sends) {
-                List<Open> rows = open.get(send.topic() + '\n' + send.key());
-                Open added = rows.get(rows.size() - 1);
+                List<OpenMessages.Open> rows = open.get(send.topic() + '\n' + send.key());
+                OpenMessages.Open added = rows.get(rows.size() - 1);
                 addTransition(transition, added.id(), JournalState.SENT, 0, send.sentAt(), null, null);
                 // Redis took this send as a new message, so no older message of its key was waiting there: one the
                 // journal holds as waiting was lost (a flush, a failover), and this send takes its place. An older
                 // one in flight stays open: this send waits behind it.
-                for (Open older : rows.subList(0, rows.size() - 1)) {
+                for (OpenMessages.Open older : rows.subList(0, rows.size() - 1)) {
                     if (!older.state().equals(JournalState.DELIVERED.column())) {
                         addTransition(transition, older.id(), JournalState.MERGED, older.attempts(), send.sentAt(), null,
                                 "Redis no longer held it when a new send of its key came; that send replaces it");
@@ -191,15 +185,15 @@ final class RowWriter {
      * journal was on, or lost in a gap) becomes a new message.
      */
     private void mergeMessages(Connection connection, List<Row> run) throws SQLException {
-        List<TopicKey> keys = new ArrayList<>(run.size());
-        run.forEach(row -> keys.add(new TopicKey(topicOf(row), keyOf(row))));
-        Map<String, List<Open>> open = lookup(connection, keys);
+        List<OpenMessages.TopicKey> keys = new ArrayList<>(run.size());
+        run.forEach(row -> keys.add(new OpenMessages.TopicKey(topicOf(row), keyOf(row))));
+        Map<String, List<OpenMessages.Open>> open = OpenMessages.lookup(connection, keys);
         List<JournaledSend> unknown = new ArrayList<>();
         try (PreparedStatement update = connection.prepareStatement(MERGE);
              PreparedStatement transition = connection.prepareStatement(INSERT_TRANSITION)) {
             for (Row row : run) {
                 JournaledSend send = ((Row.Sent) row).send();
-                Open newest = pick(open, send.topic(), send.key(), true);
+                OpenMessages.Open newest = OpenMessages.pick(open, send.topic(), send.key(), true);
                 if (newest == null) {
                     unknown.add(send);
                     continue;
@@ -228,12 +222,12 @@ final class RowWriter {
      * message, finished or not, as a transition only. A merge whose key the journal never held becomes a new message.
      */
     private void mergeIntoFinished(Connection connection, List<JournaledSend> sends) throws SQLException {
-        Map<String, List<Open>> any = lookup(connection, sends.stream().map(s -> new TopicKey(s.topic(), s.key()))
+        Map<String, List<OpenMessages.Open>> any = OpenMessages.lookup(connection, sends.stream().map(s -> new OpenMessages.TopicKey(s.topic(), s.key()))
                 .toList(), false);
         List<JournaledSend> unknown = new ArrayList<>();
         try (PreparedStatement transition = connection.prepareStatement(INSERT_TRANSITION)) {
             for (JournaledSend send : sends) {
-                Open newest = pick(any, send.topic(), send.key(), true);
+                OpenMessages.Open newest = OpenMessages.pick(any, send.topic(), send.key(), true);
                 if (newest == null) {
                     unknown.add(send);
                 } else {
@@ -250,13 +244,13 @@ final class RowWriter {
 
     private void changeMessages(Connection connection, List<Row> run, boolean newest, List<Row.Change> unplaced,
                                 Set<String> blocked) throws SQLException {
-        List<TopicKey> keys = new ArrayList<>(run.size());
-        run.forEach(row -> keys.add(new TopicKey(topicOf(row), keyOf(row))));
-        Map<String, List<Open>> rows = lookup(connection, keys);
+        List<OpenMessages.TopicKey> keys = new ArrayList<>(run.size());
+        run.forEach(row -> keys.add(new OpenMessages.TopicKey(topicOf(row), keyOf(row))));
+        Map<String, List<OpenMessages.Open>> rows = OpenMessages.lookup(connection, keys);
         List<Placed> placed = new ArrayList<>(run.size());
         for (Row row : run) {
             Row.Change change = (Row.Change) row;
-            Open open = pickFor(rows, change);
+            OpenMessages.Open open = OpenMessages.pickFor(rows, change);
             if (open == null) {
                 // its send's row may not have committed yet (another process's writer), or never will be
                 unplaced.add(change);
@@ -273,7 +267,7 @@ final class RowWriter {
             while (i < placed.size()) {
                 // the changes of one message, in the order they happened (the sort keeps it): a transition each,
                 // and one update to where the last leaves it
-                Open open = placed.get(i).open();
+                OpenMessages.Open open = placed.get(i).open();
                 int attempts = open.attempts();
                 Long score = null;
                 Row.Change last = null;
@@ -303,84 +297,7 @@ final class RowWriter {
     }
 
     /** A change and the message it goes to. */
-    private record Placed(Open open, Row.Change change) {
-    }
-
-    private record TopicKey(String topic, String key) {
-    }
-
-    /** An open message: its id, state, attempts and when it was sent. */
-    private record Open(long id, String state, int attempts, Instant createdAt) {
-    }
-
-    /** How far the clocks of the processes that write one journal may disagree. */
-    private static final java.time.Duration CLOCK_SKEW = java.time.Duration.ofSeconds(5);
-
-    /**
-     * The message a consumer's change goes to: the key's oldest open one sent before the change happened (give or
-     * take the clocks' skew). A later one is a send of the key after the change's message, which the journal may
-     * not have a row of (sent before it was on, or its row dropped): the change must not finish the later one.
-     */
-    private static Open pickFor(Map<String, List<Open>> open, Row.Change change) {
-        if (change.newest()) {
-            return pick(open, change.topic(), change.key(), true);
-        }
-        List<Open> rows = open.get(change.topic() + '\n' + change.key());
-        if (rows == null || rows.isEmpty()) {
-            return null;
-        }
-        Open oldest = rows.get(0);
-        return oldest.createdAt().isAfter(change.time().plus(CLOCK_SKEW)) ? null : oldest;
-    }
-
-    /** A key's oldest or newest open message, or null. */
-    private static Open pick(Map<String, List<Open>> open, String topic, String key, boolean newest) {
-        List<Open> rows = open.get(topic + '\n' + key);
-        if (rows == null || rows.isEmpty()) {
-            return null;
-        }
-        return newest ? rows.get(rows.size() - 1) : rows.get(0);
-    }
-
-    /**
-     * The open messages of each key, oldest first, by {@code topic + '\n' + key}. Consumers' changes go to the oldest
-     * (the message in flight comes before one sent behind it); sends and producers' changes to the newest.
-     */
-    private static Map<String, List<Open>> lookup(Connection connection, List<TopicKey> keys) throws SQLException {
-        return lookup(connection, keys, true);
-    }
-
-    /** As {@link #lookup(Connection, List)}, of every message of the keys when {@code openOnly} is false. */
-    private static Map<String, List<Open>> lookup(Connection connection, List<TopicKey> keys, boolean openOnly)
-            throws SQLException {
-        Map<String, List<String>> byTopic = new LinkedHashMap<>();
-        keys.forEach(k -> byTopic.computeIfAbsent(k.topic(), t -> new ArrayList<>()).add(k.key()));
-        Map<String, List<Open>> found = new HashMap<>();
-        for (Map.Entry<String, List<String>> topic : byTopic.entrySet()) {
-            List<String> all = topic.getValue();
-            for (int from = 0; from < all.size(); from += LOOKUP_CHUNK) {
-                List<String> chunk = all.subList(from, Math.min(all.size(), from + LOOKUP_CHUNK));
-                String sql = "SELECT id, msg_key, state, attempts, created_at FROM rmq_messages WHERE "
-                        + (openOnly ? "finished = FALSE AND " : "") + "topic = ? AND msg_key IN (" + String.join(", ", Collections.nCopies(chunk.size(), "?"))
-                        + ")";
-                try (PreparedStatement select = connection.prepareStatement(sql)) {
-                    select.setString(1, topic.getKey());
-                    for (int i = 0; i < chunk.size(); i++) {
-                        select.setString(i + 2, chunk.get(i));
-                    }
-                    try (ResultSet result = select.executeQuery()) {
-                        while (result.next()) {
-                            found.computeIfAbsent(topic.getKey() + '\n' + result.getString(2), k -> new ArrayList<>())
-                                    .add(new Open(result.getLong(1), result.getString(3), result.getInt(4),
-                                            result.getTimestamp(5, Transactions.utc()).toInstant()));
-                        }
-                    }
-                }
-            }
-        }
-        // sorted here, not by the query: an ORDER BY id lets the planner walk the id index past every open message
-        found.values().forEach(rows -> rows.sort(java.util.Comparator.comparingLong(Open::id)));
-        return found;
+    private record Placed(OpenMessages.Open open, Row.Change change) {
     }
 
     private void addTransition(PreparedStatement statement, long messageId, JournalState state, int attempt,

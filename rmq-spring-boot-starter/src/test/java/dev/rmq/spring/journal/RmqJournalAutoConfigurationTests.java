@@ -18,10 +18,17 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.jdbc.core.JdbcTemplate;
+import org.postgresql.ds.PGSimpleDataSource;
+import org.springframework.context.annotation.Bean;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -38,26 +45,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 @DirtiesContext
 class RmqJournalAutoConfigurationTests {
 
-    private static PostgresTestServer postgres;
+    private static final PostgresTestServer postgres = PostgresTestServer.start();
 
     @DynamicPropertySource
     static void servers(DynamicPropertyRegistry properties) {
         RedisAndZooKeeper.connect(properties);
-        if (postgres == null) {
-            postgres = PostgresTestServer.start();
-        }
-        properties.add("spring.datasource.url", postgres::jdbcUrl);
     }
 
     @AfterAll
     static void stopPostgres() {
-        if (postgres != null) {
-            postgres.close();
-        }
+        postgres.close();
     }
 
+    /** The application's DataSource, as an application defines it: the journal takes whichever there is. */
     @SpringBootApplication
     static class App {
+
+        @Bean
+        DataSource dataSource() {
+            PGSimpleDataSource dataSource = new PGSimpleDataSource();
+            dataSource.setUrl(postgres.jdbcUrl());
+            return dataSource;
+        }
     }
 
     @Autowired
@@ -65,29 +74,34 @@ class RmqJournalAutoConfigurationTests {
     @Autowired
     JdbcJournal journal;
     @Autowired
-    JdbcTemplate jdbc;
+    DataSource dataSource;
     @Autowired
     MeterRegistry meters;
 
     @Test
-    void sendsAreJournaledAsConfiguredAndRestoredIntoTheApplicationsRedis() {
+    void sendsAreJournaledAsConfiguredAndRestoredIntoTheApplicationsRedis() throws SQLException {
         assertThat(journal.mode("journaled")).isEqualTo(JournalMode.SYNC);
         assertThat(journal.mode("unjournaled")).isEqualTo(JournalMode.OFF);
         producer.send(OutgoingMessage.priority("journaled", "kept", 100).withKey("kept"));
         producer.send(OutgoingMessage.priority("unjournaled", "lost", 100).withKey("lost"));
         // synchronous: the row is there as the send returns
-        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM rmq_messages WHERE topic = 'journaled'", Long.class))
-                .isEqualTo(1);
-        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM rmq_messages WHERE topic = 'unjournaled'", Long.class))
-                .isZero();
-        assertThat(jdbc.queryForObject("SELECT host FROM rmq_transitions LIMIT 1", String.class))
-                .isEqualTo("starter-test");
+        assertThat(query("SELECT COUNT(*) FROM rmq_messages WHERE topic = 'journaled'")).isEqualTo("1");
+        assertThat(query("SELECT COUNT(*) FROM rmq_messages WHERE topic = 'unjournaled'")).isEqualTo("0");
+        assertThat(query("SELECT host FROM rmq_transitions LIMIT 1")).isEqualTo("starter-test");
 
         RedisAndZooKeeper.redis().command("FLUSHALL");
         RestoreReport report = journal.restore(RestoreRequest.all());
         assertThat(report.restored()).isEqualTo(1);
         assertThat(producer.get(MessageRef.of("journaled", "kept"))).isPresent();
         assertThat(producer.get(MessageRef.of("unjournaled", "lost"))).isEmpty();
+    }
+
+    private String query(String sql) throws SQLException {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
+             ResultSet result = statement.executeQuery(sql)) {
+            result.next();
+            return result.getString(1);
+        }
     }
 
     @Test
