@@ -14,6 +14,14 @@ public interface SlotAssignment extends AutoCloseable {
 
     void start(TopicDefinition topic, List<? extends SlotOwner> workers);
 
+    /**
+     * The container begins to stop: its workers are about to let their slots go, and {@link #close(Duration)}
+     * follows once they have. An assignment stops taking and giving back slots here, so that {@code close} gives
+     * back, and accounts for, every slot it holds. Nothing by default.
+     */
+    default void stopping() {
+    }
+
     /** Stops assigning and gives the slots back, as {@link #close(Duration)} with a bound of the implementation's. */
     @Override
     void close();

@@ -195,6 +195,9 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
         long deadline = start + timeout.toNanos();
         long share = releaseShare(timeout).toNanos();
         long handlersDeadline = deadline - share;
+        // before the workers let their slots go: the assignment must not give back a slot, or take one, on its own
+        // meanwhile, or the stop's report would miss what such a give-back left behind
+        assignment.stopping();
         for (SlotWorker worker : workers) {
             worker.stop(handlersDeadline);
         }

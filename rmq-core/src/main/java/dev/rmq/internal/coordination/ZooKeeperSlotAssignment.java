@@ -68,6 +68,8 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
     private boolean suspended;
     /** How many slots {@link #held} has, readable from other threads. */
     private volatile int heldCount;
+    /** Set when the container begins to stop: reconciling ends, so that the close accounts for every slot. */
+    private volatile boolean stopping;
     private volatile boolean closed;
 
     /** A slot this instance holds: the worker polling it, the token, and whether polling is paused. */
@@ -119,6 +121,12 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
             reconcile();
         });
         executor.scheduleWithFixedDelay(this::reconcile, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /** The container is stopping: the slots stay as they are until {@link #close(Duration)} gives them all back. */
+    @Override
+    public void stopping() {
+        stopping = true;
     }
 
     /** Leaves the membership and gives back every slot, within {@link #DEFAULT_CLOSE_BOUND}. */
@@ -262,7 +270,7 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
     }
 
     private void reconcileOnce() {
-        if (closed || topic == null || suspended || !curator.getZookeeperClient().isConnected()) {
+        if (closed || stopping || topic == null || suspended || !curator.getZookeeperClient().isConnected()) {
             return;
         }
         try {
