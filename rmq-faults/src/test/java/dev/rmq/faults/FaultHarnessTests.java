@@ -42,8 +42,8 @@ class FaultHarnessTests {
         @SuppressWarnings("unchecked")
         Map<String, Long> faults = (Map<String, Long>) figures.get("faults");
         assertThat(faults).as("every fault kind was really injected")
-                .containsOnlyKeys("kill", "stop", "redis-restart", "redis-flush", "failover", "master-kill", "zk-expire", "zk-quorum",
-                        "net-latency", "net-stall", "net-stall-past-lease", "net-reset", "net-refuse", "zk-partition",
+                .containsOnlyKeys("kill", "stop", "redis-restart", "redis-flush", "failover", "master-kill", "zk-expire",
+                        "zk-quorum", "net-latency", "net-stall", "net-stall-past-lease", "net-reset", "net-refuse", "zk-partition",
                         "listener-errors");
         assertThat(faults.values()).allMatch(count -> count > 0);
         @SuppressWarnings("unchecked")
