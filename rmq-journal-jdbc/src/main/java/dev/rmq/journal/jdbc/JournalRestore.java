@@ -257,6 +257,7 @@ final class JournalRestore {
                     transition.executeBatch();
                     update.executeBatch();
                 }
+                return null;
             });
         }
     }

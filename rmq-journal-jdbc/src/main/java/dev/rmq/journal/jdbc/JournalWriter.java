@@ -248,19 +248,14 @@ final class JournalWriter implements Runnable {
     /** Writes the batch, again after each failure; false when the journal closed before it could. */
     private boolean writeUntilDone(List<Row> batch) throws InterruptedException {
         long pauseMs = 100;
-        int conflicts = 0;
         while (true) {
+            // a conflict with another writer (another process's journal, a restore) goes again inside run()
             try (Connection connection = dataSource.getConnection()) {
-                List<Row.Change> unplaced = rows.write(connection, batch);
+                List<Row.Change> unplaced = Transactions.run(connection, c -> rows.write(c, batch));
                 recovered();
                 deferred.replaceWith(unplaced);
                 return true;
             } catch (SQLException | RuntimeException e) {
-                if (Transactions.isRolledBack(e) && ++conflicts <= Transactions.RETRIES) {
-                    // a deadlock or serialization failure with another writer (another process's journal, a
-                    // restore): the database rolled this batch back, and it goes again at once
-                    continue;
-                }
                 if (Transactions.isRefused(e)) {
                     // the database refuses a row of this batch for good (a value it cannot store): writing the
                     // batch again would stop the journal, so the rows are written apart and the bad ones dropped
@@ -294,7 +289,7 @@ final class JournalWriter implements Runnable {
             return unplaced;
         }
         try (Connection connection = dataSource.getConnection()) {
-            return rows.write(connection, batch);
+            return Transactions.run(connection, c -> rows.write(c, batch));
         } catch (SQLException | RuntimeException e) {
             Row refused = batch.get(0);
             if (!(refused instanceof Row.Flush)) {

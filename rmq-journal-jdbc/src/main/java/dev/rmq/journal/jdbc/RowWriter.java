@@ -50,55 +50,49 @@ final class RowWriter {
     }
 
     /**
-     * Writes the rows and commits; on failure rolls back and throws, so that the caller can write them again.
+     * Writes the rows, in the caller's transaction ({@link Transactions#run}): on failure it throws, and the caller's
+     * rollback leaves nothing of them, so that they can be written again.
      *
      * @return the changes whose message the journal does not hold (yet), in order, with every later change of their
      *         keys: a consumer can take a message before the producer's row of it has committed, so the caller tries
      *         them again for a while
      */
     List<Row.Change> write(Connection connection, List<Row> rows) throws SQLException {
-        connection.setAutoCommit(false);
-        try {
-            dialect.beginWrite(connection);
-            List<Row.Change> unplaced = new ArrayList<>();
-            Set<String> blocked = new HashSet<>();
-            Set<String> finishing = new HashSet<>();
-            List<Row> run = new ArrayList<>();
-            Set<String> keys = new HashSet<>();
-            Class<?> kind = null;
-            for (Row row : rows) {
-                if (row instanceof Row.Flush) {
-                    continue;
-                }
-                Class<?> rowKind = kindOf(row);
-                String key = topicOf(row) + '\n' + keyOf(row);
-                if (row instanceof Row.Change change && blocked.contains(key)) {
-                    unplaced.add(change);
-                    continue;
-                }
-                // changes of one key share a run (they go to one message) until one finishes it: the next may be for
-                // the message sent behind it; a send of a key already in the run ends the run
-                boolean repeat = row instanceof Row.Change ? finishing.contains(key) : !keys.add(key);
-                if (rowKind != kind || repeat) {
-                    writeRun(connection, run, unplaced, blocked);
-                    run.clear();
-                    keys.clear();
-                    finishing.clear();
-                    keys.add(key);
-                    kind = rowKind;
-                }
-                run.add(row);
-                if (row instanceof Row.Change change && change.finishes()) {
-                    finishing.add(key);
-                }
+        dialect.beginWrite(connection);
+        List<Row.Change> unplaced = new ArrayList<>();
+        Set<String> blocked = new HashSet<>();
+        Set<String> finishing = new HashSet<>();
+        List<Row> run = new ArrayList<>();
+        Set<String> keys = new HashSet<>();
+        Class<?> kind = null;
+        for (Row row : rows) {
+            if (row instanceof Row.Flush) {
+                continue;
             }
-            writeRun(connection, run, unplaced, blocked);
-            connection.commit();
-            return unplaced;
-        } catch (SQLException | RuntimeException e) {
-            connection.rollback();
-            throw e;
+            Class<?> rowKind = kindOf(row);
+            String key = topicOf(row) + '\n' + keyOf(row);
+            if (row instanceof Row.Change change && blocked.contains(key)) {
+                unplaced.add(change);
+                continue;
+            }
+            // changes of one key share a run (they go to one message) until one finishes it: the next may be for
+            // the message sent behind it; a send of a key already in the run ends the run
+            boolean repeat = row instanceof Row.Change ? finishing.contains(key) : !keys.add(key);
+            if (rowKind != kind || repeat) {
+                writeRun(connection, run, unplaced, blocked);
+                run.clear();
+                keys.clear();
+                finishing.clear();
+                keys.add(key);
+                kind = rowKind;
+            }
+            run.add(row);
+            if (row instanceof Row.Change change && change.finishes()) {
+                finishing.add(key);
+            }
         }
+        writeRun(connection, run, unplaced, blocked);
+        return unplaced;
     }
 
     private static String topicOf(Row row) {

@@ -19,14 +19,14 @@ final class Transactions {
     }
 
     /** How many times a transaction rolled back by a conflict runs again before its failure counts. */
-    static final int RETRIES = 5;
+    private static final int RETRIES = 5;
 
     private Transactions() {
     }
 
-    /** The work of one transaction. */
-    interface Work {
-        void run(Connection connection) throws SQLException;
+    /** The work of one transaction, and what it yields. */
+    interface Work<T> {
+        T run(Connection connection) throws SQLException;
     }
 
     /** Whether the failure is the database rolling the transaction back for a conflict with another. */
@@ -61,14 +61,17 @@ final class Transactions {
         return false;
     }
 
-    /** Runs {@code work} in a transaction on {@code connection}, again when a conflict rolled it back. */
-    static void run(Connection connection, Work work) throws SQLException {
+    /**
+     * Runs {@code work} in a transaction on {@code connection}, again when a conflict rolled it back, and returns
+     * what it yields. Any other failure rolls back and is thrown.
+     */
+    static <T> T run(Connection connection, Work<T> work) throws SQLException {
         connection.setAutoCommit(false);
         for (int attempt = 0; ; attempt++) {
             try {
-                work.run(connection);
+                T result = work.run(connection);
                 connection.commit();
-                return;
+                return result;
             } catch (SQLException | RuntimeException e) {
                 connection.rollback();
                 if (!isRolledBack(e) || attempt >= RETRIES) {

@@ -148,9 +148,11 @@ abstract class JournalBehaviour extends JournalTestBase {
                 .withTtl(Duration.ofMillis(200)));
         client.producer().send(OutgoingMessage.priority(PRIORITY, "short2", 100).withKey("short2")
                 .withTtl(Duration.ofMillis(200)));
+        Instant expiry = Instant.now().plusMillis(200);
         journal.flush(Duration.ofSeconds(10));
         redis.command("FLUSHALL");
-        await().pollDelay(Duration.ofMillis(300)).until(() -> true);
+        // the time to live is what the test is about: it must have run out before the restore
+        await().atMost(Duration.ofSeconds(5)).until(() -> Instant.now().isAfter(expiry));
 
         RestoreReport one = journal.restore(new RestoreRequest(PRIORITY, "short", true));
         assertThat(one.restored()).isEqualTo(1);

@@ -52,10 +52,8 @@ public class RestoreController {
         }
         if (topic != null) {
             client.topics().require(topic);
-        } else if (key != null) {
-            throw new ApiException(Problem.INVALID_ARGUMENT, "a restore by key needs its topic: give topic with key '"
-                    + key + "'");
         }
+        // RestoreRequest refuses a key without its topic, which answers invalid-argument
         // the journal logs what the restore did
         return RestoreView.of(journaled.restore(new RestoreRequest(topic, key, expired)));
     }
