@@ -17,6 +17,13 @@ import java.util.List;
  * processes that monitor them with a quorum of two, each on a free port. Sentinels judge a master down after
  * {@value #DOWN_AFTER_MS} ms without a reply, so a failover takes a few seconds.
  *
+ * <p>That period is three times Sentinel's own reconnection period on purpose. When a Sentinel switches to a
+ * promoted master it starts the down-after clock at once, but reconnects to the new address at most once a second
+ * after its last attempt on the dead one; with one second of down-after, its first PING to the new master could
+ * be answered too late, the new master was judged down, and the votes the other Sentinels had cast against the
+ * old master (which Sentinel keeps across the switch) made that judgement objective at once: a second failover,
+ * back to the restarted old master, wiping what the promoted one had acknowledged.
+ *
  * <p>{@link #killMaster()} is the failover a test needs: SIGKILL of the current master, then a wait until the
  * Sentinels name the promoted replica; {@link #rejoin(RedisServer)} restarts the old master and waits until the
  * Sentinels have turned it into a replica of the new one. Every process is stopped by {@link #close()}, by pid.
@@ -25,7 +32,7 @@ public final class RedisSentinel implements AutoCloseable {
 
     /** The name the Sentinels monitor the master under. */
     public static final String MASTER_NAME = "rmq-master";
-    static final int DOWN_AFTER_MS = 1_000;
+    static final int DOWN_AFTER_MS = 3_000;
     private static final int QUORUM = 2;
     private static final Duration FAILOVER_WAIT = Duration.ofSeconds(30);
 
@@ -115,7 +122,8 @@ public final class RedisSentinel implements AutoCloseable {
         RedisServer master = master();
         Poll.until(FAILOVER_WAIT, () -> "slave".equals(old.role())
                 && "up".equals(old.info("replication").get("master_link_status")),
-                () -> old + " did not rejoin as a replica of " + master + ": " + old.info("replication"));
+                () -> old + " did not rejoin as a replica of " + master + ": " + old.info("replication")
+                        + "; the Sentinels' switches: " + switches());
         awaitSeen(master, 1);
     }
 
@@ -133,6 +141,19 @@ public final class RedisSentinel implements AutoCloseable {
             return seen instanceof List<?> list && list.size() >= replicas
                     && peers instanceof List<?> others && others.size() >= 2;
         }), () -> "the Sentinels did not all see master " + master + " with " + replicas + " replica(s) and each other");
+    }
+
+    /** Each Sentinel's {@code +switch-master} lines, to tell a failover the test did not ask for. */
+    private List<String> switches() {
+        List<String> lines = new ArrayList<>();
+        for (RedisServer sentinel : sentinels) {
+            try (var log = Files.lines(sentinel.logFile())) {
+                log.filter(line -> line.contains("+switch-master")).forEach(line -> lines.add(sentinel.port() + ": " + line));
+            } catch (IOException | UncheckedIOException e) {
+                lines.add(sentinel.port() + ": log unreadable (" + e.getMessage() + ")");
+            }
+        }
+        return lines;
     }
 
     private static int masterPortSeenBy(RedisServer sentinel) {
