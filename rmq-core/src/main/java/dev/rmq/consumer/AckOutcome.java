@@ -29,16 +29,4 @@ public enum AckOutcome {
     public String scriptName() {
         return scriptName;
     }
-
-    /**
-     * @throws IllegalStateException for a word no version of the script answers with
-     */
-    public static AckOutcome fromScript(String word) {
-        for (AckOutcome outcome : values()) {
-            if (outcome.scriptName.equals(word)) {
-                return outcome;
-            }
-        }
-        throw new IllegalStateException("unknown acknowledgement result from Redis: " + word);
-    }
 }

@@ -12,11 +12,13 @@ import java.util.Map;
  * @param key       its merge key
  * @param diedAt    when it moved to dead, by the Redis clock
  * @param attempts  how many deliveries it had
- * @param lastError the reason of its last failure
+ * @param reason    why it died, as a code
+ * @param lastError the text of its last failure
  * @param headers   its headers
  * @param payload   its payload bytes (for an undecodable message, the raw stored bytes)
  */
-public record DeadMessage(String topic, int slot, String key, Instant diedAt, int attempts, String lastError,
+public record DeadMessage(String topic, int slot, String key, Instant diedAt, int attempts, DeadReason reason,
+                          String lastError,
                           Map<String, String> headers, byte[] payload) {
 
     public String payloadText() {

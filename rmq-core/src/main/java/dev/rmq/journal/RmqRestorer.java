@@ -5,7 +5,9 @@ import java.util.List;
 /**
  * Puts messages back into Redis after it lost them: a restart without persistence, a {@code FLUSHALL}, a failover
  * that dropped writes. A message whose key Redis still holds in its slot, waiting, parked, in flight or dead, is
- * left as it is, so that a restore run twice, or run while nothing was lost, changes nothing.
+ * left as it is, so that a restore run twice, or run while nothing was lost, changes nothing. A message whose time
+ * to live has run out by the Redis clock ends as it would have had Redis kept it: in the dead queue with reason
+ * {@code expired}, or dropped, as the topic's expiry action says.
  */
 public interface RmqRestorer {
 
@@ -21,6 +23,10 @@ public interface RmqRestorer {
         /** Put back: it waits again, at its due time or priority, with its attempts. */
         RESTORED,
         /** Redis still holds a message of that key: nothing was written. */
-        PRESENT
+        PRESENT,
+        /**
+         * Its time to live had run out: it went to the dead queue, or was dropped, as the topic's expiry action says.
+         */
+        EXPIRED
     }
 }

@@ -1,5 +1,6 @@
 package dev.rmq.consumer;
 
+import dev.rmq.dead.DeadReason;
 import dev.rmq.Fixtures;
 import dev.rmq.RmqClient;
 import dev.rmq.StandaloneRedisTest;
@@ -188,6 +189,7 @@ class ConsumerTests extends StandaloneRedisTest {
         DeadMessage dead = rmq.deadQueue().list("flaky", 0, 0, 10).get(0);
         assertThat(dead.key()).isEqualTo("x");
         assertThat(dead.attempts()).isEqualTo(3);
+        assertThat(dead.reason()).isEqualTo(DeadReason.RETRIES_SPENT);
         assertThat(dead.lastError()).isEqualTo("java.lang.IllegalStateException: boom 3");
         assertThat(dead.payloadText()).isEqualTo("x");
         assertThat(producer.exists(dev.rmq.producer.MessageRef.of("flaky", "x"))).isFalse();
@@ -202,7 +204,10 @@ class ConsumerTests extends StandaloneRedisTest {
         }, ConsumerSettings.DEFAULTS);
         producer.send(OutgoingMessage.priority("tasks", "job", 40).withKey("job"));
         await().atMost(Duration.ofSeconds(5)).until(() -> rmq.deadQueue().count("tasks") == 1);
-        assertThat(rmq.deadQueue().list("tasks", 0, 0, 10).get(0).lastError()).isEqualTo("not today");
+        assertThat(rmq.deadQueue().list("tasks", 0, 0, 10).get(0)).satisfies(dead -> {
+            assertThat(dead.reason()).isEqualTo(DeadReason.HANDLER_VERDICT);
+            assertThat(dead.lastError()).isEqualTo("not today");
+        });
 
         assertThat(rmq.deadQueue().requeue("tasks", 0, "job")).isTrue();
         await().atMost(Duration.ofSeconds(5)).until(() -> seen.size() == 2);
@@ -245,9 +250,13 @@ class ConsumerTests extends StandaloneRedisTest {
         List<DeadMessage> dead = rmq.deadQueue().list("maps", 0, 0, 10);
         assertThat(dead).extracting(DeadMessage::key).containsExactlyInAnyOrder("bad-json", "bad-envelope");
         assertThat(dead).filteredOn(d -> d.key().equals("bad-json")).singleElement()
-                .satisfies(d -> assertThat(d.lastError()).startsWith("cannot decode: payload of 15 bytes cannot be read as java.util.Map"));
+                .satisfies(d -> {
+                    assertThat(d.reason()).isEqualTo(DeadReason.UNDECODABLE);
+                    assertThat(d.lastError()).startsWith("cannot decode: payload of 15 bytes cannot be read as java.util.Map");
+                });
         assertThat(dead).filteredOn(d -> d.key().equals("bad-envelope")).singleElement()
                 .satisfies(d -> {
+                    assertThat(d.reason()).isEqualTo(DeadReason.UNDECODABLE);
                     assertThat(d.lastError()).startsWith("cannot decode: envelope is");
                     assertThat(d.payloadText()).isEqualTo("garbage");
                 });

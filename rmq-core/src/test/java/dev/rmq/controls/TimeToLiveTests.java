@@ -1,5 +1,6 @@
 package dev.rmq.controls;
 
+import dev.rmq.dead.DeadReason;
 import dev.rmq.RmqClient;
 import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.dead.DeadMessage;
@@ -71,7 +72,8 @@ class TimeToLiveTests extends ControlsTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> rmq.deadQueue().count("orders") == 1);
         DeadMessage dead = rmq.deadQueue().list("orders", 0, 0, 10).get(0);
         assertThat(dead.key()).isEqualTo("o1");
-        assertThat(dead.lastError()).startsWith("expired");
+        assertThat(dead.reason()).isEqualTo(DeadReason.EXPIRED);
+        assertThat(dead.lastError()).isEqualTo("its time to live ran out before it was delivered");
         assertThat(dead.payloadText()).isEqualTo("o1");
         assertThat(count("rmq.expired", "topic", "orders", "result", "dead")).isEqualTo(1);
         holdsFor(Duration.ofMillis(300), () -> assertThat(handled).isEmpty());

@@ -1,5 +1,6 @@
 package dev.rmq.pull;
 
+import dev.rmq.dead.DeadReason;
 import dev.rmq.Fixtures;
 import dev.rmq.RmqClient;
 import dev.rmq.StandaloneRedisTest;
@@ -153,7 +154,10 @@ class PullerTests extends StandaloneRedisTest {
         assertThat(retried.get(0).attempt()).isEqualTo(2);
         assertThat(retried.get(0).lastError()).isEqualTo("try again");
         assertThat(rmq.deadQueue().list(TASKS.name(), byKey.get("b").slot(), 0, 10))
-                .anySatisfy(dead -> assertThat(dead.lastError()).isEqualTo("not for us"));
+                .anySatisfy(dead -> {
+                    assertThat(dead.reason()).isEqualTo(DeadReason.HANDLER_VERDICT);
+                    assertThat(dead.lastError()).isEqualTo("not for us");
+                });
         assertThat(byKey.get("c").ack()).as("the extended lease is still good after the first one ran out")
                 .isEqualTo(AckOutcome.COMMITTED);
         retried.get(0).ack();

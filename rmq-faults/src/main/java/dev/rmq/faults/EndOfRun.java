@@ -78,7 +78,7 @@ final class EndOfRun {
                             // undecodable: not one of the harness's messages
                         }
                         events.write(new HarnessEvent.DeadAtEnd(EventLog.nowMicros(), m.topic(), m.slot(), m.key(), seq,
-                                probe, m.lastError(), m.attempts()));
+                                probe, m.reason().code(), m.lastError(), m.attempts()));
                     }
                     if (page.size() < RmqDeadQueue.MAX_PAGE) {
                         break;

@@ -117,8 +117,9 @@ class InvariantCheckerTests {
         event("harness", new HarnessEvent.ProcessPaused(from, inc, to));
     }
 
-    private void dead(String topic, int slot, String key, long seq, String lastError, int attempts) {
-        event("harness", new HarnessEvent.DeadAtEnd(T0 + 900 * S, topic, slot, key, seq, false, lastError, attempts));
+    private void dead(String topic, int slot, String key, long seq, String reason, String lastError, int attempts) {
+        event("harness", new HarnessEvent.DeadAtEnd(T0 + 900 * S, topic, slot, key, seq, false, reason, lastError,
+                attempts));
     }
 
     private void fault(FaultKind kind, String target, long inject, long heal, Set<String> slots) {
@@ -215,7 +216,7 @@ class InvariantCheckerTests {
     @Test
     void anExpiredMessageIsDeadWithItsReasonAndCounted() {
         sent(0, TTL, "n.t.1", false, T0, 50);
-        dead(TTL, 0, "n.t.1", 0, "expired: its time to live ran out before it was delivered", 0);
+        dead(TTL, 0, "n.t.1", 0, "expired", "its time to live ran out before it was delivered", 0);
 
         Verdict result = check();
 
@@ -298,9 +299,9 @@ class InvariantCheckerTests {
     @Test
     void aMessageInTheDeadQueueWithAReasonIsAccountedFor() {
         sent(0, FIXED, "n.f.1", false, T0, T0 / 1000 + 1000);
-        dead(FIXED, 0, "n.f.1", 0, "poison message", 3);
+        dead(FIXED, 0, "n.f.1", 0, "handler_verdict", "poison message", 3);
         sent(1, FIXED, "n.f.2", false, T0, T0 / 1000 + 1000);
-        dead(FIXED, 0, "n.f.2", 1, "", 3);
+        dead(FIXED, 0, "n.f.2", 1, "", "", 3);
 
         Verdict result = check();
 
@@ -613,7 +614,7 @@ class InvariantCheckerTests {
     void aPausedHandlerOverlapWhoseMessageExpiredBeforeItsRetryIsResolved() {
         pausedHandlerThenNewOwnerAt7s(4000);
         // the recovered message's time to live ran out before its retry: its late commit was not taken either
-        dead(PRIORITY, 3, "n.p.1", 0, "expired: its time to live ran out before it was delivered", 1);
+        dead(PRIORITY, 3, "n.p.1", 0, "expired", "its time to live ran out before it was delivered", 1);
 
         Verdict result = check();
 

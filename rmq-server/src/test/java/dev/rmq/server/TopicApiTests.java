@@ -115,6 +115,7 @@ class TopicApiTests {
         List<String> dead = new ArrayList<>();
         listed.path("messages").forEach(message -> {
             dead.add(message.path("key").asString());
+            assertThat(message.path("reason").asString()).isEqualTo("handler_verdict");
             assertThat(message.path("lastError").asString()).contains("poison");
             assertThat(message.path("payload").asString()).isEqualTo("payload of " + message.path("key").asString());
         });

@@ -67,7 +67,7 @@ final class Acknowledger implements Settlement {
 
     @Override
     public void addUndecodable(String key, long token, String error) {
-        pending.add(new Pending(AckCall.Op.DEAD, key, token, error, null, null));
+        pending.add(new Pending(AckCall.Op.UNDECODABLE, key, token, error, null, null));
     }
 
     @Override
@@ -97,7 +97,7 @@ final class Acknowledger implements Settlement {
                 if (failure != null) {
                     failureLog.failed(failure.delivery(), failure.cause(), failure.reason(), outcomes.get(i),
                             failure.immediate());
-                } else if (sent.get(i).op() == AckCall.Op.DEAD && outcomes.get(i) == AckOutcome.DEAD) {
+                } else if (sent.get(i).op() == AckCall.Op.UNDECODABLE && outcomes.get(i) == AckOutcome.DEAD) {
                     failureLog.undecodable(sent.get(i).key(), state.slot, sent.get(i).error());
                 }
             }

@@ -1,6 +1,7 @@
 package dev.rmq.internal.dead;
 
 import dev.rmq.dead.DeadMessage;
+import dev.rmq.dead.DeadReason;
 import dev.rmq.dead.RmqDeadQueue;
 import dev.rmq.internal.redis.Envelope;
 import dev.rmq.internal.redis.Futures;
@@ -171,10 +172,11 @@ public final class RedisDeadQueue implements RmqDeadQueue {
     private static DeadMessage toDeadMessage(String topic, int slot, String key, Instant diedAt, byte[] raw) {
         try {
             Envelope envelope = Envelope.decode(raw);
-            return new DeadMessage(topic, slot, key, diedAt, envelope.attempts(), envelope.lastError(),
-                    envelope.headers(), envelope.payload());
+            return new DeadMessage(topic, slot, key, diedAt, envelope.attempts(), DeadReason.of(envelope.deadReason()),
+                    envelope.lastError(), envelope.headers(), envelope.payload());
         } catch (MalformedEnvelopeException e) {
-            return new DeadMessage(topic, slot, key, diedAt, 0, "undecodable: " + e.getMessage(), Map.of(), raw);
+            return new DeadMessage(topic, slot, key, diedAt, 0, DeadReason.UNDECODABLE, "undecodable: " + e.getMessage(),
+                    Map.of(), raw);
         }
     }
 }

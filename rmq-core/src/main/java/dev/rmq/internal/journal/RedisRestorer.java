@@ -4,6 +4,7 @@ import dev.rmq.internal.redis.Envelope;
 import dev.rmq.internal.redis.Futures;
 import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.internal.script.RestoreCall;
+import dev.rmq.internal.script.RetryPolicy;
 import dev.rmq.internal.script.ScriptRunner;
 import dev.rmq.journal.RestoredMessage;
 import dev.rmq.journal.RmqRestorer;
@@ -55,6 +56,7 @@ public final class RedisRestorer implements RmqRestorer {
             bySlot.computeIfAbsent(message.slot(), slot -> new ArrayList<>()).add(i);
         }
         Outcome[] outcomes = new Outcome[messages.size()];
+        RetryPolicy policy = RetryPolicy.of(topic);
         ScriptRunner.Pipeline pipeline = scripts.pipeline();
         List<CompletableFuture<Void>> calls = new ArrayList<>();
         bySlot.forEach((slot, indexes) -> {
@@ -66,7 +68,7 @@ public final class RedisRestorer implements RmqRestorer {
                     rows.add(new RestoreCall.Message(m.key(), Envelope.encodeStored(m.attempts(), m.score(),
                             m.expireAt(), m.notBefore(), m.headers(), m.payload())));
                 }
-                RestoreCall call = new RestoreCall(topic.type(), keys.wakeChannel(topic.name()), slot, topic.fifo(), rows);
+                RestoreCall call = new RestoreCall(policy, keys.wakeChannel(topic.name()), slot, topic.fifo(), rows);
                 calls.add(pipeline.add(keys.slot(topic.name(), slot), call).thenAccept(done -> {
                     for (int i = 0; i < chunk.size(); i++) {
                         outcomes[chunk.get(i)] = done.get(i);

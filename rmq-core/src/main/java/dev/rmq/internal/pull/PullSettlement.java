@@ -146,7 +146,7 @@ final class PullSettlement<T> {
         return switch (op) {
             case COMMIT, RELEASE -> ConsumeResult.Outcome.SUCCESS;
             case ROLL_BACK, RETRY_NOW -> ConsumeResult.Outcome.RETRY;
-            case DEAD -> ConsumeResult.Outcome.DEAD;
+            case DEAD, UNDECODABLE -> ConsumeResult.Outcome.DEAD;
         };
     }
 

@@ -240,7 +240,7 @@ public final class PullSource<T> implements SlotOwner {
             try {
                 delivery = decode(state, message, polled.token(), leaseEnds);
             } catch (MalformedEnvelopeException | PayloadCodecException e) {
-                undecodable.add(new AckCall.Ack(AckCall.Op.DEAD, message.key(), polled.token(),
+                undecodable.add(new AckCall.Ack(AckCall.Op.UNDECODABLE, message.key(), polled.token(),
                         "cannot decode: " + e.getMessage()));
                 continue;
             }

@@ -27,11 +27,14 @@ import java.util.Map;
  * @param expireAt  when its time to live runs out (epoch ms), 0 when it has none
  * @param notBefore for a priority message, when it became visible (epoch ms), 0 when at once
  * @param lastError the reason of the last failure, empty when none
+ * @param deadReason for a dead message, the code of why it died ({@code expired}, {@code retries_spent}, ...), as
+ *                   the scripts write it in front of the error with byte 31; empty otherwise, and for a message that
+ *                   died before reasons were kept
  * @param headers   the message headers, in the order they were given
  * @param payload   the payload bytes
  */
 public record Envelope(int attempts, double score, long expireAt, long notBefore, String lastError,
-                       Map<String, String> headers, byte[] payload) {
+                       String deadReason, Map<String, String> headers, byte[] payload) {
 
     static final int VERSION = 2;
     /** version, flags, attempts, score. */
@@ -39,6 +42,8 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
     private static final int FLAG_EXPIRES = 1;
     private static final int FLAG_NOT_BEFORE = 2;
     private static final int FLAG_ORDERED = 4;
+    /** Ends a dead message's reason code, in front of its error. */
+    private static final char REASON_END = '\u001f';
 
     public Envelope {
         headers = Collections.unmodifiableMap(new LinkedHashMap<>(headers));
@@ -132,6 +137,12 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
             long notBefore = (flags & FLAG_NOT_BEFORE) != 0 ? (long) in.getDouble() : 0;
             int errorLength = in.getShort() & 0xFFFF;
             String error = readBytes(in, errorLength);
+            String reason = "";
+            int end = error.indexOf(REASON_END);
+            if (end >= 0) {
+                reason = error.substring(0, end);
+                error = error.substring(end + 1);
+            }
             int headerCount = readVarint(in);
             Map<String, String> headers = new LinkedHashMap<>();
             for (int i = 0; i < headerCount; i++) {
@@ -139,7 +150,7 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
                 headers.put(name, readBytes(in, readVarint(in)));
             }
             byte[] payload = Arrays.copyOfRange(raw, in.position(), raw.length);
-            return new Envelope(attempts, score, expireAt, notBefore, error, headers, payload);
+            return new Envelope(attempts, score, expireAt, notBefore, error, reason, headers, payload);
         } catch (RuntimeException e) {
             throw new MalformedEnvelopeException("envelope is truncated or corrupt: " + e, e);
         }
@@ -189,7 +200,7 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
     @Override
     public boolean equals(Object o) {
         return o instanceof Envelope e && attempts == e.attempts && Double.compare(score, e.score) == 0
-                && expireAt == e.expireAt && notBefore == e.notBefore && lastError.equals(e.lastError) && headers.equals(e.headers) && Arrays.equals(payload, e.payload);
+                && expireAt == e.expireAt && notBefore == e.notBefore && lastError.equals(e.lastError) && deadReason.equals(e.deadReason) && headers.equals(e.headers) && Arrays.equals(payload, e.payload);
     }
 
     @Override
@@ -200,7 +211,7 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
     @Override
     public String toString() {
         return "Envelope[attempts=" + attempts + ", score=" + score + ", expireAt=" + expireAt + ", notBefore="
-                + notBefore + ", lastError=" + lastError + ", headers=" + headers
+                + notBefore + ", lastError=" + lastError + ", deadReason=" + deadReason + ", headers=" + headers
                 + ", payload=" + payload.length + " bytes]";
     }
 }

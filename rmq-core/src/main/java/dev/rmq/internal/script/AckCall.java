@@ -2,7 +2,6 @@ package dev.rmq.internal.script;
 
 import dev.rmq.consumer.AckOutcome;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -25,8 +24,10 @@ public record AckCall(RetryPolicy policy, String fence, String wakeChannel, int 
         ROLL_BACK('R'),
         /** Failed: retry at once, without the backoff; still an attempt, so the maximum retries hold. */
         RETRY_NOW('N'),
-        /** Dead at once. */
+        /** Dead at once: the handler's verdict. */
         DEAD('D'),
+        /** Dead at once: it cannot be decoded. */
+        UNDECODABLE('X'),
         /** Never started: back to waiting at its place, the attempt not counted. */
         RELEASE('U');
 
@@ -61,6 +62,10 @@ public record AckCall(RetryPolicy policy, String fence, String wakeChannel, int 
                     .build())
             .build();
 
+    static final Reply<List<AckOutcome>> REPLY = Reply.of(Reply.fields(), "results",
+            Reply.fields().word("outcome", Reply.words(AckOutcome.values(), AckOutcome::scriptName)),
+            row -> row.<AckOutcome>word("outcome"), Reply.Fields::rows);
+
     @Override
     public Script script() {
         return Script.ACK;
@@ -73,11 +78,6 @@ public record AckCall(RetryPolicy policy, String fence, String wakeChannel, int 
 
     @Override
     public List<AckOutcome> decode(Object reply) {
-        List<Object> words = Replies.list(reply);
-        List<AckOutcome> outcomes = new ArrayList<>(words.size());
-        for (Object word : words) {
-            outcomes.add(AckOutcome.fromScript(Replies.text(word)));
-        }
-        return outcomes;
+        return REPLY.decode(script(), reply);
     }
 }

@@ -27,7 +27,7 @@ import java.util.function.Function;
 public final class Argv<C> {
 
     private final List<Part<C>> parts;
-    private final ArgvLayout layout;
+    private final FieldLayout layout;
 
     private sealed interface Part<C> {
         int width(C call);
@@ -87,7 +87,7 @@ public final class Argv<C> {
         }
     }
 
-    private Argv(List<Part<C>> parts, ArgvLayout layout) {
+    private Argv(List<Part<C>> parts, FieldLayout layout) {
         this.parts = List.copyOf(parts);
         this.layout = layout;
     }
@@ -110,7 +110,7 @@ public final class Argv<C> {
     }
 
     /** The names in order, to compare with the script's header. */
-    public ArgvLayout layout() {
+    public FieldLayout layout() {
         return layout;
     }
 
@@ -127,7 +127,7 @@ public final class Argv<C> {
     /** Names the arguments in the order the script's header lists them. */
     public static final class Builder<C> {
         private final List<Part<C>> parts = new ArrayList<>();
-        private final List<ArgvLayout.Entry> entries = new ArrayList<>();
+        private final List<FieldLayout.Entry> entries = new ArrayList<>();
 
         private Builder() {
         }
@@ -135,7 +135,7 @@ public final class Argv<C> {
         /** One argument. */
         public Builder<C> arg(String name, Function<? super C, ?> value) {
             parts.add(new Single<>(value));
-            entries.add(new ArgvLayout.Entry(name, ArgvLayout.Kind.SCALAR, List.of()));
+            entries.add(new FieldLayout.Entry(name, FieldLayout.Kind.SCALAR, List.of()));
             return this;
         }
 
@@ -143,7 +143,7 @@ public final class Argv<C> {
         public <G> Builder<C> group(String name, Function<? super C, G> value, Argv<G> group) {
             requireFlat(name, group);
             parts.add(new Group<>(value, group));
-            entries.add(new ArgvLayout.Entry(name, ArgvLayout.Kind.GROUP, names(group)));
+            entries.add(new FieldLayout.Entry(name, FieldLayout.Kind.GROUP, names(group)));
             return this;
         }
 
@@ -151,22 +151,22 @@ public final class Argv<C> {
         public <R> Builder<C> rows(String name, Function<? super C, ? extends List<R>> rows, Argv<R> row) {
             requireFlat(name, row);
             parts.add(new Rows<>(rows, row));
-            entries.add(new ArgvLayout.Entry(name, ArgvLayout.Kind.ROWS, names(row)));
+            entries.add(new FieldLayout.Entry(name, FieldLayout.Kind.ROWS, names(row)));
             return this;
         }
 
         public Argv<C> build() {
-            return new Argv<>(parts, new ArgvLayout(entries));
+            return new Argv<>(parts, new FieldLayout(entries));
         }
 
         private static void requireFlat(String name, Argv<?> nested) {
-            if (nested.layout.entries().stream().anyMatch(e -> e.kind() != ArgvLayout.Kind.SCALAR)) {
+            if (nested.layout.entries().stream().anyMatch(e -> e.kind() != FieldLayout.Kind.SCALAR)) {
                 throw new IllegalArgumentException("the fields of '" + name + "' must be single arguments");
             }
         }
 
         private static List<String> names(Argv<?> nested) {
-            return nested.layout.entries().stream().map(ArgvLayout.Entry::name).toList();
+            return nested.layout.entries().stream().map(FieldLayout.Entry::name).toList();
         }
     }
 }

@@ -5,9 +5,11 @@ package dev.rmq.internal.script;
  *
  * @param key the message key
  */
-public record CancelCall(String key) implements NumberReply.YesNo {
+public record CancelCall(String key) implements ScriptCall<Boolean> {
 
     static final Argv<CancelCall> ARGV = Argv.<CancelCall>builder().arg("key", CancelCall::key).build();
+
+    static final Reply<Boolean> REPLY = Reply.of(Reply.fields().flag("removed"), head -> head.flag("removed"));
 
     @Override
     public Script script() {
@@ -17,5 +19,10 @@ public record CancelCall(String key) implements NumberReply.YesNo {
     @Override
     public byte[][] argv() {
         return ARGV.encode(this);
+    }
+
+    @Override
+    public Boolean decode(Object reply) {
+        return REPLY.decode(script(), reply);
     }
 }

@@ -22,6 +22,11 @@ public record CountsCall(TopicType type, int verifyLimit) implements ScriptCall<
             .arg("verify_limit", CountsCall::verifyLimit)
             .build();
 
+    static final Reply<Counted> REPLY = Reply.of(Reply.fields().number("due_now").number("later")
+                    .number("retrying").number("parked").number("in_flight").number("dead").flag("paused"),
+            head -> new Counted(head.number("due_now"), head.number("later"), head.number("retrying"),
+                    head.number("parked"), head.number("in_flight"), head.number("dead"), head.flag("paused")));
+
     @Override
     public Script script() {
         return Script.COUNTS;
@@ -34,9 +39,6 @@ public record CountsCall(TopicType type, int verifyLimit) implements ScriptCall<
 
     @Override
     public Counted decode(Object reply) {
-        List<Object> n = Replies.list(reply);
-        return new Counted(Replies.number(n.get(0)), Replies.number(n.get(1)), Replies.number(n.get(2)),
-                Replies.number(n.get(3)), Replies.number(n.get(4)), Replies.number(n.get(5)),
-                Replies.number(n.get(6)) == 1);
+        return REPLY.decode(script(), reply);
     }
 }

@@ -5,9 +5,11 @@ package dev.rmq.internal.script;
  *
  * @param key the message key
  */
-public record DeadDeleteCall(String key) implements NumberReply.YesNo {
+public record DeadDeleteCall(String key) implements ScriptCall<Boolean> {
 
     static final Argv<DeadDeleteCall> ARGV = Argv.<DeadDeleteCall>builder().arg("key", DeadDeleteCall::key).build();
+
+    static final Reply<Boolean> REPLY = Reply.of(Reply.fields().flag("removed"), head -> head.flag("removed"));
 
     @Override
     public Script script() {
@@ -17,5 +19,10 @@ public record DeadDeleteCall(String key) implements NumberReply.YesNo {
     @Override
     public byte[][] argv() {
         return ARGV.encode(this);
+    }
+
+    @Override
+    public Boolean decode(Object reply) {
+        return REPLY.decode(script(), reply);
     }
 }

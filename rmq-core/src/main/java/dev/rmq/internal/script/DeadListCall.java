@@ -25,6 +25,10 @@ public record DeadListCall(long offset, int count) implements ScriptCall<List<De
             .arg("count", DeadListCall::count)
             .build();
 
+    static final Reply<List<Entry>> REPLY = Reply.of(Reply.fields(), "entries",
+            Reply.fields().text("key").number("died_ms").bytes("envelope"),
+            row -> new Entry(row.text("key"), row.number("died_ms"), row.bytes("envelope")), Reply.Fields::rows);
+
     @Override
     public Script script() {
         return Script.DEAD_LIST;
@@ -37,7 +41,6 @@ public record DeadListCall(long offset, int count) implements ScriptCall<List<De
 
     @Override
     public List<Entry> decode(Object reply) {
-        return Replies.rows(Replies.list(reply), 0, 3, (row, at) -> new Entry(Replies.text(row.get(at)),
-                Replies.number(row.get(at + 1)), Replies.bytes(row.get(at + 2))));
+        return REPLY.decode(script(), reply);
     }
 }

@@ -1,9 +1,11 @@
 package dev.rmq.internal.script;
 
 /** dead_purge.lua: removes every dead message of the slot; yields how many. */
-public record DeadPurgeCall() implements NumberReply<Long> {
+public record DeadPurgeCall() implements ScriptCall<Long> {
 
     static final Argv<DeadPurgeCall> ARGV = Argv.<DeadPurgeCall>builder().build();
+
+    static final Reply<Long> REPLY = Reply.of(Reply.fields().number("removed"), head -> head.number("removed"));
 
     @Override
     public Script script() {
@@ -16,7 +18,7 @@ public record DeadPurgeCall() implements NumberReply<Long> {
     }
 
     @Override
-    public Long decode(long reply) {
-        return reply;
+    public Long decode(Object reply) {
+        return REPLY.decode(script(), reply);
     }
 }

@@ -11,7 +11,7 @@ import dev.rmq.topic.TopicType;
  * @param wakeChannel where idle consumers of the topic are woken
  * @param slot        the slot
  */
-public record DeadRequeueAllCall(TopicType type, int limit, String wakeChannel, int slot) implements NumberReply<Long> {
+public record DeadRequeueAllCall(TopicType type, int limit, String wakeChannel, int slot) implements ScriptCall<Long> {
 
     static final Argv<DeadRequeueAllCall> ARGV = Argv.<DeadRequeueAllCall>builder()
             .arg("type", call -> call.type().scriptCode())
@@ -19,6 +19,8 @@ public record DeadRequeueAllCall(TopicType type, int limit, String wakeChannel, 
             .arg("wake_channel", DeadRequeueAllCall::wakeChannel)
             .arg("slot", DeadRequeueAllCall::slot)
             .build();
+
+    static final Reply<Long> REPLY = Reply.of(Reply.fields().number("taken"), head -> head.number("taken"));
 
     @Override
     public Script script() {
@@ -31,7 +33,7 @@ public record DeadRequeueAllCall(TopicType type, int limit, String wakeChannel, 
     }
 
     @Override
-    public Long decode(long reply) {
-        return reply;
+    public Long decode(Object reply) {
+        return REPLY.decode(script(), reply);
     }
 }

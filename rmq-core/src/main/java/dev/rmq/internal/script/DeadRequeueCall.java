@@ -11,7 +11,7 @@ import dev.rmq.topic.TopicType;
  * @param slot        the slot
  */
 public record DeadRequeueCall(TopicType type, String key, String wakeChannel, int slot)
-        implements NumberReply<DeadRequeueCall.Result> {
+        implements ScriptCall<DeadRequeueCall.Result> {
 
     /** What became of the dead message. */
     public enum Result {
@@ -30,6 +30,10 @@ public record DeadRequeueCall(TopicType type, String key, String wakeChannel, in
             .arg("slot", DeadRequeueCall::slot)
             .build();
 
+    static final Reply<Result> REPLY = Reply.of(Reply.fields().word("outcome",
+            Reply.words(Result.values(), result -> result.name().toLowerCase(java.util.Locale.ROOT))),
+            head -> head.word("outcome"));
+
     @Override
     public Script script() {
         return Script.DEAD_REQUEUE;
@@ -41,7 +45,7 @@ public record DeadRequeueCall(TopicType type, String key, String wakeChannel, in
     }
 
     @Override
-    public Result decode(long reply) {
-        return reply == 1 ? Result.REQUEUED : reply == 2 ? Result.SUPERSEDED : Result.NOT_DEAD;
+    public Result decode(Object reply) {
+        return REPLY.decode(script(), reply);
     }
 }

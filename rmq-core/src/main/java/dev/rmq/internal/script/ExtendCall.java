@@ -1,6 +1,5 @@
 package dev.rmq.internal.script;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -25,6 +24,9 @@ public record ExtendCall(long leaseMs, String fence, List<Lease> leases) impleme
                     .build())
             .build();
 
+    static final Reply<List<Long>> REPLY = Reply.of(Reply.fields(), "leases", Reply.fields().number("token"),
+            row -> row.number("token"), Reply.Fields::rows);
+
     @Override
     public Script script() {
         return Script.EXTEND;
@@ -38,11 +40,6 @@ public record ExtendCall(long leaseMs, String fence, List<Lease> leases) impleme
     /** Each delivery's new token, or 0 where its lease was already lost. */
     @Override
     public List<Long> decode(Object reply) {
-        List<Object> tokens = Replies.list(reply);
-        List<Long> result = new ArrayList<>(tokens.size());
-        for (Object token : tokens) {
-            result.add(Replies.number(token));
-        }
-        return result;
+        return REPLY.decode(script(), reply);
     }
 }

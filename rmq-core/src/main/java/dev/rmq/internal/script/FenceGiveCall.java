@@ -5,9 +5,11 @@ package dev.rmq.internal.script;
  *
  * @param token the fencing token of the owner that lets the slot go
  */
-public record FenceGiveCall(String token) implements NumberReply.YesNo {
+public record FenceGiveCall(String token) implements ScriptCall<Boolean> {
 
     static final Argv<FenceGiveCall> ARGV = Argv.<FenceGiveCall>builder().arg("token", FenceGiveCall::token).build();
+
+    static final Reply<Boolean> REPLY = Reply.of(Reply.fields().flag("cleared"), head -> head.flag("cleared"));
 
     @Override
     public Script script() {
@@ -17,5 +19,10 @@ public record FenceGiveCall(String token) implements NumberReply.YesNo {
     @Override
     public byte[][] argv() {
         return ARGV.encode(this);
+    }
+
+    @Override
+    public Boolean decode(Object reply) {
+        return REPLY.decode(script(), reply);
     }
 }

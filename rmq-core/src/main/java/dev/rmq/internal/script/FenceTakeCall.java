@@ -21,6 +21,9 @@ public record FenceTakeCall(String token) implements ScriptCall<FenceTakeCall.Ta
 
     static final Argv<FenceTakeCall> ARGV = Argv.<FenceTakeCall>builder().arg("token", FenceTakeCall::token).build();
 
+    static final Reply<Taken> REPLY = Reply.of(Reply.fields().text("previous").number("hold_ms"),
+            head -> new Taken(head.text("previous"), Duration.ofMillis(head.number("hold_ms"))));
+
     @Override
     public Script script() {
         return Script.FENCE_TAKE;
@@ -33,7 +36,6 @@ public record FenceTakeCall(String token) implements ScriptCall<FenceTakeCall.Ta
 
     @Override
     public Taken decode(Object reply) {
-        List<Object> parts = Replies.list(reply);
-        return new Taken(Replies.text(parts.get(0)), Duration.ofMillis(Replies.number(parts.get(1))));
+        return REPLY.decode(script(), reply);
     }
 }

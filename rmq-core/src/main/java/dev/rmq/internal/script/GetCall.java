@@ -3,6 +3,7 @@ package dev.rmq.internal.script;
 import dev.rmq.producer.MessageState;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -25,6 +26,15 @@ public record GetCall(String key) implements ScriptCall<Optional<GetCall.Found>>
 
     static final Argv<GetCall> ARGV = Argv.<GetCall>builder().arg("key", GetCall::key).build();
 
+    private static final Map<String, MessageState> STATES = Map.of("waiting", MessageState.WAITING,
+            "delayed", MessageState.DELAYED, "retrying", MessageState.RETRYING, "parked", MessageState.PARKED,
+            "in-flight", MessageState.IN_FLIGHT, "dead", MessageState.DEAD);
+
+    static final Reply<Optional<Found>> REPLY = Reply.of(Reply.fields(), "found",
+            Reply.fields().word("state", STATES).decimal("score").bytes("envelope"),
+            row -> new Found(row.word("state"), row.decimal("score"), row.bytes("envelope")),
+            head -> head.<Found>rows().stream().findFirst());
+
     @Override
     public Script script() {
         return Script.GET;
@@ -37,24 +47,8 @@ public record GetCall(String key) implements ScriptCall<Optional<GetCall.Found>>
 
     @Override
     public Optional<Found> decode(Object reply) {
-        List<Object> parts = Replies.list(reply);
-        if (parts.isEmpty()) {
-            return Optional.empty();
-        }
-        return Optional.of(new Found(state(Replies.text(parts.get(0))), Double.parseDouble(Replies.text(parts.get(1))),
-                Replies.bytes(parts.get(2))));
+        return REPLY.decode(script(), reply);
     }
 
     /** The state words of get.lua's reply. */
-    static MessageState state(String word) {
-        return switch (word) {
-            case "waiting" -> MessageState.WAITING;
-            case "delayed" -> MessageState.DELAYED;
-            case "retrying" -> MessageState.RETRYING;
-            case "parked" -> MessageState.PARKED;
-            case "in-flight" -> MessageState.IN_FLIGHT;
-            case "dead" -> MessageState.DEAD;
-            default -> throw new IllegalStateException("unknown message state from Redis: " + word);
-        };
-    }
 }

@@ -4,6 +4,7 @@ import dev.rmq.producer.MessageState;
 import dev.rmq.topic.TopicType;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * peek.lua: a page of one slot's waiting messages in consume order, or of its in-flight ones, without taking them.
@@ -35,6 +36,13 @@ public record PeekCall(TopicType type, boolean inFlight, long offset, int count)
             .arg("count", PeekCall::count)
             .build();
 
+    static final Reply<List<Entry>> REPLY = Reply.of(Reply.fields(), "entries",
+            Reply.fields().word("state", Map.of("waiting", MessageState.WAITING,
+                    "delayed", MessageState.DELAYED, "retrying", MessageState.RETRYING,
+                    "in-flight", MessageState.IN_FLIGHT)).text("key").decimal("score").bytes("envelope"),
+            row -> new Entry(row.word("state"), row.text("key"), row.decimal("score"), row.bytes("envelope")),
+            Reply.Fields::rows);
+
     @Override
     public Script script() {
         return Script.PEEK;
@@ -47,8 +55,6 @@ public record PeekCall(TopicType type, boolean inFlight, long offset, int count)
 
     @Override
     public List<Entry> decode(Object reply) {
-        return Replies.rows(Replies.list(reply), 0, 4, (row, at) -> new Entry(GetCall.state(Replies.text(row.get(at))),
-                Replies.text(row.get(at + 1)), Double.parseDouble(Replies.text(row.get(at + 2))),
-                Replies.bytes(row.get(at + 3))));
+        return REPLY.decode(script(), reply);
     }
 }

@@ -34,8 +34,12 @@ public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fe
     public record Message(String key, byte[] envelope) {
     }
 
-    /** The reply's fields before the messages. */
-    private static final int HEAD = 5;
+    static final Reply<Polled> REPLY = Reply.of(
+            Reply.fields().number("token").number("wait_ms").number("recovered").number("expired").flag("paused"),
+            "messages", Reply.fields().text("key").bytes("envelope"),
+            row -> new Message(row.text("key"), row.bytes("envelope")),
+            head -> new Polled(head.number("token"), head.number("wait_ms"), head.number("recovered"),
+                    head.number("expired"), head.flag("paused"), head.rows()));
 
     static final Argv<PrepareCall> ARGV = Argv.<PrepareCall>builder()
             .group("policy", PrepareCall::policy, RetryPolicy.ARGV)
@@ -59,10 +63,6 @@ public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fe
 
     @Override
     public Polled decode(Object reply) {
-        List<Object> parts = Replies.list(reply);
-        List<Message> messages = Replies.rows(parts, HEAD, 2,
-                (row, at) -> new Message(Replies.text(row.get(at)), Replies.bytes(row.get(at + 1))));
-        return new Polled(Replies.number(parts.get(0)), Replies.number(parts.get(1)), Replies.number(parts.get(2)),
-                Replies.number(parts.get(3)), Replies.number(parts.get(4)) == 1, messages);
+        return REPLY.decode(script(), reply);
     }
 }

@@ -2,8 +2,8 @@ package dev.rmq.internal.script;
 
 import dev.rmq.topic.TopicType;
 
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * putback.lua: returns messages an at-most-once consumer took and never started to waiting.
@@ -26,6 +26,10 @@ public record PutbackCall(TopicType type, String wakeChannel, int slot, List<Pre
                     .build())
             .build();
 
+    static final Reply<List<Boolean>> REPLY = Reply.of(Reply.fields(), "results",
+            Reply.fields().word("outcome", Map.of("back", Boolean.TRUE, "superseded", Boolean.FALSE)),
+            row -> row.<Boolean>word("outcome"), Reply.Fields::rows);
+
     @Override
     public Script script() {
         return Script.PUTBACK;
@@ -39,11 +43,6 @@ public record PutbackCall(TopicType type, String wakeChannel, int slot, List<Pre
     /** Per message, whether it waits again (false: a newer message with its key waits already). */
     @Override
     public List<Boolean> decode(Object reply) {
-        List<Object> flags = Replies.list(reply);
-        List<Boolean> result = new ArrayList<>(flags.size());
-        for (Object flag : flags) {
-            result.add(Replies.number(flag) == 1);
-        }
-        return result;
+        return REPLY.decode(script(), reply);
     }
 }

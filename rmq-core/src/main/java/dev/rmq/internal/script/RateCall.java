@@ -24,6 +24,9 @@ public record RateCall(double rate, long burst, long want) implements ScriptCall
             .arg("want", RateCall::want)
             .build();
 
+    static final Reply<Granted> REPLY = Reply.of(Reply.fields().number("granted").number("wait_ms"),
+            head -> new Granted(head.number("granted"), head.number("wait_ms")));
+
     @Override
     public Script script() {
         return Script.RATE;
@@ -36,7 +39,6 @@ public record RateCall(double rate, long burst, long want) implements ScriptCall
 
     @Override
     public Granted decode(Object reply) {
-        List<Object> parts = Replies.list(reply);
-        return new Granted(Replies.number(parts.get(0)), Replies.number(parts.get(1)));
+        return REPLY.decode(script(), reply);
     }
 }

@@ -13,7 +13,7 @@ import dev.rmq.topic.TopicType;
  * @param lateToleranceMs how far behind the Redis clock a new fixed time may lie and still be taken
  */
 public record RescheduleCall(TopicType type, String key, long value, String wakeChannel, int slot,
-                             long lateToleranceMs) implements NumberReply.YesNo {
+                             long lateToleranceMs) implements ScriptCall<Boolean> {
 
     static final Argv<RescheduleCall> ARGV = Argv.<RescheduleCall>builder()
             .arg("type", call -> call.type().scriptCode())
@@ -24,6 +24,8 @@ public record RescheduleCall(TopicType type, String key, long value, String wake
             .arg("late_tolerance_ms", RescheduleCall::lateToleranceMs)
             .build();
 
+    static final Reply<Boolean> REPLY = Reply.of(Reply.fields().flag("changed"), head -> head.flag("changed"));
+
     @Override
     public Script script() {
         return Script.RESCHEDULE;
@@ -32,5 +34,10 @@ public record RescheduleCall(TopicType type, String key, long value, String wake
     @Override
     public byte[][] argv() {
         return ARGV.encode(this);
+    }
+
+    @Override
+    public Boolean decode(Object reply) {
+        return REPLY.decode(script(), reply);
     }
 }

@@ -1,10 +1,9 @@
 package dev.rmq.internal.script;
 
 import dev.rmq.journal.RmqRestorer;
-import dev.rmq.topic.TopicType;
 
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * restore.lua: puts back messages of one slot that Redis lost, each unless its key is still there.
@@ -15,7 +14,7 @@ import java.util.List;
  * @param fifo        whether the topic takes equals in the order first sent
  * @param messages    the messages, in order
  */
-public record RestoreCall(TopicType type, String wakeChannel, int slot, boolean fifo, List<Message> messages)
+public record RestoreCall(RetryPolicy policy, String wakeChannel, int slot, boolean fifo, List<Message> messages)
         implements ScriptCall<List<RmqRestorer.Outcome>> {
 
     /**
@@ -31,12 +30,17 @@ public record RestoreCall(TopicType type, String wakeChannel, int slot, boolean 
             .build();
 
     static final Argv<RestoreCall> ARGV = Argv.<RestoreCall>builder()
-            .arg("type", call -> call.type().scriptCode())
+            .group("policy", RestoreCall::policy, RetryPolicy.ARGV)
             .arg("wake_channel", RestoreCall::wakeChannel)
             .arg("slot", RestoreCall::slot)
             .arg("fifo", call -> call.fifo() ? "1" : "0")
             .rows("messages", RestoreCall::messages, MESSAGE)
             .build();
+
+    static final Reply<List<RmqRestorer.Outcome>> REPLY = Reply.of(Reply.fields(), "results",
+            Reply.fields().word("outcome", Map.of("restored", RmqRestorer.Outcome.RESTORED,
+                    "present", RmqRestorer.Outcome.PRESENT, "expired", RmqRestorer.Outcome.EXPIRED)),
+            row -> row.<RmqRestorer.Outcome>word("outcome"), Reply.Fields::rows);
 
     @Override
     public Script script() {
@@ -50,11 +54,6 @@ public record RestoreCall(TopicType type, String wakeChannel, int slot, boolean 
 
     @Override
     public List<RmqRestorer.Outcome> decode(Object reply) {
-        List<Object> numbers = Replies.list(reply);
-        List<RmqRestorer.Outcome> outcomes = new ArrayList<>(numbers.size());
-        for (Object number : numbers) {
-            outcomes.add(Replies.number(number) == 0 ? RmqRestorer.Outcome.RESTORED : RmqRestorer.Outcome.PRESENT);
-        }
-        return outcomes;
+        return REPLY.decode(script(), reply);
     }
 }

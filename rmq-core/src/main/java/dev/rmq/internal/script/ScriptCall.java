@@ -1,7 +1,5 @@
 package dev.rmq.internal.script;
 
-import org.redisson.api.RScript;
-
 /**
  * One call of one script, typed on both ends: it encodes its arguments with the script's {@link Argv} and
  * reads the script's reply into Java records and enums. Every caller of a script goes through its call type,
@@ -16,11 +14,9 @@ public interface ScriptCall<R> {
     /** The arguments, as the script's ARGV block lays them out. */
     byte[][] argv();
 
-    /** The reply read into Java; the reply is a {@code List} or a {@code Long} as {@link #replyType()} says. */
+    /**
+     * The reply read into Java by the script's {@link Reply}: every script replies with a flat list, as lib.lua
+     * says.
+     */
     R decode(Object reply);
-
-    /** How Redisson is to read the reply: a Lua table (the default) or a number. */
-    default RScript.ReturnType replyType() {
-        return RScript.ReturnType.LIST;
-    }
 }

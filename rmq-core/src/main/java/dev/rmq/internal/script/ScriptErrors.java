@@ -43,6 +43,8 @@ final class ScriptErrors {
         return switch (code) {
             case "RMQ_PAST" -> new IllegalArgumentException(text, cause);
             case "RMQ_FENCED" -> new SlotFencedException(text, cause);
+            // bytes that are not an envelope the scripts read: a restore's input, never a send of this version's
+            case "RMQ_ENVELOPE" -> new IllegalArgumentException(text, cause);
             case "RMQ_ARGV" -> new IllegalStateException("the Java and Lua sides of " + script.file()
                     + " disagree on its arguments: " + text, cause);
             default -> new RmqException(code + " " + text, cause);

@@ -52,7 +52,7 @@ public final class ScriptRunner {
         Script script = call.script();
         Object[] args = call.argv();
         RScriptAsync async = redisson.getScript(ByteArrayCodec.INSTANCE);
-        return async.<Object>evalShaAsync(route, RScript.Mode.READ_WRITE, script.sha(), call.replyType(),
+        return async.<Object>evalShaAsync(route, RScript.Mode.READ_WRITE, script.sha(), RScript.ReturnType.LIST,
                         scriptKeys, args).toCompletableFuture()
                 .exceptionallyCompose(error -> {
                     if (!ScriptErrors.isNoScript(error)) {
@@ -60,7 +60,7 @@ public final class ScriptRunner {
                     }
                     scriptsLoaded = false;
                     return async.<Object>evalAsync(route, RScript.Mode.READ_WRITE, script.source(),
-                                    call.replyType(), scriptKeys, args).toCompletableFuture()
+                                    RScript.ReturnType.LIST, scriptKeys, args).toCompletableFuture()
                             .exceptionallyCompose(again -> CompletableFuture.failedFuture(
                                     ScriptErrors.translate(again, script, where)));
                 })
@@ -181,7 +181,7 @@ public final class ScriptRunner {
             List<RFuture<Object>> replies = new ArrayList<>(pending.size());
             for (Pending<?> p : pending) {
                 replies.add(batch.getScript(ByteArrayCodec.INSTANCE).evalShaAsync(p.keys.store(),
-                        RScript.Mode.READ_WRITE, p.call.script().sha(), p.call.replyType(), p.scriptKeys, p.args));
+                        RScript.Mode.READ_WRITE, p.call.script().sha(), RScript.ReturnType.LIST, p.scriptKeys, p.args));
             }
             return batch.executeAsync().toCompletableFuture().handle((result, batchError) -> {
                 List<Pending<?>> failed = new ArrayList<>();

@@ -155,12 +155,12 @@ final class ScriptSource {
         private Prologue() {
         }
 
-        static String of(String file, ArgvLayout layout) {
+        static String of(String file, FieldLayout layout) {
             StringBuilder table = new StringBuilder("local ARG = {");
             StringBuilder rows = new StringBuilder();
             String countCheck = null;
             int at = 1;
-            for (ArgvLayout.Entry entry : layout.entries()) {
+            for (FieldLayout.Entry entry : layout.entries()) {
                 if (at > 1) {
                     table.append(',');
                 }

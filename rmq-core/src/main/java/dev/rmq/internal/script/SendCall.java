@@ -4,7 +4,6 @@ import dev.rmq.topic.TopicType;
 
 import dev.rmq.internal.redis.Envelope;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -37,11 +36,17 @@ public record SendCall(TopicType type, String wakeChannel, int slot, int maxBack
 
     /** What the script did with one message. */
     public enum Outcome {
-        ADDED, MERGED,
+        ADDED("added"), MERGED("merged"),
         /** Refused: the slot's backlog is full. */
-        BACKLOG_FULL,
+        BACKLOG_FULL("backlog_full"),
         /** Refused: its fixed time lies further behind the Redis clock than the late tolerance. */
-        TOO_LATE;
+        TOO_LATE("too_late");
+
+        private final String word;
+
+        Outcome(String word) {
+            this.word = word;
+        }
 
         public boolean stored() {
             return this == ADDED || this == MERGED;
@@ -55,7 +60,10 @@ public record SendCall(TopicType type, String wakeChannel, int slot, int maxBack
     public record Result(Outcome outcome, long lateMs) {
     }
 
-    private static final Outcome[] OUTCOMES = Outcome.values();
+    /** The reply of both send scripts. */
+    static final Reply<List<Result>> REPLY = Reply.of(Reply.fields(), "results",
+            Reply.fields().word("outcome", Reply.words(Outcome.values(), o -> o.word)).number("late_ms"),
+            row -> new Result(row.word("outcome"), row.number("late_ms")), Reply.Fields::rows);
 
     private static final Argv<Message> MESSAGE = Argv.<Message>builder()
             .arg("key", Message::key)
@@ -105,12 +113,6 @@ public record SendCall(TopicType type, String wakeChannel, int slot, int maxBack
 
     @Override
     public List<Result> decode(Object reply) {
-        List<Object> numbers = Replies.list(reply);
-        List<Result> results = new ArrayList<>(numbers.size());
-        for (Object number : numbers) {
-            long value = Replies.number(number);
-            results.add(new Result(OUTCOMES[(int) (value % 4)], value / 4));
-        }
-        return results;
+        return REPLY.decode(script(), reply);
     }
 }

@@ -8,15 +8,18 @@
 --   acks[]          the deliveries to end, each:
 --     op            'C' commit, 'R' roll back (retry after backoff, or dead after the maximum retries),
 --                   'N' retry now (no backoff; an attempt all the same, so the maximum retries hold),
---                   'D' dead at once (the message cannot be decoded or the handler said so),
+--                   'D' dead at once (the handler said so), 'X' dead at once (the message cannot be decoded),
 --                   'U' release unstarted (back to waiting at its place, the delivery not counted)
 --     key           the message key
 --     token         the lease deadline the delivery was given; a different one means the lease was lost
 --     reason        why it failed ('' on commit)
--- RETURNS one result per ack, in order: committed retry dead expired merged released stale gone
---   (expired: its time to live ran out, so it is not retried; merged: a newer send of the key already waits;
---   stale: the lease was lost, nothing done; gone: the in-flight body was missing).
--- ERRORS RMQ_FENCED when the fencing token is not the slot owner's.
+-- RETURNS
+--   results[]       one per ack, in order, each:
+--     outcome       one of: committed retry dead expired merged released stale gone
+--                   expired: its time to live ran out, so it is not retried; merged: a newer send of the key
+--                   already waits; stale: the lease was lost, nothing done; gone: the in-flight body was missing
+-- ERRORS
+--   RMQ_FENCED      the fencing token is not the slot owner's
 local policy = policy_from(ARG.policy)
 local typ = policy.type
 if fenced(ARG.fence) then
@@ -24,7 +27,7 @@ if fenced(ARG.fence) then
 end
 local n = ARG.acks
 if n == 0 then
-    return {}
+    return { 0 }
 end
 
 -- Puts an unstarted delivery back to waiting at its place, its attempt not counted.
@@ -58,7 +61,7 @@ for i = 1, n do
     keys[i] = key
 end
 local leases = redis.call('ZMSCORE', K_PREPARE, unpack(keys))
-local results = {}
+local results = { n }
 local committed = {}
 for i = 1, n do
     local op, key, token, reason = ARG_acks(i)
@@ -74,7 +77,7 @@ for i = 1, n do
     else
         result = fail(key, reason, policy, op)
     end
-    results[i] = result
+    results[i + 1] = result
 end
 if #committed > 0 then
     redis.call('ZREM', K_PREPARE, unpack(committed))

@@ -2,7 +2,8 @@
 -- left alone.
 -- ARGV
 --   key             the message key
--- RETURNS 1 when a message was removed, else 0.
+-- RETURNS
+--   removed         1 when a message was removed, else 0
 local key = ARG.key
 local env = redis.call('HGET', K_BODY, key)
 local removed = 0
@@ -18,4 +19,4 @@ if removed == 1 then
     redis.call('ZREM', K_EXPIRY, key)
     redis.call('ZREM', K_RETRY, key)
 end
-return removed
+return { removed }

@@ -2,11 +2,15 @@
 -- ARGV
 --   type            'R' range-merge, 'P' priority, 'F' fixed-time
 --   verify_limit    the most entries of the retry index checked against their envelopes; 0 reads none
--- RETURNS {due_now, later, retrying, parked, in_flight, dead, paused}
---   due_now: waiting and due (time types), or visible (priority); later: waiting for a due time, a backoff or a
---   not-before time; retrying: of those waiting, the ones that failed before (checked against their envelopes
---   up to verify_limit entries, the rest of the index counted as it stands); parked: sent while their key was in
---   flight; paused: 1 while the topic is paused.
+-- RETURNS
+--   due_now         waiting and due (time types), or visible (priority)
+--   later           waiting for a due time, a backoff or a not-before time
+--   retrying        of those waiting, the ones that failed before (checked against their envelopes up to
+--                   verify_limit entries, the rest of the index counted as it stands)
+--   parked          sent while their key was in flight
+--   in_flight       delivered and not acknowledged
+--   dead            in the dead queue
+--   paused          1 while the topic is paused, else 0
 local verify_limit = tonumber(ARG.verify_limit)
 local waiting = redis.call('ZCARD', K_STORE)
 local due_now, later

@@ -5,9 +5,11 @@
 --   key             the message key
 --   wake_channel    the channel on which idle consumers of the topic are woken
 --   slot            the slot index, published on the wake channel
--- RETURNS 1 requeued, 2 dropped because a newer message with the key already waits, 0 not dead.
+-- RETURNS
+--   outcome         one of: requeued superseded not_dead
+--                   superseded: dropped, a newer message with the key already waits
 local result = requeue_dead(ARG.type, ARG.key)
 if result == 1 then
     wake_if_earlier(NOW_MS, ARG.wake_channel, ARG.slot)
 end
-return result
+return { result == 1 and 'requeued' or result == 2 and 'superseded' or 'not_dead' }

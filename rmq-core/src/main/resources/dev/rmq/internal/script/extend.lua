@@ -6,22 +6,24 @@
 --   leases[]        the deliveries, each:
 --     key           the message key
 --     token         the lease deadline the delivery holds now
--- RETURNS one integer per delivery: the new token (lease deadline in microseconds), or 0 where the lease
---   was already lost.
--- ERRORS RMQ_FENCED when the fencing token is not the slot owner's.
+-- RETURNS
+--   leases[]        one per delivery, in order, each:
+--     token         the new token (lease deadline in microseconds), or 0 where the lease was already lost
+-- ERRORS
+--   RMQ_FENCED      the fencing token is not the slot owner's
 if fenced(ARG.fence) then
     return fenced_error()
 end
 local deadline = NOW_US + tonumber(ARG.lease_ms) * 1000
-local results = {}
+local results = { ARG.leases }
 for i = 1, ARG.leases do
     local key, token = ARG_leases(i)
     local held = redis.call('ZSCORE', K_PREPARE, key)
     if held and tonumber(held) == tonumber(token) then
         redis.call('ZADD', K_PREPARE, deadline, key)
-        results[i] = deadline
+        results[i + 1] = deadline
     else
-        results[i] = 0
+        results[i + 1] = 0
     end
 end
 return results

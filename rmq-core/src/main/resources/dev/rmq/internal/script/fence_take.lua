@@ -6,7 +6,9 @@
 -- leases in prepare are still the cut-off worker's.
 -- ARGV
 --   token           the new owner's fencing token
--- RETURNS {previous token ('' when the slot was released cleanly or never owned), hold-off ms}
+-- RETURNS
+--   previous        the previous owner's token, '' when the slot was released cleanly or never owned
+--   hold_ms         how long the new owner waits before its first poll
 local previous = redis.call('GET', K_OWNER) or ''
 redis.call('SET', K_OWNER, ARG.token)
 local hold = 0

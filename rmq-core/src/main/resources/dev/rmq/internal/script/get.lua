@@ -1,27 +1,30 @@
 -- get: where a message is, by its key.
 -- ARGV
 --   key             the message key
--- RETURNS {state, score, envelope}, or an empty list when no message has the key. state is one of:
---   waiting delayed retrying parked in-flight dead
---   score: due ms or priority (waiting, parked), visible-at ms (delayed, retrying), lease deadline µs
---   (in-flight), death ms (dead). A key both in flight and sent again shows its waiting or parked message.
+-- RETURNS
+--   found[]         one row when a message has the key, none otherwise; a key both in flight and sent again
+--                   shows its waiting or parked message. The row:
+--     state         one of: waiting delayed retrying parked in-flight dead
+--     score         due ms or priority (waiting, parked), visible-at ms (delayed, retrying), lease deadline µs
+--                   (in-flight), death ms (dead)
+--     envelope      its envelope
 local key = ARG.key
 local env = redis.call('HGET', K_BODY, key)
 if env then
     local score = redis.call('ZSCORE', K_STORE, member_of(env, key))
     if score then
-        return { 'waiting', score, env }
+        return { 1, 'waiting', score, env }
     end
     score = redis.call('ZSCORE', K_DELAYED, key)
     if score then
         local m = env_read(env)
-        return { (m and m.attempts > 0) and 'retrying' or 'delayed', score, env }
+        return { 1, (m and m.attempts > 0) and 'retrying' or 'delayed', score, env }
     end
 end
 env = redis.call('HGET', K_PARKED, key)
 if env then
     local m = env_read(env)
-    return { 'parked', string.format('%.17g', m and m.score or 0), env }
+    return { 1, 'parked', string.format('%.17g', m and m.score or 0), env }
 end
 local places = {
     { 'in-flight', K_PREPARE, K_INFLIGHT },
@@ -30,7 +33,7 @@ local places = {
 for _, where in ipairs(places) do
     local score = redis.call('ZSCORE', where[2], key)
     if score then
-        return { where[1], score, redis.call('HGET', where[3], key) }
+        return { 1, where[1], score, redis.call('HGET', where[3], key) or '' }
     end
 end
-return {}
+return { 0 }

@@ -45,6 +45,18 @@
 -- them (strings). A call whose argument count does not fit is refused. The Java side encodes the same
 -- names in the same order; a test holds the two together, names of row fields included.
 --
+-- Replies: each script declares its reply in a RETURNS block of the same form, and every script replies with a
+-- flat array: the listed fields in order, then, for a `name[]` field (the last if any), its row count and its
+-- rows, each the indented fields in order. A field whose line ends in `one of: ...` holds one of those words
+-- and nothing else; a flag is 1 or 0; numbers are integers, except scores, which Lua writes as text so that a
+-- fraction is not cut. The Java side reads each reply by the same names (a Reply per script), refuses one of
+-- another shape, and a test holds it against the block.
+--
+-- Errors: a script's ERRORS block lists the codes of the errors it raises (RMQ_<CODE> and a text), each of which
+-- Java turns into its own exception. Any script may also raise these:
+-- ERRORS
+--   RMQ_ARGV        the call's arguments do not fit the script's ARGV block; raised before anything runs
+--
 -- ARGV GROUP policy: the topic's retry policy, for the scripts that end deliveries
 --   type            'R' range-merge, 'P' priority, 'F' fixed-time
 --   max_retries     retries after the first attempt
@@ -58,6 +70,7 @@
 -- Envelope (big-endian): u8 version=2 | u8 flags (its low three bits) | u16 attempts | f64 score | place (8 bytes, flag 4)
 --   | f64 expire-at ms (flag 1) | f64 not-before ms (flag 2) | u16 errlen | err | content
 -- "score" is the due ms or the priority; "content" (headers and payload) is opaque here, only Java reads it.
+-- A dead message's "err" starts with its reason code and byte 31 (see dead_err).
 -- Java writes the envelope of a send. The time fields it writes are relative (a time to live; a not-before
 -- time that is an epoch ms, or when negative a delay): the send script makes them absolute by the Redis clock.
 -- The lease deadline in prepare doubles as the delivery token: an ack must quote it,
@@ -253,28 +266,35 @@ local function bury_env(key, env, policy)
     end
 end
 
+-- A dead message's error: why it died, one of the reason codes Java reads (expired, lease_expired,
+-- retries_spent, undecodable, handler_verdict), byte 31, then the text of its last failure.
+local function dead_err(reason, err)
+    return reason .. '\31' .. err
+end
+
 -- Buries bytes that are not an envelope this version reads as the payload of one with no headers, so that
 -- the dead queue can show them.
 local function bury_raw(key, raw, err, policy)
-    bury_env(key, env_write({ attempts = 0, score = 0, expire_at = 0, not_before = 0, err = err,
+    bury_env(key, env_write({ attempts = 0, score = 0, expire_at = 0, not_before = 0,
+                              err = dead_err('undecodable', err ~= '' and err or 'undecodable envelope'),
                               content = '\0' .. raw }), policy)
 end
 
--- Buries a message with err as its last error.
-local function bury(key, env, err, policy)
+-- Buries a message for reason (a reason code, see dead_err), with err as its last error.
+local function bury(key, env, reason, err, policy)
     local m = env_read(env)
     if m == nil then
-        bury_raw(key, env, err ~= '' and err or 'undecodable envelope', policy)
+        bury_raw(key, env, err, policy)
         return
     end
-    m.err = err
+    m.err = dead_err(reason, err)
     bury_env(key, env_write(m), policy)
 end
 
 -- What becomes of a message whose time to live ran out: nothing more (dropped), or the dead queue.
 local function expire(key, env, policy)
     if policy.expiry == 'dead' then
-        bury(key, env, 'expired: its time to live ran out before it was delivered', policy)
+        bury(key, env, 'expired', 'its time to live ran out before it was delivered', policy)
     end
 end
 
@@ -371,7 +391,8 @@ local function take_inflight(key)
 end
 
 -- Ends an in-flight delivery as a failure. mode: 'R' retry after backoff (or dead after the maximum
--- retries), 'N' retry at once (an attempt all the same), 'D' dead at once.
+-- retries), 'L' the same for a lease that ran out, 'N' retry at once (an attempt all the same), 'D' dead at once
+-- by the handler's verdict, 'X' dead at once because it cannot be decoded.
 -- Returns 'retry', 'dead', 'expired', 'merged' (a newer send of the key waits, and replaces this delivery)
 -- or 'gone'.
 local function fail(key, err, policy, mode)
@@ -383,12 +404,14 @@ local function fail(key, err, policy, mode)
     end
     local m = env_read(env)
     if m == nil then
-        bury_raw(key, env, err ~= '' and err or 'undecodable envelope', policy)
+        bury_raw(key, env, err, policy)
         unpark(typ, key)
         return 'dead'
     end
-    if mode == 'D' or m.attempts > policy.max_retries then
-        m.err = err
+    if mode == 'D' or mode == 'X' or m.attempts > policy.max_retries then
+        local reason = mode == 'D' and 'handler_verdict' or mode == 'X' and 'undecodable'
+            or mode == 'L' and 'lease_expired' or 'retries_spent'
+        m.err = dead_err(reason, err)
         bury_env(key, env_write(m), policy)
         unpark(typ, key)
         return 'dead'

@@ -6,12 +6,16 @@
 --                   then, on a priority topic, those not visible yet by when they become visible; 'I' in flight
 --   offset          the first entry, from 0
 --   count           the most entries
--- RETURNS {state1, key1, score1, envelope1, state2, ...}, as get.lua names states and scores
---   state: 'waiting' (in the store; its attempts tell a retry), 'delayed' (a priority message not visible yet),
---   'retrying' (a priority message waiting out its backoff) or 'in-flight'; score: due ms or priority (waiting),
---   visible-at ms (delayed, retrying), lease deadline µs (in flight).
+-- RETURNS
+--   entries[]       the page, in order, each:
+--     state         one of: waiting delayed retrying in-flight
+--                   waiting: in the store, its attempts tell a retry; delayed: a priority message not visible
+--                   yet; retrying: a priority message waiting out its backoff
+--     key           its key
+--     score         due ms or priority (waiting), visible-at ms (delayed, retrying), lease deadline µs (in flight)
+--     envelope      its envelope
 local offset, count = tonumber(ARG.offset), tonumber(ARG.count)
-local out = {}
+local out = { 0 }
 
 local function add(state, key, score, env)
     if env then
@@ -22,6 +26,7 @@ local function add(state, key, score, env)
         out[#out + 1] = key
         out[#out + 1] = score
         out[#out + 1] = env
+        out[1] = out[1] + 1
     end
 end
 
@@ -57,6 +62,6 @@ local stored = redis.call('ZCARD', K_STORE)
 page(K_STORE, K_BODY, offset, math.min(count, stored - offset), priority, 'waiting')
 if priority then
     local from = math.max(0, offset - stored)
-    page(K_DELAYED, K_BODY, from, count - #out / 4, false, 'delayed')
+    page(K_DELAYED, K_BODY, from, count - out[1], false, 'delayed')
 end
 return out

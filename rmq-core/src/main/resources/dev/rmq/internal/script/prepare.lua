@@ -11,11 +11,18 @@
 --   idle_ms         the longest an idle consumer waits before it polls again
 --   recover_limit   the most expired leases to recover, and the most expired messages to remove
 --   at_most_once    '1': taken messages leave Redis at once, with no lease; '0': they are leased
--- RETURNS {token, wait_ms, recovered, expired, paused, key1, envelope1, key2, envelope2, ...}
---   token: the lease deadline in microseconds, quoted by acks; wait_ms: 0 when more may be due now,
---   else how long until the next message is due (capped at the idle poll); recovered: expired leases handled;
---   expired: messages whose time to live ran out, removed; paused: 1 when the topic is paused.
--- ERRORS RMQ_FENCED when the fencing token is not the slot owner's.
+-- RETURNS
+--   token           the lease deadline in microseconds, quoted by acks
+--   wait_ms         0 when more may be due now, else how long until the next message is due (capped at the
+--                   idle poll)
+--   recovered       expired leases handled
+--   expired         messages whose time to live ran out, removed
+--   paused          1 when the topic is paused, else 0
+--   messages[]      the messages taken, in consume order, each:
+--     key           its key
+--     envelope      its envelope, the attempt already counted
+-- ERRORS
+--   RMQ_FENCED      the fencing token is not the slot owner's
 local policy = policy_from(ARG.policy)
 local batch = tonumber(ARG.batch)
 local lease_ms = tonumber(ARG.lease_ms)
@@ -30,11 +37,12 @@ end
 
 local recovered = redis.call('ZRANGEBYSCORE', K_PREPARE, '-inf', NOW_US, 'LIMIT', 0, limit)
 for _, key in ipairs(recovered) do
-    fail(key, 'lease expired before the consumer acknowledged', policy, 'R')
+    fail(key, 'lease expired before the consumer acknowledged', policy, 'L')
 end
 local expired = sweep_expired(limit, policy)
 local deadline = NOW_US + lease_ms * 1000
-local out = { deadline, 0, #recovered, expired, 0 }
+local out = { deadline, 0, #recovered, expired, 0, 0 }
+local HEAD = 6
 
 if redis.call('EXISTS', K_PAUSED) == 1 then
     -- no planned poll, so that sends do not wake a consumer that would take nothing; a resume wakes every slot
@@ -156,4 +164,5 @@ if count < batch and skipped == 0 then
 else
     redis.call('DEL', K_WAKE)
 end
+out[HEAD] = (#out - HEAD) / 2
 return out

@@ -8,15 +8,18 @@
 --   messages[]      the messages, each:
 --     key           the message key
 --     envelope      the envelope as the poll returned it
--- RETURNS one integer per message: 1 back to waiting, 0 dropped because a newer message with the key waits.
+-- RETURNS
+--   results[]       one per message, in order, each:
+--     outcome       one of: back superseded
+--                   back: waiting again; superseded: dropped, a newer message with the key waits
 local typ = ARG.type
-local results = {}
+local results = { ARG.messages }
 local earliest = nil
 for i = 1, ARG.messages do
     local key, envelope = ARG_messages(i)
     local m = env_read(envelope)
     if redis.call('HEXISTS', K_BODY, key) == 1 or (any_parked() and redis.call('HEXISTS', K_PARKED, key) == 1) then
-        results[i] = 0
+        results[i + 1] = 'superseded'
     else
         if m then
             m.attempts = math.max(m.attempts - 1, 0)
@@ -29,7 +32,7 @@ for i = 1, ARG.messages do
         if earliest == nil or due < earliest then
             earliest = due
         end
-        results[i] = 1
+        results[i + 1] = 'back'
     end
 end
 if earliest then

@@ -8,8 +8,10 @@
 --   rate            tokens per second
 --   burst           the most tokens the bucket holds
 --   want            tokens wanted; negative: tokens given back
--- RETURNS {granted, wait_ms}: the tokens taken, and when none were, how long until what was wanted (at most a
---   full bucket) has come: consumers that find the bucket empty come back for a batch, not for each token.
+-- RETURNS
+--   granted         the tokens taken
+--   wait_ms         when none were, how long until what was wanted (at most a full bucket) has come: consumers
+--                   that find the bucket empty come back for a batch, not for each token
 local K_BUCKET = KEYS[1]
 local rate, burst, want = tonumber(ARG.rate), tonumber(ARG.burst), tonumber(ARG.want)
 local t = redis.call('TIME')

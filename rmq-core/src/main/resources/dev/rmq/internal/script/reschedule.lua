@@ -7,8 +7,10 @@
 --   wake_channel    the channel on which idle consumers of the topic are woken
 --   slot            the slot index, published on the wake channel
 --   late_tolerance_ms  how far behind the Redis clock a new fixed time may lie and still be taken (due at once)
--- RETURNS 1 when a waiting message took the new value, else 0.
--- ERRORS RMQ_PAST when a fixed-time message is rescheduled further behind the Redis clock than the tolerance.
+-- RETURNS
+--   changed         1 when a waiting message took the new value, else 0
+-- ERRORS
+--   RMQ_PAST        a fixed-time message rescheduled further behind the Redis clock than the tolerance
 local key, value = ARG.key, tonumber(ARG.value)
 local tolerance = tonumber(ARG.late_tolerance_ms)
 if ARG.type == 'F' and value < NOW_MS - tolerance then
@@ -24,16 +26,16 @@ if not env then
 end
 local m = env and env_read(env)
 if not m then
-    return 0
+    return { 0 }
 end
 m.score = value
 redis.call('HSET', hash, key, env_write(m))
 if hash == K_PARKED then
-    return 1
+    return { 1 }
 end
 local at = member(m.order, key)
 if redis.call('ZSCORE', K_STORE, at) then
     redis.call('ZADD', K_STORE, value, at)
     wake_if_earlier(ARG.type == 'P' and NOW_MS or value, ARG.wake_channel, ARG.slot)
 end
-return 1
+return { 1 }

@@ -1,7 +1,9 @@
 -- restore: puts back messages that Redis lost, each only when the slot holds no message of its key, waiting,
--- retrying, parked, in flight or dead: so a restore run twice, or while nothing was lost, writes nothing.
+-- retrying, parked, in flight or dead: so a restore run twice, or while nothing was lost, writes nothing. A
+-- message whose time to live ran out by the Redis clock ends as one that Redis had kept would have: in the dead
+-- queue (reason expired), or dropped, as the topic's expiry action says.
 -- ARGV
---   type            'R' range-merge, 'P' priority, 'F' fixed-time
+--   policy{}        the topic's retry policy: its type, and its expiry action and dead capacity for the expired
 --   wake_channel    the channel on which idle consumers of the topic are woken
 --   slot            the slot index, published on the wake channel
 --   fifo            '1' on a FIFO topic: a restored message takes a new place, behind the equals already waiting
@@ -9,35 +11,51 @@
 --     key           the message key
 --     envelope      its envelope with absolute times and its attempts so far (Envelope.encodeStored); a due time
 --                   in the past makes it due at once
--- RETURNS one integer per message, in order: 0 restored, 1 present (nothing written).
--- ERRORS RMQ_ENVELOPE for bytes that are not an envelope this version reads; nothing of the call is written.
-local typ = ARG.type
+-- RETURNS
+--   results[]       one per message, in order, each:
+--     outcome       one of: restored present expired
+--                   present: the slot holds a message of its key, and nothing was written; expired: its time to
+--                   live had run out, and it went to the dead queue or was dropped, as the policy says
+-- ERRORS
+--   RMQ_ENVELOPE    bytes that are not an envelope this version reads; nothing of the call is written
+local policy = policy_from(ARG.policy)
+local typ = policy.type
 for i = 1, ARG.messages do
     local key, envelope = ARG_messages(i)
     if not env_read(envelope) then
         return redis.error_reply('RMQ_ENVELOPE the envelope of key "' .. key .. '" is not one this version reads')
     end
 end
-local out = {}
+-- Puts back one message the slot holds nothing of; returns what became of it, and when it waits, its due time.
+local function put_back(i, key, envelope)
+    local m = env_read(envelope)
+    if m.expire_at > 0 and m.expire_at <= NOW_MS then
+        expire(key, envelope, policy)
+        return 'expired', nil
+    end
+    if ARG.fifo == '1' then
+        m.order = order_of(typ, i - 1)
+        envelope = env_write(m)
+    end
+    local due = place(typ, key, envelope, m)
+    if m.attempts > 0 then
+        -- counted among the retries, as a message that failed before and waits again
+        redis.call('ZADD', K_RETRY, due, key)
+    end
+    return 'restored', due
+end
+
+local out = { ARG.messages }
 local earliest = nil
 for i = 1, ARG.messages do
     local key, envelope = ARG_messages(i)
     if redis.call('HEXISTS', K_BODY, key) == 1 or redis.call('HEXISTS', K_INFLIGHT, key) == 1
             or redis.call('HEXISTS', K_PARKED, key) == 1 or redis.call('HEXISTS', K_DEADBODY, key) == 1 then
-        out[i] = 1
+        out[i + 1] = 'present'
     else
-        local m = env_read(envelope)
-        if ARG.fifo == '1' then
-            m.order = order_of(typ, i - 1)
-            envelope = env_write(m)
-        end
-        local due = place(typ, key, envelope, m)
-        if m.attempts > 0 then
-            -- counted among the retries, as a message that failed before and waits again
-            redis.call('ZADD', K_RETRY, due, key)
-        end
-        out[i] = 0
-        if earliest == nil or due < earliest then
+        local outcome, due = put_back(i, key, envelope)
+        out[i + 1] = outcome
+        if due and (earliest == nil or due < earliest) then
             earliest = due
         end
     end

@@ -14,14 +14,18 @@
 --     value         R: time range ms (due = now + range, the first due time wins);
 --                   P: priority (the latest wins); F: fixed time ms (the latest wins)
 --     envelope      the envelope as Java wrote it (see lib.lua), with at most a time to live, made absolute here
--- RETURNS one integer per message, in order, as send_controlled.lua: what became of it (0 added, 1 merged into a
---   waiting message, 3 refused because its fixed time lies further behind the Redis clock than the tolerance),
---   plus 4 times how late a fixed time was (ms behind the Redis clock, 0 when it was ahead). A refused message is
---   not written; the others of the call are.
--- ERRORS RMQ_ENVELOPE for an envelope with a not-before time or a FIFO position, which send_controlled.lua takes.
+-- RETURNS
+--   results[]       one per message, in order, as send_controlled.lua's; a refused message is not written, the
+--                   others of the call are. Each:
+--     outcome       one of: added merged too_late
+--                   merged: into a waiting message; too_late: refused, its fixed time lies further behind the
+--                   Redis clock than the tolerance
+--     late_ms       how far behind the Redis clock a fixed time was, 0 when it was ahead
+-- ERRORS
+--   RMQ_ENVELOPE    an envelope with a not-before time or a FIFO position, which send_controlled.lua takes
 local typ = ARG.type
 local tolerance = tonumber(ARG.late_tolerance_ms)
-local out = {}
+local out = { ARG.messages }
 local earliest = nil
 for i = 1, ARG.messages do
     local key, value, envelope = ARG_messages(i)
@@ -32,11 +36,11 @@ for i = 1, ARG.messages do
     elseif typ == 'F' and score <= NOW_MS then
         late = NOW_MS - score
     end
-    local code, moved = 1, nil
+    local outcome, moved = 'merged', nil
     local flags = string.byte(envelope, 2) % 8
     if late > tolerance then
         -- too late to be a time that was meant: this message only is refused, the rest of the call goes on
-        code = 3
+        outcome = 'too_late'
     elseif flags > FLAG_EXPIRES then
         return redis.error_reply('RMQ_ENVELOPE the envelope of key "' .. key .. '" has a not-before time or a'
             .. ' FIFO position, which send_controlled.lua takes')
@@ -58,12 +62,13 @@ for i = 1, ARG.messages do
             end
         end
         redis.call('HSET', K_BODY, key, envelope)
-        code = 1 - added
+        outcome = added == 1 and 'added' or 'merged'
         if added == 1 or typ ~= 'R' then
             moved = typ == 'P' and NOW_MS or score
         end
     end
-    out[i] = code + 4 * late
+    out[2 * i] = outcome
+    out[2 * i + 1] = late
     if moved and (earliest == nil or moved < earliest) then
         earliest = moved
     end

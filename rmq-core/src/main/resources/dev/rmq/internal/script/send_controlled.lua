@@ -19,10 +19,15 @@
 --                   P: priority (the latest wins); F: fixed time ms (the latest wins)
 --     envelope      the envelope as Java wrote it (see lib.lua): its time to live, and for a priority message
 --                   its not-before time (an epoch ms, or when negative a delay), are made absolute here
--- RETURNS one integer per message, in order: what became of it (0 added, 1 merged into a waiting message,
---   2 refused because the slot's backlog is full, 3 refused because its fixed time lies further behind the
---   Redis clock than the tolerance), plus 4 times how late a fixed time was (ms behind the Redis clock, 0 when
---   it was ahead). A refused message is not written; the others of the call are.
+-- RETURNS
+--   results[]       one per message, in order; a refused message is not written, the others of the call are.
+--                   Each:
+--     outcome       one of: added merged backlog_full too_late
+--                   merged: into a waiting message; backlog_full: refused, the slot's backlog is full;
+--                   too_late: refused, its fixed time lies further behind the Redis clock than the tolerance
+--     late_ms       how far behind the Redis clock a fixed time was, 0 when it was ahead
+-- ERRORS
+--   RMQ_ENVELOPE    an envelope this version does not read
 local typ = ARG.type
 local tolerance = tonumber(ARG.late_tolerance_ms)
 local cap = tonumber(ARG.max_backlog)
@@ -87,7 +92,7 @@ local function merge(key, old, m)
     return nil
 end
 
-local out = {}
+local out = { ARG.messages }
 local earliest = nil
 for i = 1, ARG.messages do
     local key, value, envelope = ARG_messages(i)
@@ -98,10 +103,10 @@ for i = 1, ARG.messages do
     elseif typ == 'F' and score <= NOW_MS then
         late = NOW_MS - score
     end
-    local code, moved = 1, nil
+    local outcome, moved = 'merged', nil
     if late > tolerance then
         -- too late to be a time that was meant: this message only is refused, the rest of the call goes on
-        code = 3
+        outcome = 'too_late'
     else
         local m = controlled(envelope, score, i - 1)
         if m == nil then
@@ -111,16 +116,17 @@ for i = 1, ARG.messages do
         if waiting_env then
             moved = merge(key, waiting_env, m)
         elseif waiting and waiting >= cap then
-            code = 2
+            outcome = 'backlog_full'
         else
-            code = 0
+            outcome = 'added'
             if waiting then
                 waiting = waiting + 1
             end
             moved = place(typ, key, env_write(m), m)
         end
     end
-    out[i] = code + 4 * late
+    out[2 * i] = outcome
+    out[2 * i + 1] = late
     if moved and (earliest == nil or moved < earliest) then
         earliest = moved
     end

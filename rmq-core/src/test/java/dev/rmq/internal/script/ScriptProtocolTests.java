@@ -1,6 +1,5 @@
 package dev.rmq.internal.script;
 
-import dev.rmq.consumer.AckOutcome;
 import dev.rmq.internal.redis.SlotKeys;
 import org.junit.jupiter.api.Test;
 
@@ -17,48 +16,52 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * Holds each Lua script's header, the contract of its arguments, against the Java type that encodes them: the
- * two sides cannot drift apart without this failing.
+ * Holds each Lua script's header, the contract of its arguments, its reply and its errors, against the Java types
+ * that encode and read them: the two sides cannot drift apart without this failing.
  */
 class ScriptProtocolTests {
 
-    /** Each script's Java encoder. */
-    private static final Map<Script, Argv<?>> ENCODERS = encoders();
+    /** The Java side of a script's contract: what encodes its arguments, and what reads its reply. */
+    private record Contract(Argv<?> argv, Reply<?> reply) {
+    }
 
-    private static Map<Script, Argv<?>> encoders() {
-        Map<Script, Argv<?>> map = new EnumMap<>(Script.class);
-        map.put(Script.SEND, SendCall.ARGV);
-        map.put(Script.SEND_CONTROLLED, SendCall.CONTROLLED_ARGV);
-        map.put(Script.PREPARE, PrepareCall.ARGV);
-        map.put(Script.ACK, AckCall.ARGV);
-        map.put(Script.EXTEND, ExtendCall.ARGV);
-        map.put(Script.GET, GetCall.ARGV);
-        map.put(Script.CANCEL, CancelCall.ARGV);
-        map.put(Script.RESTORE, RestoreCall.ARGV);
-        map.put(Script.RESCHEDULE, RescheduleCall.ARGV);
-        map.put(Script.FENCE_TAKE, FenceTakeCall.ARGV);
-        map.put(Script.FENCE_GIVE, FenceGiveCall.ARGV);
-        map.put(Script.DEAD_LIST, DeadListCall.ARGV);
-        map.put(Script.DEAD_REQUEUE, DeadRequeueCall.ARGV);
-        map.put(Script.DEAD_REQUEUE_ALL, DeadRequeueAllCall.ARGV);
-        map.put(Script.DEAD_DELETE, DeadDeleteCall.ARGV);
-        map.put(Script.DEAD_PURGE, DeadPurgeCall.ARGV);
-        map.put(Script.PUTBACK, PutbackCall.ARGV);
-        map.put(Script.COUNTS, CountsCall.ARGV);
-        map.put(Script.PEEK, PeekCall.ARGV);
-        map.put(Script.RATE, RateCall.ARGV);
+    /** Each script's Java side. */
+    private static final Map<Script, Contract> CONTRACTS = contracts();
+
+    private static Map<Script, Contract> contracts() {
+        Map<Script, Contract> map = new EnumMap<>(Script.class);
+        map.put(Script.SEND, new Contract(SendCall.ARGV, SendCall.REPLY));
+        map.put(Script.SEND_CONTROLLED, new Contract(SendCall.CONTROLLED_ARGV, SendCall.REPLY));
+        map.put(Script.PREPARE, new Contract(PrepareCall.ARGV, PrepareCall.REPLY));
+        map.put(Script.ACK, new Contract(AckCall.ARGV, AckCall.REPLY));
+        map.put(Script.EXTEND, new Contract(ExtendCall.ARGV, ExtendCall.REPLY));
+        map.put(Script.GET, new Contract(GetCall.ARGV, GetCall.REPLY));
+        map.put(Script.CANCEL, new Contract(CancelCall.ARGV, CancelCall.REPLY));
+        map.put(Script.RESTORE, new Contract(RestoreCall.ARGV, RestoreCall.REPLY));
+        map.put(Script.RESCHEDULE, new Contract(RescheduleCall.ARGV, RescheduleCall.REPLY));
+        map.put(Script.FENCE_TAKE, new Contract(FenceTakeCall.ARGV, FenceTakeCall.REPLY));
+        map.put(Script.FENCE_GIVE, new Contract(FenceGiveCall.ARGV, FenceGiveCall.REPLY));
+        map.put(Script.DEAD_LIST, new Contract(DeadListCall.ARGV, DeadListCall.REPLY));
+        map.put(Script.DEAD_REQUEUE, new Contract(DeadRequeueCall.ARGV, DeadRequeueCall.REPLY));
+        map.put(Script.DEAD_REQUEUE_ALL, new Contract(DeadRequeueAllCall.ARGV, DeadRequeueAllCall.REPLY));
+        map.put(Script.DEAD_DELETE, new Contract(DeadDeleteCall.ARGV, DeadDeleteCall.REPLY));
+        map.put(Script.DEAD_PURGE, new Contract(DeadPurgeCall.ARGV, DeadPurgeCall.REPLY));
+        map.put(Script.PUTBACK, new Contract(PutbackCall.ARGV, PutbackCall.REPLY));
+        map.put(Script.COUNTS, new Contract(CountsCall.ARGV, CountsCall.REPLY));
+        map.put(Script.PEEK, new Contract(PeekCall.ARGV, PeekCall.REPLY));
+        map.put(Script.RATE, new Contract(RateCall.ARGV, RateCall.REPLY));
         return map;
     }
 
     @Test
-    void everyScriptHasAJavaEncoder() {
-        assertThat(ENCODERS.keySet()).containsExactlyInAnyOrder(Script.values());
+    void everyScriptHasAJavaEncoderAndReader() {
+        assertThat(CONTRACTS.keySet()).containsExactlyInAnyOrder(Script.values());
     }
 
     @Test
     void eachJavaEncoderNamesTheArgumentsOfItsScriptsHeaderInTheSameOrder() {
         for (Script script : Script.values()) {
-            assertThat(ENCODERS.get(script).layout().describe())
+            assertThat(CONTRACTS.get(script).argv().layout().describe())
                     .as("the ARGV of %s (its header) against its Java call type", script.file())
                     .containsExactlyElementsOf(script.header().argv().describe());
         }
@@ -133,6 +136,15 @@ class ScriptProtocolTests {
     }
 
     @Test
+    void theLayoutPageListsEveryKeyOfASlot() throws java.io.IOException {
+        String page = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "redis-layout.md"));
+        for (String key : Script.libraryHeader().keys()) {
+            String row = key.equals("store") ? "| `t_i` |" : "| `" + key + "{t_i}` |";
+            assertThat(page).as("docs/redis-layout.md's row of lib.lua's key '%s'", key).contains(row);
+        }
+    }
+
+    @Test
     void aScriptCarriesOnlyTheLibraryFunctionsItCallsWithTheirLinesKept() {
         assertThat(Script.SEND.source()).contains("local function wake_if_earlier(")
                 .doesNotContain("local function place(", "local function env_read(", "local function fail(");
@@ -154,14 +166,95 @@ class ScriptProtocolTests {
     }
 
     @Test
-    void repliesUseOnlyTheWordsTheHeadersPromise() {
-        for (AckOutcome outcome : AckOutcome.values()) {
-            assertThat(Script.ACK.header().returns()).as("ack.lua RETURNS").contains(outcome.scriptName());
+    void eachJavaReaderNamesTheFieldsOfItsScriptsReturnsBlockInTheSameOrder() {
+        for (Script script : Script.values()) {
+            assertThat(script.header().returns().entries()).as("the RETURNS block of %s", script.file()).isNotEmpty();
+            assertThat(CONTRACTS.get(script).reply().layout().describe())
+                    .as("the reply of %s (its RETURNS block) against its Java reader", script.file())
+                    .containsExactlyElementsOf(script.header().returns().describe());
         }
-        for (String state : List.of("waiting", "delayed", "retrying", "parked", "in-flight", "dead")) {
-            assertThat(GetCall.state(state)).isNotNull();
-            assertThat(Script.GET.header().returns()).as("get.lua RETURNS").contains(state);
+    }
+
+    @Test
+    void eachWordAScriptMayReplyIsOneItsJavaReaderKnows() {
+        for (Script script : Script.values()) {
+            Map<String, List<String>> read = CONTRACTS.get(script).reply().words();
+            Map<String, List<String>> promised = script.header().words();
+            assertThat(promised.keySet()).as("the word fields of %s's RETURNS against its Java reader", script.file())
+                    .isEqualTo(read.keySet());
+            promised.forEach((field, words) -> assertThat(read.get(field))
+                    .as("the words of %s in %s's reply", field, script.file()).containsAll(words));
         }
+        // a reader shared by two scripts knows no word that neither of them may reply
+        Set<String> sent = new TreeSet<>(Script.SEND.header().words().get("results[].outcome"));
+        sent.addAll(Script.SEND_CONTROLLED.header().words().get("results[].outcome"));
+        assertThat(SendCall.REPLY.words().get("results[].outcome")).containsExactlyInAnyOrderElementsOf(sent);
+        for (Script script : Script.values()) {
+            if (script != Script.SEND && script != Script.SEND_CONTROLLED) {
+                script.header().words().forEach((field, words) -> assertThat(CONTRACTS.get(script).reply().words().get(field))
+                        .as("the words %s's reader knows for %s", script.file(), field).containsExactlyInAnyOrderElementsOf(words));
+            }
+        }
+    }
+
+    @Test
+    void everyErrorAScriptCanRaiseIsDeclaredAndJavaTranslatesEachDeclaredCode() {
+        Pattern raised = Pattern.compile("'(RMQ_[A-Z_]+)[ ']");
+        List<String> common = Script.libraryHeader().errors();
+        assertThat(common).containsExactly("RMQ_ARGV");
+        for (Script script : Script.values()) {
+            Set<String> declared = new TreeSet<>(script.header().errors());
+            declared.addAll(common);
+            Matcher matcher = raised.matcher(script.source());
+            Set<String> found = new TreeSet<>();
+            while (matcher.find()) {
+                found.add(matcher.group(1));
+            }
+            if (script.ofSlot()) {
+                assertThat(found).as("the error codes in %s as Redis runs it", script.file()).contains("RMQ_ARGV");
+            }
+            assertThat(declared).as("the ERRORS of %s and lib.lua against the codes its source raises", script.file())
+                    .containsAll(found);
+            for (String code : script.header().errors()) {
+                assertThat(ScriptErrors.translate(new RuntimeException(code + " boom"), script, "t_0"))
+                        .as("what Java makes of %s from %s", code, script.file())
+                        .isNotExactlyInstanceOf(dev.rmq.exceptions.RmqException.class);
+            }
+        }
+    }
+
+    @Test
+    void aReplyOfAnotherShapeIsRefusedNamingTheScriptAndItsFields() {
+        assertThatIllegalStateException().isThrownBy(() -> PrepareCall.REPLY.decode(Script.PREPARE,
+                        List.of(1L, 0L, 0L, 0L, 0L, 2L, "a".getBytes(), "b".getBytes(), "c".getBytes())))
+                .withMessageContaining("prepare.lua replied 9 part(s) for 2 row(s) of 2 field(s) after 6, which make 10")
+                .withMessageContaining("messages[].envelope");
+        assertThatIllegalStateException().isThrownBy(() -> AckCall.REPLY.decode(Script.ACK, List.of(1L, "done".getBytes())))
+                .withMessageContaining("ack.lua replied 'done' as its WORD field 'outcome', which holds one of");
+        assertThatIllegalStateException().isThrownBy(() -> CancelCall.REPLY.decode(Script.CANCEL, List.of(2L)))
+                .withMessageContaining("cancel.lua replied 2 as its FLAG field 'removed'");
+        assertThatIllegalStateException().isThrownBy(() -> CancelCall.REPLY.decode(Script.CANCEL, 1L))
+                .withMessageContaining("cancel.lua replied a reply that is not a list: 1");
+        assertThatIllegalStateException().isThrownBy(() -> CountsCall.REPLY.decode(Script.COUNTS, List.of(1L, 2L)))
+                .withMessageContaining("counts.lua replied 2 part(s), fewer than the 7 it starts with");
+    }
+
+    @Test
+    void aReplyOfTheRightShapeIsReadByName() {
+        PrepareCall.Polled polled = PrepareCall.REPLY.decode(Script.PREPARE,
+                List.of(7L, 0L, 1L, 2L, 0L, 1L, "k".getBytes(), new byte[] {9}));
+        assertThat(polled.token()).isEqualTo(7);
+        assertThat(polled.recovered()).isEqualTo(1);
+        assertThat(polled.expired()).isEqualTo(2);
+        assertThat(polled.paused()).isFalse();
+        assertThat(polled.messages()).singleElement().satisfies(m -> {
+            assertThat(m.key()).isEqualTo("k");
+            assertThat(m.envelope()).containsExactly(9);
+        });
+        assertThat(SendCall.REPLY.decode(Script.SEND, List.of(2L, "added".getBytes(), 0L, "too_late".getBytes(), 12L)))
+                .containsExactly(new SendCall.Result(SendCall.Outcome.ADDED, 0),
+                        new SendCall.Result(SendCall.Outcome.TOO_LATE, 12));
+        assertThat(GetCall.REPLY.decode(Script.GET, List.of(0L))).isEmpty();
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.rmq.faults.check;
 
+import dev.rmq.dead.DeadReason;
 import dev.rmq.faults.check.Messages.Instance;
 import dev.rmq.faults.check.RunLog.Fault;
 import dev.rmq.faults.check.RunLog.Send;
@@ -99,8 +100,8 @@ final class LossCheck {
         verdict.figures().put("lost_unexplained", lostUnexplained);
         verdict.figures().put("lost_in_flush", lostInFlush);
         verdict.figures().put("lost_at_most_once", lostAtMostOnce);
-        verdict.figures().put("expired", log.dead.stream().filter(d -> !d.probe() && d.lastError() != null
-                && d.lastError().startsWith("expired")).count());
+        verdict.figures().put("expired", log.dead.stream().filter(d -> !d.probe() && d.reason() == DeadReason.EXPIRED)
+                .count());
         verdict.details().put("messages", count);
         verdict.details().put("messages_by_deployment", byDeployment);
         verdict.details().put("messages_durable", durableMessages);
@@ -115,7 +116,7 @@ final class LossCheck {
         long deadWithoutReason = 0;
         List<String> deadWithoutReasonExamples = new ArrayList<>();
         for (RunLog.Dead entry : log.dead) {
-            if (entry.lastError() == null || entry.lastError().isBlank()) {
+            if (entry.reason() == DeadReason.UNKNOWN) {
                 deadWithoutReason++;
                 Verdict.example(deadWithoutReasonExamples, entry.topic() + "_" + entry.slot() + " " + entry.key());
             }

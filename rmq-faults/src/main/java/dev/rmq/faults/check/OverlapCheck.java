@@ -1,5 +1,6 @@
 package dev.rmq.faults.check;
 
+import dev.rmq.dead.DeadReason;
 import dev.rmq.faults.check.RunLog.Run;
 
 import java.util.ArrayList;
@@ -95,6 +96,6 @@ final class OverlapCheck {
         boolean again = log.runs.stream().anyMatch(r -> r != run && r.key().equals(run.key())
                 && r.topic().equals(run.topic()) && r.start() > run.start());
         return again || log.dead.stream().anyMatch(d -> d.key().equals(run.key()) && d.topic().equals(run.topic())
-                && d.lastError() != null && (d.lastError().contains("lease expired") || d.lastError().startsWith("expired")));
+                && (d.reason() == DeadReason.LEASE_EXPIRED || d.reason() == DeadReason.EXPIRED));
     }
 }

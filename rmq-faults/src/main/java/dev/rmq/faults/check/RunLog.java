@@ -1,5 +1,6 @@
 package dev.rmq.faults.check;
 
+import dev.rmq.dead.DeadReason;
 import dev.rmq.faults.events.HarnessEvent;
 
 import java.util.ArrayList;
@@ -62,7 +63,8 @@ final class RunLog {
                  Set<String> slots) {
     }
 
-    record Dead(String topic, int slot, String key, long seq, boolean probe, String lastError, int attempts) {
+    record Dead(String topic, int slot, String key, long seq, boolean probe, DeadReason reason, String lastError,
+                int attempts) {
     }
 
     final Map<String, String> topicTypes = new LinkedHashMap<>();
@@ -161,7 +163,8 @@ final class RunLog {
         } else if (event instanceof HarnessEvent.FaultInjected e) {
             faults.add(new Fault(e.id(), e.kind(), e.target(), e.micros(), e.healMicros(), e.recoveryMicros(), e.slots()));
         } else if (event instanceof HarnessEvent.DeadAtEnd e) {
-            dead.add(new Dead(e.topic(), e.slot(), e.key(), e.seq(), e.probe(), e.lastError(), e.attempts()));
+            dead.add(new Dead(e.topic(), e.slot(), e.key(), e.seq(), e.probe(),
+                    DeadReason.of(e.reason() == null ? "" : e.reason()), e.lastError(), e.attempts()));
         }
         // owner changes and the run's end are for people: who held a slot is judged from the handlers that ran
     }

@@ -153,10 +153,11 @@ public sealed interface HarnessEvent {
     /**
      * A message found in the dead queue at the end.
      *
-     * @param seq the send whose payload it carries; -1 when its payload is not the harness's
+     * @param seq    the send whose payload it carries; -1 when its payload is not the harness's
+     * @param reason why it died, as the dead queue's code ({@code DeadReason.code()}), empty when unknown
      */
-    record DeadAtEnd(long micros, String topic, int slot, String key, long seq, boolean probe, String lastError,
-                     int attempts) implements HarnessEvent {
+    record DeadAtEnd(long micros, String topic, int slot, String key, long seq, boolean probe, String reason,
+                     String lastError, int attempts) implements HarnessEvent {
     }
 
     /** The run's end: handlers without an end by then ended with it. */

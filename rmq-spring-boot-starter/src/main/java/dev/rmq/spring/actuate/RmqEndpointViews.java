@@ -77,12 +77,13 @@ public final class RmqEndpointViews {
                            @Nullable MessagePage messages) {
     }
 
-    public record DeadEntry(String key, String diedAt, int attempts, String lastError, Map<String, String> headers,
-                            String payload, int payloadBytes) {
+    /** A dead message; {@code reason} is why it died as a code ({@code expired}, {@code retries_spent}, ...). */
+    public record DeadEntry(String key, String diedAt, int attempts, String reason, String lastError,
+                            Map<String, String> headers, String payload, int payloadBytes) {
 
         static DeadEntry of(DeadMessage message) {
-            return new DeadEntry(message.key(), message.diedAt().toString(), message.attempts(), message.lastError(),
-                    message.headers(), preview(message.payload()), message.payload().length);
+            return new DeadEntry(message.key(), message.diedAt().toString(), message.attempts(), message.reason().code(),
+                    message.lastError(), message.headers(), preview(message.payload()), message.payload().length);
         }
     }
 

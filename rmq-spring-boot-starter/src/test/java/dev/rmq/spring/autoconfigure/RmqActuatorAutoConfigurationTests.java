@@ -182,7 +182,8 @@ class RmqActuatorAutoConfigurationTests {
                     int slot = context.getBean(RmqClient.class).topics().require("jobs").slotOf("x");
 
                     assertThat(endpoint.slot("jobs", slot, null, null, null).deadMessages())
-                            .extracting(RmqEndpointViews.DeadEntry::lastError).containsOnly("never");
+                            .extracting(RmqEndpointViews.DeadEntry::reason, RmqEndpointViews.DeadEntry::lastError)
+                            .containsOnly(org.assertj.core.groups.Tuple.tuple("retries_spent", "never"));
                     assertThat(endpoint.requeue("jobs", slot, "a").messages()).isEqualTo(1);
                     await().atMost(Duration.ofSeconds(10)).until(() -> dead.count("jobs") == 2);
                     assertThat(endpoint.delete("jobs", slot, "a").messages()).isEqualTo(1);

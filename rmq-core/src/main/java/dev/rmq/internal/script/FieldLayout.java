@@ -4,20 +4,21 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The shape of a script's ARGV, as both sides declare it: the Lua header (read by {@link ScriptHeader}) and
- * the Java encoder ({@link Argv}). Arguments come in order; a {@link Kind#ROWS} argument, the last if there is
- * one, is passed as its row count followed by its rows, each the listed fields; a {@link Kind#GROUP} argument is
- * a fixed run of fields declared once (in lib.lua and in one Java class) and shared by several scripts.
+ * The shape of a script's ARGV or of its reply, as both sides declare it: the Lua header (read by
+ * {@link ScriptHeader}) and the Java side ({@link Argv} for the arguments, {@link Reply} for the reply). Fields
+ * come in order; a {@link Kind#ROWS} field, the last if there is one, is passed as its row count followed by its
+ * rows, each the listed fields; a {@link Kind#GROUP} argument is a fixed run of fields declared once (in lib.lua
+ * and in one Java class) and shared by several scripts.
  *
- * @param entries the arguments in order
+ * @param entries the fields in order
  */
-public record ArgvLayout(List<Entry> entries) {
+public record FieldLayout(List<Entry> entries) {
 
-    /** What an argument is. */
+    /** What a field is. */
     public enum Kind { SCALAR, ROWS, GROUP }
 
     /**
-     * One argument.
+     * One field.
      *
      * @param name   its name, as the Lua code reads it ({@code ARG.name})
      * @param kind   a single value, a list of rows, or a group of fields
@@ -30,11 +31,11 @@ public record ArgvLayout(List<Entry> entries) {
         }
     }
 
-    public ArgvLayout {
+    public FieldLayout {
         entries = List.copyOf(entries);
         for (int i = 0; i < entries.size() - 1; i++) {
             if (entries.get(i).kind() == Kind.ROWS) {
-                throw new IllegalArgumentException("a list of rows must be a script's last argument, as '"
+                throw new IllegalArgumentException("a list of rows must be the last field, as '"
                         + entries.get(i).name() + "' is not: " + entries);
             }
         }
