@@ -3,6 +3,7 @@ package dev.rmq.journal;
 import dev.rmq.Fixtures;
 import dev.rmq.RmqClient;
 import dev.rmq.StandaloneRedisTest;
+import dev.rmq.dead.DeadReason;
 import dev.rmq.events.RmqEvent;
 import dev.rmq.producer.MessageRef;
 import dev.rmq.producer.OutgoingMessage;
@@ -10,6 +11,7 @@ import dev.rmq.producer.StoredMessage;
 import dev.rmq.pull.PulledMessage;
 import dev.rmq.pull.RmqPuller;
 import dev.rmq.topic.DeliveryGuarantee;
+import dev.rmq.topic.ExpiryAction;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.AfterEach;
@@ -126,6 +128,39 @@ class JournalHooksTests extends StandaloneRedisTest {
         assertThat(client.restorer().restore("j-r", List.of(new RestoredMessage("n", slotOfN, due, 0, 0, 0, Map.of(),
                 bytes("again"))))).containsExactly(RmqRestorer.Outcome.PRESENT);
         assertThat(client.producer().get(MessageRef.of("j-r", "n")).orElseThrow().payloadText()).isEqualTo("new");
+    }
+
+    @Test
+    void aRestoredMessageWhoseTimeToLiveRanOutEndsAsTheTopicsExpiryActionSays() {
+        RmqClient client = client(
+                TopicDefinition.builder("j-dead", TopicType.PRIORITY).slotAmount(1).ttl(Duration.ofSeconds(8))
+                        .expiry(ExpiryAction.DEAD).build(),
+                TopicDefinition.builder("j-drop", TopicType.PRIORITY).slotAmount(1).ttl(Duration.ofSeconds(8))
+                        .expiry(ExpiryAction.DROP).build());
+        long ranOut = redisTimeMs() - 1_000;
+        long later = redisTimeMs() + 60_000;
+
+        assertThat(client.restorer().restore("j-dead", List.of(
+                new RestoredMessage("gone", 0, 40, 0, ranOut, 1, Map.of(), bytes("gone")),
+                new RestoredMessage("kept", 0, 40, 0, later, 0, Map.of(), bytes("kept")))))
+                .containsExactly(RmqRestorer.Outcome.EXPIRED, RmqRestorer.Outcome.RESTORED);
+        assertThat(client.deadQueue().list("j-dead", 0, 0, 10)).singleElement().satisfies(dead -> {
+            assertThat(dead.key()).isEqualTo("gone");
+            assertThat(dead.reason()).isEqualTo(DeadReason.EXPIRED);
+            assertThat(dead.payloadText()).isEqualTo("gone");
+        });
+        assertThat(client.producer().get(MessageRef.of("j-dead", "kept"))).isPresent();
+
+        assertThat(client.restorer().restore("j-drop", List.of(
+                new RestoredMessage("gone", 0, 40, 0, ranOut, 1, Map.of(), bytes("gone")))))
+                .containsExactly(RmqRestorer.Outcome.EXPIRED);
+        assertThat(client.deadQueue().count("j-drop")).isZero();
+        assertThat(client.producer().get(MessageRef.of("j-drop", "gone"))).isEmpty();
+        // a second run finds the dead one present, and the dropped one expired again: nothing is written either way
+        assertThat(client.restorer().restore("j-dead", List.of(
+                new RestoredMessage("gone", 0, 40, 0, ranOut, 1, Map.of(), bytes("gone")))))
+                .containsExactly(RmqRestorer.Outcome.PRESENT);
+        assertThat(client.deadQueue().count("j-dead")).isEqualTo(1);
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.rmq.journal.jdbc;
 
 import dev.rmq.journal.RestoredMessage;
 import dev.rmq.journal.RmqRestorer;
+import dev.rmq.topic.ExpiryAction;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicRegistry;
 import dev.rmq.topic.TopicType;
@@ -65,8 +66,6 @@ final class JournalRestore {
                 TopicDefinition topic = topics.contains(open.topic()) ? topics.require(open.topic()) : null;
                 if (topic == null || topic.type() != open.type() || open.slot() >= topic.slotAmount()) {
                     skipped++;
-                } else if (open.expireAt() > 0 && open.expireAt() <= now && !request.expired()) {
-                    ranOut.add(open);
                 } else {
                     byTopic.computeIfAbsent(open.topic(), name -> new ArrayList<>()).add(open);
                 }
@@ -78,17 +77,18 @@ final class JournalRestore {
                     messages.add(restored(open, now, request.expired()));
                 }
                 List<RmqRestorer.Outcome> outcomes = restorer.restore(entry.getKey(), messages);
+                // whether a time to live ran out is the Redis clock's call, as it is for what Redis kept
                 for (int i = 0; i < outcomes.size(); i++) {
-                    if (outcomes.get(i) == RmqRestorer.Outcome.RESTORED) {
-                        putBack.add(entry.getValue().get(i));
-                    } else {
-                        present++;
+                    switch (outcomes.get(i)) {
+                        case RESTORED -> putBack.add(entry.getValue().get(i));
+                        case PRESENT -> present++;
+                        case EXPIRED -> ranOut.add(entry.getValue().get(i));
                     }
                 }
             }
             restored += putBack.size();
             expired += ranOut.size();
-            record(putBack, ranOut);
+            record(putBack, ranOut, topics);
             putBack.forEach(open -> restoredKeys.add(open.topic() + '\n' + open.key()));
         }
         closeSuperseded(request, restoredKeys);
@@ -142,8 +142,11 @@ final class JournalRestore {
         }
     }
 
-    /** Marks what was put back restored (without its time to live when that had run out), and what ran out expired. */
-    private void record(List<Open> putBack, List<Open> ranOut) throws SQLException {
+    /**
+     * Marks what was put back restored (without its time to live when that had run out and the request said to put
+     * it back all the same), and what ran out expired, saying where the topic's expiry action sent it.
+     */
+    private void record(List<Open> putBack, List<Open> ranOut, TopicRegistry topics) throws SQLException {
         if (putBack.isEmpty() && ranOut.isEmpty()) {
             return;
         }
@@ -169,8 +172,9 @@ final class JournalRestore {
                 if (!stillOpen.contains(open.id())) {
                     continue;
                 }
+                boolean toDead = topics.require(open.topic()).expiry() == ExpiryAction.DEAD;
                 add(transition, update, open.id(), open.attempts(), JournalState.EXPIRED, true, open.expireAt(), at,
-                        "its time to live ran out before a restore");
+                        "its time to live ran out before a restore" + (toDead ? "; moved to the dead queue" : "; dropped"));
             }
         });
     }

@@ -1,6 +1,7 @@
 package dev.rmq.journal.jdbc;
 
 import dev.rmq.consumer.AckOutcome;
+import dev.rmq.dead.DeadReason;
 import dev.rmq.events.RmqEvent;
 import dev.rmq.producer.MessageRef;
 import dev.rmq.producer.OutgoingMessage;
@@ -166,6 +167,33 @@ abstract class JournalBehaviour extends JournalTestBase {
         MessageRow expired = message(PRIORITY, "short2");
         assertThat(expired.state()).isEqualTo("expired");
         assertThat(expired.finished()).isTrue();
+    }
+
+    @Test
+    void aRestoredMessageWhoseTimeToLiveRanOutGoesDeadWhenItsTopicSaysSo() throws SQLException {
+        open(journal -> { });
+        client.producer().send(OutgoingMessage.priority(EXPIRING, "short", 100).withKey("short")
+                .withTtl(Duration.ofMillis(200)));
+        journal.flush(Duration.ofSeconds(10));
+        redis.command("FLUSHALL");
+        // the time to live is what the test is about: it must have run out before the restore
+        Instant expiry = Instant.now().plusMillis(200);
+        await().atMost(Duration.ofSeconds(5)).until(() -> Instant.now().isAfter(expiry));
+
+        RestoreReport report = journal.restore(RestoreRequest.all());
+
+        assertThat(report.restored()).isZero();
+        assertThat(report.expired()).isEqualTo(1);
+        assertThat(client.deadQueue().list(EXPIRING, 0, 0, 10)).singleElement().satisfies(dead -> {
+            assertThat(dead.key()).isEqualTo("short");
+            assertThat(dead.reason()).isEqualTo(DeadReason.EXPIRED);
+        });
+        MessageRow row = message(EXPIRING, "short");
+        assertThat(row.state()).isEqualTo("expired");
+        assertThat(row.finished()).isTrue();
+        // a second restore finds it dead, and writes nothing
+        assertThat(journal.restore(RestoreRequest.all()).expired()).isZero();
+        assertThat(client.deadQueue().count(EXPIRING)).isEqualTo(1);
     }
 
     @Test

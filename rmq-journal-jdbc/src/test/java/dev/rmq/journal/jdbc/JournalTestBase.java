@@ -5,6 +5,7 @@ import dev.rmq.embedded.RedisServer;
 import dev.rmq.testsupport.RedisTestServers;
 import dev.rmq.topic.BackoffPolicy;
 import dev.rmq.topic.DeliveryGuarantee;
+import dev.rmq.topic.ExpiryAction;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.AfterAll;
@@ -38,6 +39,8 @@ abstract class JournalTestBase {
     static final String PRIORITY = "journal-priority";
     static final String FIXED = "journal-fixed";
     static final String ONCE = "journal-once";
+    /** Sends what its time to live ran out on to the dead queue. */
+    static final String EXPIRING = "journal-expiring";
 
     RedisServer redis;
     RedissonClient redisson;
@@ -114,7 +117,8 @@ abstract class JournalTestBase {
     static List<TopicDefinition> topics() {
         return List.of(topic(RANGE, TopicType.RANGE_MERGE), topic(PRIORITY, TopicType.PRIORITY),
                 topic(FIXED, TopicType.FIXED_TIME), TopicDefinition.builder(ONCE, TopicType.PRIORITY).slotAmount(2)
-                        .delivery(DeliveryGuarantee.AT_MOST_ONCE).build());
+                        .delivery(DeliveryGuarantee.AT_MOST_ONCE).build(),
+                TopicDefinition.builder(EXPIRING, TopicType.PRIORITY).slotAmount(2).expiry(ExpiryAction.DEAD).build());
     }
 
     private static TopicDefinition topic(String name, TopicType type) {
