@@ -1,6 +1,7 @@
 package dev.rmq.spring.autoconfigure;
 
 import org.redisson.config.BaseConfig;
+import org.redisson.config.BaseMasterSlaveServersConfig;
 import org.redisson.config.ClusterServersConfig;
 import org.redisson.config.Config;
 import org.redisson.config.SentinelServersConfig;
@@ -14,8 +15,17 @@ import java.time.Duration;
 /**
  * Turns a {@link RedisConnection} into Redisson's {@link Config}. Credentials and TLS go on the top-level
  * config, where Redisson 4 keeps them for every mode; a {@code rediss://} address is what switches TLS on.
+ *
+ * <p>The connection pools are sized to what rmq uses rather than Redisson's defaults (24 connections opened to
+ * every node at start): rmq's scripts share pipelined connections, so an instance needs a handful per node, and
+ * ten instances should not hold hundreds of connections against a managed Redis's limit.
  */
 final class RedissonConfigFactory {
+
+    /** Connections opened at start and kept open to each node, unless {@code rmq.redis.pool.minimum-idle} says. */
+    static final int MINIMUM_IDLE = 2;
+    /** The most connections to each node, unless {@code rmq.redis.pool.size} says. */
+    static final int POOL_SIZE = 32;
 
     private RedissonConfigFactory() {
     }
@@ -24,7 +34,10 @@ final class RedissonConfigFactory {
      * @param sslBundles the application's SSL bundles, or null when it has none
      * @throws IllegalArgumentException naming the problem and where the settings came from
      */
-    static Config create(RedisConnection connection, SslBundles sslBundles) {
+    static Config create(RedisConnection connection, SslBundles sslBundles, RmqProperties.Pool pool) {
+        int minimumIdle = pool == null || pool.minimumIdle() == null ? Math.min(MINIMUM_IDLE, sizeOf(pool))
+                : pool.minimumIdle();
+        int size = sizeOf(pool);
         Config config = new Config();
         if (connection.username() != null && !connection.username().isBlank()) {
             config.setUsername(connection.username());
@@ -38,6 +51,8 @@ final class RedissonConfigFactory {
                 if (connection.database() != null) {
                     single.setDatabase(connection.database());
                 }
+                single.setConnectionMinimumIdleSize(minimumIdle).setConnectionPoolSize(size)
+                        .setSubscriptionConnectionMinimumIdleSize(1);
                 common(single, connection);
             }
             case CLUSTER -> {
@@ -47,6 +62,7 @@ final class RedissonConfigFactory {
                 }
                 ClusterServersConfig cluster = config.useClusterServers()
                         .addNodeAddress(connection.addresses().toArray(String[]::new));
+                pools(cluster, minimumIdle, size);
                 common(cluster, connection);
             }
             case SENTINEL -> {
@@ -62,6 +78,7 @@ final class RedissonConfigFactory {
                 if (connection.database() != null) {
                     sentinel.setDatabase(connection.database());
                 }
+                pools(sentinel, minimumIdle, size);
                 common(sentinel, connection);
             }
         }
@@ -69,6 +86,17 @@ final class RedissonConfigFactory {
             ssl(config, connection, sslBundles);
         }
         return config;
+    }
+
+    private static int sizeOf(RmqProperties.Pool pool) {
+        return pool == null || pool.size() == null ? POOL_SIZE : pool.size();
+    }
+
+    /** A master's and its replicas' pools: rmq's scripts run on masters, so replicas get no more than masters. */
+    private static void pools(BaseMasterSlaveServersConfig<?> servers, int minimumIdle, int size) {
+        servers.setMasterConnectionMinimumIdleSize(minimumIdle).setMasterConnectionPoolSize(size)
+                .setSlaveConnectionMinimumIdleSize(minimumIdle).setSlaveConnectionPoolSize(size)
+                .setSubscriptionConnectionMinimumIdleSize(1);
     }
 
     private static void common(BaseConfig<?> server, RedisConnection connection) {

@@ -262,6 +262,8 @@ public record RmqProperties(@DefaultValue("") String namespace,
      * @param outageThreshold How long a listener container's or the producer's calls must have failed, or waited
      *                       for a reply, before one WARN line reports the outage (and health shows the container
      *                       down); one INFO line gives its length when Redis answers again.
+     * @param pool           The connections rmq's Redisson client keeps to each Redis node (not used when the
+     *                       application brings its own RedissonClient).
      */
     public record Redis(String address,
                         List<String> nodes,
@@ -273,7 +275,8 @@ public record RmqProperties(@DefaultValue("") String namespace,
                         @DefaultValue("10s") Duration connectTimeout,
                         String clientName,
                         @DefaultValue Ssl ssl,
-                        @DefaultValue("2s") Duration outageThreshold) {
+                        @DefaultValue("2s") Duration outageThreshold,
+                        Pool pool) {
 
         public Redis {
             nodes = nodes == null ? List.of() : List.copyOf(nodes);
@@ -291,6 +294,29 @@ public record RmqProperties(@DefaultValue("") String namespace,
         /** Whether any of address, nodes and sentinel.master is set. */
         public boolean isConfigured() {
             return hasText(address) || !nodes.isEmpty() || hasText(sentinel.master());
+        }
+    }
+
+    /**
+     * The connections rmq's Redisson client keeps to each Redis node. Commands that wait for no reply in particular
+     * share a connection, pipelined, so a few carry all of rmq's sends and polls; a durable send holds one for its
+     * WAIT, and the pool grows to the size on demand, closing what stays idle beyond the minimum. Unset values take
+     * rmq's defaults.
+     *
+     * @param minimumIdle Connections opened at start and kept open to each node (2 by default).
+     * @param size        The most connections to each node (32 by default).
+     */
+    public record Pool(Integer minimumIdle, Integer size) {
+
+        public Pool {
+            if (size != null && size < 1) {
+                throw new IllegalArgumentException("rmq.redis.pool.size must be at least 1, was " + size);
+            }
+            if (minimumIdle != null && (minimumIdle < 0 || minimumIdle > (size == null ? RedissonConfigFactory.POOL_SIZE
+                    : size))) {
+                throw new IllegalArgumentException("rmq.redis.pool.minimum-idle must be between 0 and the pool's size ("
+                        + (size == null ? RedissonConfigFactory.POOL_SIZE : size) + "), was " + minimumIdle);
+            }
         }
     }
 

@@ -39,7 +39,7 @@ public final class RmqRedisAutoConfiguration {
         RmqRedisConnectionDetails given = details.getIfUnique();
         RedisConnection connection = given != null ? RedisConnection.fromDetails(given, properties.redis())
                 : RedisConnection.resolve(properties.redis(), environment);
-        Config config = RedissonConfigFactory.create(connection, sslBundles.getIfAvailable());
+        Config config = RedissonConfigFactory.create(connection, sslBundles.getIfAvailable(), properties.redis().pool());
         log.info("rmq connects to Redis: {}", connection.describe());
         try {
             return Redisson.create(config);

@@ -32,7 +32,7 @@ class RedisConnectionTests {
         RedisConnection connection = resolve(Map.of("rmq.redis.sentinel.master", "mymaster",
                 "rmq.redis.sentinel.nodes", "10.0.0.1:26379,10.0.0.2:26379", "rmq.redis.sentinel.password", "sentinel-pw",
                 "rmq.redis.password", "data-pw", "rmq.redis.database", "3"), new MockEnvironment());
-        Config config = RedissonConfigFactory.create(connection, null);
+        Config config = RedissonConfigFactory.create(connection, null, null);
 
         assertThat(config.isSentinelConfig()).isTrue();
         assertThat(config.getPassword()).isEqualTo("data-pw");
@@ -44,12 +44,12 @@ class RedisConnectionTests {
     void readsSentinelAndClusterFromSpringDataRedis() throws IOException {
         MockEnvironment sentinel = new MockEnvironment().withProperty("spring.data.redis.sentinel.master", "m")
                 .withProperty("spring.data.redis.sentinel.nodes", "s1:26379");
-        assertThat(RedissonConfigFactory.create(resolve(Map.of(), sentinel), null).toYAML())
+        assertThat(RedissonConfigFactory.create(resolve(Map.of(), sentinel), null, null).toYAML())
                 .contains("masterName: \"m\"", "redis://s1:26379");
 
         MockEnvironment cluster = new MockEnvironment().withProperty("spring.data.redis.cluster.nodes", "c1:7000,c2:7001")
                 .withProperty("spring.data.redis.username", "u").withProperty("spring.data.redis.password", "p");
-        Config config = RedissonConfigFactory.create(resolve(Map.of(), cluster), null);
+        Config config = RedissonConfigFactory.create(resolve(Map.of(), cluster), null, null);
         assertThat(config.isClusterConfig()).isTrue();
         assertThat(config.getUsername()).isEqualTo("u");
         assertThat(config.toYAML()).contains("redis://c1:7000", "redis://c2:7001");
@@ -59,11 +59,11 @@ class RedisConnectionTests {
     void turnsOnTlsForARedissAddressOrTheSslFlag() throws IOException {
         RedisConnection rediss = resolve(Map.of("rmq.redis.address", "rediss://redis.example:6380"), new MockEnvironment());
         assertThat(rediss.ssl()).isTrue();
-        assertThat(RedissonConfigFactory.create(rediss, null).toYAML()).contains("rediss://redis.example:6380");
+        assertThat(RedissonConfigFactory.create(rediss, null, null).toYAML()).contains("rediss://redis.example:6380");
 
         RedisConnection flagged = resolve(Map.of("rmq.redis.nodes", "c1:7000", "rmq.redis.ssl.enabled", "true",
                 "rmq.redis.ssl.verification", "ca-only"), new MockEnvironment());
-        Config config = RedissonConfigFactory.create(flagged, null);
+        Config config = RedissonConfigFactory.create(flagged, null, null);
         assertThat(config.toYAML()).contains("rediss://c1:7000");
         assertThat(config.getSslVerificationMode()).isEqualTo(SslVerificationMode.CA_ONLY);
 
@@ -75,7 +75,7 @@ class RedisConnectionTests {
     void refusesAnSslBundleThatDoesNotExist() {
         RedisConnection connection = resolve(Map.of("rmq.redis.address", "rediss://h:6380", "rmq.redis.ssl.bundle", "nope"),
                 new MockEnvironment());
-        assertThatIllegalArgumentException().isThrownBy(() -> RedissonConfigFactory.create(connection, null))
+        assertThatIllegalArgumentException().isThrownBy(() -> RedissonConfigFactory.create(connection, null, null))
                 .withMessage("SSL bundle 'nope' is named in rmq.redis, but the application has no SslBundles (spring.ssl.bundle.*)");
     }
 
@@ -83,7 +83,7 @@ class RedisConnectionTests {
     void refusesADatabaseOnCluster() {
         RedisConnection connection = resolve(Map.of("rmq.redis.nodes", "c1:7000", "rmq.redis.database", "1"),
                 new MockEnvironment());
-        assertThatIllegalArgumentException().isThrownBy(() -> RedissonConfigFactory.create(connection, null))
+        assertThatIllegalArgumentException().isThrownBy(() -> RedissonConfigFactory.create(connection, null, null))
                 .withMessage("Redis Cluster has only database 0, but database 1 is set in rmq.redis");
     }
 

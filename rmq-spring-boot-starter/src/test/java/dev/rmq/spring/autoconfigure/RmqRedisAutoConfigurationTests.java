@@ -10,6 +10,7 @@ import dev.rmq.testsupport.RedisTestServers;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
@@ -96,6 +97,52 @@ class RmqRedisAutoConfigurationTests {
             sendsAndCounts(context.getBean(RmqClient.class));
             assertThat(clientLines("name=acl-user")).isNotEmpty().allSatisfy(line -> assertThat(line).contains("user=alice"));
         });
+    }
+
+    @Test
+    void opensAFewConnectionsNotRedissonsTwentyFourIdleOnes() {
+        contextRunner.withBean(Consumed.class).withPropertyValues("rmq.redis.address=" + redis.address(),
+                "rmq.redis.client-name=pool-default").run(context -> {
+            assertThat(context).hasNotFailed();
+            consumesOne(context.getBean(RmqClient.class), context.getBean(Consumed.class));
+            List<String> connections = clientLines("name=pool-default");
+            LoggerFactory.getLogger(getClass()).info("an application with one listener holds {} connection(s)"
+                    + " to Redis: {}", connections.size(), connections.stream().map(line -> line.replaceAll(
+                    ".*(cmd=\\S+).*", "$1")).toList());
+            // two kept idle, one for the wake-ups' subscription, and what a burst opened on top
+            assertThat(connections).as("connections of an application with one listener").hasSizeBetween(3, 8);
+        });
+        contextRunner.withBean(Consumed.class).withPropertyValues("rmq.redis.address=" + redis.address(),
+                "rmq.redis.client-name=pool-set", "rmq.redis.pool.minimum-idle=12").run(context -> {
+            consumesOne(context.getBean(RmqClient.class), context.getBean(Consumed.class));
+            assertThat(clientLines("name=pool-set")).as("with rmq.redis.pool.minimum-idle=12").hasSizeGreaterThan(12);
+        });
+    }
+
+    @Test
+    void refusesAPoolThatCannotHoldItsMinimum() {
+        contextRunner.withPropertyValues("rmq.redis.address=" + redis.address(), "rmq.redis.pool.size=4",
+                "rmq.redis.pool.minimum-idle=5").run(context -> assertThat(context).getFailure().rootCause()
+                .hasMessage("rmq.redis.pool.minimum-idle must be between 0 and the pool's size (4), was 5"));
+        contextRunner.withPropertyValues("rmq.redis.address=" + redis.address(), "rmq.redis.pool.size=0")
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .hasMessage("rmq.redis.pool.size must be at least 1, was 0"));
+    }
+
+    private static void consumesOne(RmqClient client, Consumed consumed) {
+        String key = "pool-" + System.nanoTime();
+        client.producer().send(OutgoingMessage.fixedTime("orders", key, Instant.now()).withKey(key));
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                .until(() -> consumed.keys.contains(key));
+    }
+
+    static class Consumed {
+        final java.util.Set<String> keys = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+        @dev.rmq.spring.annotation.RmqListener(topic = "orders")
+        void handle(String payload) {
+            keys.add(payload);
+        }
     }
 
     @Test
