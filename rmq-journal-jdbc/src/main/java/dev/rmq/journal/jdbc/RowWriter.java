@@ -28,6 +28,9 @@ final class RowWriter {
     private static final String INSERT_MESSAGE = "INSERT INTO rmq_messages (topic, msg_key, slot, type, score,"
             + " not_before, expire_at, headers, payload, created_at, state, attempts, finished, updated_at)"
             + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, FALSE, ?)";
+    /** The worker of a transition that a send made: a sent or a merged message. */
+    static final String PRODUCER = "producer";
+
     private static final String INSERT_TRANSITION = "INSERT INTO rmq_transitions (message_id, state, attempt, at,"
             + " worker, host, detail) VALUES (?, ?, ?, ?, ?, ?, ?)";
     private static final String MERGE = "UPDATE rmq_messages SET score = CASE WHEN type = 'R' THEN score ELSE ? END,"
@@ -155,13 +158,14 @@ final class RowWriter {
             for (JournaledSend send : sends) {
                 List<OpenMessages.Open> rows = open.get(send.topic() + '\n' + send.key());
                 OpenMessages.Open added = rows.get(rows.size() - 1);
-                addTransition(transition, added.id(), JournalState.SENT, 0, send.sentAt(), null, null);
+                addTransition(transition, added.id(), JournalState.SENT, 0, send.sentAt(), PRODUCER, null);
                 // Redis took this send as a new message, so no older message of its key was waiting there: one the
                 // journal holds as waiting was lost (a flush, a failover), and this send takes its place. An older
                 // one in flight stays open: this send waits behind it.
                 for (OpenMessages.Open older : rows.subList(0, rows.size() - 1)) {
                     if (!older.state().equals(JournalState.DELIVERED.column())) {
-                        addTransition(transition, older.id(), JournalState.MERGED, older.attempts(), send.sentAt(), null,
+                        addTransition(transition, older.id(), JournalState.MERGED, older.attempts(), send.sentAt(),
+                                PRODUCER,
                                 "Redis no longer held it when a new send of its key came; that send replaces it");
                         supersede.setTimestamp(1, Timestamp.from(send.sentAt()), Transactions.utc());
                         supersede.setLong(2, older.id());
@@ -200,7 +204,8 @@ final class RowWriter {
                 update.setTimestamp(6, Timestamp.from(send.sentAt()), Transactions.utc());
                 update.setLong(7, newest.id());
                 update.addBatch();
-                addTransition(transition, newest.id(), JournalState.MERGED, newest.attempts(), send.sentAt(), null, null);
+                addTransition(transition, newest.id(), JournalState.MERGED, newest.attempts(), send.sentAt(),
+                        PRODUCER, null);
             }
             update.executeBatch();
             transition.executeBatch();
@@ -225,7 +230,8 @@ final class RowWriter {
                 if (newest == null) {
                     unknown.add(send);
                 } else {
-                    addTransition(transition, newest.id(), JournalState.MERGED, newest.attempts(), send.sentAt(), null,
+                    addTransition(transition, newest.id(), JournalState.MERGED, newest.attempts(), send.sentAt(),
+                            PRODUCER,
                             "merged before its message ended; the message's row was finished first");
                 }
             }

@@ -52,6 +52,8 @@ abstract class JournalBehaviour extends JournalTestBase {
         assertThat(transitions(done.id())).containsExactly("sent", "delivered", "retried", "delivered", "dead");
         assertThat(count("SELECT COUNT(*) FROM rmq_transitions WHERE host = 'test-host' AND worker IS NOT NULL"
                 + " AND state = 'delivered'")).isEqualTo(2);
+        assertThat(count("SELECT COUNT(*) FROM rmq_transitions WHERE worker = 'producer' AND state = 'sent'"))
+                .as("a send's transition names the producer as its worker, as the journal page says").isEqualTo(1);
     }
 
     @Test
