@@ -108,10 +108,12 @@ class BadInputTests extends StandaloneRedisTest {
     void aFixedTimeFurtherInThePastThanTheLateToleranceIsRefused() {
         Instant past = Instant.ofEpochMilli(redisTimeMs() - 15_000);
         assertThatIllegalArgumentException().isThrownBy(() -> producer.send(OutgoingMessage.fixedTime("orders", "x", past).withKey("o1")))
-                .withMessageContaining("fixedTime " + past.toEpochMilli() + " of key \"o1\" is ")
-                .withMessageContaining("more than the late tolerance of 10000 ms");
+                .withMessageContaining("fixed time " + past + " of key \"o1\" in topic 'orders' is ")
+                .withMessageContaining("more than the topic's late tolerance of 10000 ms");
         assertThatIllegalArgumentException().isThrownBy(() -> producer.reschedule(MessageRef.of("orders", "o1"), past))
-                .withMessageContaining("more than the late tolerance of 10000 ms");
+                .isInstanceOf(dev.rmq.producer.TimeInPastException.class)
+                .withMessageContaining("fixed time " + past + " of key \"o1\" in topic 'orders' is ")
+                .withMessageContaining("more than the topic's late tolerance of 10000 ms");
         assertNothingQueuedChanged();
     }
 

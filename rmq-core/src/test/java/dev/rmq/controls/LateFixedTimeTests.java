@@ -1,5 +1,6 @@
 package dev.rmq.controls;
 
+import dev.rmq.producer.TimeInPastException;
 import dev.rmq.RmqClient;
 import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.producer.OutgoingMessage;
@@ -17,7 +18,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 class LateFixedTimeTests extends ControlsTest {
@@ -53,11 +54,16 @@ class LateFixedTimeTests extends ControlsTest {
                 .lateTolerance(Duration.ofMillis(500)).build());
         long past = redisTimeMs() - 1_000;
 
-        assertThatIllegalArgumentException().isThrownBy(() -> rmq.producer().send(
+        assertThatExceptionOfType(TimeInPastException.class).isThrownBy(() -> rmq.producer().send(
                         OutgoingMessage.fixedTime("orders", "o", Instant.ofEpochMilli(past)).withKey("o")))
-                .withMessageStartingWith("fixedTime " + past + " of key \"o\" is ")
+                .withMessageStartingWith("fixed time " + Instant.ofEpochMilli(past) + " of key \"o\" in topic 'orders' is ")
                 .withMessageContaining(" ms behind the Redis clock (")
-                .withMessageEndingWith("more than the late tolerance of 500 ms; it was not sent");
+                .withMessageEndingWith("more than the topic's late tolerance of 500 ms; nothing was written")
+                .satisfies(e -> {
+                    assertThat(e.time()).isEqualTo(Instant.ofEpochMilli(past));
+                    assertThat(e.redisClock()).isAfterOrEqualTo(Instant.ofEpochMilli(past + 1_000));
+                    assertThat(e.tolerance()).isEqualTo(Duration.ofMillis(500));
+                });
         assertThat(rmq.inspector().totals("orders").backlog()).isZero();
     }
 

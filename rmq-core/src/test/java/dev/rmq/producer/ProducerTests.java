@@ -111,9 +111,9 @@ class ProducerTests extends StandaloneRedisTest {
         Instant past = Instant.ofEpochMilli(redisTimeMs() - 60_000);
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> producer.send(OutgoingMessage.fixedTime("orders", "x", past).withKey("k")))
-                .withMessageContaining("fixedTime " + past.toEpochMilli() + " of key \"k\" is ")
+                .withMessageContaining("fixed time " + past + " of key \"k\" in topic 'orders' is ")
                 .withMessageContaining("ms behind the Redis clock")
-                .withMessageContaining("more than the late tolerance of 10000 ms");
+                .withMessageContaining("more than the topic's late tolerance of 10000 ms");
         assertThat(producer.get(MessageRef.of("orders", "k")).orElseThrow().payloadText()).isEqualTo("keep");
     }
 
@@ -195,8 +195,8 @@ class ProducerTests extends StandaloneRedisTest {
         assertThat(failed.outcomes()).extracting(SendOutcome::status).containsExactly(SendOutcome.Status.STORED,
                 SendOutcome.Status.REFUSED, SendOutcome.Status.STORED);
         assertThat(failed.outcomes().get(1).error()).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("fixedTime " + (now - 60_000) + " of key \"b\" is ")
-                .hasMessageEndingWith("more than the late tolerance of 10000 ms; it was not sent");
+                .hasMessageContaining("fixed time " + Instant.ofEpochMilli(now - 60_000) + " of key \"b\" in topic 'orders' is ")
+                .hasMessageEndingWith("more than the topic's late tolerance of 10000 ms; nothing was written");
         assertThat(failed.stored()).extracting(SendReceipt::key).containsExactly("a", "c");
         assertThat(failed.toResend()).containsExactly(batch.get(1));
         assertThat(failed.unknown()).isEmpty();

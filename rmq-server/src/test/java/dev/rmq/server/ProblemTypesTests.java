@@ -85,12 +85,17 @@ class ProblemTypesTests {
         JsonNode problem = api.post("/api/v1/topics/t-fixed/messages", HttpApi.json(Map.of("payload", "x",
                 "key", "too-late", "dueTime", hourAgo.toString()))).problem("time-in-past", 400);
 
-        assertThat(problem.path("detail").asString()).contains("late tolerance");
+        String asked = hourAgo.truncatedTo(java.time.temporal.ChronoUnit.MILLIS).toString();
+        assertThat(problem.path("detail").asString()).as("the request's field, and instants in ISO-8601")
+                .contains("field 'dueTime' (" + asked + ")", "late tolerance", "nothing was sent")
+                .doesNotContain("fixedTime", " ms");
         api.get("/api/v1/topics/t-fixed/messages/too-late").problem("not-found", 404);
         api.send("t-fixed", Map.of("payload", "x", "key", "moved-late",
                 "dueTime", Instant.now().plus(Duration.ofHours(1)).toString()));
-        api.post("/api/v1/topics/t-fixed/messages/moved-late/reschedule",
+        JsonNode moved = api.post("/api/v1/topics/t-fixed/messages/moved-late/reschedule",
                 HttpApi.json(Map.of("dueTime", hourAgo.toString()))).problem("time-in-past", 400);
+        assertThat(moved.path("detail").asString()).contains("field 'dueTime' (" + asked + ")", "nothing was changed")
+                .doesNotContain("fixedTime");
     }
 
     @Test
@@ -99,12 +104,19 @@ class ProblemTypesTests {
         JsonNode problem = api.post("/api/v1/topics/t-priority/messages",
                 HttpApi.json(Map.of("payload", "x".repeat(70_000), "priority", 20))).problem("payload-too-large", 413);
 
-        assertThat(problem.path("detail").asString()).contains("limit");
+        assertThat(problem.path("detail").asString()).as("the server's setting, not the Java client's")
+                .contains("65536 bytes", "rmq.max-payload-size").doesNotContain("RmqClient", "maxPayloadBytes");
+        assertThat(problem.path("limit").asInt()).isEqualTo(65536);
     }
 
     @Test
     void malformedBody() {
-        api.post("/api/v1/topics/t-priority/messages", "{\"payload\": ").problem("malformed-body", 400);
+        JsonNode cut = api.post("/api/v1/topics/t-priority/messages", "{\"payload\": ").problem("malformed-body", 400);
+        assertThat(cut.path("detail").asString()).as("where in the body, without the parser's internals")
+                .contains("line 1, column").doesNotContain("Source", "REDACTED", "StreamReadFeature", "#UNKNOWN");
+        JsonNode wrong = api.post("/api/v1/topics/t-priority/messages", "{\"payload\": \"x\",\n \"priority\": 2x}")
+                .problem("malformed-body", 400);
+        assertThat(wrong.path("detail").asString()).contains("line 2").doesNotContain("Source", "REDACTED");
         api.post("/api/v1/topics/t-priority/messages").problem("malformed-body", 400);
         api.post("/api/v1/topics/t-priority/messages", "[1, 2]").problem("malformed-body", 400);
         JsonNode missing = api.post("/api/v1/topics/t-priority/messages", HttpApi.json(Map.of("priority", 20)))
@@ -175,7 +187,9 @@ class ProblemTypesTests {
     @Test
     void methodNotAllowedAndUnsupportedMediaType() {
         api.send("PUT", "/api/v1/topics", "{}", "application/json").problem("method-not-allowed", 405);
-        api.send("POST", "/api/v1/topics/t-priority/messages", "payload=x", "application/x-www-form-urlencoded")
-                .problem("unsupported-media-type", 415);
+        JsonNode form = api.send("POST", "/api/v1/topics/t-priority/messages", "payload=x",
+                "application/x-www-form-urlencoded").problem("unsupported-media-type", 415);
+        assertThat(form.path("detail").asString()).contains("Content-Type: application/json",
+                "application/x-www-form-urlencoded");
     }
 }

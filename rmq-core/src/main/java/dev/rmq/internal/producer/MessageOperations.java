@@ -10,6 +10,7 @@ import dev.rmq.internal.script.ScriptRunner;
 import dev.rmq.internal.validation.MessageArguments;
 import dev.rmq.producer.MessageRef;
 import dev.rmq.producer.StoredMessage;
+import dev.rmq.producer.TimeInPastException;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicRegistry;
 import dev.rmq.topic.TopicType;
@@ -63,7 +64,13 @@ final class MessageOperations {
     private CompletionStage<Boolean> rescore(TopicDefinition topic, MessageRef ref, long value) {
         SlotKeys slot = slotKeys(topic, ref);
         return scripts.run(slot, new RescheduleCall(topic.type(), ref.key(), value, keys.wakeChannel(topic.name()),
-                slot.slot(), topic.lateTolerance().toMillis()));
+                slot.slot(), topic.lateTolerance().toMillis())).thenApply(result -> {
+                    if (result.outcome() == RescheduleCall.Outcome.TOO_LATE) {
+                        throw new TimeInPastException(topic.name(), ref.key(), Instant.ofEpochMilli(value),
+                                Instant.ofEpochMilli(value + result.lateMs()), topic.lateTolerance());
+                    }
+                    return result.outcome() == RescheduleCall.Outcome.CHANGED;
+                });
     }
 
     private SlotKeys slotKeys(TopicDefinition topic, MessageRef ref) {

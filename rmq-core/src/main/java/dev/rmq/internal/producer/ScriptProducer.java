@@ -22,6 +22,7 @@ import dev.rmq.producer.RmqProducer;
 import dev.rmq.producer.SendOutcome;
 import dev.rmq.producer.SendReceipt;
 import dev.rmq.producer.StoredMessage;
+import dev.rmq.producer.TimeInPastException;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicRegistry;
 
@@ -341,9 +342,8 @@ public final class ScriptProducer implements RmqProducer {
         RuntimeException refusal(SendCall.Result result) {
             if (result.outcome() == SendCall.Outcome.TOO_LATE) {
                 long due = message.value();
-                return new IllegalArgumentException("fixedTime " + due + " of key \"" + message.key() + "\" is "
-                        + result.lateMs() + " ms behind the Redis clock (" + (due + result.lateMs()) + " ms), more than"
-                        + " the late tolerance of " + topic.lateTolerance().toMillis() + " ms; it was not sent");
+                return new TimeInPastException(topic.name(), message.key(), Instant.ofEpochMilli(due),
+                        Instant.ofEpochMilli(due + result.lateMs()), topic.lateTolerance());
             }
             return new BacklogFullException(topic.name(), keys.slot(), message.key(), topic.maxBacklogPerSlot(),
                     topic.maxBacklog(), topic.slotAmount());

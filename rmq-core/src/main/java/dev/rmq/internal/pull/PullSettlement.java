@@ -180,8 +180,7 @@ final class PullSettlement<T> {
     }
 
     private LeaseExpiredException leaseExpired(PulledDelivery<?> delivery, String why) {
-        return new LeaseExpiredException("message '" + delivery.key() + "' of " + topic.name() + "_" + delivery.slot()
-                + " (attempt " + delivery.attempt() + ") was not acknowledged: " + why + "; nothing was done, and it"
-                + " will be delivered again (lease " + topic.leaseTimeout() + ", extend it with extend())");
+        return new LeaseExpiredException(topic.name(), delivery.slot(), delivery.key(), delivery.attempt(), why,
+                topic.leaseTimeout());
     }
 }

@@ -3,7 +3,8 @@ package dev.rmq.internal.script;
 import dev.rmq.topic.TopicType;
 
 /**
- * reschedule.lua: gives a waiting message a new due time or priority; yields whether one was waiting.
+ * reschedule.lua: gives a waiting message a new due time or priority; yields whether one was waiting, or that the
+ * new fixed time lay too far behind the Redis clock.
  *
  * @param type        the topic's type
  * @param key         the message key
@@ -13,7 +14,7 @@ import dev.rmq.topic.TopicType;
  * @param lateToleranceMs how far behind the Redis clock a new fixed time may lie and still be taken
  */
 public record RescheduleCall(TopicType type, String key, long value, String wakeChannel, int slot,
-                             long lateToleranceMs) implements ScriptCall<Boolean> {
+                             long lateToleranceMs) implements ScriptCall<RescheduleCall.Result> {
 
     static final Argv<RescheduleCall> ARGV = Argv.<RescheduleCall>builder()
             .arg("type", call -> call.type().scriptCode())
@@ -24,7 +25,24 @@ public record RescheduleCall(TopicType type, String key, long value, String wake
             .arg("late_tolerance_ms", RescheduleCall::lateToleranceMs)
             .build();
 
-    static final Reply<Boolean> REPLY = Reply.of(Reply.fields().flag("changed"), head -> head.flag("changed"));
+    /** What the script did. */
+    public enum Outcome {
+        CHANGED, NOT_FOUND,
+        /** Refused: the new fixed time lies further behind the Redis clock than the tolerance. */
+        TOO_LATE
+    }
+
+    /**
+     * @param outcome what the script did
+     * @param lateMs  how far behind the Redis clock the new fixed time lies, 0 when it is ahead
+     */
+    public record Result(Outcome outcome, long lateMs) {
+    }
+
+    static final Reply<Result> REPLY = Reply.of(Reply.fields()
+                    .word("outcome", Reply.words(Outcome.values(), o -> o.name().toLowerCase(java.util.Locale.ROOT)))
+                    .number("late_ms"),
+            head -> new Result(head.word("outcome"), head.number("late_ms")));
 
     @Override
     public Script script() {
@@ -37,7 +55,7 @@ public record RescheduleCall(TopicType type, String key, long value, String wake
     }
 
     @Override
-    public Boolean decode(Object reply) {
+    public Result decode(Object reply) {
         return REPLY.decode(script(), reply);
     }
 }

@@ -41,7 +41,6 @@ final class ScriptErrors {
             text = text.substring(0, redissonSuffix);
         }
         return switch (code) {
-            case "RMQ_PAST" -> new IllegalArgumentException(text, cause);
             case "RMQ_FENCED" -> new SlotFencedException(text, cause);
             // bytes that are not an envelope the scripts read: a restore's input, never a send of this version's
             case "RMQ_ENVELOPE" -> new IllegalArgumentException(text, cause);

@@ -193,7 +193,7 @@ public final class ScriptRunner {
                     if (error == null && reply.isDone()) {
                         p.complete(reply.join());
                     } else if (reply.isDone() && ScriptErrors.isScriptsOwnError(error)) {
-                        // the script refused the call (RMQ_PAST, ...): it would refuse it again in every round
+                        // the script refused the call (RMQ_ENVELOPE, ...): it would refuse it again in every round
                         p.fail(error);
                     } else if (!p.result.isDone()) {
                         failed.add(p);

@@ -8,15 +8,15 @@
 --   slot            the slot index, published on the wake channel
 --   late_tolerance_ms  how far behind the Redis clock a new fixed time may lie and still be taken (due at once)
 -- RETURNS
---   changed         1 when a waiting message took the new value, else 0
--- ERRORS
---   RMQ_PAST        a fixed-time message rescheduled further behind the Redis clock than the tolerance
+--   outcome         one of: changed not_found too_late
+--                   changed: a waiting message took the new value; not_found: none waits with the key;
+--                   too_late: refused, a fixed time further behind the Redis clock than the tolerance
+--   late_ms         how far behind the Redis clock the new fixed time lies, 0 when it is ahead
 local key, value = ARG.key, tonumber(ARG.value)
 local tolerance = tonumber(ARG.late_tolerance_ms)
-if ARG.type == 'F' and value < NOW_MS - tolerance then
-    return redis.error_reply('RMQ_PAST fixedTime ' .. ARG.value .. ' of key "' .. key .. '" is '
-        .. (NOW_MS - value) .. ' ms behind the Redis clock (' .. NOW_MS .. ' ms), more than the late tolerance of '
-        .. tolerance .. ' ms')
+local late = ARG.type == 'F' and math.max(0, NOW_MS - value) or 0
+if late > tolerance then
+    return { 'too_late', late }
 end
 local hash = K_BODY
 local env = redis.call('HGET', K_BODY, key)
@@ -26,16 +26,16 @@ if not env then
 end
 local m = env and env_read(env)
 if not m then
-    return { 0 }
+    return { 'not_found', late }
 end
 m.score = value
 redis.call('HSET', hash, key, env_write(m))
 if hash == K_PARKED then
-    return { 1 }
+    return { 'changed', late }
 end
 local at = member(m.order, key)
 if redis.call('ZSCORE', K_STORE, at) then
     redis.call('ZADD', K_STORE, value, at)
     wake_if_earlier(ARG.type == 'P' and NOW_MS or value, ARG.wake_channel, ARG.slot)
 end
-return { 1 }
+return { 'changed', late }

@@ -9,6 +9,7 @@ import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.producer.RmqProducer;
 import dev.rmq.producer.SendOutcome;
 import dev.rmq.producer.SendReceipt;
+import dev.rmq.producer.TimeInPastException;
 import dev.rmq.server.api.Api;
 import dev.rmq.server.api.JsonBody;
 import dev.rmq.server.api.MessageView;
@@ -33,6 +34,7 @@ import org.springframework.web.util.UriComponentsBuilder;
 import tools.jackson.databind.JsonNode;
 
 import java.net.URI;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -67,7 +69,7 @@ public class MessageController {
         OutgoingMessage message = MessageRequests.parse(definition, JsonBody.of(body));
         SendOutcome outcome = sendAll(List.of(message)).get(0);
         if (outcome.status() != SendOutcome.Status.STORED) {
-            throw failure(definition, outcome);
+            throw failure(outcome);
         }
         ReceiptView receipt = ReceiptView.of(outcome.receipt());
         return ResponseEntity.created(location(topic, receipt.key(), message.slotBasis())).body(receipt);
@@ -104,7 +106,7 @@ public class MessageController {
                 }
                 case REFUSED, UNKNOWN -> {
                     refused += outcome.status() == SendOutcome.Status.REFUSED ? 1 : 0;
-                    ProblemDetail problem = failure(definition, outcome).toProblemDetail();
+                    ProblemDetail problem = failure(outcome).toProblemDetail();
                     results.add(BatchView.Item.failed(i, outcome.status().name(), problems.render(problem)));
                 }
             }
@@ -173,10 +175,8 @@ public class MessageController {
             }
             try {
                 moved = producer.reschedule(ref, due);
-            } catch (IllegalArgumentException e) {
-                // the arguments were checked above: what Redis refuses is a time behind its clock
-                throw new ApiException(Problem.TIME_IN_PAST, e.getMessage() + "; the topic's late tolerance is "
-                        + definition.lateTolerance(), e);
+            } catch (TimeInPastException e) {
+                throw timeInPast(e, "nothing was changed");
             }
             done = new RescheduleView(topic, key, due.toString(), null);
         }
@@ -213,7 +213,7 @@ public class MessageController {
     }
 
     /** The problem of a message that was not stored. */
-    private static ApiException failure(TopicDefinition topic, SendOutcome outcome) {
+    private static ApiException failure(SendOutcome outcome) {
         RuntimeException error = outcome.error();
         if (outcome.status() == SendOutcome.Status.UNKNOWN) {
             return new ApiException(Problem.UNAVAILABLE, "Redis did not answer for the message, which may or may not"
@@ -223,9 +223,18 @@ public class MessageController {
         if (error instanceof BacklogFullException full) {
             return new ApiException(Problem.BACKLOG_FULL, full.getMessage(), full);
         }
-        // the one other refusal: a fixed time further behind the Redis clock than the topic tolerates
-        return new ApiException(Problem.TIME_IN_PAST, error.getMessage() + "; a fixed time may lie at most "
-                + topic.lateTolerance() + " (the topic's late tolerance) behind the clock", error);
+        if (error instanceof TimeInPastException late) {
+            return timeInPast(late, "nothing was sent");
+        }
+        return new ApiException(Problem.INVALID_ARGUMENT, error.getMessage(), error);
+    }
+
+    /** A fixed time behind the Redis clock, in the request's terms: its field, and instants in ISO-8601. */
+    private static ApiException timeInPast(TimeInPastException e, String consequence) {
+        return new ApiException(Problem.TIME_IN_PAST, "field 'dueTime' (" + e.time() + ") lies "
+                + Duration.between(e.time(), e.redisClock()) + " behind the clock of Redis (" + e.redisClock()
+                + "), by which every due time is read; topic '" + e.topic() + "' takes a dueTime at most "
+                + e.tolerance() + " in the past (its late tolerance); " + consequence, e);
     }
 
     private static long requirePriority(JsonBody request, String topic) {

@@ -60,7 +60,11 @@ public final class ProblemAdvice {
 
     @ExceptionHandler(PayloadTooLargeException.class)
     ResponseEntity<JsonNode> tooLarge(PayloadTooLargeException e, HttpServletRequest request) {
-        return answer(Problem.PAYLOAD_TOO_LARGE.with(e.getMessage() + "; nothing was sent"), request, new HttpHeaders());
+        ProblemDetail problem = Problem.PAYLOAD_TOO_LARGE.with("the message to topic '" + e.topic() + "' is "
+                + e.size() + " bytes with its headers, more than this server takes: at most " + e.limit()
+                + " bytes, its setting rmq.max-payload-size; nothing was sent");
+        problem.setProperty("limit", e.limit());
+        return answer(problem, request, new HttpHeaders());
     }
 
     @ExceptionHandler(BacklogFullException.class)
@@ -68,9 +72,17 @@ public final class ProblemAdvice {
         return answer(Problem.BACKLOG_FULL.with(e.getMessage()), request, retryAfter());
     }
 
-    @ExceptionHandler({LeaseExpiredException.class, UnknownDeliveryException.class})
-    ResponseEntity<JsonNode> leaseExpired(RuntimeException e, HttpServletRequest request) {
+    @ExceptionHandler(UnknownDeliveryException.class)
+    ResponseEntity<JsonNode> unknownDelivery(UnknownDeliveryException e, HttpServletRequest request) {
         return answer(Problem.LEASE_EXPIRED.with(e.getMessage()), request, new HttpHeaders());
+    }
+
+    @ExceptionHandler(LeaseExpiredException.class)
+    ResponseEntity<JsonNode> leaseExpired(LeaseExpiredException e, HttpServletRequest request) {
+        return answer(Problem.LEASE_EXPIRED.with("message '" + e.key() + "' of topic '" + e.topic() + "' (attempt "
+                + e.attempt() + ") was not settled: " + e.reason() + "; nothing was done, and it will be delivered"
+                + " again. A lease lasts " + e.lease() + " from the pull; POST /api/v1/deliveries/{token}/extend"
+                + " lengthens it while it runs"), request, new HttpHeaders());
     }
 
     /** The journal's database is away or slow: for a send, Redis holds the message, without its journal row. */
@@ -87,14 +99,43 @@ public final class ProblemAdvice {
         return answer(Problem.INVALID_ARGUMENT.with(e.getMessage()), request, new HttpHeaders());
     }
 
+    /** A body that is not JSON, told in the request's own terms: where in the body, and what was wrong there. */
     @ExceptionHandler(HttpMessageNotReadableException.class)
     ResponseEntity<JsonNode> unreadable(HttpMessageNotReadableException e, HttpServletRequest request) {
-        String reason = e.getCause() instanceof JacksonException jackson ? jackson.getOriginalMessage()
-                : e.getMessage();
-        String detail = reason != null && reason.startsWith("Required request body is missing")
-                ? "the request needs a JSON body; send one with Content-Type: application/json"
-                : "the body is not valid JSON (" + reason + "); send a JSON object with Content-Type: application/json";
+        String detail;
+        if (e.getCause() instanceof JacksonException jackson) {
+            detail = "the body is not valid JSON" + where(jackson) + ": " + firstLine(jackson.getOriginalMessage())
+                    + "; send a JSON object with Content-Type: application/json";
+        } else if (e.getMessage() != null && e.getMessage().startsWith("Required request body is missing")) {
+            detail = "the request needs a JSON body; send one with Content-Type: application/json";
+        } else {
+            detail = "the body could not be read as JSON; send a JSON object with Content-Type: application/json";
+        }
         return answer(Problem.MALFORMED_BODY.with(detail), request, new HttpHeaders());
+    }
+
+    /** Where in the body the parser stopped: line and column, and the field it was in when it knows one. */
+    private static String where(JacksonException e) {
+        StringBuilder where = new StringBuilder();
+        if (e.getLocation() != null && e.getLocation().getLineNr() > 0) {
+            where.append(" at line ").append(e.getLocation().getLineNr()).append(", column ")
+                    .append(e.getLocation().getColumnNr());
+        }
+        String path = e.getPathReference();
+        if (path != null && !path.isBlank() && !e.getPath().isEmpty()) {
+            where.append(where.isEmpty() ? " in " : " (in ").append(path).append(where.isEmpty() ? "" : ")");
+        }
+        return where.toString();
+    }
+
+    /** The parser's own words, without the location and source notes it appends for Java developers. */
+    private static String firstLine(String message) {
+        if (message == null) {
+            return "unreadable";
+        }
+        String line = message.lines().findFirst().orElse("").trim();
+        int source = line.indexOf("[Source:");
+        return (source >= 0 ? line.substring(0, source) : line).trim();
     }
 
     @ExceptionHandler(MethodArgumentTypeMismatchException.class)
@@ -117,6 +158,11 @@ public final class ProblemAdvice {
             if (problem == Problem.NOT_FOUND) {
                 detail = "no endpoint " + request.getMethod() + " " + request.getRequestURI()
                         + "; the API is described at /api/v1/openapi.json";
+            } else if (problem == Problem.UNSUPPORTED_MEDIA_TYPE) {
+                String sent = request.getContentType();
+                detail = "this endpoint takes a JSON body with Content-Type: application/json; the request's was "
+                        + (sent == null ? "missing" : "'" + sent + "'") + " (curl -d sends"
+                        + " application/x-www-form-urlencoded: add -H 'Content-Type: application/json')";
             }
             ProblemDetail body = problem.with(detail);
             body.setStatus(error.getStatusCode().value());
