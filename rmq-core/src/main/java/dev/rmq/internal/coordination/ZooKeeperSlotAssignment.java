@@ -30,6 +30,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -72,16 +73,27 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
     private volatile boolean stopping;
     private volatile boolean closed;
 
+    /**
+     * How many claims this assignment has made. A connection change applies to the claims made before it: a
+     * reconcile that was waiting on ZooKeeper when the session went may finish its claims once the client has a new
+     * session, after the change was signalled and before the assignment's thread gets to it, and those claims hold
+     * in the new session.
+     */
+    private final AtomicLong claimsMade = new AtomicLong();
+
     /** A slot this instance holds: the worker polling it, the token, and whether polling is paused. */
     private static final class Held {
         final SlotOwner worker;
         final String token;
+        /** Which claim of {@link #claimsMade} took it. */
+        final long claim;
         CompletionStage<Void> paused;
         boolean releasing;
 
-        Held(SlotOwner worker, String token) {
+        Held(SlotOwner worker, String token, long claim) {
             this.worker = worker;
             this.token = token;
+            this.claim = claim;
         }
     }
 
@@ -199,13 +211,16 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
      */
     public int onConnectionState(ConnectionState state) {
         int slots = heldCount;
+        // read now, on the listener's thread: the change concerns the slots claimed so far, not those a reconcile
+        // still in a ZooKeeper call claims in the next session before this thread gets to the change
+        long claimedBefore = claimsMade.get();
         if (state == ConnectionState.SUSPENDED || state == ConnectionState.LOST) {
             slots = Math.max(slots, stopWorkersNow());
         }
         later(() -> {
             switch (state) {
-                case SUSPENDED -> pauseAll();
-                case LOST -> loseAll();
+                case SUSPENDED -> pauseAll(claimedBefore);
+                case LOST -> loseAll(claimedBefore);
                 case CONNECTED, RECONNECTED -> {
                     suspended = false;
                     resumeHeld();
@@ -219,7 +234,8 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
     }
 
     /**
-     * Revokes every slot every worker owns; {@link #pauseAll()} then records the revokes on the assignment's thread.
+     * Revokes every slot every worker owns; {@link #pauseAll(long)} then records the revokes on the assignment's
+     * thread.
      * Returns how many slots were revoked.
      */
     private int stopWorkersNow() {
@@ -360,7 +376,7 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
         String token = memberId(worker) + "/" + UUID.randomUUID();
         Optional<SlotFencing.Taken> taken = claims.claim(topic, slot, token);
         if (taken.isPresent()) {
-            held.put(slot, new Held(worker, token));
+            held.put(slot, new Held(worker, token, claimsMade.incrementAndGet()));
             worker.assign(slot, token, taken.get().holdOff());
         }
     }
@@ -395,22 +411,29 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
         });
     }
 
-    /** SUSPENDED: stop polling everything at once; the owner znodes may still be ours. */
-    private void pauseAll() {
+    /**
+     * SUSPENDED: stop polling what was claimed before the suspension, at once; the owner znodes may still be ours.
+     * A claim made after it, by a reconcile that waited out the outage in a ZooKeeper call, is left polling.
+     */
+    private void pauseAll(long claimedBefore) {
         suspended = true;
         for (Map.Entry<Integer, Held> entry : held.entrySet()) {
             Held h = entry.getValue();
-            if (h.paused == null) {
+            if (h.paused == null && h.claim <= claimedBefore) {
                 h.paused = h.worker.revoke(entry.getKey());
             }
         }
     }
 
-    /** LOST: the session and its ephemeral znodes are gone; give up every slot. */
-    private void loseAll() {
-        pauseAll();
-        held.clear();
-        heldCount = 0;
+    /**
+     * LOST: the session and its ephemeral znodes are gone; give up every slot claimed in it. Had the change been
+     * taken for all that is held, the claims a reconcile made in the new session would be revoked, and the next
+     * reconcile would claim them again and fence its own workers in the middle of their batches.
+     */
+    private void loseAll(long claimedBefore) {
+        pauseAll(claimedBefore);
+        held.values().removeIf(h -> h.claim <= claimedBefore);
+        heldCount = held.size();
     }
 
     /** RECONNECTED with the same session: poll again the slots whose owner znodes are still ours. */
