@@ -49,13 +49,15 @@ public record StoredMessage(String topic, int slot, String key, MessageState sta
         return later ? Optional.of(Instant.ofEpochMilli((long) score)) : Optional.empty();
     }
 
-    /** When the lease of a message in flight runs out. */
+    /**
+     * When the lease of a message in flight runs out, to the millisecond, as every time rmq shows (Redis keeps it in
+     * microseconds, as the delivery's token).
+     */
     public Optional<Instant> leaseDeadline() {
         if (state != MessageState.IN_FLIGHT) {
             return Optional.empty();
         }
-        long micros = (long) score;
-        return Optional.of(Instant.ofEpochSecond(micros / 1_000_000, (micros % 1_000_000) * 1_000));
+        return Optional.of(Instant.ofEpochMilli((long) score / 1_000));
     }
 
     /** When a dead message died. */

@@ -184,6 +184,8 @@ class InspectorTests extends StandaloneRedisTest {
         assertThat(held.state()).isEqualTo(MessageState.IN_FLIGHT);
         assertThat(held.attempts()).isEqualTo(1);
         assertThat((long) (held.score() / 1000)).as("the lease deadline, in ms").isEqualTo(a.leaseDeadline().toEpochMilli());
+        assertThat(held.leaseDeadline()).as("one instant, to the millisecond, wherever it is read").contains(a.leaseDeadline());
+        assertThat(a.leaseDeadline().getNano() % 1_000_000).as("no microseconds").isZero();
         assertThat(rmq.inspector().inFlight(TASKS.name(), a.slot(), 0, 10)).extracting(StoredMessage::key)
                 .containsExactly("a");
 

@@ -112,15 +112,17 @@ class MessageApiTests {
     @Test
     void aFixedTimeMessageIsRescheduled() {
         Instant due = Instant.now().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.MILLIS);
-        Instant later = due.plus(Duration.ofHours(1));
+        // asked with microseconds; Redis keeps due times to the millisecond, and the answer says so
+        Instant later = due.plus(Duration.ofHours(1)).plusNanos(123_456);
+        String kept = later.truncatedTo(ChronoUnit.MILLIS).toString();
         api.send("t-fixed", Map.of("payload", "x", "key", "o-move", "dueTime", due.toString()));
 
         JsonNode moved = api.post("/api/v1/topics/t-fixed/messages/o-move/reschedule",
                 HttpApi.json(Map.of("dueTime", later.toString()))).expect(200);
 
-        assertThat(moved.path("dueTime").asString()).isEqualTo(later.toString());
+        assertThat(moved.path("dueTime").asString()).isEqualTo(kept);
         assertThat(api.get("/api/v1/topics/t-fixed/messages/o-move").expect(200).path("dueTime").asString())
-                .isEqualTo(later.toString());
+                .isEqualTo(kept);
     }
 
     @Test

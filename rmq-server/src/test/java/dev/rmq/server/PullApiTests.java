@@ -84,8 +84,11 @@ class PullApiTests {
         assertThat(delivery.path("payload").path("task").asString()).isEqualTo("export");
         assertThat(delivery.path("headers").path("tenant").asString()).isEqualTo("acme");
         assertThat(Instant.parse(delivery.path("leaseDeadline").asString())).isAfter(Instant.now());
-        assertThat(api.get("/api/v1/topics/t-pull/messages/carry-1").expect(200).path("state").asString())
-                .isEqualTo("IN_FLIGHT");
+        JsonNode stored = api.get("/api/v1/topics/t-pull/messages/carry-1").expect(200);
+        assertThat(stored.path("state").asString()).isEqualTo("IN_FLIGHT");
+        assertThat(stored.path("leaseDeadline").asString()).as("one instant, to the millisecond, wherever it is read")
+                .isEqualTo(delivery.path("leaseDeadline").asString());
+        assertThat(Instant.parse(delivery.path("leaseDeadline").asString()).getNano() % 1_000_000).isZero();
         api.ack(delivery);
     }
 

@@ -106,8 +106,8 @@ public class Delivery<T> implements RmqMessage<T> {
 
     @Override
     public Instant leaseDeadline() {
-        long micros = token;
-        return Instant.ofEpochSecond(micros / 1_000_000, (micros % 1_000_000) * 1_000);
+        // the token is the deadline in microseconds; like every time rmq shows, the deadline is to the millisecond
+        return Instant.ofEpochMilli(token / 1_000);
     }
 
     @Override

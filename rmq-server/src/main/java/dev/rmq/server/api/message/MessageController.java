@@ -36,6 +36,7 @@ import tools.jackson.databind.JsonNode;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -178,7 +179,8 @@ public class MessageController {
             } catch (TimeInPastException e) {
                 throw timeInPast(e, "nothing was changed");
             }
-            done = new RescheduleView(topic, key, due.toString(), null);
+            // the due time as Redis keeps it, to the millisecond, as a GET of the message shows it
+            done = new RescheduleView(topic, key, due.truncatedTo(ChronoUnit.MILLIS).toString(), null);
         }
         if (!moved) {
             throw new ApiException(Problem.NOT_FOUND, "topic '" + topic + "' has no waiting message with key '" + key
