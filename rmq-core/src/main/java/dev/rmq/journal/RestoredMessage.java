@@ -13,9 +13,16 @@ import java.util.Map;
  * @param attempts  the deliveries it has had: the next is attempt {@code attempts + 1}
  * @param headers   its headers
  * @param payload   its payload, as the client's codec wrote it
+ * @param lastError the reason of its last failure, which its next delivery shows; empty when none
  */
 public record RestoredMessage(String key, int slot, long score, long notBefore, long expireAt, int attempts,
-                              Map<String, String> headers, byte[] payload) {
+                              Map<String, String> headers, byte[] payload, String lastError) {
+
+    /** A message that never failed, or whose last error is not known. */
+    public RestoredMessage(String key, int slot, long score, long notBefore, long expireAt, int attempts,
+                           Map<String, String> headers, byte[] payload) {
+        this(key, slot, score, notBefore, expireAt, attempts, headers, payload, "");
+    }
 
     public RestoredMessage {
         if (key == null || key.isEmpty()) {
@@ -33,5 +40,6 @@ public record RestoredMessage(String key, int slot, long score, long notBefore, 
                     + " key \"" + key + "\" had " + (headers == null ? "null headers" : "a null payload"));
         }
         headers = Map.copyOf(headers);
+        lastError = lastError == null ? "" : lastError;
     }
 }

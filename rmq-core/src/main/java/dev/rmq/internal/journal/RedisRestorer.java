@@ -66,7 +66,7 @@ public final class RedisRestorer implements RmqRestorer {
                 for (int index : chunk) {
                     RestoredMessage m = messages.get(index);
                     rows.add(new RestoreCall.Message(m.key(), Envelope.encodeStored(m.attempts(), m.score(),
-                            m.expireAt(), m.notBefore(), m.headers(), m.payload())));
+                            m.expireAt(), m.notBefore(), m.lastError(), m.headers(), m.payload())));
                 }
                 RestoreCall call = new RestoreCall(policy, keys.wakeChannel(topic.name()), slot, topic.fifo(), rows);
                 calls.add(pipeline.add(keys.slot(topic.name(), slot), call).thenAccept(done -> {

@@ -95,7 +95,7 @@ final class PullSettlement<T> {
                 if (outcomes.get(i) == null) {
                     outcomes.set(i, replied.get(next++));
                 }
-                report(deliveries.get(i), op, outcomes.get(i));
+                report(deliveries.get(i), op, outcomes.get(i), reason);
             }
             if (deliveries.size() == 1 && outcomes.get(0) == AckOutcome.STALE) {
                 throw leaseExpired(deliveries.get(0), "its lease ran out and it was recovered before the acknowledgement");
@@ -133,13 +133,13 @@ final class PullSettlement<T> {
         return outcomes;
     }
 
-    private void report(PulledDelivery<T> delivery, AckCall.Op op, AckOutcome outcome) {
+    private void report(PulledDelivery<T> delivery, AckCall.Op op, AckOutcome outcome, String reason) {
         if (op != AckCall.Op.RELEASE) {
             metrics.consumed(topic, resultOf(op), System.nanoTime() - delivery.deliveredNanos());
         }
         metrics.acknowledged(topic, outcome);
         events.emit(() -> new RmqEvent.Acknowledged(Instant.now(), topic.name(), delivery.slot(), id, delivery.key(),
-                outcome, ""));
+                outcome, reason == null ? "" : reason));
     }
 
     private static ConsumeResult.Outcome resultOf(AckCall.Op op) {

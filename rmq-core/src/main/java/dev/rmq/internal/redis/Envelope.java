@@ -42,6 +42,8 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
     private static final int FLAG_EXPIRES = 1;
     private static final int FLAG_NOT_BEFORE = 2;
     private static final int FLAG_ORDERED = 4;
+    /** The longest error the scripts keep, in bytes (lib.lua's MAX_ERROR_LEN). */
+    static final int MAX_ERROR_BYTES = 1024;
     /** Ends a dead message's reason code, in front of its error. */
     private static final char REASON_END = '\u001f';
 
@@ -56,23 +58,25 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
      * @param notBefore for a priority message, an epoch ms, a negative delay in ms, or 0 for at once
      */
     public static byte[] encodeNew(Map<String, String> headers, byte[] payload, long ttlMs, long notBefore) {
-        return encode(0, 0.0, ttlMs, notBefore, headers, payload);
+        return encode(0, 0.0, ttlMs, notBefore, "", headers, payload);
     }
 
     /**
-     * The envelope of a message put back as it was stored: its attempts, its score, and absolute times, with no
-     * error. Only the restore script reads it as it is.
+     * The envelope of a message put back as it was stored: its attempts, its score, absolute times and the error of
+     * its last failure. Only the restore script reads it as it is.
      *
      * @param expireAt  when its time to live runs out (epoch ms), 0 for never
      * @param notBefore when a priority message becomes visible (epoch ms), 0 for at once
+     * @param lastError the reason of its last failure, empty when none; cut to {@value #MAX_ERROR_BYTES} bytes, as
+     *                  the scripts cut what they store
      */
-    public static byte[] encodeStored(int attempts, double score, long expireAt, long notBefore,
+    public static byte[] encodeStored(int attempts, double score, long expireAt, long notBefore, String lastError,
                                       Map<String, String> headers, byte[] payload) {
-        return encode(attempts, score, expireAt, notBefore, headers, payload);
+        return encode(attempts, score, expireAt, notBefore, lastError, headers, payload);
     }
 
-    private static byte[] encode(int attempts, double score, long expiry, long notBefore, Map<String, String> headers,
-                                 byte[] payload) {
+    private static byte[] encode(int attempts, double score, long expiry, long notBefore, String lastError,
+                                 Map<String, String> headers, byte[] payload) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(FIXED_LENGTH + 18 + 8 + payload.length);
         int flags = (expiry > 0 ? FLAG_EXPIRES : 0) | (notBefore != 0 ? FLAG_NOT_BEFORE : 0);
         ByteBuffer fixed = ByteBuffer.allocate(FIXED_LENGTH + 16 + 2);
@@ -83,8 +87,10 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
         if (notBefore != 0) {
             fixed.putDouble(notBefore);
         }
-        fixed.putShort((short) 0);
+        byte[] error = utf8Prefix(lastError, MAX_ERROR_BYTES);
+        fixed.putShort((short) error.length);
         out.write(fixed.array(), 0, fixed.position());
+        out.writeBytes(error);
         writeVarint(out, headers.size());
         for (Map.Entry<String, String> header : headers.entrySet()) {
             writeString(out, header.getKey());
@@ -191,6 +197,19 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
             }
         }
         throw new IllegalStateException("varint is longer than 5 bytes");
+    }
+
+    /** The UTF-8 bytes of {@code text}, cut at a character boundary to at most {@code max}. */
+    private static byte[] utf8Prefix(String text, int max) {
+        byte[] bytes = text == null ? new byte[0] : text.getBytes(StandardCharsets.UTF_8);
+        if (bytes.length <= max) {
+            return bytes;
+        }
+        int end = max;
+        while (end > 0 && (bytes[end] & 0xC0) == 0x80) {
+            end--;
+        }
+        return Arrays.copyOf(bytes, end);
     }
 
     private static int utf8Length(String s) {

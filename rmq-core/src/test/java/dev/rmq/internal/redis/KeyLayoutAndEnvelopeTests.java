@@ -13,6 +13,21 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class KeyLayoutAndEnvelopeTests {
 
     @Test
+    void aStoredEnvelopeKeepsItsLastErrorCutAtACharacterBoundaryAsTheScriptsCutIt() {
+        byte[] stored = Envelope.encodeStored(2, 40, 0, 0, "boom", Map.of("h", "v"), "p".getBytes(StandardCharsets.UTF_8));
+        Envelope read = Envelope.decode(stored);
+        assertThat(read.attempts()).isEqualTo(2);
+        assertThat(read.lastError()).isEqualTo("boom");
+        assertThat(read.deadReason()).isEmpty();
+        assertThat(read.headers()).containsEntry("h", "v");
+
+        String longError = "é".repeat(700);
+        Envelope cut = Envelope.decode(Envelope.encodeStored(1, 40, 0, 0, longError, Map.of(), new byte[0]));
+        assertThat(cut.lastError().getBytes(StandardCharsets.UTF_8)).hasSize(Envelope.MAX_ERROR_BYTES);
+        assertThat(longError).startsWith(cut.lastError());
+    }
+
+    @Test
     void namesEveryKeyOfASlotAroundOneHashTag() {
         SlotKeys keys = new KeyLayout("").slot("orders", 3);
         assertThat(keys.store()).isEqualTo("orders_3");

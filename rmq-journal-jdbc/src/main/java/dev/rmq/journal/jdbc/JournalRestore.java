@@ -44,7 +44,8 @@ final class JournalRestore {
 
     /** An open message as the journal holds it. */
     private record Open(long id, String topic, String key, int slot, TopicType type, long score, long notBefore,
-                        long expireAt, Map<String, String> headers, byte[] payload, JournalState state, int attempts) {
+                        long expireAt, Map<String, String> headers, byte[] payload, JournalState state, int attempts,
+                        String lastError) {
     }
 
     RestoreReport restore(RestoreRequest request, RmqRestorer restorer, TopicRegistry topics) throws SQLException {
@@ -103,12 +104,15 @@ final class JournalRestore {
         // a released delivery was handed back unstarted: its attempt is not counted
         int attempts = open.state() == JournalState.RELEASED ? Math.max(0, open.attempts() - 1) : open.attempts();
         return new RestoredMessage(open.key(), open.slot(), score, open.notBefore(), expireAt, attempts, open.headers(),
-                open.payload());
+                open.payload(), open.lastError());
     }
 
     private List<Open> page(RestoreRequest request, long afterId) throws SQLException {
         StringBuilder sql = new StringBuilder("SELECT m.id, m.topic, m.msg_key, m.slot, m.type, m.score, m.not_before,"
-                + " m.expire_at, m.headers, m.payload, m.state, m.attempts FROM rmq_messages m"
+                + " m.expire_at, m.headers, m.payload, m.state, m.attempts,"
+                // the reason of its last failure, which its next delivery shows as it would have had Redis kept it
+                + " (SELECT t.detail FROM rmq_transitions t WHERE t.message_id = m.id AND t.state = '"
+                + JournalState.RETRIED.column() + "' ORDER BY t.id DESC LIMIT 1) FROM rmq_messages m"
                 + " WHERE m.finished = FALSE AND m.id > ?");
         if (request.topic() != null) {
             sql.append(" AND m.topic = ?");
@@ -135,7 +139,7 @@ final class JournalRestore {
                     page.add(new Open(rows.getLong(1), rows.getString(2), rows.getString(3), rows.getInt(4),
                             RowWriter.typeOf(rows.getString(5)), rows.getLong(6), rows.getLong(7), rows.getLong(8),
                             RowWriter.headers(rows.getString(9)), rows.getBytes(10),
-                            JournalState.fromColumn(rows.getString(11)), rows.getInt(12)));
+                            JournalState.fromColumn(rows.getString(11)), rows.getInt(12), rows.getString(13)));
                 }
             }
             return page;

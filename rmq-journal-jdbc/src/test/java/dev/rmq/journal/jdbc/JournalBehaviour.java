@@ -305,7 +305,7 @@ abstract class JournalBehaviour extends JournalTestBase {
     // ---- the mix that loss and restore run on --------------------------------------------------------------
 
     /** What a restore must bring back: each key with its score and attempts; and what it must not. */
-    record Expected(Map<String, long[]> open, List<String> finished) {
+    record Expected(Map<String, long[]> open, List<String> finished, Map<String, String> lastErrors) {
     }
 
     /**
@@ -354,7 +354,8 @@ abstract class JournalBehaviour extends JournalTestBase {
             finished.add(RANGE + "/" + message.key());
             open.remove(RANGE + "/" + message.key());
         }
-        return new Expected(open, finished);
+        return new Expected(open, finished, Map.of(PRIORITY + "/" + priority.get(4).key(), "later",
+                PRIORITY + "/" + priority.get(5).key(), ""));
     }
 
     private void assertRestoredExactlyOnce(Expected expected) throws SQLException {
@@ -370,6 +371,10 @@ abstract class JournalBehaviour extends JournalTestBase {
                 assertThat((long) back.score()).as(entry.getKey() + " score").isEqualTo(entry.getValue()[0]);
             }
             assertThat(back.payloadText()).isEqualTo(ref[1]);
+            if (expected.lastErrors().containsKey(entry.getKey())) {
+                assertThat(back.lastError()).as(entry.getKey() + " last error, kept through the restore")
+                        .isEqualTo(expected.lastErrors().get(entry.getKey()));
+            }
         }
         for (String gone : expected.finished()) {
             String[] ref = gone.split("/");
