@@ -10,7 +10,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -21,13 +23,17 @@ import java.util.concurrent.TimeUnit;
  * probe due 1 ms after the send, a priority probe at the highest priority, a fixed-time probe due 50 ms after
  * the send); the fault's recovery time is from the injection until the last of them was consumed, that is
  * until every slot of every topic is consumed again. A send that fails (Redis is down) is repeated every
- * 200 ms.
+ * 200 ms. A probe that was accepted and is still not consumed after {@link #RESEND_PERIOD} is sent again, until the
+ * fault is settled: a master that dies right after acknowledging a probe may take it with it, since probes are sent
+ * as the fault is injected and, as any send that is not durable, may be lost with an unreplicated write. A probe
+ * sent again merges into the first while that one waits, and only its first consumption counts.
  */
 final class Probes implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(Probes.class);
 
     static final Duration SEND_TIMEOUT = Duration.ofSeconds(90);
+    static final Duration RESEND_PERIOD = Duration.ofSeconds(3);
 
     private final HarnessClients clients;
     private final List<TopicDefinition> topics;
@@ -39,6 +45,8 @@ final class Probes implements AutoCloseable {
         return thread;
     });
     private int sent;
+    /** Faults whose probes are no longer sent: all consumed, or given up on. */
+    private final Set<Integer> settled = ConcurrentHashMap.newKeySet();
 
     Probes(HarnessClients clients, ConsumerTail tail) {
         this.clients = clients;
@@ -78,7 +86,44 @@ final class Probes implements AutoCloseable {
 
     /** Starts sending the probes of a fault in the background; completes once they are all in Redis. */
     CompletableFuture<Void> send(int faultId) {
-        return CompletableFuture.runAsync(() -> sendUntilAccepted(faultId), executor);
+        return CompletableFuture.runAsync(() -> {
+            sendUntilAccepted(faultId);
+            resendLost(faultId);
+        }, executor);
+    }
+
+    /** Sends again, every {@link #RESEND_PERIOD}, the probes of a fault not consumed yet, until it is settled. */
+    private void resendLost(int faultId) {
+        long deadline = System.nanoTime() + SEND_TIMEOUT.toNanos();
+        int round = 0;
+        while (!settled.contains(faultId) && System.nanoTime() - deadline < 0) {
+            try {
+                TimeUnit.MILLISECONDS.sleep(RESEND_PERIOD.toMillis());
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            round++;
+            for (TopicDefinition topic : topics) {
+                List<OutgoingMessage> lost = batch(faultId, topic).stream()
+                        .filter(probe -> !settled.contains(faultId) && tail.probeDone(probe.key()) == null).toList();
+                if (lost.isEmpty()) {
+                    continue;
+                }
+                try {
+                    clients.forTopic(topic.name()).producer().sendAll(lost);
+                    synchronized (this) {
+                        sent += lost.size();
+                    }
+                    if (round == 1) {
+                        log.info("fault {}: {} probe(s) of {} not consumed after {}, sent again", faultId, lost.size(),
+                                topic.name(), RESEND_PERIOD);
+                    }
+                } catch (RuntimeException e) {
+                    // still failing over: the next round tries again
+                }
+            }
+        }
     }
 
     /**
@@ -147,9 +192,11 @@ final class Probes implements AutoCloseable {
                 last = Math.max(last, done);
             }
             if (all) {
+                settled.add(faultId);
                 return last;
             }
             if (System.nanoTime() - deadline > 0) {
+                settled.add(faultId);
                 return -1;
             }
             TimeUnit.MILLISECONDS.sleep(50);
