@@ -4,13 +4,13 @@ import dev.rmq.consumer.SlotAssignment;
 import dev.rmq.consumer.SlotFencing;
 import dev.rmq.consumer.SlotOwner;
 import dev.rmq.consumer.StopReport;
+import dev.rmq.internal.coordination.HeldSlots.Held;
 import dev.rmq.topic.TopicDefinition;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,12 +25,10 @@ import java.util.TreeSet;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -38,7 +36,7 @@ import java.util.function.Consumer;
  * slot in the whole cluster at any instant.
  *
  * <p>Each worker is an ephemeral member. Any instance that finds the plan stale (a member joined or
- * left) computes the next one with {@link SlotPlanner} and writes it with a version check, so all
+ * left) computes the next one with {@link SlotPlanner} and writes it with a version check ({@link PlanNode}), so all
  * instances converge on one plan. A worker polls a slot only while it holds the slot's ephemeral owner
  * znode, which the previous owner deletes only after its in-flight messages are acknowledged. Taking a
  * slot also writes a fresh fencing token into the slot's {@code owner} key in Redis; every script of the
@@ -61,41 +59,15 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
     private final SlotClaims claims;
     private final Consumer<ZooKeeperSlotAssignment> onClosed;
     private final ScheduledExecutorService executor;
-    private final Map<Integer, Held> held = new HashMap<>();
+    private final HeldSlots held = new HeldSlots();
     private TopicDefinition topic;
     /** Written on the assignment's thread, read by the connection listener too. */
     private volatile Map<String, SlotOwner> workers = Map.of();
     private CuratorCache cache;
     private boolean suspended;
-    /** How many slots {@link #held} has, readable from other threads. */
-    private volatile int heldCount;
     /** Set when the container begins to stop: reconciling ends, so that the close accounts for every slot. */
     private volatile boolean stopping;
     private volatile boolean closed;
-
-    /**
-     * How many claims this assignment has made. A connection change applies to the claims made before it: a
-     * reconcile that was waiting on ZooKeeper when the session went may finish its claims once the client has a new
-     * session, after the change was signalled and before the assignment's thread gets to it, and those claims hold
-     * in the new session.
-     */
-    private final AtomicLong claimsMade = new AtomicLong();
-
-    /** A slot this instance holds: the worker polling it, the token, and whether polling is paused. */
-    private static final class Held {
-        final SlotOwner worker;
-        final String token;
-        /** Which claim of {@link #claimsMade} took it. */
-        final long claim;
-        CompletionStage<Void> paused;
-        boolean releasing;
-
-        Held(SlotOwner worker, String token, long claim) {
-            this.worker = worker;
-            this.token = token;
-            this.claim = claim;
-        }
-    }
 
     /**
      * @param curator    the started ZooKeeper client
@@ -171,7 +143,7 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
         }
         executor.shutdownNow();
         onClosed.accept(this);
-        return GiveUps.report(gives, heldCount, start);
+        return GiveUps.report(gives, held.count(), start);
     }
 
     /** On the assignment's thread: stops assigning, and starts giving back every slot held once its worker let it go. */
@@ -182,14 +154,13 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
         }
         List<CompletableFuture<SlotClaims.GivingUp>> gives = new ArrayList<>();
         TopicDefinition definition = topic;
-        for (Map.Entry<Integer, Held> entry : held.entrySet()) {
+        for (Map.Entry<Integer, Held> entry : held.snapshot()) {
             int slot = entry.getKey();
             Held h = entry.getValue();
             gives.add(h.worker.revoke(slot).toCompletableFuture()
                     .thenApply(v -> claims.giveUpAsync(definition, slot, h.token)));
         }
         held.clear();
-        heldCount = 0;
         if (definition != null) {
             for (String member : workers.keySet()) {
                 claims.deleteInBackground(paths.member(definition.name(), member));
@@ -210,17 +181,23 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
      *         and resume if still ours (RECONNECTED); for the coordinator's log line
      */
     public int onConnectionState(ConnectionState state) {
-        int slots = heldCount;
+        int slots = held.count();
         // read now, on the listener's thread: the change concerns the slots claimed so far, not those a reconcile
         // still in a ZooKeeper call claims in the next session before this thread gets to the change
-        long claimedBefore = claimsMade.get();
+        long claimedBefore = held.claimsMade();
         if (state == ConnectionState.SUSPENDED || state == ConnectionState.LOST) {
             slots = Math.max(slots, stopWorkersNow());
         }
         later(() -> {
             switch (state) {
-                case SUSPENDED -> pauseAll(claimedBefore);
-                case LOST -> loseAll(claimedBefore);
+                case SUSPENDED -> {
+                    suspended = true;
+                    held.pause(claimedBefore);
+                }
+                case LOST -> {
+                    suspended = true;
+                    held.lose(claimedBefore);
+                }
                 case CONNECTED, RECONNECTED -> {
                     suspended = false;
                     resumeHeld();
@@ -234,8 +211,8 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
     }
 
     /**
-     * Revokes every slot every worker owns; {@link #pauseAll(long)} then records the revokes on the assignment's
-     * thread.
+     * Revokes every slot every worker owns; {@link HeldSlots#pause(long)} then records the revokes on the
+     * assignment's thread.
      * Returns how many slots were revoked.
      */
     private int stopWorkersNow() {
@@ -278,27 +255,19 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
     }
 
     private void reconcile() {
-        try {
-            reconcileOnce();
-        } finally {
-            heldCount = held.size();
-        }
-    }
-
-    private void reconcileOnce() {
         if (closed || stopping || topic == null || suspended || !curator.getZookeeperClient().isConnected()) {
             return;
         }
         try {
             ensureMembers();
             SortedSet<String> members = new TreeSet<>(curator.getChildren().forPath(paths.members(topic.name())));
-            Map<Integer, String> plan = currentPlan(members);
+            Map<Integer, String> plan = PlanNode.current(curator, membership, topic, members);
             if (plan == null) {
                 requestReconcile();
                 return;
             }
             dropSlotsWorkersLost();
-            for (Map.Entry<Integer, Held> entry : new ArrayList<>(held.entrySet())) {
+            for (Map.Entry<Integer, Held> entry : held.snapshot()) {
                 String planned = plan.get(entry.getKey());
                 if (!memberId(entry.getValue().worker).equals(planned)) {
                     release(entry.getKey(), entry.getValue());
@@ -306,7 +275,7 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
             }
             for (Map.Entry<Integer, String> entry : plan.entrySet()) {
                 SlotOwner worker = workers.get(entry.getValue());
-                if (worker != null && !held.containsKey(entry.getKey())) {
+                if (worker != null && !held.contains(entry.getKey())) {
                     acquire(entry.getKey(), worker);
                 }
             }
@@ -329,42 +298,9 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
         }
     }
 
-    /** The plan to follow, writing a new one when it does not fit the members; null when a write raced. */
-    private Map<Integer, String> currentPlan(SortedSet<String> members) throws Exception {
-        String path = paths.plan(topic.name());
-        Stat stat = new Stat();
-        Map<Integer, String> plan;
-        try {
-            plan = PlanCodec.decode(curator.getData().storingStatIn(stat).forPath(path));
-        } catch (KeeperException.NoNodeException e) {
-            plan = Map.of();
-            stat = null;
-        }
-        if (members.isEmpty()) {
-            return plan;
-        }
-        // the planner keeps a balanced plan of live members as it is, so an unchanged result means it fits
-        Map<Integer, String> next = SlotPlanner.plan(topic.slotAmount(), topic.zones(), members, plan);
-        if (next.equals(plan)) {
-            return plan;
-        }
-        try {
-            if (stat == null) {
-                curator.create().creatingParentContainersIfNeeded().withACL(membership.acl())
-                        .forPath(path, PlanCodec.encode(next));
-            } else {
-                curator.setData().withVersion(stat.getVersion()).forPath(path, PlanCodec.encode(next));
-            }
-            log.info("topic {}: new plan for {} member(s)", topic.name(), members.size());
-            return next;
-        } catch (KeeperException.BadVersionException | KeeperException.NodeExistsException e) {
-            return null;
-        }
-    }
-
     /** A worker fenced out of a slot (it saw RMQ_FENCED) drops it by itself; forget it here too. */
     private void dropSlotsWorkersLost() {
-        for (Map.Entry<Integer, Held> entry : new ArrayList<>(held.entrySet())) {
+        for (Map.Entry<Integer, Held> entry : held.snapshot()) {
             Held h = entry.getValue();
             if (h.paused == null && !h.releasing && !h.worker.ownedSlots().contains(entry.getKey())) {
                 giveBack(entry.getKey(), h);
@@ -376,7 +312,7 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
         String token = memberId(worker) + "/" + UUID.randomUUID();
         Optional<SlotFencing.Taken> taken = claims.claim(topic, slot, token);
         if (taken.isPresent()) {
-            held.put(slot, new Held(worker, token, claimsMade.incrementAndGet()));
+            held.add(slot, worker, token);
             worker.assign(slot, token, taken.get().holdOff());
         }
     }
@@ -411,41 +347,16 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
         });
     }
 
-    /**
-     * SUSPENDED: stop polling what was claimed before the suspension, at once; the owner znodes may still be ours.
-     * A claim made after it, by a reconcile that waited out the outage in a ZooKeeper call, is left polling.
-     */
-    private void pauseAll(long claimedBefore) {
-        suspended = true;
-        for (Map.Entry<Integer, Held> entry : held.entrySet()) {
-            Held h = entry.getValue();
-            if (h.paused == null && h.claim <= claimedBefore) {
-                h.paused = h.worker.revoke(entry.getKey());
-            }
-        }
-    }
-
-    /**
-     * LOST: the session and its ephemeral znodes are gone; give up every slot claimed in it. Had the change been
-     * taken for all that is held, the claims a reconcile made in the new session would be revoked, and the next
-     * reconcile would claim them again and fence its own workers in the middle of their batches.
-     */
-    private void loseAll(long claimedBefore) {
-        pauseAll(claimedBefore);
-        held.values().removeIf(h -> h.claim <= claimedBefore);
-        heldCount = held.size();
-    }
-
     /** RECONNECTED with the same session: poll again the slots whose owner znodes are still ours. */
     private void resumeHeld() {
-        for (Map.Entry<Integer, Held> entry : new ArrayList<>(held.entrySet())) {
+        for (Map.Entry<Integer, Held> entry : held.snapshot()) {
             int slot = entry.getKey();
             Held h = entry.getValue();
             if (h.paused == null || h.releasing) {
                 continue;
             }
             if (!claims.stillOurs(topic, slot, h.token)) {
-                held.remove(slot);
+                held.remove(slot, h);
                 continue;
             }
             h.paused.whenComplete((v, e) -> later(() -> {

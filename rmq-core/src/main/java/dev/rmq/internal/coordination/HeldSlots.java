@@ -1,0 +1,105 @@
+package dev.rmq.internal.coordination;
+
+import dev.rmq.consumer.SlotOwner;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The slots one assignment holds, each with the worker polling it, its fencing token and the claim that took it.
+ * Changed on the assignment's thread only; how many are held, and how many claims were made, are read by the
+ * connection listener too.
+ *
+ * <p>Claims are counted because a connection change applies to the claims made before it: a reconcile that was
+ * waiting on ZooKeeper when the session went may finish its claims once the client has a new session, after the
+ * change was signalled and before the assignment's thread gets to it, and those claims hold in the new session.
+ */
+final class HeldSlots {
+
+    /** A slot this instance holds: the worker polling it, the token, and whether polling is paused. */
+    static final class Held {
+        final SlotOwner worker;
+        final String token;
+        /** Which claim took it, counted by {@link HeldSlots#claimsMade()}. */
+        final long claim;
+        CompletionStage<Void> paused;
+        boolean releasing;
+
+        private Held(SlotOwner worker, String token, long claim) {
+            this.worker = worker;
+            this.token = token;
+            this.claim = claim;
+        }
+    }
+
+    private final Map<Integer, Held> held = new HashMap<>();
+    private final AtomicLong claimsMade = new AtomicLong();
+    private volatile int count;
+
+    /** Records a slot just claimed. */
+    void add(int slot, SlotOwner worker, String token) {
+        held.put(slot, new Held(worker, token, claimsMade.incrementAndGet()));
+        count = held.size();
+    }
+
+    Held get(int slot) {
+        return held.get(slot);
+    }
+
+    boolean contains(int slot) {
+        return held.containsKey(slot);
+    }
+
+    /** A copy of what is held, slot by slot, to go through while it changes. */
+    List<Map.Entry<Integer, Held>> snapshot() {
+        return new ArrayList<>(held.entrySet());
+    }
+
+    /** Forgets a slot, when it is still held under {@code h}. */
+    void remove(int slot, Held h) {
+        held.remove(slot, h);
+        count = held.size();
+    }
+
+    void clear() {
+        held.clear();
+        count = 0;
+    }
+
+    /** How many slots are held; from any thread. */
+    int count() {
+        return count;
+    }
+
+    /** How many claims were made so far; from any thread, as a connection change arrives. */
+    long claimsMade() {
+        return claimsMade.get();
+    }
+
+    /**
+     * SUSPENDED: stops polling what was claimed before the suspension, at once; the owner znodes may still be ours.
+     * A claim made after it, by a reconcile that waited out the outage in a ZooKeeper call, is left polling.
+     */
+    void pause(long claimedBefore) {
+        held.forEach((slot, h) -> {
+            if (h.paused == null && h.claim <= claimedBefore) {
+                h.paused = h.worker.revoke(slot);
+            }
+        });
+    }
+
+    /**
+     * LOST: the session and its ephemeral znodes are gone; gives up every slot claimed in it. Had the change been
+     * taken for all that is held, the claims a reconcile made in the new session would be revoked, and the next
+     * reconcile would claim them again and fence its own workers in the middle of their batches.
+     */
+    void lose(long claimedBefore) {
+        pause(claimedBefore);
+        held.values().removeIf(h -> h.claim <= claimedBefore);
+        count = held.size();
+    }
+}
