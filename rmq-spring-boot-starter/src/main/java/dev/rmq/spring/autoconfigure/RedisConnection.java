@@ -27,7 +27,7 @@ record RedisConnection(Mode mode, List<String> addresses, String sentinelMaster,
         SINGLE, SENTINEL, CLUSTER
     }
 
-    static RedisConnection resolve(RmqProperties.Redis rmq, Environment environment) {
+    static RedisConnection resolve(RmqRedisProperties rmq, Environment environment) {
         if (rmq.isConfigured()) {
             return fromRmq(rmq);
         }
@@ -37,7 +37,7 @@ record RedisConnection(Mode mode, List<String> addresses, String sentinelMaster,
     }
 
     /** From connection details, with the timeouts, client name and TLS verification of {@code rmq.redis}. */
-    static RedisConnection fromDetails(RmqRedisConnectionDetails details, RmqProperties.Redis rmq) {
+    static RedisConnection fromDetails(RmqRedisConnectionDetails details, RmqRedisProperties rmq) {
         Mode mode = switch (details.mode()) {
             case SINGLE -> Mode.SINGLE;
             case SENTINEL -> Mode.SENTINEL;
@@ -56,7 +56,7 @@ record RedisConnection(Mode mode, List<String> addresses, String sentinelMaster,
                 + details.getClass().getSimpleName());
     }
 
-    private static RedisConnection fromRmq(RmqProperties.Redis rmq) {
+    private static RedisConnection fromRmq(RmqRedisProperties rmq) {
         boolean ssl = rmq.ssl().enabled() || hasText(rmq.ssl().bundle()) || startsWithRediss(rmq.address())
                 || rmq.nodes().stream().anyMatch(RedisConnection::startsWithRediss)
                 || rmq.sentinel().nodes().stream().anyMatch(RedisConnection::startsWithRediss);
@@ -71,7 +71,7 @@ record RedisConnection(Mode mode, List<String> addresses, String sentinelMaster,
                 rmq.connectTimeout(), rmq.clientName(), ssl, rmq.ssl().bundle(), rmq.ssl().verification(), "rmq.redis");
     }
 
-    private static RedisConnection fromStandard(StandardRedisProperties standard, RmqProperties.Redis rmq) {
+    private static RedisConnection fromStandard(StandardRedisProperties standard, RmqRedisProperties rmq) {
         Duration timeout = standard.timeout() != null ? standard.timeout() : rmq.timeout();
         Duration connectTimeout = standard.connectTimeout() != null ? standard.connectTimeout() : rmq.connectTimeout();
         boolean ssl = standard.ssl().isEnabled();
@@ -96,7 +96,7 @@ record RedisConnection(Mode mode, List<String> addresses, String sentinelMaster,
     }
 
     /** {@code redis://user:password@host:port/database}, or {@code rediss://} for TLS, as Spring Boot reads it. */
-    private static RedisConnection fromUrl(StandardRedisProperties standard, RmqProperties.Redis rmq, Duration timeout,
+    private static RedisConnection fromUrl(StandardRedisProperties standard, RmqRedisProperties rmq, Duration timeout,
                                            Duration connectTimeout) {
         URI uri;
         try {
@@ -133,7 +133,7 @@ record RedisConnection(Mode mode, List<String> addresses, String sentinelMaster,
                 standard.ssl().bundle(), rmq.ssl().verification(), StandardRedisProperties.PREFIX + ".url");
     }
 
-    private static RedisConnection localDefault(RmqProperties.Redis rmq) {
+    private static RedisConnection localDefault(RmqRedisProperties rmq) {
         boolean ssl = rmq.ssl().enabled() || hasText(rmq.ssl().bundle());
         return new RedisConnection(Mode.SINGLE, normalize(List.of("localhost:6379"), ssl), null, null, null,
                 rmq.username(), rmq.password(), rmq.database(), rmq.timeout(), rmq.connectTimeout(), rmq.clientName(),

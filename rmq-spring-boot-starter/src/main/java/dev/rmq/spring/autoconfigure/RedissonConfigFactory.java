@@ -34,7 +34,7 @@ final class RedissonConfigFactory {
      * @param sslBundles the application's SSL bundles, or null when it has none
      * @throws IllegalArgumentException naming the problem and where the settings came from
      */
-    static Config create(RedisConnection connection, SslBundles sslBundles, RmqProperties.Pool pool) {
+    static Config create(RedisConnection connection, SslBundles sslBundles, RmqRedisProperties.Pool pool) {
         int minimumIdle = pool == null || pool.minimumIdle() == null ? Math.min(MINIMUM_IDLE, sizeOf(pool))
                 : pool.minimumIdle();
         int size = sizeOf(pool);
@@ -88,7 +88,7 @@ final class RedissonConfigFactory {
         return config;
     }
 
-    private static int sizeOf(RmqProperties.Pool pool) {
+    private static int sizeOf(RmqRedisProperties.Pool pool) {
         return pool == null || pool.size() == null ? POOL_SIZE : pool.size();
     }
 
