@@ -152,7 +152,7 @@ public final class Reply<R> {
         }
         List<Object> rows = List.of();
         if (list != null) {
-            long count = new Fields(this, script, parts, 0, Map.of(), List.of()).convert(parts.get(head.size()), Kind.NUMBER,
+            long count = this.<Long>convert(script, parts.get(head.size()),
                     new Field(list + "[] count", Kind.NUMBER, Map.of()));
             long expected = fixed + count * row.size();
             if (count < 0 || parts.size() != expected) {
@@ -189,6 +189,40 @@ public final class Reply<R> {
         row.stream().filter(f -> f.kind() == Kind.WORD)
                 .forEach(f -> words.put(list + "[]." + f.name(), List.copyOf(f.words().keySet())));
         return words;
+    }
+
+    /** Reads one part as its field declares it, or fails naming the script, the part and the field. */
+    private <V> V convert(Script script, Object part, Field field) {
+        Kind kind = field.kind();
+        Object value;
+        try {
+            value = switch (kind) {
+                case NUMBER -> part instanceof Number n ? n.longValue() : Long.parseLong(text(part));
+                case DECIMAL -> part instanceof Number n ? n.doubleValue() : Double.parseDouble(text(part));
+                case TEXT -> text(part);
+                case BYTES -> part instanceof byte[] raw ? raw : text(part).getBytes(StandardCharsets.UTF_8);
+                case FLAG -> flag(part);
+                case WORD -> field.words().get(text(part));
+            };
+        } catch (NumberFormatException e) {
+            value = null;
+        }
+        if (value == null) {
+            throw misfit(script, describe(part) + " as its " + kind + " field '" + field.name() + "'"
+                    + (kind == Kind.WORD ? ", which holds one of " + field.words().keySet() : ""));
+        }
+        @SuppressWarnings("unchecked")
+        V typed = (V) value;
+        return typed;
+    }
+
+    private static Boolean flag(Object part) {
+        long value = part instanceof Number n ? n.longValue() : Long.parseLong(text(part));
+        return value == 1 ? Boolean.TRUE : value == 0 ? Boolean.FALSE : null;
+    }
+
+    private static String text(Object part) {
+        return part instanceof byte[] bytes ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(part);
     }
 
     private IllegalStateException misfit(Script script, String what) {
@@ -266,39 +300,7 @@ public final class Reply<R> {
                 throw new IllegalArgumentException("the reply of " + script.file() + " declares no " + kind + " field '"
                         + name + "'; it declares " + reply.layout().describe());
             }
-            return convert(parts.get(at + position), kind, fields.get(position));
-        }
-
-        private <V> V convert(Object part, Kind kind, Field field) {
-            Object value;
-            try {
-                value = switch (kind) {
-                    case NUMBER -> part instanceof Number n ? n.longValue() : Long.parseLong(text(part));
-                    case DECIMAL -> part instanceof Number n ? n.doubleValue() : Double.parseDouble(text(part));
-                    case TEXT -> text(part);
-                    case BYTES -> part instanceof byte[] raw ? raw : text(part).getBytes(StandardCharsets.UTF_8);
-                    case FLAG -> flag(part);
-                    case WORD -> field.words().get(text(part));
-                };
-            } catch (NumberFormatException e) {
-                value = null;
-            }
-            if (value == null) {
-                throw reply.misfit(script, describe(part) + " as its " + kind + " field '" + field.name() + "'"
-                        + (kind == Kind.WORD ? ", which holds one of " + field.words().keySet() : ""));
-            }
-            @SuppressWarnings("unchecked")
-            V typed = (V) value;
-            return typed;
-        }
-
-        private static Boolean flag(Object part) {
-            long value = part instanceof Number n ? n.longValue() : Long.parseLong(text(part));
-            return value == 1 ? Boolean.TRUE : value == 0 ? Boolean.FALSE : null;
-        }
-
-        private static String text(Object part) {
-            return part instanceof byte[] bytes ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(part);
+            return reply.convert(script, parts.get(at + position), fields.get(position));
         }
     }
 }

@@ -8,6 +8,8 @@ import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.topic.TopicType;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.redisson.api.RScript;
+import org.redisson.client.codec.ByteArrayCodec;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -161,9 +163,9 @@ class SendScriptsTests extends StandaloneRedisTest {
         }
 
         private byte[] rawField(String key, String field) {
-            return (byte[]) redisson.getScript(org.redisson.client.codec.ByteArrayCodec.INSTANCE)
-                    .eval(org.redisson.api.RScript.Mode.READ_ONLY, "return redis.call('HGET', KEYS[1], ARGV[1])",
-                            org.redisson.api.RScript.ReturnType.VALUE, List.<Object>of(key),
+            return (byte[]) redisson.getScript(ByteArrayCodec.INSTANCE)
+                    .eval(RScript.Mode.READ_ONLY, "return redis.call('HGET', KEYS[1], ARGV[1])",
+                            RScript.ReturnType.VALUE, List.<Object>of(key),
                             (Object) field.getBytes(StandardCharsets.UTF_8));
         }
     }
