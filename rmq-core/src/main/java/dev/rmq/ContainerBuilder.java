@@ -10,7 +10,7 @@ import dev.rmq.consumer.RmqHandler;
 import dev.rmq.consumer.SlotAssignment;
 import dev.rmq.internal.consumer.ConsumerContainer;
 import dev.rmq.internal.consumer.Handlers;
-import dev.rmq.internal.consumer.WakeSubscription;
+import dev.rmq.internal.slot.WakeSubscription;
 import dev.rmq.internal.consumer.WorkerFactory;
 import dev.rmq.topic.TopicDefinition;
 import org.slf4j.Logger;

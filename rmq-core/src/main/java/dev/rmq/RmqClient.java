@@ -19,7 +19,7 @@ import dev.rmq.journal.MessageJournal;
 import dev.rmq.journal.RmqRestorer;
 import dev.rmq.internal.admin.RedisAdmin;
 import dev.rmq.internal.consumer.ConsumerContainer;
-import dev.rmq.internal.consumer.WakeSubscription;
+import dev.rmq.internal.slot.WakeSubscription;
 import dev.rmq.internal.consumer.WorkerFactory;
 import dev.rmq.internal.coordination.RedisSlotFencing;
 import dev.rmq.internal.dead.RedisDeadQueue;

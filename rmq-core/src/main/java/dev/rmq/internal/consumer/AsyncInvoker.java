@@ -1,5 +1,6 @@
 package dev.rmq.internal.consumer;
 
+import dev.rmq.internal.slot.Delivery;
 import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.consumer.RmqAsyncHandler;
 import dev.rmq.consumer.RmqErrorHandler;
@@ -58,7 +59,7 @@ final class AsyncInvoker<T> extends Invoker<T> {
         if (pending.isDone()) {
             return List.of(outcome(delivery, pending, control, start));
         }
-        try (LeaseTimer.Watch ignored = call.watchLeases()) {
+        try (Invoker.Call.Kept ignored = call.keepLeases()) {
             while (!control.outOfTime()) {
                 try {
                     pending.get(CHECK_MILLIS, TimeUnit.MILLISECONDS);

@@ -1,5 +1,6 @@
 package dev.rmq.internal.consumer;
 
+import dev.rmq.internal.slot.Delivery;
 import dev.rmq.consumer.BatchResult;
 import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.consumer.RmqBatchFailedException;
@@ -14,8 +15,8 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * Calls an {@link RmqBatchHandler} on all that is left of a poll, with a timer extending the leases of the whole
- * batch while it runs, and turns what it did into one outcome per message: see {@link RmqBatchHandler}.
+ * Calls an {@link RmqBatchHandler} on all that is left of a poll, with the leases of the whole batch renewed while
+ * it runs, and turns what it did into one outcome per message: see {@link RmqBatchHandler}.
  */
 final class BatchInvoker<T> extends Invoker<T> {
 
@@ -36,8 +37,7 @@ final class BatchInvoker<T> extends Invoker<T> {
         List<RmqMessage<T>> messages = Collections.unmodifiableList(new ArrayList<>(taken));
         long start = System.nanoTime();
         BatchResult result;
-        LeaseTimer.Watch watch = call.watchLeases();
-        try (watch) {
+        try (Invoker.Call.Kept ignored = call.keepLeases()) {
             result = handler.handle(messages);
         } catch (RmqBatchFailedException e) {
             int index = indexOf(e, messages);

@@ -5,6 +5,7 @@ import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.consumer.SlotAssignment;
 import dev.rmq.consumer.SlotOwner;
 import dev.rmq.consumer.StopReport;
+import dev.rmq.internal.slot.WakeSubscription;
 import dev.rmq.topic.TopicDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,7 +49,7 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
 
     private volatile boolean running;
     private SlotAssignment assignment;
-    private volatile List<SlotWorker> workers = List.of();
+    private volatile List<SlotWorker<?>> workers = List.of();
     /** Runs the workers; null for a platform thread of the container's own per worker. */
     private final Executor executor;
 
@@ -92,7 +93,7 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
     @Override
     public Set<Integer> ownedSlots() {
         Set<Integer> owned = new TreeSet<>();
-        for (SlotWorker worker : workers) {
+        for (SlotWorker<?> worker : workers) {
             owned.addAll(worker.ownedSlots());
         }
         return owned;
@@ -101,7 +102,7 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
     @Override
     public Set<Integer> heldSlots() {
         Set<Integer> held = new TreeSet<>();
-        for (SlotWorker worker : workers) {
+        for (SlotWorker<?> worker : workers) {
             held.addAll(worker.heldSlots());
         }
         return held;
@@ -159,14 +160,14 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
     }
 
     protected void doStart() {
-        List<SlotWorker> newWorkers = new ArrayList<>();
+        List<SlotWorker<?>> newWorkers = new ArrayList<>();
         for (int i = 0; i < settings.concurrency(); i++) {
             newWorkers.add(workerFactory.newWorker(id + "-" + i));
         }
         workers = List.copyOf(newWorkers);
         wakes.open(id, settings.idlePoll(), this::wake);
         for (int i = 0; i < workers.size(); i++) {
-            SlotWorker worker = workers.get(i);
+            SlotWorker<?> worker = workers.get(i);
             if (executor == null) {
                 new Thread(worker, "rmq-" + id + "-" + i).start();
                 continue;
@@ -198,7 +199,7 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
         // before the workers let their slots go: the assignment must not give back a slot, or take one, on its own
         // meanwhile, or the stop's report would miss what such a give-back left behind
         assignment.stopping();
-        for (SlotWorker worker : workers) {
+        for (SlotWorker<?> worker : workers) {
             worker.stop(handlersDeadline);
         }
         interruptStuckPolls(Math.min(share, POLL_GRACE_NANOS));
@@ -211,7 +212,7 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
         int leftToLeases = 0;
         boolean acksFailed = false;
         for (int i = 0; i < workers.size(); i++) {
-            SlotWorker worker = workers.get(i);
+            SlotWorker<?> worker = workers.get(i);
             leftToLeases += worker.deliveriesLeftToLeases(worker.alive());
             acksFailed |= worker.deliveriesLeftToLeases(false) > 0;
         }
@@ -241,7 +242,7 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
         while (System.nanoTime() - until < 0 && workers.stream().anyMatch(SlotWorker::polling)) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
         }
-        for (SlotWorker worker : workers) {
+        for (SlotWorker<?> worker : workers) {
             if (worker.polling()) {
                 worker.interrupt();
             }
@@ -258,7 +259,7 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
     }
 
     private boolean joinUntil(long deadlineNanos) {
-        for (SlotWorker worker : workers) {
+        for (SlotWorker<?> worker : workers) {
             try {
                 if (!worker.awaitEnd(deadlineNanos)) {
                     return false;
@@ -272,7 +273,7 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
     }
 
     private void wake(int slot) {
-        for (SlotWorker worker : workers) {
+        for (SlotWorker<?> worker : workers) {
             worker.wake(slot);
         }
     }

@@ -1,5 +1,6 @@
 package dev.rmq.internal.consumer;
 
+import dev.rmq.internal.slot.Delivery;
 import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.consumer.RmqErrorHandler;
 import dev.rmq.consumer.RmqMessage;
@@ -66,11 +67,16 @@ abstract sealed class Invoker<T> permits SingleInvoker, AsyncInvoker, BatchInvok
         WorkerControl control();
 
         /**
-         * Keeps alive, until closed, the leases of the poll's deliveries that are not acknowledged yet: those the call
-         * took, those after them, and those done whose acknowledgement waits for the next flush. A no-op when the
-         * topic holds no leases.
+         * From now until closed, the leases of the messages the call took are renewed with the rest of the batch's:
+         * for a batch, or a result that is pending. Otherwise a running handler's lease is its time limit.
          */
-        LeaseTimer.Watch watchLeases();
+        Kept keepLeases();
+
+        /** Ends what {@link #keepLeases()} began. */
+        interface Kept extends AutoCloseable {
+            @Override
+            void close();
+        }
     }
 
     /** The outcome of a handler that threw {@code error}: {@link Handled#CUT_OFF} when the stop cut it off. */

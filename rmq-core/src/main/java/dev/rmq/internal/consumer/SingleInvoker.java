@@ -1,5 +1,6 @@
 package dev.rmq.internal.consumer;
 
+import dev.rmq.internal.slot.Delivery;
 import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.consumer.RmqErrorHandler;
 import dev.rmq.consumer.RmqHandler;
@@ -9,8 +10,8 @@ import dev.rmq.topic.TopicDefinition;
 import java.util.List;
 
 /**
- * Calls an {@link RmqHandler} on one message and waits for it on the worker's thread. A long handler extends its
- * own lease, if it needs to; the next message's lease is extended between handlers.
+ * Calls an {@link RmqHandler} on one message and waits for it on the worker's thread. Its message's lease is not
+ * renewed while it runs: the lease is its time limit, and a long handler extends its own lease if it needs to.
  */
 final class SingleInvoker<T> extends Invoker<T> {
 

@@ -2,10 +2,9 @@ package dev.rmq.internal.consumer;
 
 import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.consumer.SlotOwner;
-import dev.rmq.internal.redis.KeyLayout;
-import dev.rmq.internal.redis.SlotFencedException;
-import dev.rmq.metrics.RmqMetrics;
-import dev.rmq.topic.TopicDefinition;
+import dev.rmq.internal.slot.Batch;
+import dev.rmq.internal.slot.Sessions;
+import dev.rmq.internal.slot.SlotSession;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,26 +17,22 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntPredicate;
 
 /**
- * One consumer thread's poll loop. It polls each of its slots when due (or when woken) and hands what it gets
- * to its {@link BatchRunner}. Slots of one worker are served in turn, so a busy slot cannot starve the others.
- * A slot that is revoked is let go between batches; a fenced poll or acknowledgement lets it go at once.
+ * One consumer thread's poll loop, a driver of its slot sessions: it polls each of its slots when due (or when
+ * woken) and hands what it gets to its {@link BatchRunner}. Slots of one worker are served in turn, so a busy slot
+ * cannot starve the others. A slot that is revoked is let go between batches; a fenced poll or acknowledgement
+ * lets it go at once.
  */
-final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
+final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
 
     private final String id;
-    private final TopicDefinition topic;
     private final ConsumerSettings settings;
-    private final KeyLayout keys;
-    private final SlotCalls calls;
-    private final BatchRunner<?> batches;
-    private final RateGate rate;
+    private final BatchRunner<T> batches;
     /** Whether a slot is in this worker's own zone (always, without zones). */
     private final IntPredicate local;
-    private final SlotTable<SlotState> slots;
+    private final Sessions<T> slots;
     private final Semaphore signal = new Semaphore(0);
     private volatile boolean running = true;
     private volatile boolean exited;
@@ -45,24 +40,18 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
     private volatile int inHand;
     /** Whether the worker waits for a poll's reply: a stop interrupts one that Redis leaves waiting. */
     private volatile boolean polling;
-    private final AtomicInteger leftToLeases = new AtomicInteger();
     /** Where the next round over the slots starts, so that no slot is always served first. */
     private int turn;
     /** The thread running the worker, once it runs; an executor's thread is named after the worker meanwhile. */
     private Thread thread;
     private final CountDownLatch done = new CountDownLatch(1);
 
-    SlotWorker(String id, TopicDefinition topic, ConsumerSettings settings, KeyLayout keys, SlotCalls calls,
-               BatchRunner<?> batches, RateGate rate, RmqMetrics metrics, ConsumerEvents events, IntPredicate local) {
+    SlotWorker(String id, ConsumerSettings settings, Sessions<T> slots, BatchRunner<T> batches, IntPredicate local) {
         this.local = local;
         this.id = id;
-        this.topic = topic;
         this.settings = settings;
-        this.keys = keys;
-        this.calls = calls;
         this.batches = batches;
-        this.rate = rate;
-        this.slots = new SlotTable<>(topic, "worker", id, metrics, events);
+        this.slots = slots;
     }
 
     @Override
@@ -75,22 +64,21 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
         if (!running) {
             return;
         }
-        slots.add(new SlotState(slot, keys.slot(topic.name(), slot), fencingToken, System.nanoTime() + holdOff.toNanos(),
-                threadName() + " " + topic.name() + "_" + slot));
+        slots.open(slot, fencingToken, holdOff);
         signal.release();
     }
 
     @Override
     public CompletionStage<Void> revoke(int slot) {
-        SlotState state = slots.get(slot);
-        if (state == null) {
+        SlotSession<T> session = slots.get(slot);
+        if (session == null) {
             return CompletableFuture.completedFuture(null);
         }
         if (exited) {
-            slots.release(state);
-            return state.revoked;
+            slots.release(session);
+            return session.markRevoked();
         }
-        CompletableFuture<Void> revoked = state.markRevoked();
+        CompletableFuture<Void> revoked = session.markRevoked();
         signal.release();
         return revoked;
     }
@@ -107,13 +95,9 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
 
     /** A send made a message due earlier than this slot's planned poll. */
     void wake(int slot) {
-        SlotState state = slots.get(slot);
-        if (state != null) {
-            // at once, unless the slot is still held off after a takeover
-            state.woken = true;
-            state.nextPollNanos = state.isFenced() || local.test(slot) ? state.holdUntilNanos
-                    : Math.max(state.holdUntilNanos - System.nanoTime(), WakeSubscription.FOREIGN_ZONE_GRACE_NANOS)
-                    + System.nanoTime();
+        SlotSession<T> session = slots.get(slot);
+        if (session != null) {
+            session.wake(local.test(slot));
             signal.release();
         }
     }
@@ -145,25 +129,25 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
         try {
             while (running) {
                 long nextWake = System.nanoTime() + settings.idlePoll().toNanos();
-                List<SlotState> round = new ArrayList<>(slots.all());
+                List<SlotSession<T>> round = new ArrayList<>(slots.all());
                 if (!round.isEmpty()) {
                     Collections.rotate(round, turn++ % round.size());
                     // the slots of this worker's own zone first, each group still in turn
-                    round.sort(Comparator.comparing(state -> !local.test(state.slot)));
+                    round.sort(Comparator.comparing(session -> !local.test(session.slot)));
                 }
-                for (SlotState state : round) {
+                for (SlotSession<T> session : round) {
                     if (!running) {
                         break;
                     }
-                    if (state.revoked != null) {
-                        slots.release(state);
+                    if (session.revoking()) {
+                        slots.release(session);
                         continue;
                     }
-                    if (state.nextPollNanos - System.nanoTime() <= 0) {
-                        poll(state);
+                    if (session.nextPollNanos() - System.nanoTime() <= 0) {
+                        poll(session);
                     }
-                    if (state.nextPollNanos - nextWake < 0) {
-                        nextWake = state.nextPollNanos;
+                    if (session.nextPollNanos() - nextWake < 0) {
+                        nextWake = session.nextPollNanos();
                     }
                 }
                 long waitNanos = nextWake - System.nanoTime();
@@ -211,53 +195,31 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
         return done.getCount() > 0;
     }
 
-    private void poll(SlotState state) {
-        SlotCalls.Poll poll;
-        state.woken = false;
-        int allowed;
+    private void poll(SlotSession<T> session) {
+        Batch<T> batch;
         try {
             polling = true;
-            allowed = rate.take(settings.batchSize());
-            if (allowed == 0) {
-                // the topic's rate limit: no token until then, for any slot of this container
-                state.nextPollNanos = rate.shutUntilNanos();
-                return;
-            }
-            poll = calls.poll(state.keys, state.fence, allowed);
-            state.verifiedNanos = System.nanoTime();
-        } catch (SlotFencedException e) {
-            slots.fencedAtPoll(state, e);
-            return;
-        } catch (RuntimeException e) {
-            slots.pollFailed(state, e, !running);
-            return;
+            batch = session.poll(settings.batchSize());
         } finally {
             polling = false;
         }
-        rate.giveBack(allowed - poll.polled().messages().size());
-        slots.recordPoll(state, poll.polled());
-        long now = System.nanoTime();
-        // a send that woke the slot during the call may have come after the script had planned its wait
-        boolean pollAgain = poll.polled().waitMs() == 0 || state.woken;
-        state.nextPollNanos = pollAgain ? now : now + TimeUnit.MILLISECONDS.toNanos(poll.polled().waitMs());
-        if (!poll.polled().messages().isEmpty()) {
-            Thread current = Thread.currentThread();
-            current.setName(state.threadName);
-            try {
-                if (!batches.run(state, poll, this)) {
-                    slots.release(state);
-                }
-            } finally {
-                current.setName(threadName());
+        if (session.lost() || batch.deliveries().isEmpty()) {
+            return;
+        }
+        Thread current = Thread.currentThread();
+        current.setName(threadName() + " " + session.topic().name() + "_" + session.slot);
+        try {
+            if (!batches.run(session, batch, this)) {
+                slots.release(session);
             }
+        } finally {
+            current.setName(threadName());
         }
     }
 
-
     @Override
-    public boolean mustLetGo(SlotState state) {
-        return state.revoked != null || (!running && System.nanoTime() - stopDeadlineNanos > 0)
-                || Thread.currentThread().isInterrupted();
+    public boolean mustLetGo(SlotSession<?> session) {
+        return session.revoking() || outOfTime();
     }
 
     @Override
@@ -280,16 +242,11 @@ final class SlotWorker implements SlotOwner, Runnable, WorkerControl {
         inHand = deliveries;
     }
 
-    @Override
-    public void leftToLeases(int deliveries) {
-        leftToLeases.addAndGet(deliveries);
-    }
-
     /**
      * Deliveries this worker leaves to lease recovery: those whose acknowledgement failed while it stopped, and,
      * when its thread is still running a handler, the batch it has in hand.
      */
     int deliveriesLeftToLeases(boolean threadStillRunning) {
-        return leftToLeases.get() + (threadStillRunning ? inHand : 0);
+        return slots.leftToLeases() + (threadStillRunning ? inHand : 0);
     }
 }

@@ -1,10 +1,12 @@
 package dev.rmq.internal.consumer;
 
-/** What a worker's batch needs of the worker: whether to go on, and where to count what a stop leaves behind. */
+import dev.rmq.internal.slot.SlotSession;
+
+/** What a worker's batch needs of the worker: whether to go on, and how much it has in hand. */
 interface WorkerControl {
 
     /** Whether the worker must let the slot go before the next handler: revoked, past the stop's deadline, or interrupted. */
-    boolean mustLetGo(SlotState state);
+    boolean mustLetGo(SlotSession<?> session);
 
     /**
      * Whether a handler's pending result must no longer be waited for: the stop's deadline has passed, or the
@@ -17,7 +19,4 @@ interface WorkerControl {
 
     /** The deliveries of the batch that have not been acknowledged yet; 0 once the batch is done. */
     void inHand(int deliveries);
-
-    /** Deliveries whose acknowledgement did not reach Redis while the worker stopped: left to lease recovery. */
-    void leftToLeases(int deliveries);
 }

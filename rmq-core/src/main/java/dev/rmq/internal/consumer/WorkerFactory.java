@@ -7,17 +7,24 @@ import dev.rmq.events.RmqEventListener;
 import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.internal.redis.OutageWatch;
 import dev.rmq.internal.script.ScriptRunner;
+import dev.rmq.internal.slot.ConsumerEvents;
+import dev.rmq.internal.slot.Delivery;
+import dev.rmq.internal.slot.HandlerFailures;
+import dev.rmq.internal.slot.LeaseKeeper;
+import dev.rmq.internal.slot.RateGate;
+import dev.rmq.internal.slot.Sessions;
+import dev.rmq.internal.slot.SlotCalls;
 import dev.rmq.metrics.RmqMetrics;
-import dev.rmq.topic.DeliveryGuarantee;
 import dev.rmq.topic.TopicDefinition;
 
 import java.lang.reflect.Type;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Builds the workers of one container, each with its own batch runner, acknowledger and lease keeper over
- * the container's script calls.
+ * Builds the workers of one container, each a driver of its own slot sessions over the container's script calls,
+ * with one lease keeper for all of them.
  *
  * @param <T> the payload type
  */
@@ -28,8 +35,8 @@ public final class WorkerFactory<T> {
     private final KeyLayout keys;
     private final SlotCalls calls;
     private final Handlers<T> handlers;
-    /** Extends the leases of long batch and asynchronous calls, for all the container's workers. */
-    private final LeaseTimer leaseTimer;
+    /** Renews the leases of the batches in hand, for all the container's workers. */
+    private final LeaseKeeper leases;
     private final PayloadCodec codec;
     private final Type payloadType;
     private final RmqMetrics metrics;
@@ -57,7 +64,7 @@ public final class WorkerFactory<T> {
         this.calls = new SlotCalls(scripts, topic, settings, keys.wakeChannel(topic.name()), outage);
         this.outage = outage;
         this.handlers = handlers;
-        this.leaseTimer = new LeaseTimer("rmq-leases-" + topic.name());
+        this.leases = new LeaseKeeper("rmq-leases-" + topic.name());
         this.codec = codec;
         this.payloadType = payloadType;
         this.metrics = metrics;
@@ -70,19 +77,17 @@ public final class WorkerFactory<T> {
         return outage.outage();
     }
 
-    /** Ends the lease timer's thread, once the workers have stopped. */
+    /** Ends the lease keeper's thread, once the workers have stopped. */
     void stopped() {
-        leaseTimer.shutdown();
+        leases.shutdown();
     }
 
-    SlotWorker newWorker(String id) {
-        Settlement acks = topic.delivery() == DeliveryGuarantee.AT_MOST_ONCE
-                ? new AtMostOnceSettlement(id, topic, calls, failures)
-                : new Acknowledger(id, topic, calls, metrics, events, failures);
-        LeaseKeeper leases = new LeaseKeeper(id, topic, calls, events);
-        BatchRunner<T> batches = new BatchRunner<>(topic, handlers.invoker(topic, metrics, errorHandler), codec,
-                payloadType, acks, leases, leaseTimer, metrics);
-        return new SlotWorker(id, topic, settings, keys, calls, batches, rate, metrics, events,
-                slot -> topic.zones().isLocal(slot, zone));
+    SlotWorker<T> newWorker(String id) {
+        AtomicReference<SlotWorker<T>> worker = new AtomicReference<>();
+        Sessions<T> sessions = new Sessions<>(new Sessions.Parts<>(topic, "worker", id, keys, calls, rate, codec,
+                payloadType, metrics, events, failures, true, Delivery::new, () -> worker.get().stopping()));
+        BatchRunner<T> batches = new BatchRunner<>(handlers.invoker(topic, metrics, errorHandler), leases);
+        worker.set(new SlotWorker<>(id, settings, sessions, batches, slot -> topic.zones().isLocal(slot, zone)));
+        return worker.get();
     }
 }

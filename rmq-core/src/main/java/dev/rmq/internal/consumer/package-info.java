@@ -1,7 +1,7 @@
 /**
- * The consumer container's machinery, for {@link dev.rmq.consumer.RmqConsumerContainer}. Each worker thread
- * runs a {@link dev.rmq.internal.consumer.SlotWorker} poll loop over its slots; a polled batch goes to a
- * {@code BatchRunner}, which runs the handler on each message and ends them through an {@code Acknowledger}
- * in one call, while a {@code LeaseKeeper} extends the leases of a batch that outlasts half of one.
+ * The consumer container's machinery, for {@link dev.rmq.consumer.RmqConsumerContainer}. Each worker thread runs a
+ * {@link dev.rmq.internal.consumer.SlotWorker} poll loop, a driver of its slot sessions; a polled batch goes to a
+ * {@code BatchRunner}, which has its {@code Invoker} run the handler on each message and gathers their endings in
+ * the session.
  */
 package dev.rmq.internal.consumer;

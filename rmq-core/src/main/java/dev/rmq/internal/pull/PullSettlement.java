@@ -2,52 +2,32 @@ package dev.rmq.internal.pull;
 
 import dev.rmq.consumer.AckOutcome;
 import dev.rmq.consumer.ConsumeResult;
-import dev.rmq.events.RmqEvent;
-import dev.rmq.internal.consumer.ConsumerEvents;
-import dev.rmq.internal.consumer.HandlerFailures;
-import dev.rmq.internal.consumer.SlotCalls;
 import dev.rmq.internal.redis.SlotFencedException;
 import dev.rmq.internal.script.AckCall;
-import dev.rmq.internal.script.ExtendCall;
+import dev.rmq.internal.slot.Ending;
+import dev.rmq.internal.slot.SlotSession;
 import dev.rmq.metrics.RmqMetrics;
 import dev.rmq.pull.LeaseExpiredException;
-import dev.rmq.topic.DeliveryGuarantee;
 import dev.rmq.topic.TopicDefinition;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 
 /**
- * How the deliveries of one topic of a puller end, from any thread: committed, retried, buried or handed back in
- * one call per slot, and their leases extended. A delivery whose lease has run out is not acknowledged: the
- * program learns so, since another consumer may have it by then.
+ * How the program ends the deliveries of one topic of a puller, from any thread: in one call per slot session, with
+ * the consume timer running from the handout. A delivery whose lease has run out is not acknowledged: the program
+ * learns so, since another consumer may have it by then.
  */
 final class PullSettlement<T> {
 
-    private final String id;
     private final TopicDefinition topic;
-    private final SlotCalls calls;
     private final RmqMetrics metrics;
-    private final ConsumerEvents events;
-    private final boolean atMostOnce;
-    private final HandlerFailures failures;
-    /** Told when deliveries of a slot have ended, so that a revoked slot can be let go and the puller woken. */
-    private final Consumer<PullSlot> ended;
 
-    PullSettlement(String id, TopicDefinition topic, SlotCalls calls, RmqMetrics metrics, ConsumerEvents events,
-                   HandlerFailures failures, Consumer<PullSlot> ended) {
-        this.failures = failures;
-        this.id = id;
+    PullSettlement(TopicDefinition topic, RmqMetrics metrics) {
         this.topic = topic;
-        this.calls = calls;
         this.metrics = metrics;
-        this.events = events;
-        this.atMostOnce = topic.delivery() == DeliveryGuarantee.AT_MOST_ONCE;
-        this.ended = ended;
     }
 
     TopicDefinition topic() {
@@ -64,82 +44,62 @@ final class PullSettlement<T> {
      * several are ended, and a {@link LeaseExpiredException} when it is ended alone.
      */
     List<AckOutcome> settleAll(List<PulledDelivery<T>> deliveries, AckCall.Op op, String reason) {
-        PullSlot state = deliveries.get(0).pullSlot();
+        SlotSession<T> session = deliveries.get(0).session();
         for (PulledDelivery<T> delivery : deliveries) {
             if (!delivery.claim()) {
-                throw new IllegalStateException("message '" + delivery.key() + "' of " + state.keys.hashTag()
+                throw new IllegalStateException("message '" + delivery.key() + "' of " + session.keys.hashTag()
                         + " was already ended");
             }
         }
         try {
-            if (atMostOnce) {
-                return settleAtMostOnce(deliveries, op, reason);
-            }
-            long now = System.nanoTime();
-            List<AckCall.Ack> acks = new ArrayList<>();
-            List<AckOutcome> outcomes = new ArrayList<>();
-            for (PulledDelivery<T> delivery : deliveries) {
-                boolean expired = delivery.leaseEndsNanos() - now <= 0;
-                outcomes.add(expired ? AckOutcome.STALE : null);
-                if (!expired) {
-                    acks.add(new AckCall.Ack(op, delivery.key(), delivery.token(), reason));
-                }
-            }
-            if (deliveries.size() == 1 && outcomes.get(0) == AckOutcome.STALE) {
-                throw leaseExpired(deliveries.get(0), "its lease ended " + TimeUnit.NANOSECONDS.toMillis(
-                        now - deliveries.get(0).leaseEndsNanos()) + " ms ago");
-            }
-            List<AckOutcome> replied = acks.isEmpty() ? List.of() : acknowledge(state, acks, deliveries);
-            int next = 0;
-            for (int i = 0; i < outcomes.size(); i++) {
-                if (outcomes.get(i) == null) {
-                    outcomes.set(i, replied.get(next++));
-                }
-                report(deliveries.get(i), op, outcomes.get(i), reason);
-            }
-            if (deliveries.size() == 1 && outcomes.get(0) == AckOutcome.STALE) {
-                throw leaseExpired(deliveries.get(0), "its lease ran out and it was recovered before the acknowledgement");
-            }
-            return outcomes;
+            return endAll(session, deliveries, op, reason);
         } finally {
-            for (PulledDelivery<T> delivery : deliveries) {
-                state.outstanding.remove(delivery);
-            }
-            ended.accept(state);
+            session.forget(deliveries);
         }
     }
 
-    private List<AckOutcome> acknowledge(PullSlot state, List<AckCall.Ack> acks, List<PulledDelivery<T>> deliveries) {
+    private List<AckOutcome> endAll(SlotSession<T> session, List<PulledDelivery<T>> deliveries, AckCall.Op op,
+                                    String reason) {
+        long now = System.nanoTime();
+        List<Ending> endings = new ArrayList<>();
+        List<AckOutcome> outcomes = new ArrayList<>();
+        for (PulledDelivery<T> delivery : deliveries) {
+            boolean expired = delivery.leaseOver(now);
+            outcomes.add(expired ? AckOutcome.STALE : null);
+            if (expired) {
+                session.expiredBeforeEnding(delivery, reason);
+            } else {
+                endings.add(Ending.of(op, delivery, reason, null));
+            }
+        }
+        if (deliveries.size() == 1 && outcomes.get(0) == AckOutcome.STALE) {
+            throw leaseExpired(deliveries.get(0), "its lease ended " + TimeUnit.NANOSECONDS.toMillis(
+                    now - deliveries.get(0).leaseEndsNanos()) + " ms ago");
+        }
+        List<AckOutcome> replied = endings.isEmpty() ? List.of() : end(session, endings, deliveries);
+        int next = 0;
+        for (int i = 0; i < outcomes.size(); i++) {
+            if (outcomes.get(i) == null) {
+                outcomes.set(i, replied.get(next++));
+            }
+            if (op != AckCall.Op.RELEASE) {
+                metrics.consumed(topic, resultOf(op), System.nanoTime() - deliveries.get(i).deliveredNanos());
+            }
+        }
+        if (deliveries.size() == 1 && outcomes.get(0) == AckOutcome.STALE) {
+            throw leaseExpired(deliveries.get(0), "its lease ran out and it was recovered before the acknowledgement");
+        }
+        return outcomes;
+    }
+
+    private List<AckOutcome> end(SlotSession<T> session, List<Ending> endings, List<PulledDelivery<T>> deliveries) {
         try {
-            return calls.ack(state.keys, state.fence, acks);
+            return session.end(endings);
         } catch (SlotFencedException e) {
             throw leaseExpired(deliveries.get(0), "its slot was taken over by another consumer ("
                     + deliveries.size() + " message(s) not acknowledged)");
         }
         // any other failure leaves the outcome unknown: the deliveries may be ended or not; their leases settle it
-    }
-
-    private List<AckOutcome> settleAtMostOnce(List<PulledDelivery<T>> deliveries, AckCall.Op op, String reason) {
-        List<AckOutcome> outcomes = new ArrayList<>();
-        for (PulledDelivery<T> delivery : deliveries) {
-            if (op == AckCall.Op.COMMIT) {
-                outcomes.add(AckOutcome.COMMITTED);
-            } else {
-                failures.failed(delivery, null, reason, AckOutcome.GONE, false);
-                outcomes.add(AckOutcome.GONE);
-            }
-            metrics.consumed(topic, resultOf(op), System.nanoTime() - delivery.deliveredNanos());
-        }
-        return outcomes;
-    }
-
-    private void report(PulledDelivery<T> delivery, AckCall.Op op, AckOutcome outcome, String reason) {
-        if (op != AckCall.Op.RELEASE) {
-            metrics.consumed(topic, resultOf(op), System.nanoTime() - delivery.deliveredNanos());
-        }
-        metrics.acknowledged(topic, outcome);
-        events.emit(() -> new RmqEvent.Acknowledged(Instant.now(), topic.name(), delivery.slot(), id, delivery.key(),
-                outcome, reason == null ? "" : reason));
     }
 
     private static ConsumeResult.Outcome resultOf(AckCall.Op op) {
@@ -151,31 +111,28 @@ final class PullSettlement<T> {
     }
 
     /** Extends one delivery's lease; returns its new token. */
-    long extend(PulledDelivery<?> delivery, Duration duration) {
+    long extend(PulledDelivery<T> delivery, Duration duration) {
         if (delivery.isSettled()) {
             throw new IllegalStateException("message '" + delivery.key() + "' was already ended; its lease is over");
         }
-        if (atMostOnce) {
-            return 0;
+        if (!delivery.session().leased()) {
+            throw new IllegalStateException("message '" + delivery.key() + "' of at-most-once topic " + topic.name()
+                    + " left Redis when it was taken: it holds no lease to extend");
         }
         long now = System.nanoTime();
-        if (delivery.leaseEndsNanos() - now <= 0) {
+        if (delivery.leaseOver(now)) {
             throw leaseExpired(delivery, "its lease ended " + TimeUnit.NANOSECONDS.toMillis(now
                     - delivery.leaseEndsNanos()) + " ms ago");
         }
-        PullSlot state = delivery.pullSlot();
         long renewed;
         try {
-            renewed = calls.extend(state.keys, state.fence, duration,
-                    List.of(new ExtendCall.Lease(delivery.key(), delivery.token()))).get(0);
+            renewed = delivery.session().extendOne(delivery, duration);
         } catch (SlotFencedException e) {
             throw leaseExpired(delivery, "its slot was taken over by another consumer");
         }
         if (renewed == 0) {
             throw leaseExpired(delivery, "its lease ran out and it was recovered");
         }
-        delivery.token(renewed);
-        delivery.leaseEndsNanos(now + duration.toNanos());
         return renewed;
     }
 

@@ -1,24 +1,21 @@
 package dev.rmq.internal.pull;
 
 import dev.rmq.codec.PayloadCodec;
-import dev.rmq.codec.PayloadCodecException;
 import dev.rmq.consumer.SlotAssignment;
 import dev.rmq.consumer.SlotOwner;
 import dev.rmq.consumer.StopReport;
-import dev.rmq.internal.consumer.ConsumerEvents;
-import dev.rmq.internal.consumer.HandlerFailures;
-import dev.rmq.internal.consumer.RateGate;
-import dev.rmq.internal.consumer.SlotTable;
-import dev.rmq.internal.consumer.SlotCalls;
-import dev.rmq.internal.consumer.WakeSubscription;
-import dev.rmq.internal.redis.Envelope;
 import dev.rmq.internal.redis.KeyLayout;
-import dev.rmq.internal.redis.MalformedEnvelopeException;
-import dev.rmq.internal.redis.SlotFencedException;
 import dev.rmq.internal.script.AckCall;
-import dev.rmq.internal.script.PrepareCall;
+import dev.rmq.internal.slot.Batch;
+import dev.rmq.internal.slot.ConsumerEvents;
+import dev.rmq.internal.slot.Delivery;
+import dev.rmq.internal.slot.HandlerFailures;
+import dev.rmq.internal.slot.RateGate;
+import dev.rmq.internal.slot.Sessions;
+import dev.rmq.internal.slot.SlotCalls;
+import dev.rmq.internal.slot.SlotSession;
+import dev.rmq.internal.slot.WakeSubscription;
 import dev.rmq.metrics.RmqMetrics;
-import dev.rmq.topic.DeliveryGuarantee;
 import dev.rmq.topic.TopicDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,9 +33,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * One topic of a puller: a slot owner in the topic's assignment that polls the slots it holds when the puller
- * asks, and ends the deliveries it handed out. Slot polls run on the puller's thread under its lock; ends, wake-ups
- * and the assignment's calls come from any thread.
+ * One topic of a puller: a slot owner in the topic's assignment, a driver of the slot sessions it holds, that polls
+ * them when the puller asks. Slot polls run on the puller's thread under its lock; endings, wake-ups and the
+ * assignment's calls come from any thread.
  */
 public final class PullSource<T> implements SlotOwner {
 
@@ -50,50 +47,38 @@ public final class PullSource<T> implements SlotOwner {
 
     private final String id;
     private final TopicDefinition topic;
-    private final KeyLayout keys;
-    private final SlotCalls calls;
-    private final RateGate rate;
     private final WakeSubscription wakes;
     private final Supplier<? extends SlotAssignment> assignments;
-    private final PayloadCodec codec;
-    private final Type payloadType;
-    private final RmqMetrics metrics;
     private final Duration idlePoll;
     /** The zone the puller runs in, null for none: its own zone's slots are polled first. */
     private final String zone;
     /** Tells the puller that something changed: a slot came, a wake-up arrived, a slot's deliveries ended. */
     private final Runnable changed;
-    private final SlotTable<PullSlot> slots;
-    /** Logs messages that cannot be decoded, and the at-most-once ones the program fails, rate-limited. */
-    private final HandlerFailures failures;
+    private final Sessions<T> slots;
     private final PullSettlement<T> settlement;
-    private final boolean atMostOnce;
     private volatile boolean running;
     private SlotAssignment assignment;
     /** Where the next turn over the slots starts. Guarded by the puller's lock. */
     private int turn;
 
-    public PullSource(String id, TopicDefinition topic, KeyLayout keys, SlotCalls calls, RateGate rate, WakeSubscription wakes,
-               Supplier<? extends SlotAssignment> assignments, PayloadCodec codec, Type payloadType, RmqMetrics metrics,
-               ConsumerEvents events, Duration idlePoll, String zone, Runnable changed) {
+    public PullSource(String id, TopicDefinition topic, KeyLayout keys, SlotCalls calls, RateGate rate,
+                      WakeSubscription wakes, Supplier<? extends SlotAssignment> assignments, PayloadCodec codec,
+                      Type payloadType, RmqMetrics metrics, ConsumerEvents events, Duration idlePoll, String zone,
+                      Runnable changed) {
         this.zone = zone;
         this.id = id;
         this.topic = topic;
-        this.keys = keys;
-        this.calls = calls;
-        this.rate = rate;
         this.wakes = wakes;
         this.assignments = assignments;
-        this.codec = codec;
-        this.payloadType = payloadType;
-        this.metrics = metrics;
         this.idlePoll = idlePoll;
         this.changed = changed;
-        this.atMostOnce = topic.delivery() == DeliveryGuarantee.AT_MOST_ONCE;
-        this.slots = new SlotTable<>(topic, "puller", id, metrics, events);
-        this.failures = new HandlerFailures(topic);
-        this.settlement = new PullSettlement<>(id, topic, calls, metrics, events, failures, state -> {
-            releaseIfIdle(state);
+        this.settlement = new PullSettlement<>(topic, metrics);
+        this.slots = new Sessions<>(new Sessions.Parts<>(topic, "puller", id, keys, calls, rate, codec, payloadType,
+                metrics, events, new HandlerFailures(topic), false,
+                (session, key, envelope, raw, payload, token, leaseEnds) -> new PulledDelivery<>(settlement, session,
+                        key, envelope, raw, payload, token, leaseEnds), () -> !running));
+        slots.onEnded(session -> {
+            releaseIfIdle(session);
             changed.run();
         });
     }
@@ -126,24 +111,24 @@ public final class PullSource<T> implements SlotOwner {
         if (!running) {
             return;
         }
-        slots.add(new PullSlot(slot, keys.slot(topic.name(), slot), fencingToken, System.nanoTime() + holdOff.toNanos()));
+        slots.open(slot, fencingToken, holdOff);
         changed.run();
     }
 
     /** Stops polling the slot; the stage completes once none of its deliveries holds a lease any more. */
     @Override
     public CompletionStage<Void> revoke(int slot) {
-        PullSlot state = slots.get(slot);
-        if (state == null) {
+        SlotSession<T> session = slots.get(slot);
+        if (session == null) {
             return CompletableFuture.completedFuture(null);
         }
-        CompletableFuture<Void> revoked = state.markRevoked();
-        releaseIfIdle(state);
-        long leasesEnd = state.leasesEndNanos(System.nanoTime());
+        CompletableFuture<Void> revoked = session.markRevoked();
+        releaseIfIdle(session);
+        long leasesEnd = session.leasesEndNanos(System.nanoTime());
         if (leasesEnd != 0) {
             // deliveries the program never ends keep the slot only until their leases run out
             long delay = Math.max(1, leasesEnd - System.nanoTime());
-            CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS).execute(() -> slots.release(state));
+            CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS).execute(() -> slots.release(session));
         }
         return revoked;
     }
@@ -153,19 +138,17 @@ public final class PullSource<T> implements SlotOwner {
         return slots.owned();
     }
 
-    private void releaseIfIdle(PullSlot state) {
-        if (state.revoked != null && !state.busy(System.nanoTime())) {
-            slots.release(state);
+    private void releaseIfIdle(SlotSession<T> session) {
+        if (session.revoking() && !session.busy(System.nanoTime())) {
+            slots.release(session);
         }
     }
 
     /** A send made a message of {@code slot} due earlier than its planned poll. */
     private void wake(int slot) {
-        PullSlot state = slots.get(slot);
-        if (state != null) {
-            // without coordination, another zone's slot waits a moment for that zone's own consumers
-            boolean first = state.isFenced() || topic.zones().isLocal(slot, zone);
-            state.nextPollNanos = System.nanoTime() + (first ? 0 : WakeSubscription.FOREIGN_ZONE_GRACE_NANOS);
+        SlotSession<T> session = slots.get(slot);
+        if (session != null) {
+            session.wake(topic.zones().isLocal(slot, zone));
             changed.run();
         }
     }
@@ -173,18 +156,18 @@ public final class PullSource<T> implements SlotOwner {
     // ---- polling, on the puller's thread ----------------------------------------------------------------
 
     /** The slots that may be polled now, starting at the next turn. */
-    List<PullSlot> dueSlots(long nowNanos) {
-        List<PullSlot> due = new ArrayList<>();
-        for (PullSlot state : slots.all()) {
-            if (state.due(nowNanos)) {
-                due.add(state);
+    List<SlotSession<T>> dueSlots(long nowNanos) {
+        List<SlotSession<T>> due = new ArrayList<>();
+        for (SlotSession<T> session : slots.all()) {
+            if (session.due(nowNanos)) {
+                due.add(session);
             }
         }
         due.sort((a, b) -> Integer.compare(a.slot, b.slot));
         if (!due.isEmpty()) {
             Collections.rotate(due, -(turn++ % due.size()));
             // the slots of the puller's own zone first, each group still in turn
-            due.sort(Comparator.comparing(state -> !topic.zones().isLocal(state.slot, zone)));
+            due.sort(Comparator.comparing(session -> !topic.zones().isLocal(session.slot, zone)));
         }
         return due;
     }
@@ -193,13 +176,12 @@ public final class PullSource<T> implements SlotOwner {
     long nextChangeNanos(long nowNanos) {
         long next = Long.MAX_VALUE;
         boolean any = false;
-        for (PullSlot state : slots.all()) {
-            if (state.revoked != null) {
+        for (SlotSession<T> session : slots.all()) {
+            if (session.revoking()) {
                 continue;
             }
-            long leases = state.leasesEndNanos(nowNanos);
-            long at = leases != 0 ? leases : Math.max(state.nextPollNanos - nowNanos, state.holdUntilNanos - nowNanos)
-                    + nowNanos;
+            long leases = session.leasesEndNanos(nowNanos);
+            long at = leases != 0 ? leases : session.pollAtNanos(nowNanos);
             if (!any || at - next < 0) {
                 next = at;
                 any = true;
@@ -209,76 +191,14 @@ public final class PullSource<T> implements SlotOwner {
     }
 
     /** Polls one slot for up to {@code want} messages and adds what it got to {@code out}. */
-    Taken take(PullSlot state, int want, List<? super PulledDelivery<T>> out) {
-        int allowed = rate.take(want);
-        if (allowed == 0) {
-            state.nextPollNanos = rate.shutUntilNanos();
-            return new Taken(0, false, null);
+    Taken take(SlotSession<T> session, int want, List<? super PulledDelivery<T>> out) {
+        Batch<T> batch = session.poll(want);
+        for (Delivery<T> delivery : batch.deliveries()) {
+            session.reportLateness(delivery, batch);
+            out.add((PulledDelivery<T>) delivery);
         }
-        SlotCalls.Poll poll;
-        try {
-            poll = calls.poll(state.keys, state.fence, allowed);
-        } catch (SlotFencedException e) {
-            rate.giveBack(allowed);
-            slots.fencedAtPoll(state, e);
-            return new Taken(0, false, null);
-        } catch (RuntimeException e) {
-            rate.giveBack(allowed);
-            slots.pollFailed(state, e, !running);
-            return new Taken(0, false, e);
-        }
-        PrepareCall.Polled polled = poll.polled();
-        rate.giveBack(allowed - polled.messages().size());
-        slots.recordPoll(state, polled);
-        long now = System.nanoTime();
-        state.nextPollNanos = polled.waitMs() == 0 ? now : now + TimeUnit.MILLISECONDS.toNanos(polled.waitMs());
-        long leaseEnds = poll.receivedNanos() + TimeUnit.MILLISECONDS.toNanos(polled.token() / 1000 - poll.redisNowMs());
-        List<AckCall.Ack> undecodable = new ArrayList<>();
-        int delivered = 0;
-        for (PrepareCall.Message message : polled.messages()) {
-            PulledDelivery<T> delivery;
-            try {
-                delivery = decode(state, message, polled.token(), leaseEnds);
-            } catch (MalformedEnvelopeException | PayloadCodecException e) {
-                undecodable.add(new AckCall.Ack(AckCall.Op.UNDECODABLE, message.key(), polled.token(),
-                        "cannot decode: " + e.getMessage()));
-                continue;
-            }
-            delivery.dueTime().ifPresent(due -> metrics.lateness(topic, poll.redisNowMs()
-                    + TimeUnit.NANOSECONDS.toMillis(now - poll.receivedNanos()) - due.toEpochMilli()));
-            if (!atMostOnce) {
-                state.outstanding.add(delivery);
-            }
-            out.add(delivery);
-            delivered++;
-        }
-        buryUndecodable(state, undecodable);
-        return new Taken(delivered, polled.messages().size() == allowed && polled.waitMs() == 0, null);
+        return new Taken(batch.deliveries().size(), batch.mayHaveMore(), batch.failure());
     }
-
-    @SuppressWarnings("unchecked")
-    private PulledDelivery<T> decode(PullSlot state, PrepareCall.Message message, long token, long leaseEnds) {
-        Envelope envelope = Envelope.decode(message.envelope());
-        T payload = (T) codec.decode(envelope.payload(), payloadType);
-        return new PulledDelivery<>(settlement, state, topic.type(), message.key(), envelope, message.envelope(), payload,
-                atMostOnce ? 0 : token, leaseEnds);
-    }
-
-    private void buryUndecodable(PullSlot state, List<AckCall.Ack> undecodable) {
-        if (undecodable.isEmpty()) {
-            return;
-        }
-        try {
-            if (!atMostOnce) {
-                calls.ack(state.keys, state.fence, undecodable);
-            }
-            undecodable.forEach(ack -> failures.undecodable(ack.key(), state.slot, ack.error()));
-        } catch (RuntimeException e) {
-            log.warn("puller {}: could not bury {} undecodable message(s) of {}; their leases will recover them: {}", id,
-                    undecodable.size(), state.keys.hashTag(), e.toString());
-        }
-    }
-
 
     // ---- closing ---------------------------------------------------------------------------------------
 
@@ -286,9 +206,9 @@ public final class PullSource<T> implements SlotOwner {
     int inFlight() {
         long now = System.nanoTime();
         int count = 0;
-        for (PullSlot state : slots.all()) {
-            for (PulledDelivery<?> delivery : state.outstanding) {
-                count += delivery.leaseEndsNanos() - now > 0 ? 1 : 0;
+        for (SlotSession<T> session : slots.all()) {
+            for (Delivery<T> delivery : session.outstanding()) {
+                count += delivery.leaseOver(now) ? 0 : 1;
             }
         }
         return count;
@@ -301,12 +221,11 @@ public final class PullSource<T> implements SlotOwner {
         running = false;
         wakes.close();
         int leftToLeases = 0;
-        for (PullSlot state : slots.all()) {
+        for (SlotSession<T> session : slots.all()) {
             List<PulledDelivery<T>> unended = new ArrayList<>();
-            for (PulledDelivery<?> delivery : state.outstanding) {
-                @SuppressWarnings("unchecked")
+            for (Delivery<T> delivery : session.outstanding()) {
                 PulledDelivery<T> mine = (PulledDelivery<T>) delivery;
-                if (!mine.isSettled() && mine.leaseEndsNanos() - System.nanoTime() > 0) {
+                if (!mine.isSettled() && !mine.leaseOver(System.nanoTime())) {
                     unended.add(mine);
                 }
             }
@@ -316,11 +235,11 @@ public final class PullSource<T> implements SlotOwner {
                 } catch (RuntimeException e) {
                     leftToLeases += unended.size();
                     log.debug("puller {} could not hand back {} message(s) of {}: {}", id, unended.size(),
-                            state.keys.hashTag(), e.toString());
+                            session.keys.hashTag(), e.toString());
                 }
             }
-            state.outstanding.clear();
-            slots.release(state);
+            session.forgetOutstanding();
+            slots.release(session);
         }
         StopReport released = assignment == null ? StopReport.NOTHING : assignment.close(bound);
         return new StopReport(released.took(), released.slotsReleased(), released.fencingTokensLeft(),

@@ -1,11 +1,11 @@
 package dev.rmq.internal.pull;
 
 import dev.rmq.consumer.AckOutcome;
-import dev.rmq.internal.consumer.Delivery;
 import dev.rmq.internal.redis.Envelope;
 import dev.rmq.internal.script.AckCall;
+import dev.rmq.internal.slot.Delivery;
+import dev.rmq.internal.slot.SlotSession;
 import dev.rmq.pull.PulledMessage;
-import dev.rmq.topic.TopicType;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -14,41 +14,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class PulledDelivery<T> extends Delivery<T> implements PulledMessage<T> {
 
     private final PullSettlement<T> settlement;
-    private final PullSlot slot;
-    /** When it was handed out, for the consume timer. */
-    private final long deliveredNanos;
-    /** When its lease ends, on this JVM's nano clock (estimated from the Redis clock at the poll). */
-    private volatile long leaseEndsNanos;
     private final AtomicBoolean settled = new AtomicBoolean();
 
-    PulledDelivery(PullSettlement<T> settlement, PullSlot slot, TopicType type, String key, Envelope envelope, byte[] raw,
+    PulledDelivery(PullSettlement<T> settlement, SlotSession<T> session, String key, Envelope envelope, byte[] raw,
                    T payload, long token, long leaseEndsNanos) {
-        super(settlement.topic().name(), type, slot.slot, key, envelope, raw, payload, token,
-                (delivery, duration) -> settlement.extend((PulledDelivery<?>) delivery, duration));
+        super(session, key, envelope, raw, payload, token, leaseEndsNanos);
         this.settlement = settlement;
-        this.slot = slot;
-        this.deliveredNanos = System.nanoTime();
-        this.leaseEndsNanos = leaseEndsNanos;
-    }
-
-    PullSlot pullSlot() {
-        return slot;
     }
 
     PullSettlement<T> settlement() {
         return settlement;
-    }
-
-    long deliveredNanos() {
-        return deliveredNanos;
-    }
-
-    long leaseEndsNanos() {
-        return leaseEndsNanos;
-    }
-
-    void leaseEndsNanos(long value) {
-        this.leaseEndsNanos = value;
     }
 
     /** Marks the delivery ended; false when it already was. */
@@ -84,6 +59,12 @@ final class PulledDelivery<T> extends Delivery<T> implements PulledMessage<T> {
     @Override
     public void extend(Duration duration) {
         extendLease(duration);
+    }
+
+    @Override
+    public void extendLease(Duration duration) {
+        checkExtension(duration);
+        settlement.extend(this, duration);
     }
 
     private static String reason(String reason) {

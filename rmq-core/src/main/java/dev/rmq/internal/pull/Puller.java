@@ -4,6 +4,7 @@ import dev.rmq.consumer.AckOutcome;
 import dev.rmq.consumer.StopReport;
 import dev.rmq.exceptions.RmqUnavailableException;
 import dev.rmq.internal.script.AckCall;
+import dev.rmq.internal.slot.SlotSession;
 import dev.rmq.pull.PulledMessage;
 import dev.rmq.pull.RmqPuller;
 import dev.rmq.topic.TopicRegistry;
@@ -169,7 +170,7 @@ public final class Puller<T> implements RmqPuller<T> {
     private RuntimeException collect(List<PullSource<T>> asked, int count, List<PulledMessage<T>> got) {
         List<PullSource<T>> order = new ArrayList<>(asked);
         Collections.rotate(order, -(turn++ % order.size()));
-        Map<PullSource<T>, List<PullSlot>> due = new IdentityHashMap<>();
+        Map<PullSource<T>, List<SlotSession<T>>> due = new IdentityHashMap<>();
         long now = System.nanoTime();
         for (PullSource<T> source : order) {
             due.put(source, source.dueSlots(now));
@@ -177,16 +178,16 @@ public final class Puller<T> implements RmqPuller<T> {
         RuntimeException failure = null;
         boolean anySuccess = false;
         for (int pass = 0; pass < MAX_PASSES && got.size() < count; pass++) {
-            Map<PullSource<T>, List<PullSlot>> again = new IdentityHashMap<>();
+            Map<PullSource<T>, List<SlotSession<T>>> again = new IdentityHashMap<>();
             int topicsLeft = (int) order.stream().filter(s -> !due.get(s).isEmpty()).count();
             for (PullSource<T> source : order) {
-                List<PullSlot> slots = due.get(source);
+                List<SlotSession<T>> slots = due.get(source);
                 if (slots.isEmpty() || got.size() >= count) {
                     continue;
                 }
                 int topicShare = ceilDiv(count - got.size(), topicsLeft--);
                 int topicGot = 0;
-                List<PullSlot> more = new ArrayList<>();
+                List<SlotSession<T>> more = new ArrayList<>();
                 for (int i = 0; i < slots.size() && topicGot < topicShare; i++) {
                     int slotShare = Math.min(MAX_PER_CALL, ceilDiv(topicShare - topicGot, slots.size() - i));
                     List<PulledDelivery<T>> taken = new ArrayList<>();
@@ -280,7 +281,7 @@ public final class Puller<T> implements RmqPuller<T> {
         if (messages == null) {
             throw new IllegalArgumentException("messages must not be null");
         }
-        Map<PullSlot, List<Integer>> bySlot = new LinkedHashMap<>();
+        Map<SlotSession<T>, List<Integer>> bySlot = new LinkedHashMap<>();
         List<PulledDelivery<T>> deliveries = new ArrayList<>();
         for (PulledMessage<T> message : messages) {
             if (!(message instanceof PulledDelivery<?> delivery) || !deliveredHere(delivery)) {
@@ -290,11 +291,12 @@ public final class Puller<T> implements RmqPuller<T> {
                 throw new IllegalArgumentException("message '" + delivery.key() + "' of " + delivery.topic() + "_"
                         + delivery.slot() + " was already ended");
             }
-            bySlot.computeIfAbsent(delivery.pullSlot(), s -> new ArrayList<>()).add(deliveries.size());
-            deliveries.add((PulledDelivery<T>) delivery);
+            PulledDelivery<T> mine = (PulledDelivery<T>) delivery;
+            bySlot.computeIfAbsent(mine.session(), s -> new ArrayList<>()).add(deliveries.size());
+            deliveries.add(mine);
         }
         AckOutcome[] outcomes = new AckOutcome[deliveries.size()];
-        for (Map.Entry<PullSlot, List<Integer>> group : bySlot.entrySet()) {
+        for (Map.Entry<SlotSession<T>, List<Integer>> group : bySlot.entrySet()) {
             List<PulledDelivery<T>> ofSlot = group.getValue().stream().map(deliveries::get).toList();
             List<AckOutcome> ended;
             try {

@@ -1,4 +1,4 @@
-package dev.rmq.internal.consumer;
+package dev.rmq.internal.slot;
 
 import dev.rmq.consumer.AckOutcome;
 import dev.rmq.consumer.ConsumerSettings;

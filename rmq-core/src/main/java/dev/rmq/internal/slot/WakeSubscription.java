@@ -1,4 +1,4 @@
-package dev.rmq.internal.consumer;
+package dev.rmq.internal.slot;
 
 import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;

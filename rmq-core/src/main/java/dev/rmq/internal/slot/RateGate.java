@@ -1,4 +1,4 @@
-package dev.rmq.internal.consumer;
+package dev.rmq.internal.slot;
 
 import dev.rmq.internal.redis.Futures;
 import dev.rmq.internal.script.RateCall;

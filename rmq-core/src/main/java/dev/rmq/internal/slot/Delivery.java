@@ -1,4 +1,4 @@
-package dev.rmq.internal.consumer;
+package dev.rmq.internal.slot;
 
 import dev.rmq.exceptions.RmqException;
 import dev.rmq.consumer.RmqMessage;
@@ -11,36 +11,66 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 
-/** One delivery of a message to a handler, with the lease token its acknowledgement must quote. */
+/**
+ * One delivery of a message, taken from its {@link SlotSession}: the lease token its ending must quote, and when
+ * that lease ends.
+ */
 public class Delivery<T> implements RmqMessage<T> {
 
-    /** Extends the lease of one delivery; returns the new token or 0 when the lease is lost. */
-    public interface LeaseExtender {
-        long extend(Delivery<?> delivery, Duration duration);
-    }
-
+    private final SlotSession<T> session;
     private final String topic;
     private final TopicType type;
-    private final int slot;
     private final String key;
     private final Envelope envelope;
     /** The envelope's bytes as the poll returned them, for handing an at-most-once message back unstarted. */
     private final byte[] rawEnvelope;
     private final T payload;
-    private final LeaseExtender extender;
+    /** When it was handed out, for the consume timer. */
+    private final long deliveredNanos = System.nanoTime();
     private volatile long token;
+    /** When its lease ends, on this JVM's nano clock (estimated from the Redis clock at the poll). */
+    private volatile long leaseEndsNanos;
 
-    public Delivery(String topic, TopicType type, int slot, String key, Envelope envelope, byte[] rawEnvelope, T payload,
-             long token, LeaseExtender extender) {
-        this.topic = topic;
-        this.type = type;
-        this.slot = slot;
+    public Delivery(SlotSession<T> session, String key, Envelope envelope, byte[] rawEnvelope, T payload,
+                       long token, long leaseEndsNanos) {
+        this.session = session;
+        this.topic = session.topic().name();
+        this.type = session.topic().type();
         this.key = key;
         this.envelope = envelope;
         this.rawEnvelope = rawEnvelope;
         this.payload = payload;
         this.token = token;
-        this.extender = extender;
+        this.leaseEndsNanos = leaseEndsNanos;
+    }
+
+    /** The session of the slot it was taken from. */
+    public final SlotSession<T> session() {
+        return session;
+    }
+
+    public final long deliveredNanos() {
+        return deliveredNanos;
+    }
+
+    public final long leaseEndsNanos() {
+        return leaseEndsNanos;
+    }
+
+    /**
+     * Whether its lease has run out by {@code nowNanos}, by this JVM's estimate. At most once there is no lease to run
+     * out: the message left Redis when it was taken.
+     */
+    public final boolean leaseOver(long nowNanos) {
+        return session.leased() && leaseEndsNanos - nowNanos <= 0;
+    }
+
+    /** A renewal: the new token, and how long from {@code fromNanos} the lease now runs. */
+    final void renewed(long newToken, long fromNanos, Duration lease) {
+        this.token = newToken;
+        if (newToken != 0) {
+            this.leaseEndsNanos = fromNanos + lease.toNanos();
+        }
     }
 
     public final long token() {
@@ -49,10 +79,6 @@ public class Delivery<T> implements RmqMessage<T> {
 
     public final byte[] rawEnvelope() {
         return rawEnvelope;
-    }
-
-    public final void token(long newToken) {
-        this.token = newToken;
     }
 
     public final boolean leaseLost() {
@@ -66,7 +92,7 @@ public class Delivery<T> implements RmqMessage<T> {
 
     @Override
     public int slot() {
-        return slot;
+        return session.slot;
     }
 
     @Override
@@ -112,17 +138,22 @@ public class Delivery<T> implements RmqMessage<T> {
 
     @Override
     public void extendLease(Duration duration) {
+        checkExtension(duration);
+        if (leaseLost() || session.extendOne(this, duration) == 0) {
+            throw new RmqException("the lease of message '" + key + "' in " + topic + "_" + slot()
+                    + " was already lost; it may be delivered again", null);
+        }
+    }
+
+    /** Refuses an extension shorter than a millisecond. */
+    protected static void checkExtension(Duration duration) {
         if (duration == null || duration.toMillis() < 1) {
             throw new IllegalArgumentException("lease extension must be at least 1 ms, was " + duration);
-        }
-        if (leaseLost() || extender.extend(this, duration) == 0) {
-            throw new RmqException("the lease of message '" + key + "' in " + topic + "_" + slot
-                    + " was already lost; it may be delivered again", null);
         }
     }
 
     @Override
     public String toString() {
-        return "RmqMessage[" + topic + "_" + slot + ", key=" + key + ", attempt=" + attempt() + "]";
+        return "RmqMessage[" + topic + "_" + slot() + ", key=" + key + ", attempt=" + attempt() + "]";
     }
 }

@@ -1,4 +1,4 @@
-package dev.rmq.internal.consumer;
+package dev.rmq.internal.slot;
 
 import dev.rmq.events.RmqEvent;
 import dev.rmq.events.RmqEventListener;

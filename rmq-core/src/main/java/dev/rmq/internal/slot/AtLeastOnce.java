@@ -1,0 +1,49 @@
+package dev.rmq.internal.slot;
+
+import dev.rmq.consumer.AckOutcome;
+import dev.rmq.internal.script.AckCall;
+
+import java.util.List;
+
+/**
+ * At least once: each delivery holds a lease until Redis acknowledges its ending. The endings of a session go in
+ * one call (ack.lua): commits, rollbacks, deaths, releases of unstarted deliveries, and the burial of what could
+ * not be decoded.
+ */
+final class AtLeastOnce implements Guarantee {
+
+    static final AtLeastOnce INSTANCE = new AtLeastOnce();
+
+    private AtLeastOnce() {
+    }
+
+    @Override
+    public boolean leased() {
+        return true;
+    }
+
+    @Override
+    public List<AckOutcome> end(SlotSession<?> session, List<Ending> endings) {
+        List<AckCall.Ack> sent = endings.stream().map(Ending::ack).toList();
+        Sessions<?> owner = session.owner();
+        List<AckOutcome> outcomes = owner.calls().ack(session.keys, session.fence, sent);
+        for (int i = 0; i < outcomes.size(); i++) {
+            Ending ending = endings.get(i);
+            AckOutcome outcome = outcomes.get(i);
+            owner.acknowledged(session, ending.key(), outcome, ending.reason());
+            if (ending.failed() && owner.logsFailures()) {
+                owner.failures().failed(ending.delivery(), ending.cause(), ending.reason(), outcome,
+                        ending.op() == AckCall.Op.RETRY_NOW);
+            } else if (ending.op() == AckCall.Op.UNDECODABLE && outcome == AckOutcome.DEAD) {
+                owner.failures().undecodable(ending.key(), session.slot, ending.reason());
+            }
+        }
+        return outcomes;
+    }
+
+    @Override
+    public Ending cutOff(Delivery<?> delivery) {
+        // the lease still holds it: back to waiting, its attempt not counted
+        return unstarted(delivery);
+    }
+}

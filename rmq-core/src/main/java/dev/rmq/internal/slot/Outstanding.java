@@ -1,0 +1,50 @@
+package dev.rmq.internal.slot;
+
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The deliveries a slot session handed out that hold leases and have not ended. A puller does not poll a slot again
+ * while one of them runs under its lease, so that one slot basis is handled one batch after another, as a
+ * container's worker does; the lease keeper renews a container's. Safe from any thread.
+ */
+final class Outstanding<T> {
+
+    private final Set<Delivery<T>> out = ConcurrentHashMap.newKeySet();
+
+    void addAll(Collection<Delivery<T>> deliveries) {
+        out.addAll(deliveries);
+    }
+
+    void remove(Delivery<?> delivery) {
+        out.remove(delivery);
+    }
+
+    void removeAll(Collection<? extends Delivery<?>> deliveries) {
+        out.removeAll(deliveries);
+    }
+
+    void clear() {
+        out.clear();
+    }
+
+    Collection<Delivery<T>> view() {
+        return Collections.unmodifiableSet(out);
+    }
+
+    /** When the last lease of the deliveries still out ends, or 0 when none runs any more. */
+    long leasesEndNanos(long nowNanos) {
+        long latest = 0;
+        boolean any = false;
+        for (Delivery<T> delivery : out) {
+            long ends = delivery.leaseEndsNanos();
+            if (ends - nowNanos > 0 && (!any || ends - latest > 0)) {
+                latest = ends;
+                any = true;
+            }
+        }
+        return any ? latest : 0;
+    }
+}

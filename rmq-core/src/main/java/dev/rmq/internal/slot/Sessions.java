@@ -1,0 +1,290 @@
+package dev.rmq.internal.slot;
+
+import dev.rmq.codec.PayloadCodec;
+import dev.rmq.consumer.AckOutcome;
+import dev.rmq.events.RmqEvent;
+import dev.rmq.exceptions.RmqUnavailableException;
+import dev.rmq.internal.redis.Envelope;
+import dev.rmq.internal.redis.KeyLayout;
+import dev.rmq.internal.redis.SlotFencedException;
+import dev.rmq.internal.script.PrepareCall;
+import dev.rmq.metrics.RmqMetrics;
+import dev.rmq.topic.TopicDefinition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.lang.reflect.Type;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+
+/**
+ * The slot sessions of one consumer of a topic (a container's worker, or a puller's topic), with what they share:
+ * the script calls, the rate gate, the decoder, the guarantee, and the reporting of what holding slots does (a slot
+ * assigned, let go or taken over, a poll that failed, what a poll expired and recovered, each ending's outcome).
+ * Thread-safe.
+ *
+ * @param <T> the payload type
+ */
+public final class Sessions<T> {
+
+    private static final Logger log = LoggerFactory.getLogger(Sessions.class);
+
+    /** Makes a driver's delivery of one polled message. */
+    public interface DeliveryMaker<T> {
+        Delivery<T> make(SlotSession<T> session, String key, Envelope envelope, byte[] raw, T payload, long token,
+                         long leaseEndsNanos);
+    }
+
+    /**
+     * What one consumer's sessions are made of.
+     *
+     * @param kind         what the consumer is, for the logs: {@code worker} or {@code puller}
+     * @param id           the consumer's id, as events name it
+     * @param logsFailures whether a failed ending is logged (a handler's failure), or left to the program that chose
+     *                     it (a puller's); a message an at-most-once failure loses is logged either way
+     * @param stopping     whether the consumer is stopping: failures are then expected, counted and not logged
+     */
+    public record Parts<T>(TopicDefinition topic, String kind, String id, KeyLayout keys, SlotCalls calls, RateGate rate,
+                           PayloadCodec codec, Type payloadType, RmqMetrics metrics, ConsumerEvents events,
+                           HandlerFailures failures, boolean logsFailures, DeliveryMaker<T> deliveries,
+                           BooleanSupplier stopping) {
+    }
+
+    private final Parts<T> parts;
+    private final Guarantee guarantee;
+    private final ConcurrentMap<Integer, SlotSession<T>> sessions = new ConcurrentHashMap<>();
+    /** Deliveries whose ending did not reach Redis while the consumer stopped: left to lease recovery. */
+    private final AtomicInteger leftToLeases = new AtomicInteger();
+    /** Told when deliveries of a session have ended. */
+    private volatile Consumer<SlotSession<T>> onEnded = session -> { };
+
+    public Sessions(Parts<T> parts) {
+        this.parts = parts;
+        this.guarantee = Guarantee.of(parts.topic().delivery());
+    }
+
+    /** Asks to be told when deliveries of a session have ended: a driver lets a revoked slot go then. */
+    public void onEnded(Consumer<SlotSession<T>> listener) {
+        this.onEnded = listener;
+    }
+
+    // ---- the table -----------------------------------------------------------------------------------------
+
+    /** Opens the session of a slot just assigned. */
+    public SlotSession<T> open(int slot, String fencingToken, Duration holdOff) {
+        SlotSession<T> session = new SlotSession<>(this, slot, parts.keys().slot(topic().name(), slot), fencingToken,
+                System.nanoTime() + holdOff.toNanos());
+        sessions.put(slot, session);
+        events().emit(() -> new RmqEvent.SlotAssigned(Instant.now(), topic().name(), slot, id(), session.isFenced()));
+        return session;
+    }
+
+    public SlotSession<T> get(int slot) {
+        return sessions.get(slot);
+    }
+
+    /** A live view of every session, including those being let go. */
+    public Collection<SlotSession<T>> all() {
+        return sessions.values();
+    }
+
+    /** The slots held and not being let go. */
+    public Set<Integer> owned() {
+        Set<Integer> owned = new TreeSet<>();
+        sessions.forEach((slot, session) -> {
+            if (!session.revoking()) {
+                owned.add(slot);
+            }
+        });
+        return owned;
+    }
+
+    /** Every slot still held, including those being let go. */
+    public Set<Integer> held() {
+        return new TreeSet<>(sessions.keySet());
+    }
+
+    /** Lets the slot go: it is no longer held, and whoever waits for its revocation learns so. */
+    public void release(SlotSession<T> session) {
+        boolean removed = sessions.remove(session.slot, session);
+        session.markRevoked().complete(null);
+        if (removed) {
+            events().emit(() -> new RmqEvent.SlotReleased(Instant.now(), topic().name(), session.slot, id()));
+        }
+    }
+
+    /** Deliveries whose ending did not reach Redis while the consumer stopped. */
+    public int leftToLeases() {
+        return leftToLeases.get();
+    }
+
+    /** Counts deliveries a stopping consumer leaves to lease recovery. */
+    public void leftToLeases(int deliveries) {
+        leftToLeases.addAndGet(deliveries);
+    }
+
+    // ---- what the sessions share ------------------------------------------------------------------------------
+
+    public TopicDefinition topic() {
+        return parts.topic();
+    }
+
+    String kind() {
+        return parts.kind();
+    }
+
+    String id() {
+        return parts.id();
+    }
+
+    SlotCalls calls() {
+        return parts.calls();
+    }
+
+    RateGate rate() {
+        return parts.rate();
+    }
+
+    RmqMetrics metrics() {
+        return parts.metrics();
+    }
+
+    ConsumerEvents events() {
+        return parts.events();
+    }
+
+    HandlerFailures failures() {
+        return parts.failures();
+    }
+
+    boolean logsFailures() {
+        return parts.logsFailures();
+    }
+
+    /**
+     * Decodes a polled message into the driver's delivery.
+     *
+     * @throws dev.rmq.internal.redis.MalformedEnvelopeException when its envelope cannot be read
+     * @throws dev.rmq.codec.PayloadCodecException              when its payload cannot be
+     */
+    @SuppressWarnings("unchecked")
+    Delivery<T> decode(SlotSession<T> session, PrepareCall.Message message, long token, long leaseEndsNanos) {
+        Envelope envelope = Envelope.decode(message.envelope());
+        T payload = (T) parts.codec().decode(envelope.payload(), parts.payloadType());
+        return parts.deliveries().make(session, message.key(), envelope, message.envelope(), payload, token,
+                leaseEndsNanos);
+    }
+
+    Guarantee guarantee() {
+        return guarantee;
+    }
+
+    Logger log() {
+        return log;
+    }
+
+    // ---- reporting -----------------------------------------------------------------------------------------
+
+    /** A poll found that another consumer took the slot over: lets it go. */
+    void fencedAtPoll(SlotSession<T> session, SlotFencedException e) {
+        log.warn("{} {} no longer owns {}: {}", kind(), id(), session.keys.hashTag(), e.getMessage());
+        events().emit(() -> new RmqEvent.SlotFenced(Instant.now(), topic().name(), session.slot, id(), "poll", 0));
+        release(session);
+    }
+
+    /** An ending or an extension found that another consumer took the slot over. */
+    void fenced(SlotSession<?> session, String during, int messages) {
+        log.warn("{} {} lost {} with {} message(s) not ended; they are redelivered once their leases run out",
+                kind(), id(), session.keys.hashTag(), messages);
+        events().emit(() -> new RmqEvent.SlotFenced(Instant.now(), topic().name(), session.slot, id(), during,
+                messages));
+    }
+
+    /**
+     * A poll of the slot failed: puts the next one off, and says so. Redis out of reach is left to the outage watch,
+     * which logs it once for the consumer, and a failure while stopping is expected; anything else is a WARN at the
+     * first failure in a row and every 20th.
+     */
+    void pollFailed(SlotSession<T> session, RuntimeException e) {
+        long delayMs = TimeUnit.NANOSECONDS.toMillis(session.timing().backOff());
+        int failures = session.timing().failuresInARow();
+        if (parts.stopping().getAsBoolean()) {
+            log.debug("{} {} failed to poll {} while stopping: {}", kind(), id(), session.keys.hashTag(), e.toString());
+        } else if (e instanceof RmqUnavailableException) {
+            log.debug("{} {} could not reach Redis to poll {} ({} time(s) in a row), retrying in {} ms: {}", kind(),
+                    id(), session.keys.hashTag(), failures, delayMs, e.toString());
+        } else if (failures == 1 || failures % 20 == 0) {
+            log.warn("{} {} failed to poll {} ({} time(s) in a row), retrying in {} ms: {}", kind(), id(),
+                    session.keys.hashTag(), failures, delayMs, e.toString());
+        }
+    }
+
+    /** Counts what a poll of the slot expired, and the leases it recovered; tells of each message it took. */
+    void recordPoll(SlotSession<T> session, PrepareCall.Polled polled) {
+        metrics().expired(topic(), polled.expired());
+        long recovered = polled.recovered();
+        metrics().recovered(topic(), recovered);
+        if (recovered > 0) {
+            events().emit(() -> new RmqEvent.LeasesRecovered(Instant.now(), topic().name(), session.slot, id(),
+                    recovered));
+        }
+        if (events().active() && !polled.messages().isEmpty()) {
+            Instant now = Instant.now();
+            boolean taken = !guarantee.leased();
+            for (PrepareCall.Message message : polled.messages()) {
+                int attempt = Envelope.attempts(message.envelope());
+                events().emit(() -> new RmqEvent.Delivered(now, topic().name(), session.slot, id(), message.key(),
+                        attempt, taken));
+            }
+        }
+    }
+
+    /** One ending's outcome in Redis. */
+    void acknowledged(SlotSession<?> session, String key, AckOutcome outcome, String reason) {
+        metrics().acknowledged(topic(), outcome);
+        if (outcome == AckOutcome.STALE) {
+            log.info("{} {}: the lease of '{}' in {} ran out before its ack; it is redelivered", kind(), id(),
+                    key, session.keys.hashTag());
+        }
+        events().emit(() -> new RmqEvent.Acknowledged(Instant.now(), topic().name(), session.slot, id(), key,
+                outcome, reason));
+    }
+
+    /** Gathered endings that did not reach Redis: their leases recover the messages. */
+    void endingFailed(SlotSession<?> session, List<Ending> sent, RuntimeException e) {
+        if (parts.stopping().getAsBoolean()) {
+            leftToLeases(sent.size());
+            log.debug("{} {} could not acknowledge {} message(s) of {} while stopping: {}", kind(), id(), sent.size(),
+                    session.keys.hashTag(), e.toString());
+        } else {
+            log.warn("{} {} could not acknowledge {} message(s) of {}; their leases will recover them: {}", kind(),
+                    id(), sent.size(), session.keys.hashTag(), e.toString());
+        }
+        events().emit(() -> new RmqEvent.AckFailed(Instant.now(), topic().name(), session.slot, id(),
+                sent.stream().map(Ending::key).toList(), e.toString()));
+    }
+
+    /** An extension of leases that failed: they run as before. */
+    void renewalFailed(SlotSession<?> session, RuntimeException e) {
+        if (parts.stopping().getAsBoolean()) {
+            log.debug("{} {} could not extend leases in {} while stopping: {}", kind(), id(), session.keys.hashTag(),
+                    e.toString());
+        } else {
+            log.warn("{} {} could not extend leases in {}: {}", kind(), id(), session.keys.hashTag(), e.toString());
+        }
+    }
+
+    void ended(SlotSession<T> session) {
+        onEnded.accept(session);
+    }
+}

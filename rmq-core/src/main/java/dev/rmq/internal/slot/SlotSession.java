@@ -1,0 +1,399 @@
+package dev.rmq.internal.slot;
+
+import dev.rmq.codec.PayloadCodecException;
+import dev.rmq.consumer.AckOutcome;
+import dev.rmq.internal.redis.MalformedEnvelopeException;
+import dev.rmq.internal.redis.SlotFencedException;
+import dev.rmq.internal.redis.SlotKeys;
+import dev.rmq.internal.script.ExtendCall;
+import dev.rmq.internal.script.PrepareCall;
+import dev.rmq.topic.TopicDefinition;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One slot a consumer holds, and everything done with it: polling it, the deliveries taken and not ended, their
+ * endings (gathered and sent in one call, or sent at once), their leases, the fencing token and when Redis last
+ * confirmed it, and letting the slot go. A container's worker and a puller drive sessions; what differs between
+ * the delivery guarantees is the session's {@link Guarantee}, which no driver asks about.
+ *
+ * <p>Polls, gathering and flushing run on the driving thread. The calls that quote lease tokens (an ending, an
+ * extension) may come from any thread, and take turns, so that each quotes the token the one before it got back.
+ *
+ * @param <T> the payload type
+ */
+public final class SlotSession<T> {
+
+    /** What a renewal of leases came to. */
+    public enum Renewal {
+        /** Redis renewed them (those whose lease was already lost are marked lost), or confirmed the fence. */
+        RENEWED,
+        /** The call failed; the leases run as before, and the driver carries on. */
+        FAILED,
+        /** The consumer no longer owns the slot. */
+        FENCED
+    }
+
+    /**
+     * A fenced session re-checks its token before a handler when this long has passed since Redis last confirmed
+     * it, so a consumer resuming from a long pause cannot start a message after losing its slot.
+     */
+    private static final long FENCE_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private final Sessions<T> owner;
+    public final int slot;
+    public final SlotKeys keys;
+    /** The fencing token the slot's scripts check; empty when unfenced. */
+    final String fence;
+    private final PollTiming timing;
+    /** Set when the slot is to be let go; completes once it has been let go. */
+    private volatile CompletableFuture<Void> revoked;
+    /** When Redis last confirmed the fencing token (a poll, an ending or an extension went through). */
+    private volatile long verifiedNanos;
+    /** Set once Redis refused the fencing token: the slot is another consumer's. */
+    private volatile boolean lost;
+    /** The deliveries taken and not ended, while they hold leases. */
+    private final Outstanding<T> out = new Outstanding<>();
+    /** Endings gathered for the next {@link #flush}; touched by the driving thread only. */
+    private final List<Ending> gathered = new ArrayList<>();
+    /** Held by the calls that quote lease tokens. */
+    private final Object quoting = new Object();
+
+    SlotSession(Sessions<T> owner, int slot, SlotKeys keys, String fence, long holdUntilNanos) {
+        this.owner = owner;
+        this.slot = slot;
+        this.keys = keys;
+        this.fence = fence == null ? "" : fence;
+        this.timing = new PollTiming(holdUntilNanos);
+    }
+
+    Sessions<T> owner() {
+        return owner;
+    }
+
+    public TopicDefinition topic() {
+        return owner.topic();
+    }
+
+    /** Whether each delivery holds a lease in Redis until it ends; not at most once, where it left Redis when taken. */
+    public boolean leased() {
+        return owner.guarantee().leased();
+    }
+
+    public boolean isFenced() {
+        return !fence.isEmpty();
+    }
+
+    /** Whether Redis has refused this session's fencing token: the slot is another consumer's now. */
+    public boolean lost() {
+        return lost;
+    }
+
+    // ---- when to poll ------------------------------------------------------------------------------------
+
+    public long nextPollNanos() {
+        return timing.nextPollNanos();
+    }
+
+    /** When the slot may be polled, no earlier than the hold-off of a takeover. */
+    public long pollAtNanos(long nowNanos) {
+        return timing.pollAtNanos(nowNanos);
+    }
+
+    /** Whether the slot is being let go, or has been. */
+    public boolean revoking() {
+        return revoked != null;
+    }
+
+    /** Marks the slot to be let go and returns the stage that completes once it is. */
+    public synchronized CompletableFuture<Void> markRevoked() {
+        if (revoked == null) {
+            revoked = new CompletableFuture<>();
+        }
+        return revoked;
+    }
+
+    /**
+     * A send made a message due earlier than the planned poll: poll at once, unless the slot is still held off
+     * after a takeover. Without coordination, a slot of another zone waits a moment for that zone's own consumers.
+     */
+    public void wake(boolean localZone) {
+        timing.wake(isFenced() || localZone ? 0 : WakeSubscription.FOREIGN_ZONE_GRACE_NANOS);
+    }
+
+    /** Whether the slot may be polled now: not being let go, its time come, and no delivery of it under lease. */
+    public boolean due(long nowNanos) {
+        return revoked == null && timing.come(nowNanos) && !busy(nowNanos);
+    }
+
+    /** Whether a delivery of this slot still runs under its lease. */
+    public boolean busy(long nowNanos) {
+        return leasesEndNanos(nowNanos) != 0;
+    }
+
+    /** When the last lease of the deliveries still out ends, or 0 when none runs any more. */
+    public long leasesEndNanos(long nowNanos) {
+        return out.leasesEndNanos(nowNanos);
+    }
+
+    /** The deliveries taken and not ended that still hold a lease. */
+    public Collection<Delivery<T>> outstanding() {
+        return out.view();
+    }
+
+    // ---- polling, on the driving thread -------------------------------------------------------------------
+
+    /**
+     * Polls the slot for up to {@code want} messages, within the topic's rate limit, and decodes them. A message that
+     * cannot be decoded is buried at once. When the slot turns out to be another consumer's, it is let go.
+     */
+    public Batch<T> poll(int want) {
+        timing.polling();
+        RateGate rate = owner.rate();
+        int allowed = rate.take(want);
+        if (allowed == 0) {
+            // the topic's rate limit: no token until then, for any slot of this consumer
+            timing.notBefore(rate.shutUntilNanos());
+            return Batch.none();
+        }
+        SlotCalls.Poll poll;
+        try {
+            poll = owner.calls().poll(keys, fence, allowed);
+            verifiedNanos = System.nanoTime();
+        } catch (SlotFencedException e) {
+            rate.giveBack(allowed);
+            lost = true;
+            owner.fencedAtPoll(this, e);
+            return Batch.none();
+        } catch (RuntimeException e) {
+            rate.giveBack(allowed);
+            owner.pollFailed(this, e);
+            return Batch.failed(e);
+        }
+        PrepareCall.Polled polled = poll.polled();
+        rate.giveBack(allowed - polled.messages().size());
+        timing.polled(polled.waitMs());
+        owner.recordPoll(this, polled);
+        long leaseEnds = poll.receivedNanos() + TimeUnit.MILLISECONDS.toNanos(polled.token() / 1000 - poll.redisNowMs());
+        List<Delivery<T>> deliveries = new ArrayList<>(polled.messages().size());
+        List<Ending> undecodable = new ArrayList<>();
+        for (PrepareCall.Message message : polled.messages()) {
+            try {
+                deliveries.add(owner.decode(this, message, polled.token(), leaseEnds));
+            } catch (MalformedEnvelopeException | PayloadCodecException e) {
+                undecodable.add(Ending.undecodable(message.key(), polled.token(), "cannot decode: " + e.getMessage()));
+            }
+        }
+        if (owner.guarantee().leased()) {
+            out.addAll(deliveries);
+        }
+        if (!undecodable.isEmpty()) {
+            buryUndecodable(undecodable);
+        }
+        return new Batch<>(deliveries, poll.redisNowMs(), poll.receivedNanos(),
+                polled.messages().size() == allowed && polled.waitMs() == 0, null);
+    }
+
+    private void buryUndecodable(List<Ending> undecodable) {
+        try {
+            end(undecodable);
+        } catch (RuntimeException e) {
+            owner.log().warn("{} {}: could not bury {} undecodable message(s) of {}; their leases will recover them: {}",
+                    owner.kind(), owner.id(), undecodable.size(), keys.hashTag(), e.toString());
+        }
+    }
+
+    PollTiming timing() {
+        return timing;
+    }
+
+    /** Reports how late a delivery is, by the Redis clock at the poll and the time passed since. */
+    public void reportLateness(Delivery<T> delivery, Batch<T> batch) {
+        delivery.dueTime().ifPresent(due -> owner.metrics().lateness(topic(), batch.redisNowMs()
+                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - batch.receivedNanos()) - due.toEpochMilli()));
+    }
+
+    // ---- endings -------------------------------------------------------------------------------------------
+
+    /** Gathers an ending for the next {@link #flush}. */
+    public void gather(Ending ending) {
+        gathered.add(ending);
+    }
+
+    /** Gathers the ending of a delivery that was never started: it goes back at its place. */
+    public void gatherUnstarted(Delivery<?> delivery) {
+        if (!delivery.leaseLost()) {
+            gathered.add(owner.guarantee().unstarted(delivery));
+        }
+    }
+
+    /** Gathers the ending of a delivery whose handler the stop cut off. */
+    public void gatherCutOff(Delivery<?> delivery) {
+        gathered.add(owner.guarantee().cutOff(delivery));
+    }
+
+    /** How many endings are gathered and not sent yet. */
+    public int gathered() {
+        return gathered.size();
+    }
+
+    /**
+     * Sends the endings gathered so far. Returns false when the slot turned out to be lost: the caller must let it
+     * go. A call that fails otherwise leaves the deliveries to their leases; while the consumer stops, they are
+     * counted as left to lease recovery instead of logged.
+     */
+    public boolean flush() {
+        if (gathered.isEmpty()) {
+            return !lost;
+        }
+        List<Ending> sent = List.copyOf(gathered);
+        gathered.clear();
+        try {
+            end(sent);
+        } catch (SlotFencedException e) {
+            return false;
+        } catch (RuntimeException e) {
+            owner.endingFailed(this, sent, e);
+        }
+        return !lost;
+    }
+
+    /**
+     * Ends deliveries of this slot in one call and reports each outcome.
+     *
+     * @throws SlotFencedException when the slot is another consumer's now
+     * @throws RuntimeException    when Redis did not answer: the outcome is unknown, and the leases settle it
+     */
+    public List<AckOutcome> end(List<Ending> endings) {
+        try {
+            synchronized (quoting) {
+                if (lost && owner.guarantee().leased()) {
+                    throw new SlotFencedException("the slot " + keys.hashTag() + " was already taken over", null);
+                }
+                List<AckOutcome> outcomes = owner.guarantee().end(this, endings);
+                verifiedNanos = System.nanoTime();
+                return outcomes;
+            }
+        } catch (SlotFencedException e) {
+            if (!lost) {
+                lost = true;
+                owner.fenced(this, "ack", endings.size());
+            }
+            throw e;
+        } finally {
+            for (Ending ending : endings) {
+                if (ending.delivery() != null) {
+                    out.remove(ending.delivery());
+                }
+            }
+            owner.ended(this);
+        }
+    }
+
+    /** A delivery whose lease ran out before the program ended it: nothing is sent, and it is delivered again. */
+    public void expiredBeforeEnding(Delivery<?> delivery, String reason) {
+        owner.acknowledged(this, delivery.key(), AckOutcome.STALE, reason == null ? "" : reason);
+    }
+
+    // ---- leases and the fence ------------------------------------------------------------------------------
+
+    /** Whether the fence needs Redis to confirm it before the next handler starts. */
+    public boolean fenceUnconfirmed(long nowNanos) {
+        return isFenced() && nowNanos - verifiedNanos > FENCE_RECHECK_NANOS;
+    }
+
+    /**
+     * Has Redis confirm that this consumer still owns the slot, sending the endings gathered (which checks it) or
+     * an empty extension: false when the slot was lost. A call that fails says nothing, and the driver carries on.
+     */
+    public boolean confirmFence() {
+        if (owner.guarantee().leased() && !gathered.isEmpty()) {
+            return flush();
+        }
+        return renew(List.of()) != Renewal.FENCED;
+    }
+
+    /** Renews the leases of {@code deliveries} by a whole lease; with none, or without leases, confirms the fence. */
+    public Renewal renew(List<? extends Delivery<?>> deliveries) {
+        List<ExtendCall.Lease> leases = new ArrayList<>();
+        List<Delivery<?>> live = new ArrayList<>();
+        if (owner.guarantee().leased()) {
+            for (Delivery<?> delivery : deliveries) {
+                if (!delivery.leaseLost()) {
+                    leases.add(new ExtendCall.Lease(delivery.key(), delivery.token()));
+                    live.add(delivery);
+                }
+            }
+            if (live.isEmpty() && !deliveries.isEmpty()) {
+                return Renewal.RENEWED;
+            }
+        }
+        Duration lease = topic().leaseTimeout();
+        synchronized (quoting) {
+            if (lost) {
+                return Renewal.FENCED;
+            }
+            try {
+                long before = System.nanoTime();
+                List<Long> renewed = owner.calls().extend(keys, fence, lease, leases);
+                verifiedNanos = System.nanoTime();
+                for (int i = 0; i < live.size(); i++) {
+                    live.get(i).renewed(renewed.get(i), before, lease);
+                }
+                return Renewal.RENEWED;
+            } catch (SlotFencedException e) {
+                lost = true;
+                owner.fenced(this, "extend", live.size());
+                return Renewal.FENCED;
+            } catch (RuntimeException e) {
+                owner.renewalFailed(this, e);
+                return Renewal.FAILED;
+            }
+        }
+    }
+
+    /**
+     * A handler's or the program's own extension of one delivery; returns the new token, or 0 when its lease was
+     * already lost, or when the topic holds no leases.
+     *
+     * @throws SlotFencedException when the slot is another consumer's now
+     */
+    public long extendOne(Delivery<?> delivery, Duration duration) {
+        if (!owner.guarantee().leased()) {
+            return 0;
+        }
+        synchronized (quoting) {
+            long before = System.nanoTime();
+            long renewed;
+            try {
+                renewed = owner.calls().extend(keys, fence, duration,
+                        List.of(new ExtendCall.Lease(delivery.key(), delivery.token()))).get(0);
+            } catch (SlotFencedException e) {
+                if (!lost) {
+                    lost = true;
+                    owner.fenced(this, "extend", 1);
+                }
+                throw e;
+            }
+            verifiedNanos = System.nanoTime();
+            delivery.renewed(renewed, before, duration);
+            return renewed;
+        }
+    }
+
+    /** Forgets deliveries the program has ended, or given up on, and tells the driver. */
+    public void forget(Collection<? extends Delivery<?>> deliveries) {
+        out.removeAll(deliveries);
+        owner.ended(this);
+    }
+
+    /** Forgets the deliveries still out, once the consumer has handed them back or left them to their leases. */
+    public void forgetOutstanding() {
+        out.clear();
+    }
+}
