@@ -236,7 +236,7 @@ public final class TopicDefinition {
     public String controls() {
         return "ttl=" + ttl + ",expiry=" + expiry + ",maxBacklog=" + maxBacklog + ",delivery=" + delivery
                 + ",rateLimit=" + rateLimit + ",lateTolerance=" + lateTolerance + ",fifo=" + fifo
-                + (zones.isEmpty() && zones.routing() == ZoneRouting.SENDER_ZONE ? "" : ",zones=" + zones);
+                + (zones.isEmpty() && zones.routing() == TopicZones.DEFAULT_ROUTING ? "" : ",zones=" + zones);
     }
 
     @Override
@@ -362,7 +362,7 @@ public final class TopicDefinition {
          * zone sending to its own zone's slots; none by default.
          */
         public Builder zones(String... names) {
-            return zones(TopicZones.of(names == null ? null : Arrays.asList(names), ZoneRouting.SENDER_ZONE));
+            return zones(TopicZones.of(names == null ? null : Arrays.asList(names), TopicZones.DEFAULT_ROUTING));
         }
 
         /** How the slots are spread over zones, and how producers route among them; see {@link TopicZones}. */

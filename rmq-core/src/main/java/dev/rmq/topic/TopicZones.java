@@ -14,8 +14,11 @@ import java.util.Set;
  */
 public final class TopicZones {
 
+    /** How a producer routes when the topic does not say: to its own zone's slots. */
+    public static final ZoneRouting DEFAULT_ROUTING = ZoneRouting.SENDER_ZONE;
+
     /** No zones: every slot is everyone's. */
-    public static final TopicZones NONE = new TopicZones(List.of(), ZoneRouting.SENDER_ZONE);
+    public static final TopicZones NONE = new TopicZones(List.of(), DEFAULT_ROUTING);
 
     private final List<String> names;
     private final ZoneRouting routing;

@@ -199,9 +199,9 @@ class RmqEndToEndTests {
         RmqEndpointViews.Overview overview = endpoint.overview();
         assertThat(overview.assignment()).as("it runs with ZooKeeper").isEqualTo("zookeeper");
         assertThat(overview.writeOperations()).isFalse();
-        assertThat(overview.topics()).extracting(RmqEndpointViews.TopicSummary::name)
+        assertThat(overview.topics()).extracting(summary -> summary.definition().name())
                 .containsExactly("price-change", "merchant-tasks", "order-timeout", "payments");
-        assertThat(overview.topics()).filteredOn(t -> t.name().equals("payments")).singleElement()
+        assertThat(overview.topics()).filteredOn(t -> t.definition().name().equals("payments")).singleElement()
                 .satisfies(t -> assertThat(t.dead()).isEqualTo(2));
 
         RmqEndpointViews.TopicDetail orders = endpoint.topic("order-timeout", null, null, null);

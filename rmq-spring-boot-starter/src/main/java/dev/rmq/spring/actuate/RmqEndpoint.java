@@ -8,7 +8,6 @@ import dev.rmq.coordination.RmqCoordinator;
 import dev.rmq.inspect.SlotCounts;
 import dev.rmq.inspect.TopicCounts;
 import dev.rmq.producer.StoredMessage;
-import dev.rmq.spring.actuate.RmqEndpointViews.Controls;
 import dev.rmq.spring.actuate.RmqEndpointViews.Counts;
 import dev.rmq.spring.actuate.RmqEndpointViews.DeadEntry;
 import dev.rmq.spring.actuate.RmqEndpointViews.ListenerSummary;
@@ -21,6 +20,7 @@ import dev.rmq.spring.actuate.RmqEndpointViews.TopicDetail;
 import dev.rmq.spring.actuate.RmqEndpointViews.TopicSummary;
 import dev.rmq.spring.listener.RmqListenerEndpointRegistry;
 import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicDescription;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -104,9 +104,8 @@ public class RmqEndpoint {
             List<ListenerSummary> listeners = containers(topic.name()).stream()
                     .map(c -> new ListenerSummary(c.id(), c.isRunning(), c.settings().concurrency(), c.ownedSlots().size()))
                     .toList();
-            topics.add(new TopicSummary(topic.name(), topic.type().name(), topic.slotAmount(), state(topic, counts),
-                    topic.leaseTimeout().toString(), topic.maxRetries(), topic.backoff().toString(), topic.deadCapacity(),
-                    Controls.of(topic), total.waiting(), total.inFlight(), total.dead(), Counts.of(total), listeners));
+            topics.add(new TopicSummary(TopicDescription.of(topic), state(topic, counts), total.waiting(),
+                    total.inFlight(), total.dead(), Counts.of(total), listeners));
         }
         return new Overview(instance, assignmentMode, client.zone(), writesAllowed.getAsBoolean(), topics);
     }

@@ -3,7 +3,8 @@ package dev.rmq.spring.actuate;
 import dev.rmq.dead.DeadMessage;
 import dev.rmq.inspect.SlotCounts;
 import dev.rmq.producer.StoredMessage;
-import dev.rmq.topic.TopicDefinition;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import dev.rmq.topic.TopicDescription;
 import dev.rmq.topic.TopicType;
 import org.jspecify.annotations.Nullable;
 
@@ -27,25 +28,12 @@ public final class RmqEndpointViews {
                            List<TopicSummary> topics) {
     }
 
-    /** {@code state} is {@code running}, {@code paused} or {@code partly paused (n of m slots)}. */
-    public record TopicSummary(String name, String type, int slotAmount, String state, String leaseTimeout,
-                               int maxRetries, String backoff, int deadCapacity, Controls controls, long backlog,
-                               long inFlight, long dead, Counts counts, List<ListenerSummary> listeners) {
-    }
-
-    /** A topic's job controls; null where a control is not set. */
-    public record Controls(@Nullable String ttl, String expiry, @Nullable Integer maxBacklog, String delivery,
-                           @Nullable Double rateLimit, @Nullable String lateTolerance, boolean fifo,
-                           @Nullable List<String> zones, @Nullable String zoneRouting) {
-
-        static Controls of(TopicDefinition topic) {
-            boolean zoned = !topic.zones().isEmpty();
-            return new Controls(topic.ttl().isZero() ? null : topic.ttl().toString(), topic.expiry().name(),
-                    topic.maxBacklog() == 0 ? null : topic.maxBacklog(), topic.delivery().name(),
-                    topic.rateLimit() == 0 ? null : topic.rateLimit(),
-                    topic.type() == TopicType.FIXED_TIME ? topic.lateTolerance().toString() : null, topic.fifo(),
-                    zoned ? topic.zones().names() : null, zoned ? topic.zones().routing().name() : null);
-        }
+    /**
+     * One topic: its {@link TopicDescription}, as rmq-server shows it too, then its {@code state} ({@code running},
+     * {@code paused} or {@code partly paused (n of m slots)}), where its messages are, and its listener containers.
+     */
+    public record TopicSummary(@JsonUnwrapped TopicDescription definition, String state, long backlog, long inFlight,
+                               long dead, Counts counts, List<ListenerSummary> listeners) {
     }
 
     /** Where messages are: see {@link SlotCounts}. {@code waiting} is dueNow + later + parked. */

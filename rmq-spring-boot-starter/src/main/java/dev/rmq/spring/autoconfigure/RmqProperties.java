@@ -11,7 +11,9 @@ import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import dev.rmq.topic.TopicZones;
 import dev.rmq.topic.ZoneRouting;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.messaging.converter.MessageConversionException;
 import org.springframework.messaging.handler.invocation.MethodArgumentResolutionException;
@@ -27,17 +29,15 @@ import java.util.Map;
 
 /**
  * Configuration of rmq, under the {@code rmq} prefix. Values are checked when they are bound, with the
- * messages of rmq-core, so a bad definition stops start-up and names the property.
+ * messages of rmq-core, so a bad definition stops start-up and names the property. A topic's keys and the
+ * listeners' defaults are left null when not set: rmq-core's builders hold their defaults, and what is set is
+ * copied onto them.
  *
  * @param namespace      Prefix of every Redis key, so that several applications can share one Redis. Empty for none.
  * @param maxPayloadSize Largest message (payload plus headers) that a send accepts.
- * @param topics         Topics by name, e.g. rmq.topics.price-change.type=RANGE_MERGE. Each has type (RANGE_MERGE,
- *                       PRIORITY or FIXED_TIME, required), slot-amount (16), lease-timeout (30s), max-retries (16),
- *                       backoff.initial (1s), backoff.multiplier (2.0), backoff.max (5m), backoff.jitter (0.2),
- *                       dead-capacity (100000), ttl (none), expiry (DROP), max-backlog (none), delivery
- *                       (AT_LEAST_ONCE), rate-limit (none), late-tolerance (10s), fifo (false), concurrency and
- *                       batch-size. A YAML
- *                       list of entries with a name works too.
+ * @param topics         Topics by name, e.g. rmq.topics.price-change.type=RANGE_MERGE, with the keys of
+ *                       rmq.topics.*: type is required, and what is not set takes rmq-core's default. A YAML list of
+ *                       entries with a name works too.
  * @param listener       Defaults of the @RmqListener containers.
  * @param producer       The autowirable RmqProducer.
  * @param redis          Redis connection, used when the application defines no RedissonClient. When none of
@@ -107,29 +107,29 @@ public record RmqProperties(@DefaultValue("") String namespace,
      * @param fifo         Whether messages of one priority, or due in one millisecond, are consumed in the order
      *                     first sent (a little Redis CPU per send); otherwise by key.
      * @param zones        Availability zones the slots are spread over (slot s in zone s mod n); none by default.
- * @param zoneRouting  With zones, where a producer sends: SENDER_ZONE (its own zone's slots; a key sent from two
- *                     zones is two messages) or BASIS (by the slot basis alone, one message per key).
- * @param concurrency  Worker threads of this topic's listeners. Unset means rmq.listener.concurrency.
+     * @param zoneRouting  With zones, where a producer sends: SENDER_ZONE (its own zone's slots; a key sent from two
+     *                     zones is two messages) or BASIS (by the slot basis alone, one message per key).
+     * @param concurrency  Worker threads of this topic's listeners. Unset means rmq.listener.concurrency.
      * @param batchSize    Most messages one poll takes from a slot. Unset means rmq.listener.batch-size.
      */
-    public record Topic(String name,
-                        TopicType type,
-                        @DefaultValue("16") int slotAmount,
-                        @DefaultValue("30s") Duration leaseTimeout,
-                        @DefaultValue("16") int maxRetries,
-                        @DefaultValue Backoff backoff,
-                        @DefaultValue("100000") int deadCapacity,
-                        @DefaultValue("0s") Duration ttl,
-                        @DefaultValue("DROP") ExpiryAction expiry,
-                        @DefaultValue("0") int maxBacklog,
-                        @DefaultValue("AT_LEAST_ONCE") DeliveryGuarantee delivery,
-                        @DefaultValue("0") double rateLimit,
-                        @DefaultValue("10s") Duration lateTolerance,
-                        @DefaultValue("false") boolean fifo,
-                        List<String> zones,
-                        @DefaultValue("SENDER_ZONE") ZoneRouting zoneRouting,
-                        Integer concurrency,
-                        Integer batchSize) {
+    public record Topic(@Nullable String name,
+                        @Nullable TopicType type,
+                        @Nullable Integer slotAmount,
+                        @Nullable Duration leaseTimeout,
+                        @Nullable Integer maxRetries,
+                        @Nullable Backoff backoff,
+                        @Nullable Integer deadCapacity,
+                        @Nullable Duration ttl,
+                        @Nullable ExpiryAction expiry,
+                        @Nullable Integer maxBacklog,
+                        @Nullable DeliveryGuarantee delivery,
+                        @Nullable Double rateLimit,
+                        @Nullable Duration lateTolerance,
+                        @Nullable Boolean fifo,
+                        @Nullable List<String> zones,
+                        @Nullable ZoneRouting zoneRouting,
+                        @Nullable Integer concurrency,
+                        @Nullable Integer batchSize) {
 
         public Topic {
             if (concurrency != null) {
@@ -140,7 +140,10 @@ public record RmqProperties(@DefaultValue("") String namespace,
             }
         }
 
-        /** The validated definition; {@code key} is the name unless {@link #name()} is set. */
+        /**
+         * The validated definition; {@code key} is the name unless {@link #name()} is set. Only what is set is copied
+         * onto the core's builder, which holds every default and checks every value.
+         */
         public TopicDefinition toDefinition(String key) {
             boolean named = name != null && !name.isBlank();
             // A YAML list binds with the indexes as keys; an index must not silently become a topic name.
@@ -148,31 +151,47 @@ public record RmqProperties(@DefaultValue("") String namespace,
                 throw new IllegalArgumentException("rmq.topics[" + key + "] needs a name: entries of a topic list must"
                         + " say 'name', or define the topics as a map (rmq.topics.<name>.type=...)");
             }
-            String topicName = named ? name : key;
-            return TopicDefinition.builder(topicName, type).slotAmount(slotAmount).leaseTimeout(leaseTimeout)
-                    .maxRetries(maxRetries).backoff(backoff.toPolicy()).deadCapacity(deadCapacity).ttl(ttl)
-                    .expiry(expiry).maxBacklog(maxBacklog).delivery(delivery).rateLimit(rateLimit)
-                    .lateTolerance(lateTolerance).fifo(fifo)
-                    .zones(TopicZones.of(zones == null ? List.of() : zones, zoneRouting)).build();
+            TopicDefinition.Builder topic = TopicDefinition.builder(named ? name : key, type);
+            PropertyMapper map = PropertyMapper.get();
+            map.from(slotAmount).to(topic::slotAmount);
+            map.from(leaseTimeout).to(topic::leaseTimeout);
+            map.from(maxRetries).to(topic::maxRetries);
+            map.from(backoff).as(Backoff::toPolicy).to(topic::backoff);
+            map.from(deadCapacity).to(topic::deadCapacity);
+            map.from(ttl).to(topic::ttl);
+            map.from(expiry).to(topic::expiry);
+            map.from(maxBacklog).to(topic::maxBacklog);
+            map.from(delivery).to(topic::delivery);
+            map.from(rateLimit).to(topic::rateLimit);
+            map.from(lateTolerance).to(topic::lateTolerance);
+            map.from(fifo).to(topic::fifo);
+            if (zones != null || zoneRouting != null) {
+                List<String> names = zones == null ? List.of() : zones;
+                topic.zones(TopicZones.of(names, zoneRouting == null ? TopicZones.DEFAULT_ROUTING : zoneRouting));
+            }
+            return topic.build();
         }
     }
 
     /**
      * Retry delay: {@code initial × multiplier^(attempt-1)}, capped at {@code max}, shortened by up to
-     * {@code jitter}.
+     * {@code jitter}. What is not set keeps the default policy's value.
      *
      * @param initial    Delay after the first failed attempt.
      * @param multiplier Growth of the delay per attempt: 1 for a fixed delay, above 1 for an exponential one.
      * @param max        Longest delay.
      * @param jitter     Largest random fraction taken off a delay, in [0, 1).
      */
-    public record Backoff(@DefaultValue("1s") Duration initial,
-                          @DefaultValue("2.0") double multiplier,
-                          @DefaultValue("5m") Duration max,
-                          @DefaultValue("0.2") double jitter) {
+    public record Backoff(@Nullable Duration initial,
+                          @Nullable Double multiplier,
+                          @Nullable Duration max,
+                          @Nullable Double jitter) {
 
         BackoffPolicy toPolicy() {
-            return new BackoffPolicy(initial, multiplier, max, jitter);
+            BackoffPolicy defaults = BackoffPolicy.DEFAULT;
+            return new BackoffPolicy(initial != null ? initial : defaults.initial(),
+                    multiplier != null ? multiplier : defaults.multiplier(), max != null ? max : defaults.max(),
+                    jitter != null ? jitter : defaults.jitter());
         }
     }
 
@@ -198,10 +217,10 @@ public record RmqProperties(@DefaultValue("") String namespace,
      *                        Executor bean named rmqListenerExecutor wins over this setting.
      */
     public record Listener(@DefaultValue("true") boolean autoStartup,
-                           @DefaultValue("1") int concurrency,
-                           @DefaultValue("64") int batchSize,
-                           @DefaultValue("1s") Duration idlePoll,
-                           @DefaultValue("10s") Duration shutdownTimeout,
+                           @Nullable Integer concurrency,
+                           @Nullable Integer batchSize,
+                           @Nullable Duration idlePoll,
+                           @Nullable Duration shutdownTimeout,
                            List<Class<? extends Throwable>> notRetryableExceptions,
                            @DefaultValue("auto") Threads threads) {
 
@@ -233,15 +252,20 @@ public record RmqProperties(@DefaultValue("") String namespace,
             notRetryableExceptions = notRetryableExceptions == null ? NOT_RETRYABLE : List.copyOf(notRetryableExceptions);
         }
 
-        /** These values as core consumer settings. */
+        /** These values as core consumer settings: what is set, over the core's defaults. */
         public ConsumerSettings toConsumerSettings() {
             return consumerSettings(concurrency, batchSize, idlePoll, shutdownTimeout);
         }
 
-        private static ConsumerSettings consumerSettings(int concurrency, int batchSize, Duration idlePoll,
-                                                         Duration shutdownTimeout) {
-            return new ConsumerSettings(concurrency, batchSize, idlePoll, shutdownTimeout,
-                    ConsumerSettings.DEFAULTS.recoverLimit());
+        private static ConsumerSettings consumerSettings(@Nullable Integer concurrency, @Nullable Integer batchSize,
+                                                         @Nullable Duration idlePoll,
+                                                         @Nullable Duration shutdownTimeout) {
+            PropertyMapper map = PropertyMapper.get();
+            ConsumerSettings settings = ConsumerSettings.DEFAULTS;
+            settings = map.from(concurrency).to(settings, ConsumerSettings::withConcurrency);
+            settings = map.from(batchSize).to(settings, ConsumerSettings::withBatchSize);
+            settings = map.from(idlePoll).to(settings, ConsumerSettings::withIdlePoll);
+            return map.from(shutdownTimeout).to(settings, ConsumerSettings::withShutdownTimeout);
         }
     }
 
@@ -338,12 +362,14 @@ public record RmqProperties(@DefaultValue("") String namespace,
      */
     public record Puller(List<String> topics,
                          @DefaultValue("puller") String id,
-                         @DefaultValue("1s") Duration idlePoll,
-                         @DefaultValue("10s") Duration closeTimeout) {
+                         @Nullable Duration idlePoll,
+                         @Nullable Duration closeTimeout) {
 
         public Puller {
             topics = topics == null ? List.of() : List.copyOf(topics);
-            ConsumerSettings.DEFAULTS.withIdlePoll(idlePoll).withShutdownTimeout(closeTimeout);
+            PropertyMapper map = PropertyMapper.get();
+            map.from(idlePoll).to(ConsumerSettings.DEFAULTS::withIdlePoll);
+            map.from(closeTimeout).to(ConsumerSettings.DEFAULTS::withShutdownTimeout);
         }
     }
 }

@@ -1,11 +1,13 @@
 package dev.rmq.spring.autoconfigure;
 
+import dev.rmq.PullerBuilder;
 import dev.rmq.RmqClient;
 import dev.rmq.pull.RmqPuller;
 import dev.rmq.spring.listener.RmqSlotAssignmentFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
@@ -29,13 +31,14 @@ public final class RmqPullerAutoConfiguration {
     @ConditionalOnMissingBean(RmqPuller.class)
     RmqPuller<String> rmqPuller(RmqClient client, RmqSlotAssignmentFactory assignments, RmqProperties properties) {
         RmqProperties.Puller settings = properties.puller();
-        RmqPuller<String> puller = client.puller(String.class)
+        PullerBuilder<String> builder = client.puller(String.class)
                 .topics(settings.topics().toArray(String[]::new))
                 .id(settings.id())
-                .idlePoll(settings.idlePoll())
-                .closeTimeout(settings.closeTimeout())
-                .assignmentByTopic(topic -> assignments.create(topic, settings.id()))
-                .build();
+                .assignmentByTopic(topic -> assignments.create(topic, settings.id()));
+        PropertyMapper map = PropertyMapper.get();
+        map.from(settings.idlePoll()).to(builder::idlePoll);
+        map.from(settings.closeTimeout()).to(builder::closeTimeout);
+        RmqPuller<String> puller = builder.build();
         puller.start();
         return puller;
     }

@@ -14,6 +14,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -41,21 +42,21 @@ public final class RmqJournalAutoConfiguration {
                     + " MySQL/MariaDB), and the application has " + (dataSource.stream().findAny().isPresent()
                     ? "several; mark one @Primary" : "none; set spring.datasource.url or define a DataSource bean"));
         }
-        JdbcJournal.Builder journal = JdbcJournal.builder(source)
-                .mode(properties.mode())
-                .bufferCapacity(properties.bufferCapacity())
-                .batchSize(properties.batchSize())
-                .whenUnavailable(properties.whenUnavailable())
-                .blockTimeout(properties.blockTimeout())
-                .syncTimeout(properties.syncTimeout())
-                .retention(properties.retention())
-                .pruneInterval(properties.pruneInterval())
-                .closeTimeout(properties.closeTimeout())
-                .migrate(properties.migrate());
+        JdbcJournal.Builder journal = JdbcJournal.builder(source);
+        // only what is set: the builder holds the defaults, and checks every value
+        PropertyMapper map = PropertyMapper.get();
+        map.from(properties.mode()).to(journal::mode);
+        map.from(properties.bufferCapacity()).to(journal::bufferCapacity);
+        map.from(properties.batchSize()).to(journal::batchSize);
+        map.from(properties.whenUnavailable()).to(journal::whenUnavailable);
+        map.from(properties.blockTimeout()).to(journal::blockTimeout);
+        map.from(properties.syncTimeout()).to(journal::syncTimeout);
+        map.from(properties.retention()).to(journal::retention);
+        map.from(properties.pruneInterval()).to(journal::pruneInterval);
+        map.from(properties.closeTimeout()).to(journal::closeTimeout);
+        map.from(properties.migrate()).to(journal::migrate);
+        map.from(properties.host()).when(host -> !host.isBlank()).to(journal::host);
         properties.topics().forEach(journal::mode);
-        if (properties.host() != null && !properties.host().isBlank()) {
-            journal.host(properties.host());
-        }
         return journal.build();
     }
 

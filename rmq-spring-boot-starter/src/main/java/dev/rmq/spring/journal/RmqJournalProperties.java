@@ -2,6 +2,7 @@ package dev.rmq.spring.journal;
 
 import dev.rmq.journal.jdbc.JournalMode;
 import dev.rmq.journal.jdbc.WhenUnavailable;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -9,7 +10,8 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * The journal of messages in the application's database ({@code rmq.journal.*}).
+ * The journal of messages in the application's database ({@code rmq.journal.*}). What is not set is left null, and
+ * takes the journal builder's default.
  *
  * @param enabled          Whether messages are journaled. Needs a DataSource (PostgreSQL or MySQL/MariaDB) and
  *                         rmq-journal-jdbc on the class path.
@@ -33,18 +35,18 @@ import java.util.Map;
  */
 @ConfigurationProperties("rmq.journal")
 public record RmqJournalProperties(@DefaultValue("false") boolean enabled,
-                                   @DefaultValue("async") JournalMode mode,
+                                   @Nullable JournalMode mode,
                                    Map<String, JournalMode> topics,
-                                   @DefaultValue("50000") int bufferCapacity,
-                                   @DefaultValue("500") int batchSize,
-                                   @DefaultValue("block") WhenUnavailable whenUnavailable,
-                                   @DefaultValue("10s") Duration blockTimeout,
-                                   @DefaultValue("10s") Duration syncTimeout,
-                                   @DefaultValue("7d") Duration retention,
-                                   @DefaultValue("1m") Duration pruneInterval,
-                                   @DefaultValue("10s") Duration closeTimeout,
-                                   String host,
-                                   @DefaultValue("true") boolean migrate,
+                                   @Nullable Integer bufferCapacity,
+                                   @Nullable Integer batchSize,
+                                   @Nullable WhenUnavailable whenUnavailable,
+                                   @Nullable Duration blockTimeout,
+                                   @Nullable Duration syncTimeout,
+                                   @Nullable Duration retention,
+                                   @Nullable Duration pruneInterval,
+                                   @Nullable Duration closeTimeout,
+                                   @Nullable String host,
+                                   @Nullable Boolean migrate,
                                    @DefaultValue("false") boolean restoreOnStartup) {
 
     public RmqJournalProperties {

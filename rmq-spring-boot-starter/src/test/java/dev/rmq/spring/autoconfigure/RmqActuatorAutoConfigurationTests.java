@@ -202,7 +202,7 @@ class RmqActuatorAutoConfigurationTests {
             RmqEndpoint.Change paused = endpoint.change("jobs", "pause");
             assertThat(paused.operation()).isEqualTo("pause");
             assertThat(paused.state()).isEqualTo("paused");
-            assertThat(endpoint.overview().topics()).filteredOn(t -> t.name().equals("jobs")).singleElement()
+            assertThat(endpoint.overview().topics()).filteredOn(t -> t.definition().name().equals("jobs")).singleElement()
                     .satisfies(t -> assertThat(t.state()).isEqualTo("paused"));
             assertThat(endpoint.topic("jobs", null, null, null).slots()).allSatisfy(slot -> assertThat(slot.paused()).isTrue());
             assertThat(context.getBean(RmqAdmin.class).pauseState("jobs").paused()).isTrue();

@@ -1,0 +1,53 @@
+package dev.rmq.topic;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+
+import java.util.List;
+
+/**
+ * A topic as every view of it shows it (the actuator endpoint, rmq-server's API): its definition, with durations as
+ * ISO-8601 text. A control that is not set (time to live, backlog cap, rate limit, late tolerance of a topic that is
+ * not FIXED_TIME, zones) is null, and left out of JSON.
+ *
+ * @param name         the topic's name
+ * @param type         {@code RANGE_MERGE}, {@code PRIORITY} or {@code FIXED_TIME}
+ * @param slotAmount   its number of slots
+ * @param leaseTimeout how long a delivery may run before it is recovered as failed
+ * @param maxRetries   retries after the first attempt before the dead queue
+ * @param backoff      the wait before each retry
+ * @param deadCapacity dead messages kept per slot, 0 for all
+ * @param ttl          how long a message may wait before it is delivered; null for ever
+ * @param expiry       what a message whose time to live ran out becomes: {@code DROP} or {@code DEAD}
+ * @param maxBacklog   the most messages that may wait; null for no cap
+ * @param delivery     {@code AT_LEAST_ONCE} or {@code AT_MOST_ONCE}
+ * @param rateLimit    the most deliveries per second; null for no limit
+ * @param lateTolerance how far in the past a fixed time may be and still be taken; null unless FIXED_TIME
+ * @param fifo         whether equals are consumed in the order first sent
+ * @param zones        the availability zones its slots are spread over; null for none
+ * @param zoneRouting  with zones, where a producer sends: {@code SENDER_ZONE} or {@code BASIS}; null without zones
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record TopicDescription(String name, String type, int slotAmount, String leaseTimeout, int maxRetries,
+                               Backoff backoff, int deadCapacity, String ttl, String expiry,
+                               Integer maxBacklog, String delivery, Double rateLimit,
+                               String lateTolerance, boolean fifo, List<String> zones,
+                               String zoneRouting) {
+
+    /** Retry delays: {@code initial × multiplier^(attempt-1)}, capped at {@code max}, less up to {@code jitter}. */
+    public record Backoff(String initial, double multiplier, String max, double jitter) {
+    }
+
+    /** The description of {@code topic}. */
+    public static TopicDescription of(TopicDefinition topic) {
+        BackoffPolicy backoff = topic.backoff();
+        boolean zoned = !topic.zones().isEmpty();
+        return new TopicDescription(topic.name(), topic.type().name(), topic.slotAmount(),
+                topic.leaseTimeout().toString(), topic.maxRetries(), new Backoff(backoff.initial().toString(),
+                backoff.multiplier(), backoff.max().toString(), backoff.jitter()), topic.deadCapacity(),
+                topic.ttl().isZero() ? null : topic.ttl().toString(), topic.expiry().name(),
+                topic.maxBacklog() == 0 ? null : topic.maxBacklog(), topic.delivery().name(),
+                topic.rateLimit() == 0 ? null : topic.rateLimit(),
+                topic.type() == TopicType.FIXED_TIME ? topic.lateTolerance().toString() : null, topic.fifo(),
+                zoned ? topic.zones().names() : null, zoned ? topic.zones().routing().name() : null);
+    }
+}
