@@ -166,6 +166,13 @@ class SampleApplicationTests {
         List<String> topics = new ArrayList<>();
         overview.at("/topics").forEach(topic -> topics.add(topic.at("/name").asString()));
         assertThat(topics).containsExactly("price-change", "merchant-tasks", "order-timeout");
+        // the topic's description, in the shape rmq-server shows it too, beside what the endpoint adds
+        JsonNode timeouts = overview.at("/topics/2");
+        assertThat(timeouts.at("/type").asString()).isEqualTo("FIXED_TIME");
+        assertThat(timeouts.at("/backoff/initial").asString()).isNotBlank();
+        assertThat(timeouts.at("/lateTolerance").asString()).isEqualTo("PT10S");
+        assertThat(timeouts.has("ttl")).as("a control that is not set is left out").isFalse();
+        assertThat(timeouts.at("/state").asString()).isEqualTo("running");
         assertThat(overview.at("/assignment").asString()).as("the embedded ZooKeeper assigns the slots")
                 .isEqualTo("zookeeper");
         assertThat(Files.readString(log)).doesNotContain("rmq assigns slots locally");
