@@ -159,9 +159,10 @@ public final class TopicDefinition {
     }
 
     /**
-     * The most messages that may wait in the topic, 0 for no cap. It is enforced per slot, each slot holding
-     * {@link #maxBacklogPerSlot()}: the count and the add are then one atomic script on one slot's keys, which
-     * Redis Cluster allows, where a topic-wide count would need a call across slots.
+     * The most messages that may wait in the topic, 0 for no cap: due, delayed, waiting for a retry, or parked
+     * behind an in-flight delivery of their key; a message in flight does not count. It is enforced per slot, each
+     * slot holding {@link #maxBacklogPerSlot()}: the count and the add are then one atomic script on one slot's keys,
+     * which Redis Cluster allows, where a topic-wide count would need a call across slots.
      */
     public int maxBacklog() {
         return maxBacklog;

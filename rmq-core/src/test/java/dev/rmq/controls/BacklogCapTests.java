@@ -1,5 +1,8 @@
 package dev.rmq.controls;
 
+import dev.rmq.consumer.AckOutcome;
+import dev.rmq.pull.PulledMessage;
+import dev.rmq.pull.RmqPuller;
 import dev.rmq.RmqClient;
 import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.producer.BacklogFullException;
@@ -85,6 +88,49 @@ class BacklogCapTests extends ControlsTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> rmq.inspector().totals("jobs").backlog() == 0);
 
         assertThat(rmq.producer().send(OutgoingMessage.priority("jobs", "x", 50).withKey("x")).merged()).isFalse();
+    }
+
+    @Test
+    void theCapCountsWhatWaitsAndWhatIsParkedButNotWhatIsInFlight() {
+        RmqClient rmq = capped(2, 1);
+        rmq.producer().send(OutgoingMessage.priority("jobs", "first", 90).withKey("a"));
+        rmq.producer().send(OutgoingMessage.priority("jobs", "second", 50).withKey("b"));
+        RmqPuller<String> puller = rmq.puller(String.class).topics("jobs").build();
+        puller.start();
+        try {
+            PulledMessage<String> taken = puller.poll(1, Duration.ofSeconds(5)).get(0);
+            assertThat(taken.key()).isEqualTo("a");
+
+            // 'b' waits and 'a' is in flight: a send of 'a' is parked behind its delivery, since what is in
+            // flight leaves room
+            assertThat(rmq.producer().send(OutgoingMessage.priority("jobs", "newer", 50).withKey("a")).merged())
+                    .isFalse();
+            // 'b' and the parked 'a' fill the slot
+            assertThatThrownBy(() -> rmq.producer().send(OutgoingMessage.priority("jobs", "x", 50).withKey("x")))
+                    .isInstanceOf(BacklogFullException.class);
+
+            // the delivery fails: the newer send of its key takes its place, and the count stays
+            assertThat(taken.retry("not now")).isEqualTo(AckOutcome.MERGED);
+            assertThat(rmq.inspector().totals("jobs").backlog()).isEqualTo(2);
+        } finally {
+            puller.close();
+        }
+    }
+
+    @Test
+    void aMessageWaitingForItsRetryCounts() {
+        RmqClient rmq = capped(1, 1);
+        rmq.producer().send(OutgoingMessage.priority("jobs", "first", 50).withKey("a"));
+        RmqPuller<String> puller = rmq.puller(String.class).topics("jobs").build();
+        puller.start();
+        try {
+            assertThat(puller.poll(1, Duration.ofSeconds(5)).get(0).retry("not now")).isEqualTo(AckOutcome.RETRY);
+
+            assertThatThrownBy(() -> rmq.producer().send(OutgoingMessage.priority("jobs", "x", 50).withKey("x")))
+                    .isInstanceOf(BacklogFullException.class);
+        } finally {
+            puller.close();
+        }
     }
 
     @Test

@@ -96,8 +96,9 @@ public record RmqProperties(@DefaultValue("") String namespace,
      *                     A message still waiting (or waiting for a retry) when it runs out never reaches a handler.
      * @param expiry       What becomes of a message whose ttl ran out: DROP, or DEAD (the dead queue, reason
      *                     "expired"). Either way it is counted in rmq.expired.
-     * @param maxBacklog   Most messages that may wait in the topic, 0 for no cap; a send that would add one more is
-     *                     refused (BacklogFullException), a send that merges is not. Split evenly over the slots.
+     * @param maxBacklog   Most messages that may wait in the topic (due, delayed, waiting for a retry, or parked; not
+     *                     those in flight), 0 for no cap; a send that would add one more is refused
+     *                     (BacklogFullException), a send that merges is not. Split evenly over the slots.
      * @param delivery     AT_LEAST_ONCE, or AT_MOST_ONCE: a message leaves Redis when taken, with no lease and no
      *                     retry, and a failed handler loses it.
      * @param rateLimit    Most deliveries per second over every consumer of the topic in every application; 0 for
