@@ -22,8 +22,9 @@ final class Outstanding<T> {
         out.remove(delivery);
     }
 
-    void removeAll(Collection<? extends Delivery<?>> deliveries) {
-        out.removeAll(deliveries);
+    /** Whether any of them was out. */
+    boolean removeAll(Collection<? extends Delivery<?>> deliveries) {
+        return out.removeAll(deliveries);
     }
 
     void clear() {

@@ -94,8 +94,6 @@ public final class SlotSession<T> {
         return lost;
     }
 
-    // ---- when to poll ------------------------------------------------------------------------------------
-
     public long nextPollNanos() {
         return timing.nextPollNanos();
     }
@@ -256,7 +254,7 @@ public final class SlotSession<T> {
         try {
             end(sent);
         } catch (SlotFencedException e) {
-            return false;
+            // lost is set: the slot is another consumer's
         } catch (RuntimeException e) {
             owner.endingFailed(this, sent, e);
         }
@@ -388,8 +386,10 @@ public final class SlotSession<T> {
 
     /** Forgets deliveries the program has ended, or given up on, and tells the driver. */
     public void forget(Collection<? extends Delivery<?>> deliveries) {
-        out.removeAll(deliveries);
-        owner.ended(this);
+        // an ending already let them go and said so; telling the driver twice would wake a waiting poll for nothing
+        if (out.removeAll(deliveries)) {
+            owner.ended(this);
+        }
     }
 
     /** Forgets the deliveries still out, once the consumer has handed them back or left them to their leases. */
