@@ -36,8 +36,14 @@ record RedisConnection(Mode mode, List<String> addresses, String sentinelMaster,
                 .orElseGet(() -> localDefault(rmq));
     }
 
-    /** From connection details, with the timeouts, client name and TLS verification of {@code rmq.redis}. */
+    /**
+     * From connection details: the properties' own say everything they read; any other bean's are taken with the
+     * timeouts, client name and TLS verification of {@code rmq.redis}.
+     */
     static RedisConnection fromDetails(RmqRedisConnectionDetails details, RmqRedisProperties rmq) {
+        if (details instanceof PropertiesRmqRedisConnectionDetails properties) {
+            return properties.connection();
+        }
         Mode mode = switch (details.mode()) {
             case SINGLE -> Mode.SINGLE;
             case SENTINEL -> Mode.SENTINEL;

@@ -31,14 +31,18 @@ public final class RmqRedisAutoConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(RmqRedisAutoConfiguration.class);
 
+    /** The properties' connection details, unless the application or a service connection gives its own. */
+    @Bean
+    @ConditionalOnMissingBean(RmqRedisConnectionDetails.class)
+    PropertiesRmqRedisConnectionDetails rmqRedisConnectionDetails(RmqProperties properties, Environment environment) {
+        return new PropertiesRmqRedisConnectionDetails(properties.redis(), environment);
+    }
+
     @Bean(destroyMethod = "shutdown")
     @ConditionalOnMissingBean(RedissonClient.class)
-    RedissonClient rmqRedissonClient(RmqProperties properties, Environment environment,
-                                     ObjectProvider<SslBundles> sslBundles,
-                                     ObjectProvider<RmqRedisConnectionDetails> details) {
-        RmqRedisConnectionDetails given = details.getIfUnique();
-        RedisConnection connection = given != null ? RedisConnection.fromDetails(given, properties.redis())
-                : RedisConnection.resolve(properties.redis(), environment);
+    RedissonClient rmqRedissonClient(RmqProperties properties, ObjectProvider<SslBundles> sslBundles,
+                                     RmqRedisConnectionDetails details) {
+        RedisConnection connection = RedisConnection.fromDetails(details, properties.redis());
         Config config = RedissonConfigFactory.create(connection, sslBundles.getIfAvailable(), properties.redis().pool());
         log.info("rmq connects to Redis: {}", connection.describe());
         try {

@@ -5,9 +5,10 @@ import org.springframework.boot.autoconfigure.service.connection.ConnectionDetai
 import java.util.List;
 
 /**
- * Where rmq's Redis is, when the application or a service connection ({@code @ServiceConnection} on a Testcontainers
- * container) says so: a bean of this type wins over {@code rmq.redis.*} and {@code spring.data.redis.*}. Timeouts,
- * the client name and TLS verification still come from {@code rmq.redis.*}.
+ * Where rmq's Redis is: the only thing the auto-configuration reads to build its client. By default the properties
+ * say it ({@link PropertiesRmqRedisConnectionDetails}); a bean of the application's own, or of a service connection
+ * ({@code @ServiceConnection} on a Testcontainers container), replaces them. With such a bean, timeouts, the client
+ * name and TLS verification still come from {@code rmq.redis.*}.
  */
 public interface RmqRedisConnectionDetails extends ConnectionDetails {
 

@@ -75,9 +75,22 @@ class RmqBootConventionsTests {
                         "rmq.topics.orders.type=PRIORITY")
                 .withBean(RmqRedisConnectionDetails.class, () -> () -> List.of(redis.address()))
                 .run(context -> {
-                    assertThat(context).hasNotFailed();
+                    assertThat(context).hasNotFailed().doesNotHaveBean(PropertiesRmqRedisConnectionDetails.class);
                     context.getBean(RmqProducer.class).send(OutgoingMessage.priority("orders", "o-1", 100).withKey("o-1"));
                     assertThat(context.getBean(org.redisson.api.RedissonClient.class).getKeys().count()).isPositive();
+                });
+    }
+
+    @Test
+    void withoutOneThePropertiesAreTheConnectionDetails() {
+        contextRunner.withPropertyValues("rmq.redis.address=" + redis.address(), "rmq.redis.database=3")
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(RmqRedisConnectionDetails.class);
+                    RmqRedisConnectionDetails details = context.getBean(RmqRedisConnectionDetails.class);
+                    assertThat(details).isInstanceOf(PropertiesRmqRedisConnectionDetails.class);
+                    assertThat(details.mode()).isEqualTo(RmqRedisConnectionDetails.Mode.SINGLE);
+                    assertThat(details.addresses()).containsExactly(redis.address());
+                    assertThat(details.database()).isEqualTo(3);
                 });
     }
 
