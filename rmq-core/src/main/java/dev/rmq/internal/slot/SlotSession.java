@@ -278,10 +278,7 @@ public final class SlotSession<T> {
                 return outcomes;
             }
         } catch (SlotFencedException e) {
-            if (!lost) {
-                lost = true;
-                owner.fenced(this, "ack", endings.size());
-            }
+            lostTo("ack", endings.size());
             throw e;
         } finally {
             for (Ending ending : endings) {
@@ -345,8 +342,7 @@ public final class SlotSession<T> {
                 }
                 return Renewal.RENEWED;
             } catch (SlotFencedException e) {
-                lost = true;
-                owner.fenced(this, "extend", live.size());
+                lostTo("extend", live.size());
                 return Renewal.FENCED;
             } catch (RuntimeException e) {
                 owner.renewalFailed(this, e);
@@ -372,15 +368,20 @@ public final class SlotSession<T> {
                 renewed = owner.calls().extend(keys, fence, duration,
                         List.of(new ExtendCall.Lease(delivery.key(), delivery.token()))).get(0);
             } catch (SlotFencedException e) {
-                if (!lost) {
-                    lost = true;
-                    owner.fenced(this, "extend", 1);
-                }
+                lostTo("extend", 1);
                 throw e;
             }
             verifiedNanos = System.nanoTime();
             delivery.renewed(renewed, before, duration);
             return renewed;
+        }
+    }
+
+    /** Redis refused the fencing token during {@code during}: the slot is another consumer's, said once. */
+    private synchronized void lostTo(String during, int messages) {
+        if (!lost) {
+            lost = true;
+            owner.fenced(this, during, messages);
         }
     }
 
