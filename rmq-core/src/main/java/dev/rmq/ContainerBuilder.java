@@ -8,6 +8,7 @@ import dev.rmq.consumer.RmqAsyncHandler;
 import dev.rmq.consumer.RmqBatchHandler;
 import dev.rmq.consumer.RmqHandler;
 import dev.rmq.consumer.SlotAssignment;
+import dev.rmq.consumer.SlotOrder;
 import dev.rmq.internal.consumer.ConsumerContainer;
 import dev.rmq.internal.consumer.Handlers;
 import dev.rmq.internal.slot.WakeSubscription;
@@ -125,6 +126,15 @@ public final class ContainerBuilder<T> {
 
     public ContainerBuilder<T> batchSize(int value) {
         return settings(settings.withBatchSize(value));
+    }
+
+    /**
+     * How a worker chooses among the slots it holds: {@link SlotOrder#MOST_URGENT} by default, so that across its
+     * slots it takes messages in the topic's order; {@link SlotOrder#ROUND_ROBIN} for the fewest calls to Redis
+     * under a backlog spread over many slots.
+     */
+    public ContainerBuilder<T> slotOrder(SlotOrder value) {
+        return settings(settings.withSlotOrder(value));
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.rmq;
 import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.consumer.LocalSlotAssignment;
 import dev.rmq.consumer.SlotAssignment;
+import dev.rmq.consumer.SlotOrder;
 import dev.rmq.internal.slot.ConsumerEvents;
 import dev.rmq.internal.slot.RateGate;
 import dev.rmq.internal.slot.SlotCalls;
@@ -99,6 +100,16 @@ public final class PullerBuilder<T> {
     /** The longest a slot goes unpolled while the puller waits, when no wake-up comes; 1 s by default. */
     public PullerBuilder<T> idlePoll(Duration value) {
         this.settings = settings.withIdlePoll(value);
+        return this;
+    }
+
+    /**
+     * How the puller chooses among the slots it holds of a topic: {@link SlotOrder#MOST_URGENT} by default, so that
+     * across its slots it takes messages in the topic's order; {@link SlotOrder#ROUND_ROBIN} for the fewest calls
+     * to Redis under a backlog spread over many slots.
+     */
+    public PullerBuilder<T> slotOrder(SlotOrder value) {
+        this.settings = settings.withSlotOrder(value);
         return this;
     }
 

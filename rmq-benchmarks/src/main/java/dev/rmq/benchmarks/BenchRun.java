@@ -57,6 +57,9 @@ final class BenchRun {
         if (options.runs("lateness")) {
             lateness = new LatenessSection(context, rmq, peers, best.delayed()).run();
         }
+        if (options.runs("order")) {
+            new OrderSection(context, rmq).run();
+        }
         if (options.runs("rebalance")) {
             new RebalanceSection(context, rmq).run();
         }

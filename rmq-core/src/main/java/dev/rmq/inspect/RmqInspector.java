@@ -26,8 +26,8 @@ public interface RmqInspector extends TopicInspector {
     /**
      * A page of a topic's waiting messages in the order consumers take them: earliest due first (range-merge and
      * fixed-time), or highest priority first, then the priority messages not visible yet by when they become
-     * visible. Slots are consumed side by side, so this is the order of due times and priorities over the whole
-     * topic, each slot's own order kept.
+     * visible. This is the order in which one consumer holding every slot takes them ({@link
+     * dev.rmq.consumer.SlotOrder#MOST_URGENT}); consumers holding some of the slots each take theirs in this order.
      *
      * @param offset the first message, from 0
      * @param limit  1 to {@value #MAX_PAGE}; {@code offset + limit} at most {@value #MAX_PAGE}

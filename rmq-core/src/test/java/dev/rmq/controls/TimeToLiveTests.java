@@ -146,7 +146,7 @@ class TimeToLiveTests extends ControlsTest {
         rmq.producer().sendAll(messages);
         awaitRedisClockPast(sentBy, 1);
         ScriptRunner scripts = new ScriptRunner(redisson);
-        PrepareCall poll = new PrepareCall(RetryPolicy.of(rmq.topics().require("jobs")), 10, 5000, "", 1000, 100, false);
+        PrepareCall poll = new PrepareCall(RetryPolicy.of(rmq.topics().require("jobs")), 10, 5000, "", 1000, 100, false, null);
 
         PrepareCall.Polled polled = Futures.join(scripts.run(new KeyLayout("").slot("jobs", 0), poll));
 

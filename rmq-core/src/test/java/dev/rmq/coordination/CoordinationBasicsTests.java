@@ -175,7 +175,7 @@ class CoordinationBasicsTests {
         ScriptRunner scripts = new ScriptRunner(redisson);
         RetryPolicy policy = RetryPolicy.of(rmq.topics().require("orders"));
 
-        assertThatThrownBy(() -> Futures.join(scripts.run(keys, new PrepareCall(policy, 10, 30000, "old-owner/1", 1000, 100, false))))
+        assertThatThrownBy(() -> Futures.join(scripts.run(keys, new PrepareCall(policy, 10, 30000, "old-owner/1", 1000, 100, false, null))))
                 .isInstanceOf(SlotFencedException.class).hasMessage("the slot is owned by another worker");
         AckCall.Ack commit = new AckCall.Ack(AckCall.Op.COMMIT, "k", 1, "");
         assertThatThrownBy(() -> Futures.join(scripts.run(keys, new AckCall(policy, "old-owner/1", "rmq:wake:orders", 0, List.of(commit)))))
@@ -195,7 +195,7 @@ class CoordinationBasicsTests {
 
         // worker a polls under a 10 s lease, then is cut off without releasing
         assertThat(Futures.join(fence.take(orders, 0, "a/1"))).isEqualTo(new SlotFencing.Taken("", Duration.ZERO));
-        Futures.join(scripts.run(keys, new PrepareCall(RetryPolicy.of(orders), 10, 10_000, "a/1", 1000, 100, false)));
+        Futures.join(scripts.run(keys, new PrepareCall(RetryPolicy.of(orders), 10, 10_000, "a/1", 1000, 100, false, null)));
         SlotFencing.Taken byB = Futures.join(fence.take(orders, 0, "b/1"));
         assertThat(byB.previousToken()).isEqualTo("a/1");
         assertThat(byB.holdOff()).isBetween(Duration.ofSeconds(8), Duration.ofMillis(10_001));
@@ -223,7 +223,7 @@ class CoordinationBasicsTests {
         // an empty poll leaves no hold: nothing can be running
         assertThat(Futures.join(fence.take(ticks, 0, "a/1"))).isEqualTo(new SlotFencing.Taken("", Duration.ZERO));
         // worker a takes the message (it leaves Redis), then is cut off while its handler may still run
-        Futures.join(scripts.run(keys, new PrepareCall(RetryPolicy.of(ticks), 10, 10_000, "a/1", 1000, 100, true)));
+        Futures.join(scripts.run(keys, new PrepareCall(RetryPolicy.of(ticks), 10, 10_000, "a/1", 1000, 100, true, null)));
         assertThat(redis.command("ZCARD", keys.prepare())).isEqualTo(0L);
         assertThat(redis.command("HLEN", keys.body())).isEqualTo(0L);
         SlotFencing.Taken byB = Futures.join(fence.take(ticks, 0, "b/1"));

@@ -4,12 +4,12 @@ import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.consumer.SlotOwner;
 import dev.rmq.internal.slot.Batch;
 import dev.rmq.internal.slot.Sessions;
+import dev.rmq.internal.slot.SlotChoice;
 import dev.rmq.internal.slot.SlotSession;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -21,8 +21,8 @@ import java.util.function.IntPredicate;
 
 /**
  * One consumer thread's poll loop, a driver of its slot sessions: it polls each of its slots when due (or when
- * woken) and hands what it gets to its {@link BatchRunner}. Slots of one worker are served in turn, so a busy slot
- * cannot starve the others. A slot that is revoked is let go between batches; a fenced poll or acknowledgement
+ * woken) and hands what it gets to its {@link BatchRunner}. It chooses among its slots as {@link SlotChoice} says:
+ * the most urgent message first, or each slot in turn. A slot that is revoked is let go between batches; a fenced poll or acknowledgement
  * lets it go at once.
  */
 final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
@@ -128,24 +128,14 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
         thread.setName(threadName());
         try {
             while (running) {
-                long nextWake = System.nanoTime() + settings.idlePoll().toNanos();
-                List<SlotSession<T>> round = new ArrayList<>(slots.all());
-                if (!round.isEmpty()) {
-                    Collections.rotate(round, turn++ % round.size());
-                    // the slots of this worker's own zone first, each group still in turn
-                    round.sort(Comparator.comparing(session -> !local.test(session.slot)));
-                }
-                for (SlotSession<T> session : round) {
+                for (SlotChoice.Pick<T> pick : plan()) {
                     if (!running) {
                         break;
                     }
-                    if (session.revoking()) {
-                        slots.release(session);
-                        continue;
-                    }
-                    if (session.nextPollNanos() - System.nanoTime() <= 0) {
-                        poll(session);
-                    }
+                    poll(pick.session(), pick.floor());
+                }
+                long nextWake = System.nanoTime() + settings.idlePoll().toNanos();
+                for (SlotSession<T> session : slots.all()) {
                     if (session.nextPollNanos() - nextWake < 0) {
                         nextWake = session.nextPollNanos();
                     }
@@ -195,11 +185,35 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
         return done.getCount() > 0;
     }
 
-    private void poll(SlotSession<T> session) {
+    /**
+     * The polls of this pass: over the slots whose time has come, those of the worker's own zone first, each group
+     * as {@link SlotChoice} orders it. Slots being let go are let go first.
+     */
+    private List<SlotChoice.Pick<T>> plan() {
+        List<SlotSession<T>> round = new ArrayList<>(slots.all());
+        if (!round.isEmpty()) {
+            Collections.rotate(round, turn++ % round.size());
+        }
+        List<SlotSession<T>> own = new ArrayList<>();
+        List<SlotSession<T>> foreign = new ArrayList<>();
+        long now = System.nanoTime();
+        for (SlotSession<T> session : round) {
+            if (session.revoking()) {
+                slots.release(session);
+            } else if (session.nextPollNanos() - now <= 0) {
+                (local.test(session.slot) ? own : foreign).add(session);
+            }
+        }
+        List<SlotChoice.Pick<T>> picks = new ArrayList<>(slots.plan(own));
+        picks.addAll(slots.plan(foreign));
+        return picks;
+    }
+
+    private void poll(SlotSession<T> session, Long floor) {
         Batch<T> batch;
         try {
             polling = true;
-            batch = session.poll(settings.batchSize());
+            batch = session.poll(settings.batchSize(), floor);
         } finally {
             polling = false;
         }

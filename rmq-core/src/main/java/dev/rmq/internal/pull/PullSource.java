@@ -13,6 +13,7 @@ import dev.rmq.internal.slot.HandlerFailures;
 import dev.rmq.internal.slot.RateGate;
 import dev.rmq.internal.slot.Sessions;
 import dev.rmq.internal.slot.SlotCalls;
+import dev.rmq.internal.slot.SlotChoice;
 import dev.rmq.internal.slot.SlotSession;
 import dev.rmq.internal.slot.WakeSubscription;
 import dev.rmq.metrics.RmqMetrics;
@@ -24,7 +25,6 @@ import java.lang.reflect.Type;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -40,9 +40,14 @@ import java.util.function.Supplier;
 public final class PullSource<T> implements SlotOwner {
 
     private static final Logger log = LoggerFactory.getLogger(PullSource.class);
+    /** The most passes of one {@link #take} over slots ordered most urgent first. */
+    private static final int MAX_ORDERED_PASSES = 64;
 
-    /** What {@link #take} got from one slot. */
-    record Taken(int messages, boolean mayHaveMore, RuntimeException failure) {
+    /**
+     * What {@link #take} got from a topic's due slots: how many messages, the slots that may have more due, and the
+     * last failure, if a poll failed; {@code succeeded} when any poll went through.
+     */
+    record Taken<S>(int messages, List<SlotSession<S>> mayHaveMore, RuntimeException failure, boolean succeeded) {
     }
 
     private final String id;
@@ -166,8 +171,6 @@ public final class PullSource<T> implements SlotOwner {
         due.sort((a, b) -> Integer.compare(a.slot, b.slot));
         if (!due.isEmpty()) {
             Collections.rotate(due, -(turn++ % due.size()));
-            // the slots of the puller's own zone first, each group still in turn
-            due.sort(Comparator.comparing(session -> !topic.zones().isLocal(session.slot, zone)));
         }
         return due;
     }
@@ -190,14 +193,64 @@ public final class PullSource<T> implements SlotOwner {
         return next;
     }
 
-    /** Polls one slot for up to {@code want} messages and adds what it got to {@code out}. */
-    Taken take(SlotSession<T> session, int want, List<? super PulledDelivery<T>> out) {
-        Batch<T> batch = session.poll(want);
-        for (Delivery<T> delivery : batch.deliveries()) {
-            session.reportLateness(delivery, batch);
-            out.add((PulledDelivery<T>) delivery);
+    /**
+     * Polls the due slots for up to {@code want} messages in all, as {@link SlotChoice} orders them, and adds what
+     * they give to {@code out}. In turn: each slot once, for its share of what is left. Most urgent first: pass after
+     * pass, until enough came or no slot is due; a slot that gave messages is not due again until they end.
+     */
+    Taken<T> take(List<SlotSession<T>> due, int want, List<? super PulledDelivery<T>> out) {
+        // the slots of the puller's own zone first
+        List<SlotSession<T>> own = new ArrayList<>();
+        List<SlotSession<T>> foreign = new ArrayList<>();
+        for (SlotSession<T> session : due) {
+            (topic.zones().isLocal(session.slot, zone) ? own : foreign).add(session);
         }
-        return new Taken(batch.deliveries().size(), batch.mayHaveMore(), batch.failure());
+        Taken<T> first = takeFrom(own, want, out);
+        if (foreign.isEmpty() || first.messages() >= want) {
+            return first;
+        }
+        Taken<T> second = takeFrom(foreign, want - first.messages(), out);
+        List<SlotSession<T>> more = new ArrayList<>(first.mayHaveMore());
+        more.addAll(second.mayHaveMore());
+        return new Taken<>(first.messages() + second.messages(), more,
+                second.failure() != null ? second.failure() : first.failure(), first.succeeded() || second.succeeded());
+    }
+
+    private Taken<T> takeFrom(List<SlotSession<T>> due, int want, List<? super PulledDelivery<T>> out) {
+        int got = 0;
+        RuntimeException failure = null;
+        boolean succeeded = false;
+        List<SlotSession<T>> more = new ArrayList<>();
+        List<SlotSession<T>> left = new ArrayList<>(due);
+        for (int pass = 0; got < want && !left.isEmpty() && pass < MAX_ORDERED_PASSES; pass++) {
+            List<SlotChoice.Pick<T>> picks = slots.plan(left);
+            for (int i = 0; i < picks.size() && got < want; i++) {
+                SlotChoice.Pick<T> pick = picks.get(i);
+                int share = Math.min(Puller.MAX_PER_CALL, Puller.ceilDiv(want - got, picks.size() - i));
+                Batch<T> batch = pick.session().poll(share, pick.floor());
+                for (Delivery<T> delivery : batch.deliveries()) {
+                    pick.session().reportLateness(delivery, batch);
+                    out.add((PulledDelivery<T>) delivery);
+                }
+                got += batch.deliveries().size();
+                if (batch.failure() != null) {
+                    failure = batch.failure();
+                    left.remove(pick.session());
+                } else {
+                    succeeded = true;
+                }
+                if (batch.mayHaveMore()) {
+                    more.add(pick.session());
+                }
+            }
+            if (picks.size() == left.size() && picks.stream().allMatch(pick -> pick.floor() == null)) {
+                // in turn: each slot had its poll, and the puller's next pass takes from those that may have more
+                return new Taken<>(got, more, failure, succeeded);
+            }
+            long now = System.nanoTime();
+            left.removeIf(session -> !session.due(now));
+        }
+        return new Taken<>(got, List.of(), failure, succeeded);
     }
 
     // ---- closing ---------------------------------------------------------------------------------------

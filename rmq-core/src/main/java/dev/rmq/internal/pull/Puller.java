@@ -164,8 +164,8 @@ public final class Puller<T> implements RmqPuller<T> {
     }
 
     /**
-     * One or more turns over the due slots of {@code asked}: each topic's share of what is left, then each due
-     * slot's share of its topic's. Returns the failure when every slot tried failed for want of Redis.
+     * One or more turns over the due slots of {@code asked}: each topic's share of what is left, taken from its
+     * slots as {@link PullSource#take} says. Returns the failure when every slot tried failed for want of Redis.
      */
     private RuntimeException collect(List<PullSource<T>> asked, int count, List<PulledMessage<T>> got) {
         List<PullSource<T>> order = new ArrayList<>(asked);
@@ -186,31 +186,21 @@ public final class Puller<T> implements RmqPuller<T> {
                     continue;
                 }
                 int topicShare = ceilDiv(count - got.size(), topicsLeft--);
-                int topicGot = 0;
-                List<SlotSession<T>> more = new ArrayList<>();
-                for (int i = 0; i < slots.size() && topicGot < topicShare; i++) {
-                    int slotShare = Math.min(MAX_PER_CALL, ceilDiv(topicShare - topicGot, slots.size() - i));
-                    List<PulledDelivery<T>> taken = new ArrayList<>();
-                    PullSource.Taken result = source.take(slots.get(i), slotShare, taken);
-                    got.addAll(taken);
-                    topicGot += result.messages();
-                    if (result.failure() != null) {
-                        failure = result.failure();
-                    } else {
-                        anySuccess = true;
-                    }
-                    if (result.mayHaveMore()) {
-                        more.add(slots.get(i));
-                    }
+                List<PulledDelivery<T>> taken = new ArrayList<>();
+                PullSource.Taken<T> result = source.take(slots, topicShare, taken);
+                got.addAll(taken);
+                if (result.failure() != null) {
+                    failure = result.failure();
                 }
-                again.put(source, more);
+                anySuccess |= result.succeeded();
+                again.put(source, result.mayHaveMore());
             }
             order.forEach(source -> due.put(source, again.getOrDefault(source, List.of())));
         }
         return anySuccess ? null : failure;
     }
 
-    private static int ceilDiv(int a, int b) {
+    static int ceilDiv(int a, int b) {
         return (a + b - 1) / Math.max(1, b);
     }
 

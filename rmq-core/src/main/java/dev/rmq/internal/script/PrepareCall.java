@@ -12,9 +12,11 @@ import java.util.List;
  * @param idleMs       the longest an idle consumer waits before it polls again
  * @param recoverLimit the most expired leases to recover, and the most expired messages to remove
  * @param atMostOnce   whether taken messages leave Redis at once, with no lease
+ * @param floor        null to take the most urgent messages up to a batch; else take only those at least as urgent as
+ *                     this score (a priority at least it, or a due time at most it)
  */
 public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fence, long idleMs, int recoverLimit,
-                          boolean atMostOnce) implements ScriptCall<PrepareCall.Polled> {
+                          boolean atMostOnce, Long floor) implements ScriptCall<PrepareCall.Polled> {
 
     /**
      * The poll's reply.
@@ -24,9 +26,11 @@ public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fe
      * @param recovered expired leases recovered as failures
      * @param expired   messages whose time to live ran out, removed
      * @param paused    whether the topic is paused (nothing was taken)
+     * @param next      the score of the most urgent message left that is due now (a priority, or a due time in
+     *                  epoch ms), null when none is
      * @param messages  the messages taken, in consume order
      */
-    public record Polled(long token, long waitMs, long recovered, long expired, boolean paused,
+    public record Polled(long token, long waitMs, long recovered, long expired, boolean paused, Long next,
                          List<Message> messages) {
     }
 
@@ -35,11 +39,12 @@ public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fe
     }
 
     static final Reply<Polled> REPLY = Reply.of(
-            Reply.fields().number("token").number("wait_ms").number("recovered").number("expired").flag("paused"),
+            Reply.fields().number("token").number("wait_ms").number("recovered").number("expired").flag("paused")
+                    .text("next"),
             "messages", Reply.fields().text("key").bytes("envelope"),
             row -> new Message(row.text("key"), row.bytes("envelope")),
             head -> new Polled(head.number("token"), head.number("wait_ms"), head.number("recovered"),
-                    head.number("expired"), head.flag("paused"), head.rows()));
+                    head.number("expired"), head.flag("paused"), score(head.text("next")), head.rows()));
 
     static final Argv<PrepareCall> ARGV = Argv.<PrepareCall>builder()
             .group("policy", PrepareCall::policy, RetryPolicy.ARGV)
@@ -49,7 +54,13 @@ public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fe
             .arg("idle_ms", PrepareCall::idleMs)
             .arg("recover_limit", PrepareCall::recoverLimit)
             .arg("at_most_once", call -> call.atMostOnce() ? "1" : "0")
+            .arg("floor", call -> call.floor() == null ? "" : call.floor())
             .build();
+
+    /** A score as Redis writes it, '' for none. */
+    private static Long score(String text) {
+        return text.isEmpty() ? null : (long) Double.parseDouble(text);
+    }
 
     @Override
     public Script script() {

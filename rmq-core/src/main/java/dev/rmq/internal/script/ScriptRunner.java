@@ -5,23 +5,28 @@ import dev.rmq.internal.redis.SlotKeys;
 import org.redisson.api.BatchOptions;
 import org.redisson.api.RBatch;
 import org.redisson.api.RFuture;
+import org.redisson.api.RScoredSortedSetAsync;
 import org.redisson.api.RScript;
 import org.redisson.api.RScriptAsync;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.ByteArrayCodec;
 import org.redisson.client.codec.StringCodec;
+import org.redisson.client.protocol.ScoredEntry;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * Runs script calls by EVALSHA, routed by the slot's hash tag. When a server does not know a script (after a
  * restart or a failover) the call is repeated once with EVAL, which also caches it there. Failures are
- * translated by {@link ScriptErrors}.
+ * translated by {@link ScriptErrors}. Beside the scripts it makes the one plain read consumers need, of the
+ * slots' heads ({@link #heads}): a script call's fixed cost would be many times that of the read.
  */
 public final class ScriptRunner {
 
@@ -72,6 +77,71 @@ public final class ScriptRunner {
             throw new IllegalArgumentException(call.script().file() + " runs on " + (call.script().ofSlot()
                     ? "a slot's keys" : "a topic key of its own") + ", not on what it was given");
         }
+    }
+
+    /**
+     * The score of the most urgent waiting message of each slot (the store's highest when {@code highest}, on a
+     * priority topic, else its lowest), null for an empty store, read in one round trip per Redis node. On a priority
+     * topic a slot read so must also have its wake key say what its consumer now counts on (see wake_if_earlier in
+     * lib.lua), or a send of a higher priority would not tell it. Where the key says less, it is set, and the head
+     * read again after it, in a second round trip: a send before the key was set is in that second read, and a send
+     * after it tells the consumer. A time-based topic's polls are not cut short by the order, so its keys are left
+     * to its polls.
+     */
+    public CompletableFuture<List<Long>> heads(List<SlotKeys> slots, boolean highest) {
+        RBatch first = redisson.createBatch(BatchOptions.defaults());
+        List<CompletableFuture<Long>> reads = new ArrayList<>(slots.size());
+        List<CompletableFuture<String>> marks = new ArrayList<>(slots.size());
+        for (SlotKeys keys : slots) {
+            reads.add(head(first, keys, highest));
+            if (highest) {
+                marks.add(first.<String>getBucket(keys.wake(), StringCodec.INSTANCE).getAsync().toCompletableFuture());
+            }
+        }
+        if (!highest) {
+            return first.executeAsync().toCompletableFuture()
+                    .thenApply(done -> reads.stream().map(CompletableFuture::join).toList());
+        }
+        return first.executeAsync().toCompletableFuture().thenCompose(done -> {
+            List<Long> heads = new ArrayList<>(slots.size());
+            RBatch second = redisson.createBatch(BatchOptions.defaults());
+            List<CompletableFuture<Long>> again = new ArrayList<>(slots.size());
+            for (int i = 0; i < slots.size(); i++) {
+                Long head = reads.get(i).join();
+                heads.add(head);
+                // an empty slot needs no key: it is polled next, and its poll writes one
+                if (head != null && !counts(marks.get(i).join(), head)) {
+                    second.getBucket(slots.get(i).wake(), StringCodec.INSTANCE).setAsync("p" + head);
+                    again.add(head(second, slots.get(i), highest));
+                } else {
+                    again.add(null);
+                }
+            }
+            if (again.stream().allMatch(Objects::isNull)) {
+                return CompletableFuture.completedFuture(heads);
+            }
+            return second.executeAsync().toCompletableFuture().thenApply(written -> {
+                for (int i = 0; i < heads.size(); i++) {
+                    if (again.get(i) != null) {
+                        heads.set(i, again.get(i).join());
+                    }
+                }
+                return heads;
+            });
+        });
+    }
+
+    private static CompletableFuture<Long> head(RBatch batch, SlotKeys keys, boolean highest) {
+        RScoredSortedSetAsync<String> store = batch.getScoredSortedSet(keys.store(), StringCodec.INSTANCE);
+        RFuture<Collection<ScoredEntry<String>>> first = highest ? store.entryRangeReversedAsync(0, 0)
+                : store.entryRangeAsync(0, 0);
+        return first.toCompletableFuture().thenApply(entries -> entries.isEmpty() ? null
+                : entries.iterator().next().getScore().longValue());
+    }
+
+    /** Whether a slot's wake key already tells its consumer of any priority above {@code head}. */
+    private static boolean counts(String wake, long head) {
+        return wake != null && wake.startsWith("p") && Double.parseDouble(wake.substring(1)) <= head;
     }
 
     /** Starts a pipeline: its calls go out together, one round trip per Redis node. */

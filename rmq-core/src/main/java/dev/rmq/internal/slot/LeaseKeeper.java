@@ -94,7 +94,7 @@ public final class LeaseKeeper {
                 }
             }
             // the slot is lost: its endings will be refused, and renewing cannot help
-            if (!renewed.isEmpty() && session.renew(renewed) == SlotSession.Renewal.FENCED) {
+            if (!renewed.isEmpty() && session.renew(renewed) == Renewal.FENCED) {
                 close();
             }
         }

@@ -4,7 +4,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * When a slot session may next be polled: the hold-off after a takeover, the wait the last poll's script planned,
- * a wake-up that comes earlier, and the backoff after failed polls.
+ * a wake-up that comes earlier, and the backoff after failed polls. And how urgent the slot's next message is, by
+ * which a consumer orders its slots ({@link SlotChoice}).
  */
 final class PollTiming {
 
@@ -17,6 +18,11 @@ final class PollTiming {
     private volatile boolean woken;
     /** Polls that failed in a row; touched by the polling thread only. */
     private int failures;
+    /**
+     * How urgent the slot's next due message is ({@link SlotChoice#urgency}): NaN when not known, negative infinity
+     * when none is due.
+     */
+    private volatile double urgency = Double.NaN;
 
     PollTiming(long holdUntilNanos) {
         this.holdUntilNanos = holdUntilNanos;
@@ -43,6 +49,7 @@ final class PollTiming {
      */
     void wake(long graceNanos) {
         woken = true;
+        urgency = Double.NaN;
         long now = System.nanoTime();
         nextPollNanos = graceNanos == 0 ? holdUntilNanos : Math.max(holdUntilNanos - now, graceNanos) + now;
     }
@@ -57,9 +64,18 @@ final class PollTiming {
         nextPollNanos = nanos;
     }
 
-    /** A poll went through, and its script planned to wait {@code waitMs} (0 when more is due at once). */
-    void polled(long waitMs) {
+    /**
+     * A poll went through: its script planned to wait {@code waitMs} (0 when more is due at once), and the slot's
+     * next due message is {@code next} urgent.
+     */
+    void polled(long waitMs, double next) {
         failures = 0;
+        // after a wait, the head is read again: what came due meanwhile is not known
+        urgency = waitMs > 0 ? Double.NaN : next;
+        if (woken) {
+            // a wake-up during the call may tell of a message the script did not see
+            urgency = Double.NaN;
+        }
         long now = System.nanoTime();
         // a send that woke the slot during the call may have come after the script had planned its wait
         nextPollNanos = waitMs == 0 || woken ? now : now + TimeUnit.MILLISECONDS.toNanos(waitMs);
@@ -68,9 +84,19 @@ final class PollTiming {
     /** Counts a failed poll and puts the next one off, 200 ms doubling with each failure in a row up to 5 s. */
     long backOff() {
         failures++;
+        urgency = Double.NaN;
         long delay = Math.min(MAX_ERROR_BACKOFF_NANOS, TimeUnit.MILLISECONDS.toNanos(100L << Math.min(failures, 6)));
         nextPollNanos = System.nanoTime() + delay;
         return delay;
+    }
+
+    double urgency() {
+        return urgency;
+    }
+
+    /** The slot's head was read apart from a poll. */
+    void urgency(double value) {
+        urgency = value;
     }
 
     int failuresInARow() {

@@ -147,6 +147,11 @@ public final class Sessions<T> {
         return parts.id();
     }
 
+    /** The polls of one pass over {@code due}, sessions of this consumer whose time to poll has come. */
+    public List<SlotChoice.Pick<T>> plan(List<SlotSession<T>> due) {
+        return SlotChoice.plan(due, parts.calls());
+    }
+
     SlotCalls calls() {
         return parts.calls();
     }

@@ -2,6 +2,7 @@ package dev.rmq.internal.slot;
 
 import dev.rmq.consumer.AckOutcome;
 import dev.rmq.consumer.ConsumerSettings;
+import dev.rmq.consumer.SlotOrder;
 import dev.rmq.internal.redis.Futures;
 import dev.rmq.internal.redis.OutageWatch;
 import dev.rmq.internal.redis.SlotKeys;
@@ -51,14 +52,27 @@ public final class SlotCalls {
         this.wakeChannel = wakeChannel;
     }
 
-    /** Polls for up to {@code batch} messages. */
-    public Poll poll(SlotKeys keys, String fence, int batch) {
+    /**
+     * Polls for up to {@code batch} messages; with a {@code floor} score, only those at least as urgent (see
+     * {@link PrepareCall#floor()}).
+     */
+    public Poll poll(SlotKeys keys, String fence, int batch, Long floor) {
         long leaseMs = topic.leaseTimeout().toMillis();
         PrepareCall call = new PrepareCall(policy, batch, leaseMs, fence, settings.idlePoll().toMillis(),
-                settings.recoverLimit(), topic.delivery() == DeliveryGuarantee.AT_MOST_ONCE);
+                settings.recoverLimit(), topic.delivery() == DeliveryGuarantee.AT_MOST_ONCE, floor);
         PrepareCall.Polled polled = watched(() -> Futures.joinBounded(scripts.run(keys, call)));
         // the token is the lease deadline the script gave: its clock plus the lease
         return new Poll(polled, polled.token() / 1000 - leaseMs, System.nanoTime());
+    }
+
+    /** The score of each slot's most urgent waiting message, null where none waits; see {@link ScriptRunner#heads}. */
+    public List<Long> heads(List<SlotKeys> slots) {
+        return watched(() -> Futures.joinBounded(scripts.heads(slots, !topic.type().isTimed())));
+    }
+
+    /** How the consumer chooses among its slots. */
+    public SlotOrder slotOrder() {
+        return settings.slotOrder();
     }
 
     public List<AckOutcome> ack(SlotKeys keys, String fence, List<AckCall.Ack> acks) {

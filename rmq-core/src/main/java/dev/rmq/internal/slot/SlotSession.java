@@ -29,16 +29,6 @@ import java.util.concurrent.TimeUnit;
  */
 public final class SlotSession<T> {
 
-    /** What a renewal of leases came to. */
-    public enum Renewal {
-        /** Redis renewed them (those whose lease was already lost are marked lost), or confirmed the fence. */
-        RENEWED,
-        /** The call failed; the leases run as before, and the driver carries on. */
-        FAILED,
-        /** The consumer no longer owns the slot. */
-        FENCED
-    }
-
     /**
      * A fenced session re-checks its token before a handler when this long has passed since Redis last confirmed
      * it, so a consumer resuming from a long pause cannot start a message after losing its slot.
@@ -117,8 +107,9 @@ public final class SlotSession<T> {
     }
 
     /**
-     * A send made a message due earlier than the planned poll: poll at once, unless the slot is still held off
-     * after a takeover. Without coordination, a slot of another zone waits a moment for that zone's own consumers.
+     * A send made a message due earlier than the planned poll, or more urgent than the slot's head: poll at once,
+     * unless the slot is still held off after a takeover, and read the head again. Without coordination, a slot of
+     * another zone waits a moment for that zone's own consumers.
      */
     public void wake(boolean localZone) {
         timing.wake(isFenced() || localZone ? 0 : WakeSubscription.FOREIGN_ZONE_GRACE_NANOS);
@@ -146,11 +137,17 @@ public final class SlotSession<T> {
 
     // ---- polling, on the driving thread -------------------------------------------------------------------
 
+    /** How urgent the slot's next due message is, as last seen: NaN when not known (see {@link SlotChoice}). */
+    public double urgency() {
+        return timing.urgency();
+    }
+
     /**
-     * Polls the slot for up to {@code want} messages, within the topic's rate limit, and decodes them. A message that
-     * cannot be decoded is buried at once. When the slot turns out to be another consumer's, it is let go.
+     * Polls the slot for up to {@code want} messages, within the topic's rate limit, and decodes them; with a
+     * {@code floor} score, only those at least as urgent. A message that cannot be decoded is buried at once. When
+     * the slot turns out to be another consumer's, it is let go.
      */
-    public Batch<T> poll(int want) {
+    public Batch<T> poll(int want, Long floor) {
         timing.polling();
         RateGate rate = owner.rate();
         int allowed = rate.take(want);
@@ -161,7 +158,7 @@ public final class SlotSession<T> {
         }
         SlotCalls.Poll poll;
         try {
-            poll = owner.calls().poll(keys, fence, allowed);
+            poll = owner.calls().poll(keys, fence, allowed, floor);
             verifiedNanos = System.nanoTime();
         } catch (SlotFencedException e) {
             rate.giveBack(allowed);
@@ -175,7 +172,7 @@ public final class SlotSession<T> {
         }
         PrepareCall.Polled polled = poll.polled();
         rate.giveBack(allowed - polled.messages().size());
-        timing.polled(polled.waitMs());
+        timing.polled(polled.waitMs(), SlotChoice.urgency(topic().type(), polled.next()));
         owner.recordPoll(this, polled);
         long leaseEnds = poll.receivedNanos() + TimeUnit.MILLISECONDS.toNanos(polled.token() / 1000 - poll.redisNowMs());
         List<Delivery<T>> deliveries = new ArrayList<>(polled.messages().size());

@@ -88,7 +88,7 @@ if #committed > 0 then
         end
     end
 end
-if UNPARKED_DUE then
-    wake_if_earlier(UNPARKED_DUE, ARG.wake_channel, ARG.slot)
+if UNPARKED_DUE or PLACED_TOP then
+    wake_if_earlier(UNPARKED_DUE or NOW_MS, ARG.wake_channel, ARG.slot)
 end
 return results

@@ -298,10 +298,37 @@ local function expire(key, env, policy)
     end
 end
 
--- Wakes idle consumers of the slot when a message becomes due before their planned poll.
+-- The highest priority this call placed among the waiting messages, for wake_if_earlier.
+local PLACED_TOP = nil
+
+-- Notes a priority placed among the waiting messages, for wake_if_earlier.
+local function note_priority(score)
+    if PLACED_TOP == nil or score > PLACED_TOP then
+        PLACED_TOP = score
+    end
+end
+
+-- Wakes the slot's consumer when a message placed by this call comes before what the consumer counts on. The
+-- wake key holds one of: the poll an idle consumer planned (ms), which a message due earlier brings forward; or,
+-- while the consumer works through waiting messages, the most urgent one it knows of ('p' and a priority, 'd'
+-- and a due time), which it orders its slots by: a message more urgent than that tells it to look again.
 local function wake_if_earlier(due_ms, channel, slot)
     local planned = redis.call('GET', K_WAKE)
-    if planned and due_ms < tonumber(planned) then
+    if not planned then
+        return
+    end
+    local mark = string.sub(planned, 1, 1)
+    if mark == 'p' then
+        if PLACED_TOP and PLACED_TOP > tonumber(string.sub(planned, 2)) then
+            redis.call('SET', K_WAKE, 'p' .. PLACED_TOP)
+            redis.call('PUBLISH', channel, slot)
+        end
+    elseif mark == 'd' then
+        if due_ms < tonumber(string.sub(planned, 2)) then
+            redis.call('SET', K_WAKE, 'd' .. due_ms)
+            redis.call('PUBLISH', channel, slot)
+        end
+    elseif due_ms < tonumber(planned) then
         redis.call('DEL', K_WAKE)
         redis.call('PUBLISH', channel, slot)
     end
@@ -314,6 +341,9 @@ local function place(typ, key, env, m)
         redis.call('ZADD', K_DELAYED, m.not_before, key)
     else
         redis.call('ZADD', K_STORE, m.score, member(m.order, key))
+        if typ == 'P' then
+            note_priority(m.score)
+        end
     end
     redis.call('HSET', K_BODY, key, env)
     if m.expire_at > 0 then
@@ -432,6 +462,7 @@ local function fail(key, err, policy, mode)
     if typ == 'P' then
         if mode == 'N' then
             redis.call('ZADD', K_STORE, m.score, member(m.order, key))
+            note_priority(m.score)
         else
             redis.call('ZADD', K_DELAYED, retry_at, key)
         end

@@ -11,6 +11,9 @@
 --   idle_ms         the longest an idle consumer waits before it polls again
 --   recover_limit   the most expired leases to recover, and the most expired messages to remove
 --   at_most_once    '1': taken messages leave Redis at once, with no lease; '0': they are leased
+--   floor           '' to take the most urgent messages, up to a batch; else a score: take only messages at
+--                   least as urgent (a priority at least this, or a due time at most this), since another slot
+--                   of the consumer holds one that comes next
 -- RETURNS
 --   token           the lease deadline in microseconds, quoted by acks
 --   wait_ms         0 when more may be due now, else how long until the next message is due (capped at the
@@ -18,6 +21,8 @@
 --   recovered       expired leases handled
 --   expired         messages whose time to live ran out, removed
 --   paused          1 when the topic is paused, else 0
+--   next            the score of the most urgent message left that is due now (a priority, or a due time), ''
+--                   when none is
 --   messages[]      the messages taken, in consume order, each:
 --     key           its key
 --     envelope      its envelope, the attempt already counted
@@ -41,8 +46,8 @@ for _, key in ipairs(recovered) do
 end
 local expired = sweep_expired(limit, policy)
 local deadline = NOW_US + lease_ms * 1000
-local out = { deadline, 0, #recovered, expired, 0, 0 }
-local HEAD = 6
+local out = { deadline, 0, #recovered, expired, 0, '', 0 }
+local NEXT, HEAD = 6, 7
 
 if redis.call('EXISTS', K_PAUSED) == 1 then
     -- no planned poll, so that sends do not wake a consumer that would take nothing; a resume wakes every slot
@@ -64,15 +69,17 @@ if priority then
     end
 end
 
+local floor = ARG.floor ~= '' and tonumber(ARG.floor) or nil
 local items
-if priority then
+if priority and floor then
+    items = redis.call('ZREVRANGEBYSCORE', K_STORE, '+inf', floor, 'WITHSCORES', 'LIMIT', 0, batch)
+elseif priority then
     items = redis.call('ZREVRANGE', K_STORE, 0, batch - 1, 'WITHSCORES')
 else
-    items = redis.call('ZRANGEBYSCORE', K_STORE, '-inf', NOW_MS, 'WITHSCORES', 'LIMIT', 0, batch)
+    items = redis.call('ZRANGEBYSCORE', K_STORE, '-inf', floor and math.min(floor, NOW_MS) or NOW_MS,
+        'WITHSCORES', 'LIMIT', 0, batch)
 end
 local count = #items / 2
--- messages taken but not delivered (parked or expired): more may be due at once
-local skipped = 0
 
 if count > 0 then
     if priority then
@@ -99,7 +106,6 @@ if count > 0 then
         local key, env, score = keys[i], envs[i], tonumber(items[2 * i])
         if env and in_flight and in_flight[i] then
             park(policy.type, key, env, score)
-            skipped = skipped + 1
         elseif env then
             local fresh, flags = env_bump(env, score)
             local expire_at = (flags and flags % 2 == 1) and expiry_of(env) or 0
@@ -107,7 +113,6 @@ if count > 0 then
                 leaving_expiry[#leaving_expiry + 1] = key
                 expire(key, env, policy)
                 expired = expired + 1
-                skipped = skipped + 1
             else
                 if expire_at > 0 then
                     leaving_expiry[#leaving_expiry + 1] = key
@@ -131,25 +136,34 @@ if count > 0 then
     if #leases > 0 then
         redis.call('ZADD', K_PREPARE, unpack(leases))
         redis.call('HSET', K_INFLIGHT, unpack(bodies))
-    elseif not leased and #out > 5 then
+    elseif not leased and #out > HEAD then
         -- no lease marks how long these handlers may run, so a new owner of the slot would start beside them
         redis.call('SET', K_HOLD, deadline, 'PX', lease_ms)
     end
 end
 out[4] = expired
 
-if count < batch and skipped == 0 then
+-- What is left: the most urgent message due now, which the consumer orders its slots by; else when one comes due.
+local first
+if priority then
+    first = redis.call('ZREVRANGE', K_STORE, 0, 0, 'WITHSCORES')
+else
+    first = redis.call('ZRANGE', K_STORE, 0, 0, 'WITHSCORES')
+end
+if first[2] and (priority or tonumber(first[2]) <= NOW_MS) then
+    out[NEXT] = first[2]
+    -- a send of a message more urgent than this one tells the consumer (see wake_if_earlier)
+    redis.call('SET', K_WAKE, (priority and 'p' or 'd') .. first[2])
+else
     local next_ms = NOW_MS + idle_ms
+    if first[2] then
+        next_ms = math.min(next_ms, tonumber(first[2]))
+    end
     if priority then
-        -- fewer than a batch were waiting, so the store is empty now: only a delayed message can come due
+        -- only a delayed message can come due
         local delayed_head = redis.call('ZRANGE', K_DELAYED, 0, 0, 'WITHSCORES')
         if delayed_head[2] then
             next_ms = math.min(next_ms, tonumber(delayed_head[2]))
-        end
-    else
-        local head = redis.call('ZRANGE', K_STORE, 0, 0, 'WITHSCORES')
-        if head[2] then
-            next_ms = math.min(next_ms, tonumber(head[2]))
         end
     end
     local lease_head = redis.call('ZRANGE', K_PREPARE, 0, 0, 'WITHSCORES')
@@ -160,9 +174,9 @@ if count < batch and skipped == 0 then
     out[2] = wait
     if wait > 0 then
         redis.call('SET', K_WAKE, next_ms, 'PX', wait + idle_ms)
+    else
+        redis.call('DEL', K_WAKE)
     end
-else
-    redis.call('DEL', K_WAKE)
 end
 out[HEAD] = (#out - HEAD) / 2
 return out

@@ -36,6 +36,9 @@ end
 local at = member(m.order, key)
 if redis.call('ZSCORE', K_STORE, at) then
     redis.call('ZADD', K_STORE, value, at)
+    if ARG.type == 'P' then
+        note_priority(value)
+    end
     wake_if_earlier(ARG.type == 'P' and NOW_MS or value, ARG.wake_channel, ARG.slot)
 end
 return { 'changed', late }

@@ -56,6 +56,9 @@ for i = 1, ARG.messages do
             added = redis.call('ZADD', K_STORE, 'NX', score, key)
         else
             added = redis.call('ZADD', K_STORE, score, key)
+            if typ == 'P' then
+                note_priority(score)
+            end
             if added == 1 and typ == 'P' and redis.call('ZREM', K_DELAYED, key) == 1 then
                 -- it waited out a retry's backoff: the new send ends the wait, and merges into it
                 added = 0

@@ -84,6 +84,7 @@ local function merge(key, old, m)
             return m.not_before
         end
         redis.call('ZADD', K_STORE, m.score, at)
+        note_priority(m.score)
         return NOW_MS
     elseif typ == 'F' then
         redis.call('ZADD', K_STORE, m.score, at)

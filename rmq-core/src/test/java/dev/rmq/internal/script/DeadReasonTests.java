@@ -87,7 +87,7 @@ class DeadReasonTests extends StandaloneRedisTest {
     }
 
     private PrepareCall.Polled poll(long leaseMs) {
-        return Futures.join(scripts.run(keys, new PrepareCall(policy, 10, leaseMs, "", 1000, 100, false)));
+        return Futures.join(scripts.run(keys, new PrepareCall(policy, 10, leaseMs, "", 1000, 100, false, null)));
     }
 
     /** The dead queue: key → its reason and the text of its last error. */

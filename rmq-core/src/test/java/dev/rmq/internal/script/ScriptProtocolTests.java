@@ -226,8 +226,8 @@ class ScriptProtocolTests {
     @Test
     void aReplyOfAnotherShapeIsRefusedNamingTheScriptAndItsFields() {
         assertThatIllegalStateException().isThrownBy(() -> PrepareCall.REPLY.decode(Script.PREPARE,
-                        List.of(1L, 0L, 0L, 0L, 0L, 2L, "a".getBytes(), "b".getBytes(), "c".getBytes())))
-                .withMessageContaining("prepare.lua replied 9 part(s) for 2 row(s) of 2 field(s) after 6, which make 10")
+                        List.of(1L, 0L, 0L, 0L, 0L, "".getBytes(), 2L, "a".getBytes(), "b".getBytes(), "c".getBytes())))
+                .withMessageContaining("prepare.lua replied 10 part(s) for 2 row(s) of 2 field(s) after 7, which make 11")
                 .withMessageContaining("messages[].envelope");
         assertThatIllegalStateException().isThrownBy(() -> AckCall.REPLY.decode(Script.ACK, List.of(1L, "done".getBytes())))
                 .withMessageContaining("ack.lua replied 'done' as its WORD field 'outcome', which holds one of");
@@ -242,8 +242,9 @@ class ScriptProtocolTests {
     @Test
     void aReplyOfTheRightShapeIsReadByName() {
         PrepareCall.Polled polled = PrepareCall.REPLY.decode(Script.PREPARE,
-                List.of(7L, 0L, 1L, 2L, 0L, 1L, "k".getBytes(), new byte[] {9}));
+                List.of(7L, 0L, 1L, 2L, 0L, "1732712345678".getBytes(), 1L, "k".getBytes(), new byte[] {9}));
         assertThat(polled.token()).isEqualTo(7);
+        assertThat(polled.next()).isEqualTo(1732712345678L);
         assertThat(polled.recovered()).isEqualTo(1);
         assertThat(polled.expired()).isEqualTo(2);
         assertThat(polled.paused()).isFalse();

@@ -105,7 +105,7 @@ class SendScriptsTests extends StandaloneRedisTest {
         void failOnce(String key) {
             RetryPolicy policy = new RetryPolicy(type.scriptCode(), 5, HOUR, 1.0, HOUR, 0, 0, "drop");
             PrepareCall.Polled polled = Futures.join(scripts.run(keys, new PrepareCall(policy, 100, 60_000, "", 1000,
-                    100, false)));
+                    100, false, null)));
             List<AckCall.Ack> acks = new ArrayList<>();
             for (PrepareCall.Message message : polled.messages()) {
                 acks.add(new AckCall.Ack(message.key().equals(key) ? AckCall.Op.ROLL_BACK : AckCall.Op.RELEASE,

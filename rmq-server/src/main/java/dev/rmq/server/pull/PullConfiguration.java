@@ -30,6 +30,7 @@ class PullConfiguration {
                 .id(properties.id())
                 .idlePoll(properties.idlePoll())
                 .closeTimeout(properties.closeTimeout())
+                .slotOrder(properties.slotOrder())
                 .assignmentByTopic(topic -> assignments.create(topic, properties.id()))
                 .build(), client.topics(), properties.maxWait(), Clock.systemUTC());
     }

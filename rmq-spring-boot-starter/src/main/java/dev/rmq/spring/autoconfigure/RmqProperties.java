@@ -3,6 +3,7 @@ package dev.rmq.spring.autoconfigure;
 import dev.rmq.RmqClient;
 import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.consumer.RmqErrorHandler;
+import dev.rmq.consumer.SlotOrder;
 import dev.rmq.topic.BackoffPolicy;
 import dev.rmq.topic.DeliveryGuarantee;
 import dev.rmq.topic.ExpiryAction;
@@ -208,6 +209,10 @@ public record RmqProperties(@DefaultValue("") String namespace,
      *                        handlers finish, their messages are acknowledged and the slots given back. What is
      *                        not done by then is left to lease recovery. Capped by
      *                        spring.lifecycle.timeout-per-shutdown-phase, less 1 s.
+     * @param slotOrder       How a worker that holds several slots chooses the one it polls next: MOST_URGENT
+     *                        takes the highest priority or the earliest due time first, across its slots;
+     *                        ROUND_ROBIN takes the slots in turn, a whole poll each, for the fewest calls to Redis
+     *                        under a backlog spread over many slots.
      * @param notRetryableExceptions Exceptions that retrying cannot mend: a listener that throws one (or an
      *                        exception caused by one) sends its message to the dead queue at once. By default a
      *                        payload that cannot be read as the listener's type: PayloadCodecException,
@@ -222,6 +227,7 @@ public record RmqProperties(@DefaultValue("") String namespace,
                            @Nullable Integer batchSize,
                            @Nullable Duration idlePoll,
                            @Nullable Duration shutdownTimeout,
+                           @Nullable SlotOrder slotOrder,
                            List<Class<? extends Throwable>> notRetryableExceptions,
                            @DefaultValue("auto") Threads threads) {
 
@@ -249,23 +255,25 @@ public record RmqProperties(@DefaultValue("") String namespace,
         }
 
         public Listener {
-            consumerSettings(concurrency, batchSize, idlePoll, shutdownTimeout);
+            consumerSettings(concurrency, batchSize, idlePoll, shutdownTimeout, slotOrder);
             notRetryableExceptions = notRetryableExceptions == null ? NOT_RETRYABLE : List.copyOf(notRetryableExceptions);
         }
 
         /** These values as core consumer settings: what is set, over the core's defaults. */
         public ConsumerSettings toConsumerSettings() {
-            return consumerSettings(concurrency, batchSize, idlePoll, shutdownTimeout);
+            return consumerSettings(concurrency, batchSize, idlePoll, shutdownTimeout, slotOrder);
         }
 
         private static ConsumerSettings consumerSettings(@Nullable Integer concurrency, @Nullable Integer batchSize,
                                                          @Nullable Duration idlePoll,
-                                                         @Nullable Duration shutdownTimeout) {
+                                                         @Nullable Duration shutdownTimeout,
+                                                         @Nullable SlotOrder slotOrder) {
             PropertyMapper map = PropertyMapper.get();
             ConsumerSettings settings = ConsumerSettings.DEFAULTS;
             settings = map.from(concurrency).to(settings, ConsumerSettings::withConcurrency);
             settings = map.from(batchSize).to(settings, ConsumerSettings::withBatchSize);
             settings = map.from(idlePoll).to(settings, ConsumerSettings::withIdlePoll);
+            settings = map.from(slotOrder).to(settings, ConsumerSettings::withSlotOrder);
             return map.from(shutdownTimeout).to(settings, ConsumerSettings::withShutdownTimeout);
         }
     }
@@ -360,11 +368,15 @@ public record RmqProperties(@DefaultValue("") String namespace,
      * @param id           Its id, unique among the application's pullers and listener containers.
      * @param idlePoll     The longest a slot goes unpolled while a poll waits and no send wakes it.
      * @param closeTimeout The longest its close takes to hand back what was not ended and give its slots back.
+     * @param slotOrder    How it chooses among the slots it holds of a topic: MOST_URGENT takes the highest
+     *                     priority or the earliest due time first, across its slots; ROUND_ROBIN takes the slots in
+     *                     turn, for the fewest calls to Redis under a backlog spread over many slots.
      */
     public record Puller(List<String> topics,
                          @DefaultValue("puller") String id,
                          @Nullable Duration idlePoll,
-                         @Nullable Duration closeTimeout) {
+                         @Nullable Duration closeTimeout,
+                         @Nullable SlotOrder slotOrder) {
 
         public Puller {
             topics = topics == null ? List.of() : List.copyOf(topics);

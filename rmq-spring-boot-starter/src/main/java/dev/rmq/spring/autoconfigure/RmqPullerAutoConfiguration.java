@@ -38,6 +38,7 @@ public final class RmqPullerAutoConfiguration {
         PropertyMapper map = PropertyMapper.get();
         map.from(settings.idlePoll()).to(builder::idlePoll);
         map.from(settings.closeTimeout()).to(builder::closeTimeout);
+        map.from(settings.slotOrder()).to(builder::slotOrder);
         RmqPuller<String> puller = builder.build();
         puller.start();
         return puller;

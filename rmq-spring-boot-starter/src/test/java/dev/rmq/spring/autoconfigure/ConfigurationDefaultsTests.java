@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -63,6 +64,7 @@ class ConfigurationDefaultsTests {
         defaults.put("rmq.listener.batch-size", LISTENER.batchSize());
         defaults.put("rmq.listener.idle-poll", LISTENER.idlePoll());
         defaults.put("rmq.listener.shutdown-timeout", LISTENER.shutdownTimeout());
+        defaults.put("rmq.listener.slot-order", LISTENER.slotOrder());
         return defaults;
     }
 
@@ -82,6 +84,7 @@ class ConfigurationDefaultsTests {
         assertThat(parsed(said.get("rmq.puller.idle-poll"), LISTENER.idlePoll())).isEqualTo(LISTENER.idlePoll());
         assertThat(parsed(said.get("rmq.puller.close-timeout"), LISTENER.shutdownTimeout()))
                 .isEqualTo(LISTENER.shutdownTimeout());
+        assertThat(parsed(said.get("rmq.puller.slot-order"), LISTENER.slotOrder())).isEqualTo(LISTENER.slotOrder());
     }
 
     @Test
@@ -118,6 +121,10 @@ class ConfigurationDefaultsTests {
         }
         if (like instanceof Boolean) {
             return Boolean.parseBoolean(value);
+        }
+        if (like instanceof Enum<?> constant) {
+            // as Spring binds it: any case, dashes for underscores
+            return Enum.valueOf(constant.getDeclaringClass(), value.toUpperCase(Locale.ROOT).replace('-', '_'));
         }
         return value;
     }

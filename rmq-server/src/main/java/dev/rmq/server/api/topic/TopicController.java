@@ -60,7 +60,7 @@ public class TopicController {
 
     /**
      * The next waiting messages in the order consumers take them: earliest due first, or highest priority first,
-     * over every slot. {@code offset + count} may reach {@value RmqInspector#MAX_PAGE}.
+     * over every slot, as one puller holding every slot takes them. {@code offset + count} may reach {@value RmqInspector#MAX_PAGE}.
      */
     @GetMapping("/{topic}/peek")
     public PeekView peek(@PathVariable String topic, @RequestParam(defaultValue = "10") int count,

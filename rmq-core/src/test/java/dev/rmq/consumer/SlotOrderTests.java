@@ -1,0 +1,176 @@
+package dev.rmq.consumer;
+
+import dev.rmq.RmqClient;
+import dev.rmq.StandaloneRedisTest;
+import dev.rmq.producer.OutgoingMessage;
+import dev.rmq.pull.PulledMessage;
+import dev.rmq.pull.RmqPuller;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicType;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * One consumer holding every slot of a 16-slot topic takes messages in the topic's order: the highest priority, or
+ * the earliest due time, first, whichever slot holds them. Round robin, the option, does not.
+ */
+class SlotOrderTests extends StandaloneRedisTest {
+
+    private static final int SLOTS = 16;
+    private static final int MESSAGES = 200;
+
+    private RmqClient rmq;
+    private final List<AutoCloseable> open = new ArrayList<>();
+
+    @AfterEach
+    void close() throws Exception {
+        for (AutoCloseable closeable : open) {
+            closeable.close();
+        }
+        if (rmq != null) {
+            rmq.close();
+        }
+    }
+
+    private TopicDefinition topic(String name, TopicType type) {
+        TopicDefinition topic = TopicDefinition.builder(name, type).slotAmount(SLOTS).build();
+        rmq = RmqClient.builder(redisson).topics(List.of(topic)).build();
+        return topic;
+    }
+
+    /** 200 distinct priorities, in a shuffled order, each under a key of its own: spread over the 16 slots. */
+    private void sendPriorities(String topic) {
+        List<Integer> priorities = new ArrayList<>();
+        for (int i = 0; i < MESSAGES; i++) {
+            priorities.add(1000 + i);
+        }
+        Collections.shuffle(priorities, new java.util.Random(7));
+        List<OutgoingMessage> batch = new ArrayList<>();
+        for (int priority : priorities) {
+            batch.add(OutgoingMessage.priority(topic, "p" + priority, priority).withKey("k" + priority));
+        }
+        rmq.producer().sendAll(batch);
+    }
+
+    /** Pairs taken in the wrong order: a less urgent message before a more urgent one. */
+    private static long outOfOrder(List<Long> urgencies) {
+        long pairs = 0;
+        for (int i = 0; i < urgencies.size(); i++) {
+            for (int j = i + 1; j < urgencies.size(); j++) {
+                if (urgencies.get(i) < urgencies.get(j)) {
+                    pairs++;
+                }
+            }
+        }
+        return pairs;
+    }
+
+    private List<Long> pullOneByOne(RmqPuller<String> puller, int messages, boolean timed) {
+        List<Long> taken = new ArrayList<>();
+        while (taken.size() < messages) {
+            List<PulledMessage<String>> got = puller.poll(1, Duration.ofSeconds(5));
+            assertThat(got).as("a pull after %s message(s)", taken.size()).hasSize(1);
+            PulledMessage<String> message = got.get(0);
+            taken.add(timed ? -message.dueTime().orElseThrow().toEpochMilli() : message.priority().orElseThrow());
+            assertThat(message.ack()).isEqualTo(AckOutcome.COMMITTED);
+        }
+        return taken;
+    }
+
+    private RmqPuller<String> puller(String topic, SlotOrder order) {
+        RmqPuller<String> puller = rmq.puller(String.class).topics(topic).slotOrder(order).build();
+        open.add(puller);
+        puller.start();
+        return puller;
+    }
+
+    @Test
+    void aPullerHoldingEverySlotTakesTheHighestPriorityFirst() {
+        TopicDefinition topic = topic("order-pull", TopicType.PRIORITY);
+        sendPriorities(topic.name());
+        List<Long> taken = pullOneByOne(puller(topic.name(), SlotOrder.MOST_URGENT), MESSAGES, false);
+        assertThat(outOfOrder(taken)).isZero();
+    }
+
+    @Test
+    void roundRobinTakesTheSlotsInTurnWhateverTheirHeads() {
+        TopicDefinition topic = topic("order-turns", TopicType.PRIORITY);
+        sendPriorities(topic.name());
+        List<Long> taken = pullOneByOne(puller(topic.name(), SlotOrder.ROUND_ROBIN), MESSAGES, false);
+        assertThat(outOfOrder(taken)).as("the option's own order").isPositive();
+    }
+
+    @Test
+    void aPullOfManyReturnsTheMostUrgentFirst() {
+        TopicDefinition topic = topic("order-many", TopicType.PRIORITY);
+        sendPriorities(topic.name());
+        List<PulledMessage<String>> got = puller(topic.name(), SlotOrder.MOST_URGENT).poll(10, Duration.ofSeconds(5));
+        assertThat(got).isNotEmpty();
+        List<Long> priorities = got.stream().map(m -> m.priority().orElseThrow()).toList();
+        assertThat(outOfOrder(priorities)).isZero();
+        assertThat(priorities.get(0)).isEqualTo(1000 + MESSAGES - 1);
+    }
+
+    @Test
+    void aMoreUrgentMessageSentDuringABacklogIsTakenNext() {
+        TopicDefinition topic = topic("order-late", TopicType.PRIORITY);
+        sendPriorities(topic.name());
+        RmqPuller<String> puller = puller(topic.name(), SlotOrder.MOST_URGENT);
+        List<Long> first = pullOneByOne(puller, 20, false);
+        assertThat(first.get(0)).isEqualTo(1000 + MESSAGES - 1);
+        // under keys of their own, so in slots whose heads the puller already knows
+        for (int i = 0; i < 8; i++) {
+            rmq.producer().send(OutgoingMessage.priority(topic.name(), "urgent", 5000 + i).withKey("urgent-" + i));
+        }
+        // a send tells the puller by pub/sub: a pull made before that arrives still goes by the heads it knew
+        await().pollDelay(Duration.ofMillis(300)).until(() -> true);
+        List<Long> next = pullOneByOne(puller, 8, false);
+        assertThat(next).containsExactly(5007L, 5006L, 5005L, 5004L, 5003L, 5002L, 5001L, 5000L);
+        assertThat(outOfOrder(pullOneByOne(puller, MESSAGES - 20, false))).isZero();
+    }
+
+    @Test
+    void aPullerTakesTheEarliestDueFirstAcrossSlots() {
+        TopicDefinition topic = topic("order-times", TopicType.FIXED_TIME);
+        long base = redisTimeMs() + 1000;
+        List<OutgoingMessage> batch = new ArrayList<>();
+        for (int i = MESSAGES - 1; i >= 0; i--) {
+            batch.add(OutgoingMessage.fixedTime(topic.name(), "f" + i, Instant.ofEpochMilli(base + 3L * i))
+                    .withKey("f" + i));
+        }
+        rmq.producer().sendAll(batch);
+        await().atMost(Duration.ofSeconds(10)).until(() -> redisTimeMs() > base + 3L * MESSAGES + 50);
+        List<Long> taken = pullOneByOne(puller(topic.name(), SlotOrder.MOST_URGENT), MESSAGES, true);
+        assertThat(outOfOrder(taken)).isZero();
+    }
+
+    @Test
+    void aContainerWorkerHoldingEverySlotHandlesTheHighestPriorityFirst() {
+        TopicDefinition topic = topic("order-container", TopicType.PRIORITY);
+        sendPriorities(topic.name());
+        List<Long> handled = new CopyOnWriteArrayList<>();
+        for (int batchSize : new int[] {1, 64}) {
+            handled.clear();
+            if (batchSize == 64) {
+                sendPriorities(topic.name());
+            }
+            RmqConsumerContainer<String> container = rmq.container(topic.name(), String.class,
+                    RmqHandler.committing(m -> handled.add(m.priority().orElseThrow())))
+                    .settings(ConsumerSettings.DEFAULTS.withBatchSize(batchSize)).build();
+            container.start();
+            await().atMost(Duration.ofSeconds(30)).until(() -> handled.size() >= MESSAGES);
+            container.stop();
+            assertThat(outOfOrder(handled)).as("out of order with polls of %s", batchSize).isZero();
+        }
+    }
+}
