@@ -184,7 +184,11 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
         }
         // a fresh assignment per start: a coordinated one cannot rejoin once it has left
         assignment = assignments.get();
-        assignment.start(topic, workers);
+        try {
+            assignment.start(topic, workers);
+        } finally {
+            workers.forEach(SlotWorker::begin);
+        }
         log.info("container {} started on topic {} with {} worker(s)", id, topic.name(), workers.size());
     }
 

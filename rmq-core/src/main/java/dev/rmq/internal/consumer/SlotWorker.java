@@ -45,6 +45,11 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
     /** The thread running the worker, once it runs; an executor's thread is named after the worker meanwhile. */
     private Thread thread;
     private final CountDownLatch done = new CountDownLatch(1);
+    /**
+     * Opened once the container's assignment has started: a worker that polled before would take a whole poll from
+     * the first slot it got, ahead of more urgent messages in the slots that come a moment later.
+     */
+    private final CountDownLatch begun = new CountDownLatch(1);
 
     SlotWorker(String id, ConsumerSettings settings, Sessions<T> slots, BatchRunner<T> batches, IntPredicate local) {
         this.local = local;
@@ -102,11 +107,17 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
         }
     }
 
+    /** The container's assignment has started: the worker may poll what it was given. */
+    void begin() {
+        begun.countDown();
+    }
+
     /** Asks the worker to stop popping; what it holds may finish until {@code deadlineNanos}. */
     void stop(long deadlineNanos) {
         stopDeadlineNanos = deadlineNanos;
         running = false;
         signal.release();
+        begun.countDown();
     }
 
     /** The name of the worker's thread between batches; during one, the slot's hash tag follows it. */
@@ -127,6 +138,7 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
         }
         thread.setName(threadName());
         try {
+            begun.await();
             while (running) {
                 for (SlotChoice.Pick<T> pick : plan()) {
                     if (!running) {
