@@ -25,6 +25,7 @@ import java.lang.reflect.Type;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -158,6 +159,26 @@ public final class PullSource<T> implements SlotOwner {
         }
     }
 
+    /** Forgets the deliveries of {@code keys} out of the slot, which Redis lost: see {@link Puller#forgetLost}. */
+    void forgetLost(int slot, Set<String> keys) {
+        SlotSession<T> session = slots.get(slot);
+        if (session == null) {
+            return;
+        }
+        List<Delivery<T>> gone = new ArrayList<>();
+        for (Delivery<T> delivery : session.outstanding()) {
+            if (keys.contains(delivery.key())) {
+                gone.add(delivery);
+            }
+        }
+        if (!gone.isEmpty()) {
+            log.info("puller {}: {} message(s) it handed out of {} were lost with Redis and restored; their slot is"
+                    + " polled again, and ending them is refused as a lease that ran out", id, gone.size(),
+                    session.keys.hashTag());
+            session.forget(gone);
+        }
+    }
+
     // ---- polling, on the puller's thread ----------------------------------------------------------------
 
     /** The slots that may be polled now, starting at the next turn. */
@@ -217,6 +238,10 @@ public final class PullSource<T> implements SlotOwner {
     }
 
     private Taken<T> takeFrom(List<SlotSession<T>> due, int want, List<? super PulledDelivery<T>> out) {
+        List<SlotChoice.Pick<T>> top = slots.top(due, Math.min(want, Puller.MAX_PER_CALL));
+        if (top != null) {
+            return takeTop(top, out);
+        }
         int got = 0;
         RuntimeException failure = null;
         boolean succeeded = false;
@@ -251,6 +276,33 @@ public final class PullSource<T> implements SlotOwner {
             left.removeIf(session -> !session.due(now));
         }
         return new Taken<>(got, List.of(), failure, succeeded);
+    }
+
+    /** Takes the most urgent messages over the slots as {@link SlotChoice#top} planned, and puts them in order. */
+    private Taken<T> takeTop(List<SlotChoice.Pick<T>> picks, List<? super PulledDelivery<T>> out) {
+        List<PulledDelivery<T>> got = new ArrayList<>();
+        List<SlotSession<T>> more = new ArrayList<>();
+        RuntimeException failure = null;
+        boolean succeeded = false;
+        for (SlotChoice.Pick<T> pick : picks) {
+            Batch<T> batch = pick.session().poll(pick.want(), pick.floor());
+            if (batch.deliveries().size() == pick.want()) {
+                more.add(pick.session());
+            }
+            for (Delivery<T> delivery : batch.deliveries()) {
+                pick.session().reportLateness(delivery, batch);
+                got.add((PulledDelivery<T>) delivery);
+            }
+            if (batch.failure() != null) {
+                failure = batch.failure();
+            } else {
+                succeeded = true;
+            }
+        }
+        got.sort(Comparator.comparingLong((PulledDelivery<T> delivery) -> delivery.priority().orElse(0)).reversed());
+        out.addAll(got);
+        // a slot that gave all it was asked may hold less urgent ones, for what the other topics leave of the count
+        return new Taken<>(got.size(), more, failure, succeeded);
     }
 
     // ---- closing ---------------------------------------------------------------------------------------

@@ -200,6 +200,18 @@ public final class Puller<T> implements RmqPuller<T> {
         return anySuccess ? null : failure;
     }
 
+    /**
+     * Redis had lost these keys of a topic's slot, and a restore put them back: deliveries of them that this puller
+     * handed out are gone, and no longer keep their slot from being polled. Ending one later is refused as a lease
+     * that ran out.
+     */
+    public void forgetLost(String topic, int slot, Set<String> keys) {
+        PullSource<T> source = sources.get(topic);
+        if (source != null) {
+            source.forgetLost(slot, keys);
+        }
+    }
+
     static int ceilDiv(int a, int b) {
         return (a + b - 1) / Math.max(1, b);
     }

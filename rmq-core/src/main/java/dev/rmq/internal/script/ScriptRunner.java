@@ -26,7 +26,7 @@ import java.util.concurrent.CompletableFuture;
  * Runs script calls by EVALSHA, routed by the slot's hash tag. When a server does not know a script (after a
  * restart or a failover) the call is repeated once with EVAL, which also caches it there. Failures are
  * translated by {@link ScriptErrors}. Beside the scripts it makes the one plain read consumers need, of the
- * slots' heads ({@link #heads}): a script call's fixed cost would be many times that of the read.
+ * slots' heads ({@link #tops}): a script call's fixed cost would be many times that of the read.
  */
 public final class ScriptRunner {
 
@@ -80,20 +80,20 @@ public final class ScriptRunner {
     }
 
     /**
-     * The score of the most urgent waiting message of each slot (the store's highest when {@code highest}, on a
-     * priority topic, else its lowest), null for an empty store, read in one round trip per Redis node. On a priority
-     * topic a slot read so must also have its wake key say what its consumer now counts on (see wake_if_earlier in
-     * lib.lua), or a send of a higher priority would not tell it. Where the key says less, it is set, and the head
-     * read again after it, in a second round trip: a send before the key was set is in that second read, and a send
-     * after it tells the consumer. A time-based topic's polls are not cut short by the order, so its keys are left
-     * to its polls.
+     * The scores of the {@code n} most urgent waiting messages of each slot, most urgent first (the store's highest
+     * when {@code highest}, on a priority topic, else its lowest), read in one round trip per Redis node. On a
+     * priority topic a slot read so must also have its wake key say what its consumer now counts on (see
+     * wake_if_earlier in lib.lua), or a send of a higher priority would not tell it. Where the key says less, it is
+     * set, and the slot read again after it, in a second round trip: a send before the key was set is in that second
+     * read, and a send after it tells the consumer. A time-based topic's polls are not cut short by the order, so
+     * its keys are left to its polls.
      */
-    public CompletableFuture<List<Long>> heads(List<SlotKeys> slots, boolean highest) {
+    public CompletableFuture<List<List<Long>>> tops(List<SlotKeys> slots, boolean highest, int n) {
         RBatch first = redisson.createBatch(BatchOptions.defaults());
-        List<CompletableFuture<Long>> reads = new ArrayList<>(slots.size());
+        List<CompletableFuture<List<Long>>> reads = new ArrayList<>(slots.size());
         List<CompletableFuture<String>> marks = new ArrayList<>(slots.size());
         for (SlotKeys keys : slots) {
-            reads.add(head(first, keys, highest));
+            reads.add(top(first, keys, highest, n));
             if (highest) {
                 marks.add(first.<String>getBucket(keys.wake(), StringCodec.INSTANCE).getAsync().toCompletableFuture());
             }
@@ -103,40 +103,40 @@ public final class ScriptRunner {
                     .thenApply(done -> reads.stream().map(CompletableFuture::join).toList());
         }
         return first.executeAsync().toCompletableFuture().thenCompose(done -> {
-            List<Long> heads = new ArrayList<>(slots.size());
+            List<List<Long>> tops = new ArrayList<>(slots.size());
             RBatch second = redisson.createBatch(BatchOptions.defaults());
-            List<CompletableFuture<Long>> again = new ArrayList<>(slots.size());
+            List<CompletableFuture<List<Long>>> again = new ArrayList<>(slots.size());
             for (int i = 0; i < slots.size(); i++) {
-                Long head = reads.get(i).join();
-                heads.add(head);
+                List<Long> top = reads.get(i).join();
+                tops.add(top);
                 // an empty slot needs no key: it is polled next, and its poll writes one
-                if (head != null && !counts(marks.get(i).join(), head)) {
-                    second.getBucket(slots.get(i).wake(), StringCodec.INSTANCE).setAsync("p" + head);
-                    again.add(head(second, slots.get(i), highest));
+                if (!top.isEmpty() && !counts(marks.get(i).join(), top.get(0))) {
+                    second.getBucket(slots.get(i).wake(), StringCodec.INSTANCE).setAsync("p" + top.get(0));
+                    again.add(top(second, slots.get(i), highest, n));
                 } else {
                     again.add(null);
                 }
             }
             if (again.stream().allMatch(Objects::isNull)) {
-                return CompletableFuture.completedFuture(heads);
+                return CompletableFuture.completedFuture(tops);
             }
             return second.executeAsync().toCompletableFuture().thenApply(written -> {
-                for (int i = 0; i < heads.size(); i++) {
+                for (int i = 0; i < tops.size(); i++) {
                     if (again.get(i) != null) {
-                        heads.set(i, again.get(i).join());
+                        tops.set(i, again.get(i).join());
                     }
                 }
-                return heads;
+                return tops;
             });
         });
     }
 
-    private static CompletableFuture<Long> head(RBatch batch, SlotKeys keys, boolean highest) {
+    private static CompletableFuture<List<Long>> top(RBatch batch, SlotKeys keys, boolean highest, int n) {
         RScoredSortedSetAsync<String> store = batch.getScoredSortedSet(keys.store(), StringCodec.INSTANCE);
-        RFuture<Collection<ScoredEntry<String>>> first = highest ? store.entryRangeReversedAsync(0, 0)
-                : store.entryRangeAsync(0, 0);
-        return first.toCompletableFuture().thenApply(entries -> entries.isEmpty() ? null
-                : entries.iterator().next().getScore().longValue());
+        RFuture<Collection<ScoredEntry<String>>> first = highest ? store.entryRangeReversedAsync(0, n - 1)
+                : store.entryRangeAsync(0, n - 1);
+        return first.toCompletableFuture().thenApply(entries -> entries.stream()
+                .map(entry -> entry.getScore().longValue()).toList());
     }
 
     /** Whether a slot's wake key already tells its consumer of any priority above {@code head}. */

@@ -152,6 +152,11 @@ public final class Sessions<T> {
         return SlotChoice.plan(due, parts.calls());
     }
 
+    /** The polls of one pull of up to {@code want} messages from {@code due}; see {@link SlotChoice#top}. */
+    public List<SlotChoice.Pick<T>> top(List<SlotSession<T>> due, int want) {
+        return SlotChoice.top(due, want, parts.calls());
+    }
+
     SlotCalls calls() {
         return parts.calls();
     }

@@ -65,9 +65,12 @@ public final class SlotCalls {
         return new Poll(polled, polled.token() / 1000 - leaseMs, System.nanoTime());
     }
 
-    /** The score of each slot's most urgent waiting message, null where none waits; see {@link ScriptRunner#heads}. */
-    public List<Long> heads(List<SlotKeys> slots) {
-        return watched(() -> Futures.joinBounded(scripts.heads(slots, !topic.type().isTimed())));
+    /**
+     * The scores of each slot's {@code n} most urgent waiting messages, most urgent first; see {@link
+     * ScriptRunner#tops}.
+     */
+    public List<List<Long>> tops(List<SlotKeys> slots, int n) {
+        return watched(() -> Futures.joinBounded(scripts.tops(slots, !topic.type().isTimed(), n)));
     }
 
     /** How the consumer chooses among its slots. */

@@ -60,10 +60,11 @@ public final class SlotChoice {
         }
         if (!unknown.isEmpty()) {
             try {
-                List<Long> heads = calls.heads(unknown.stream().map(session -> session.keys).toList());
+                List<List<Long>> heads = calls.tops(unknown.stream().map(session -> session.keys).toList(), 1);
                 for (int i = 0; i < unknown.size(); i++) {
                     SlotSession<T> session = unknown.get(i);
-                    session.timing().urgency(urgency(session.topic().type(), heads.get(i)));
+                    List<Long> head = heads.get(i);
+                    session.timing().urgency(urgency(session.topic().type(), head.isEmpty() ? null : head.get(0)));
                 }
             } catch (RuntimeException e) {
                 // left unknown: they are polled after the known ones, and their polls report the failure
@@ -72,8 +73,15 @@ public final class SlotChoice {
         due.sort(MOST_URGENT_FIRST);
     }
 
-    /** One poll of a pass over a consumer's due slots: the slot, and its floor score (null for a whole poll). */
-    public record Pick<T>(SlotSession<T> session, Long floor) {
+    /**
+     * One poll of a pass over a consumer's due slots: the slot, its floor score (null for a whole poll), and how many
+     * messages it should take (0 for the driver's own share).
+     */
+    public record Pick<T>(SlotSession<T> session, Long floor, int want) {
+
+        Pick(SlotSession<T> session, Long floor) {
+            this(session, floor, 0);
+        }
     }
 
     /**
@@ -101,6 +109,51 @@ public final class SlotChoice {
         }
         if (picks.isEmpty()) {
             picks.add(new Pick<>(due.get(0), floors ? score(type, due.get(1).urgency()) : null));
+        }
+        return picks;
+    }
+
+    /**
+     * The polls of one pull of up to {@code want} messages from the due slots of a priority topic, most urgent
+     * first: the most urgent {@code want} messages over those slots, read beforehand, each slot polled once for its
+     * part of them, none below the least urgent of them (the floor). The driver puts what they give in order. Null
+     * when the consumer takes its slots in turn, or on a time-based topic, whose polls are whole.
+     */
+    public static <T> List<Pick<T>> top(List<SlotSession<T>> due, int want, SlotCalls calls) {
+        if (calls.slotOrder() != SlotOrder.MOST_URGENT || due.size() < 2 || due.get(0).topic().type().isTimed()) {
+            return null;
+        }
+        List<List<Long>> tops;
+        try {
+            tops = calls.tops(due.stream().map(session -> session.keys).toList(), want);
+        } catch (RuntimeException e) {
+            // the polls report the failure
+            return null;
+        }
+        // {score, slot, rank in its slot}: equals go a rank of each slot at a time, so a busy slot starves none
+        List<long[]> merged = new ArrayList<>();
+        for (int i = 0; i < due.size(); i++) {
+            List<Long> scores = tops.get(i);
+            for (int rank = 0; rank < scores.size(); rank++) {
+                merged.add(new long[] {scores.get(rank), i, rank});
+            }
+        }
+        merged.sort(Comparator.<long[]>comparingLong(e -> -e[0]).thenComparingLong(e -> e[2])
+                .thenComparingLong(e -> e[1]));
+        int taken = Math.min(want, merged.size());
+        Long floor = taken == 0 ? null : merged.get(taken - 1)[0];
+        int[] parts = new int[due.size()];
+        for (int i = 0; i < taken; i++) {
+            parts[(int) merged.get(i)[1]]++;
+        }
+        List<Pick<T>> picks = new ArrayList<>();
+        for (int i = 0; i < due.size(); i++) {
+            SlotSession<T> session = due.get(i);
+            session.timing().urgency(urgency(session.topic().type(), tops.get(i).isEmpty() ? null : tops.get(i).get(0)));
+            // a slot with nothing waiting is still polled: its poll recovers expired leases
+            if (parts[i] > 0 || tops.get(i).isEmpty()) {
+                picks.add(new Pick<>(session, floor, Math.max(1, parts[i])));
+            }
         }
         return picks;
     }
