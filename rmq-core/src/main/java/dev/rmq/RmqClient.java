@@ -13,6 +13,7 @@ import dev.rmq.consumer.StopReport;
 import dev.rmq.dead.RmqDeadQueue;
 import dev.rmq.events.RmqEventListener;
 import dev.rmq.inspect.RmqInspector;
+import dev.rmq.internal.pull.Puller;
 import dev.rmq.internal.journal.JournaledProducer;
 import dev.rmq.internal.journal.RedisRestorer;
 import dev.rmq.journal.MessageJournal;
@@ -113,7 +114,12 @@ public final class RmqClient implements AutoCloseable {
         // inside the observation, so that the journal keeps the trace headers Redis stored with each message
         RmqProducer journaled = b.journal == null ? sends : new JournaledProducer(sends, b.journal, topics, codec);
         this.producer = observations == null ? journaled : new ObservedProducer(journaled, observations);
-        this.restorer = new RedisRestorer(topics, keys, scripts);
+        // consumers of other applications hold their lost deliveries' slots until the leases run out
+        this.restorer = new RedisRestorer(topics, keys, scripts, (topic, slot, lost) -> pullers.forEach(puller -> {
+            if (puller instanceof Puller<?> mine) {
+                mine.forgetLost(topic, slot, lost);
+            }
+        }));
         this.deadQueue = new RedisDeadQueue(redisson, topics, keys, scripts);
         this.inspector = new RedisTopicInspector(topics, keys, scripts, producer::getAsync);
         this.admin = new RedisAdmin(redisson, topics, keys);

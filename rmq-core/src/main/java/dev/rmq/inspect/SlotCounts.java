@@ -9,8 +9,8 @@ import java.util.List;
  * @param dueNow   waiting and due now: a time-typed message past its due time, or a visible priority message
  * @param later    waiting for their time: a due time to come, a retry's backoff, or a priority message's
  *                 not-before time
- * @param retrying of the waiting ones ({@code dueNow + later}), those that failed before and wait for another
- *                 attempt
+ * @param retrying of the ones waiting later, those that failed and wait out their backoff (a failed message due
+ *                 again by now counts as due now only, as its state is then waiting)
  * @param parked   sent while a delivery of their key was in flight: they wait for it to end
  * @param inFlight handed to consumers under a lease, not yet acknowledged
  * @param dead     in the dead queue

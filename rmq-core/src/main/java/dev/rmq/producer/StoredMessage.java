@@ -15,7 +15,8 @@ import java.util.OptionalLong;
  * @param slot      its slot
  * @param key       its merge key
  * @param state     where it is
- * @param score     WAITING, PARKED: due epoch ms or priority; DELAYED, RETRYING: when it becomes visible, epoch ms;
+ * @param score     WAITING, PARKED: due epoch ms or priority; DELAYED: when it becomes visible, epoch ms; RETRYING:
+ *                  when it is due again (a time type) or becomes visible again (priority), epoch ms;
  *                  IN_FLIGHT: lease deadline in epoch microseconds; DEAD: epoch ms when it died
  * @param attempts  deliveries so far
  * @param lastError the last failure's reason, empty when none
@@ -31,9 +32,10 @@ public record StoredMessage(String topic, int slot, String key, MessageState sta
         return new String(payload, StandardCharsets.UTF_8);
     }
 
-    /** When a waiting or parked message of a time type ({@code type}, its topic's) is due. */
+    /** When a waiting, parked or retrying message of a time type ({@code type}, its topic's) is due. */
     public Optional<Instant> dueTime(TopicType type) {
-        boolean waiting = state == MessageState.WAITING || state == MessageState.PARKED;
+        boolean waiting = state == MessageState.WAITING || state == MessageState.PARKED
+                || state == MessageState.RETRYING;
         return waiting && type.isTimed() ? Optional.of(Instant.ofEpochMilli((long) score)) : Optional.empty();
     }
 
@@ -43,7 +45,7 @@ public record StoredMessage(String topic, int slot, String key, MessageState sta
         return waiting && !type.isTimed() ? OptionalLong.of((long) score) : OptionalLong.empty();
     }
 
-    /** When a delayed or retrying message becomes visible. */
+    /** When a delayed or retrying message becomes visible, or due again. */
     public Optional<Instant> visibleAt() {
         boolean later = state == MessageState.DELAYED || state == MessageState.RETRYING;
         return later ? Optional.of(Instant.ofEpochMilli((long) score)) : Optional.empty();

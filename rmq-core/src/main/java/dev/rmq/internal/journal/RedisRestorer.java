@@ -13,14 +13,17 @@ import dev.rmq.topic.TopicRegistry;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * The restorer on restore.lua: the messages of one slot go in one pipelined call per {@value #PER_CALL}, every
- * slot's calls in one pipeline.
+ * slot's calls in one pipeline. The keys it put back (or ended as expired) are told to {@code lost}: Redis had lost
+ * them, so a delivery of one that a consumer of this application still holds is gone.
  */
 public final class RedisRestorer implements RmqRestorer {
 
@@ -30,11 +33,18 @@ public final class RedisRestorer implements RmqRestorer {
     private final TopicRegistry topics;
     private final KeyLayout keys;
     private final ScriptRunner scripts;
+    private final Lost lost;
 
-    public RedisRestorer(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts) {
+    /** Told which keys of a topic's slot Redis had lost, once they are back. */
+    public interface Lost {
+        void restored(String topic, int slot, Set<String> keys);
+    }
+
+    public RedisRestorer(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts, Lost lost) {
         this.topics = topics;
         this.keys = keys;
         this.scripts = scripts;
+        this.lost = lost;
     }
 
     @Override
@@ -80,6 +90,17 @@ public final class RedisRestorer implements RmqRestorer {
             pipeline.execute();
         }
         Futures.join(CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)));
+        bySlot.forEach((slot, indexes) -> {
+            Set<String> gone = new HashSet<>();
+            for (int index : indexes) {
+                if (outcomes[index] != Outcome.PRESENT) {
+                    gone.add(messages.get(index).key());
+                }
+            }
+            if (!gone.isEmpty()) {
+                lost.restored(topic.name(), slot, gone);
+            }
+        });
         return Arrays.asList(outcomes);
     }
 }

@@ -57,7 +57,7 @@ final class MessageOperations {
     CompletionStage<Optional<StoredMessage>> get(MessageRef ref) {
         TopicDefinition topic = topics.require(refOrThrow(ref).topic());
         SlotKeys slot = slotKeys(topic, ref);
-        return scripts.run(slot, new GetCall(ref.key())).thenApply(found -> found.map(f -> StoredMessages.of(topic.name(),
+        return scripts.run(slot, new GetCall(topic.type(), ref.key())).thenApply(found -> found.map(f -> StoredMessages.of(topic.name(),
                 slot.slot(), ref.key(), f.state(), f.score(), f.envelope())));
     }
 

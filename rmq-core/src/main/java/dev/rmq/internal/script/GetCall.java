@@ -1,6 +1,7 @@
 package dev.rmq.internal.script;
 
 import dev.rmq.producer.MessageState;
+import dev.rmq.topic.TopicType;
 
 import java.util.List;
 import java.util.Map;
@@ -9,22 +10,26 @@ import java.util.Optional;
 /**
  * get.lua: where a message is, by its key.
  *
- * @param key the message key
+ * @param type the topic's type
+ * @param key  the message key
  */
-public record GetCall(String key) implements ScriptCall<Optional<GetCall.Found>> {
+public record GetCall(TopicType type, String key) implements ScriptCall<Optional<GetCall.Found>> {
 
     /**
      * A message found.
      *
      * @param state    where it is
-     * @param score    due ms or priority (waiting, parked), visible-at ms (delayed, retrying), lease deadline µs
-     *                 (in flight), death ms (dead)
+     * @param score    due ms or priority (waiting, parked), visible-at ms (delayed), due again ms (retrying),
+     *                 lease deadline µs (in flight), death ms (dead)
      * @param envelope its envelope
      */
     public record Found(MessageState state, double score, byte[] envelope) {
     }
 
-    static final Argv<GetCall> ARGV = Argv.<GetCall>builder().arg("key", GetCall::key).build();
+    static final Argv<GetCall> ARGV = Argv.<GetCall>builder()
+            .arg("type", call -> call.type().scriptCode())
+            .arg("key", GetCall::key)
+            .build();
 
     private static final Map<String, MessageState> STATES = Map.of("waiting", MessageState.WAITING,
             "delayed", MessageState.DELAYED, "retrying", MessageState.RETRYING, "parked", MessageState.PARKED,
@@ -49,6 +54,4 @@ public record GetCall(String key) implements ScriptCall<Optional<GetCall.Found>>
     public Optional<Found> decode(Object reply) {
         return REPLY.decode(script(), reply);
     }
-
-    /** The state words of get.lua's reply. */
 }

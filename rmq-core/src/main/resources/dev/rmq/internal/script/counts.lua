@@ -5,8 +5,8 @@
 -- RETURNS
 --   due_now         waiting and due (time types), or visible (priority)
 --   later           waiting for a due time, a backoff or a not-before time
---   retrying        of those waiting, the ones that failed before (checked against their envelopes up to
---                   verify_limit entries, the rest of the index counted as it stands)
+--   retrying        of those waiting later, the ones that failed and wait out their backoff (checked against
+--                   their envelopes up to verify_limit entries, the rest of the index counted as it stands)
 --   parked          sent while their key was in flight
 --   in_flight       delivered and not acknowledged
 --   dead            in the dead queue
@@ -22,9 +22,11 @@ else
     later = waiting - due_now
 end
 local retrying = 0
-local indexed = redis.call('ZCARD', K_RETRY)
+-- the retry index holds when each retry is due again: what is due by now waits like any other message
+local later_than_now = '(' .. NOW_MS
+local indexed = redis.call('ZCOUNT', K_RETRY, later_than_now, '+inf')
 if indexed > 0 and verify_limit > 0 then
-    local keys = redis.call('ZRANGE', K_RETRY, 0, verify_limit - 1)
+    local keys = redis.call('ZRANGEBYSCORE', K_RETRY, later_than_now, '+inf', 'LIMIT', 0, verify_limit)
     local envs = redis.call('HMGET', K_BODY, unpack(keys))
     for i = 1, #keys do
         local env = envs[i]

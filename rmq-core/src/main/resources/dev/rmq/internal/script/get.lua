@@ -1,19 +1,24 @@
 -- get: where a message is, by its key.
 -- ARGV
+--   type            'R' range-merge, 'P' priority, 'F' fixed-time
 --   key             the message key
 -- RETURNS
 --   found[]         one row when a message has the key, none otherwise; a key both in flight and sent again
 --                   shows its waiting or parked message. The row:
 --     state         one of: waiting delayed retrying parked in-flight dead
---     score         due ms or priority (waiting, parked), visible-at ms (delayed, retrying), lease deadline µs
---                   (in-flight), death ms (dead)
+--                   retrying: it failed, and waits out its backoff (a time-based message due again later, or
+--                   a priority message not visible yet); once that is over it is waiting, its attempts kept
+--     score         due ms or priority (waiting, parked), visible-at ms (delayed), due again ms (retrying),
+--                   lease deadline µs (in-flight), death ms (dead)
 --     envelope      its envelope
 local key = ARG.key
 local env = redis.call('HGET', K_BODY, key)
 if env then
     local score = redis.call('ZSCORE', K_STORE, member_of(env, key))
     if score then
-        return { 1, 'waiting', score, env }
+        local m = env_read(env)
+        local backoff = m and m.attempts > 0 and ARG.type ~= 'P' and tonumber(score) > NOW_MS
+        return { 1, backoff and 'retrying' or 'waiting', score, env }
     end
     score = redis.call('ZSCORE', K_DELAYED, key)
     if score then

@@ -10,7 +10,8 @@
 --   entries[]       the page, in order, each:
 --     state         one of: waiting delayed retrying in-flight
 --                   waiting: in the store, its attempts tell a retry; delayed: a priority message not visible
---                   yet; retrying: a priority message waiting out its backoff
+--                   yet; retrying: it failed, and waits out its backoff (a priority message not visible yet,
+--                   or a time-based one due again later)
 --     key           its key
 --     score         due ms or priority (waiting), visible-at ms (delayed, retrying), lease deadline µs (in flight)
 --     envelope      its envelope
@@ -19,7 +20,8 @@ local out = { 0 }
 
 local function add(state, key, score, env)
     if env then
-        if state == 'delayed' and string.byte(env, 1) == ENV_VERSION and struct.unpack('>H', env, 3) > 0 then
+        local failed = string.byte(env, 1) == ENV_VERSION and struct.unpack('>H', env, 3) > 0
+        if failed and (state == 'delayed' or (state == 'waiting' and ARG.type ~= 'P' and tonumber(score) > NOW_MS)) then
             state = 'retrying'
         end
         out[#out + 1] = state

@@ -39,7 +39,7 @@ local function put_back(i, key, envelope)
     end
     local due = place(typ, key, envelope, m)
     if m.attempts > 0 then
-        -- counted among the retries, as a message that failed before and waits again
+        -- the retry index: counted as retrying while its due time is ahead, as a message waiting out its backoff
         redis.call('ZADD', K_RETRY, due, key)
     end
     return 'restored', due
@@ -61,6 +61,11 @@ for i = 1, ARG.messages do
     end
 end
 if earliest ~= nil then
-    wake_if_earlier(earliest, ARG.wake_channel, ARG.slot)
+    if redis.call('EXISTS', K_WAKE) == 0 then
+        -- the wake key went with what Redis lost, and the polls the consumers planned cannot be seen: wake them
+        redis.call('PUBLISH', ARG.wake_channel, ARG.slot)
+    else
+        wake_if_earlier(earliest, ARG.wake_channel, ARG.slot)
+    end
 end
 return out
