@@ -43,7 +43,7 @@ final class BatchRunner<T> {
             runAll(session, polled, call);
             // an interrupt was meant for the handler; the endings of what finished must still be sent
             Thread.interrupted();
-            return session.flush();
+            return control.carries(session) ? !session.lost() : session.flush();
         } finally {
             session.forgetOutstanding();
             control.inHand(session.gathered());

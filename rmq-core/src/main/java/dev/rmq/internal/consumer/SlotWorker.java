@@ -42,6 +42,8 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
     private volatile boolean polling;
     /** Where the next round over the slots starts, so that no slot is always served first. */
     private int turn;
+    /** The session whose last batch's endings wait for its next poll, or null; see {@link #carries}. */
+    private SlotSession<T> carrying;
     /** The thread running the worker, once it runs; an executor's thread is named after the worker meanwhile. */
     private Thread thread;
     private final CountDownLatch done = new CountDownLatch(1);
@@ -144,6 +146,7 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
                     if (!running) {
                         break;
                     }
+                    sendCarriedUnless(pick.session());
                     poll(pick.session(), pick.floor());
                 }
                 long nextWake = System.nanoTime() + settings.idlePoll().toNanos();
@@ -154,6 +157,8 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
                 }
                 long waitNanos = nextWake - System.nanoTime();
                 if (waitNanos > 0 && running) {
+                    // nothing to poll at once: endings waiting for a poll go now
+                    sendCarriedUnless(null);
                     signal.tryAcquire(waitNanos, TimeUnit.NANOSECONDS);
                 }
                 signal.drainPermits();
@@ -161,6 +166,9 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
+            // an interrupt was meant for a handler or a wait; the endings of what finished must still be sent
+            Thread.interrupted();
+            sendCarriedUnless(null);
             exited = true;
             slots.all().forEach(slots::release);
             synchronized (this) {
@@ -211,6 +219,9 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
         long now = System.nanoTime();
         for (SlotSession<T> session : round) {
             if (session.revoking()) {
+                if (session == carrying) {
+                    sendCarriedUnless(null);
+                }
                 slots.release(session);
             } else if (session.nextPollNanos() - now <= 0) {
                 (local.test(session.slot) ? own : foreign).add(session);
@@ -225,6 +236,8 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
         Batch<T> batch;
         try {
             polling = true;
+            // the endings it carries, if any, go with it
+            carrying = null;
             batch = session.poll(settings.batchSize(), floor);
         } finally {
             polling = false;
@@ -246,6 +259,29 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
     @Override
     public boolean mustLetGo(SlotSession<?> session) {
         return session.revoking() || outOfTime();
+    }
+
+    @Override
+    public boolean carries(SlotSession<?> session) {
+        if (!running || !session.leased() || session.revoking() || session.nextPollNanos() - System.nanoTime() > 0) {
+            return false;
+        }
+        carrying = slots.get(session.slot);
+        return true;
+    }
+
+    /**
+     * Sends the endings that wait for a poll of their session, unless that session is {@code next}, the one the worker
+     * polls now. A slot that turns out to be lost is let go.
+     */
+    private void sendCarriedUnless(SlotSession<T> next) {
+        SlotSession<T> waiting = carrying;
+        if (waiting != null && waiting != next) {
+            carrying = null;
+            if (!waiting.flush()) {
+                slots.release(waiting);
+            }
+        }
     }
 
     @Override

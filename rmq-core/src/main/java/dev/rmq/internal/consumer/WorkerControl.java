@@ -17,6 +17,12 @@ interface WorkerControl {
     /** Whether the worker is stopping: failures it meets are then expected, counted, and not logged one by one. */
     boolean stopping();
 
+    /**
+     * Whether the endings of the batch just run may go with the session's next poll, which the worker makes next,
+     * instead of a call of their own: the slot has more due at once.
+     */
+    boolean carries(SlotSession<?> session);
+
     /** The deliveries of the batch that have not been acknowledged yet; 0 once the batch is done. */
     void inHand(int deliveries);
 }

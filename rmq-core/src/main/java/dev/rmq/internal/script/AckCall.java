@@ -3,6 +3,7 @@ package dev.rmq.internal.script;
 import dev.rmq.consumer.AckOutcome;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * ack.lua: ends in-flight deliveries of one slot.
@@ -49,21 +50,27 @@ public record AckCall(RetryPolicy policy, String fence, String wakeChannel, int 
     public record Ack(Op op, String key, long token, String error) {
     }
 
+    /** An ack's row, here and in prepare.lua, which ends the last batch's deliveries before its poll. */
+    static final Argv<Ack> ROW = Argv.<Ack>builder()
+            .arg("op", ack -> ack.op().code)
+            .arg("key", Ack::key)
+            .arg("token", Ack::token)
+            .arg("reason", Ack::error)
+            .build();
+
+    /** The outcome words of ack.lua, and of prepare.lua's ended. */
+    static final Map<String, AckOutcome> OUTCOMES = Reply.words(AckOutcome.values(), AckOutcome::scriptName);
+
     static final Argv<AckCall> ARGV = Argv.<AckCall>builder()
             .group("policy", AckCall::policy, RetryPolicy.ARGV)
             .arg("fence", AckCall::fence)
             .arg("wake_channel", AckCall::wakeChannel)
             .arg("slot", AckCall::slot)
-            .rows("acks", AckCall::acks, Argv.<Ack>builder()
-                    .arg("op", ack -> ack.op().code)
-                    .arg("key", Ack::key)
-                    .arg("token", Ack::token)
-                    .arg("reason", Ack::error)
-                    .build())
+            .rows("acks", AckCall::acks, AckCall.ROW)
             .build();
 
     static final Reply<List<AckOutcome>> REPLY = Reply.of(Reply.fields(), "results",
-            Reply.fields().word("outcome", Reply.words(AckOutcome.values(), AckOutcome::scriptName)),
+            Reply.fields().word("outcome", OUTCOMES),
             row -> row.<AckOutcome>word("outcome"), Reply.Fields::rows);
 
     @Override

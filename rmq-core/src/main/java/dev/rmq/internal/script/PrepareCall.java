@@ -1,5 +1,8 @@
 package dev.rmq.internal.script;
 
+import dev.rmq.consumer.AckOutcome;
+
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -14,9 +17,17 @@ import java.util.List;
  * @param atMostOnce   whether taken messages leave Redis at once, with no lease
  * @param floor        null to take the most urgent messages up to a batch; else take only those at least as urgent as
  *                     this score (a priority at least it, or a due time at most it)
+ * @param acks         deliveries of the slot to end before the poll, as {@link AckCall} would
  */
 public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fence, long idleMs, int recoverLimit,
-                          boolean atMostOnce, Long floor) implements ScriptCall<PrepareCall.Polled> {
+                          boolean atMostOnce, Long floor, List<AckCall.Ack> acks)
+        implements ScriptCall<PrepareCall.Polled> {
+
+    /** A poll that ends nothing first. */
+    public PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fence, long idleMs, int recoverLimit,
+                       boolean atMostOnce, Long floor) {
+        this(policy, batch, leaseMs, fence, idleMs, recoverLimit, atMostOnce, floor, List.of());
+    }
 
     /**
      * The poll's reply.
@@ -28,10 +39,11 @@ public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fe
      * @param paused    whether the topic is paused (nothing was taken)
      * @param next      the score of the most urgent message left that is due now (a priority, or a due time in
      *                  epoch ms), null when none is
+     * @param ended     the outcome of each of the call's acks, in order
      * @param messages  the messages taken, in consume order
      */
     public record Polled(long token, long waitMs, long recovered, long expired, boolean paused, Long next,
-                         List<Message> messages) {
+                         List<AckOutcome> ended, List<Message> messages) {
     }
 
     /** A message taken: its key and its envelope, with the attempt already counted. */
@@ -40,11 +52,11 @@ public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fe
 
     static final Reply<Polled> REPLY = Reply.of(
             Reply.fields().number("token").number("wait_ms").number("recovered").number("expired").flag("paused")
-                    .text("next"),
+                    .text("next").text("ended"),
             "messages", Reply.fields().text("key").bytes("envelope"),
             row -> new Message(row.text("key"), row.bytes("envelope")),
             head -> new Polled(head.number("token"), head.number("wait_ms"), head.number("recovered"),
-                    head.number("expired"), head.flag("paused"), score(head.text("next")), head.rows()));
+                    head.number("expired"), head.flag("paused"), score(head.text("next")), outcomes(head.text("ended")), head.rows()));
 
     static final Argv<PrepareCall> ARGV = Argv.<PrepareCall>builder()
             .group("policy", PrepareCall::policy, RetryPolicy.ARGV)
@@ -55,7 +67,25 @@ public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fe
             .arg("recover_limit", PrepareCall::recoverLimit)
             .arg("at_most_once", call -> call.atMostOnce() ? "1" : "0")
             .arg("floor", call -> call.floor() == null ? "" : call.floor())
+            .rows("acks", PrepareCall::acks, AckCall.ROW)
             .build();
+
+    /** ack.lua's outcome words, separated by spaces. */
+    private static List<AckOutcome> outcomes(String words) {
+        if (words.isEmpty()) {
+            return List.of();
+        }
+        List<AckOutcome> outcomes = new ArrayList<>();
+        for (String word : words.split(" ")) {
+            AckOutcome outcome = AckCall.OUTCOMES.get(word);
+            if (outcome == null) {
+                throw new IllegalStateException("prepare.lua replied '" + word + "' among its ended outcomes, which"
+                        + " hold one of " + AckCall.OUTCOMES.keySet());
+            }
+            outcomes.add(outcome);
+        }
+        return outcomes;
+    }
 
     /** A score as Redis writes it, '' for none. */
     private static Long score(String text) {

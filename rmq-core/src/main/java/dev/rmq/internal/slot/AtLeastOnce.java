@@ -24,9 +24,18 @@ final class AtLeastOnce implements Guarantee {
 
     @Override
     public List<AckOutcome> end(SlotSession<?> session, List<Ending> endings) {
-        List<AckCall.Ack> sent = endings.stream().map(Ending::ack).toList();
+        List<AckOutcome> outcomes = session.owner().calls().ack(session.keys, session.fence, acks(endings));
+        report(session, endings, outcomes);
+        return outcomes;
+    }
+
+    static List<AckCall.Ack> acks(List<Ending> endings) {
+        return endings.stream().map(Ending::ack).toList();
+    }
+
+    /** Reports what Redis made of each ending: the event and metrics, and a failure in the failure log. */
+    static void report(SlotSession<?> session, List<Ending> endings, List<AckOutcome> outcomes) {
         Sessions<?> owner = session.owner();
-        List<AckOutcome> outcomes = owner.calls().ack(session.keys, session.fence, sent);
         for (int i = 0; i < outcomes.size(); i++) {
             Ending ending = endings.get(i);
             AckOutcome outcome = outcomes.get(i);
@@ -38,7 +47,6 @@ final class AtLeastOnce implements Guarantee {
                 owner.failures().undecodable(ending.key(), session.slot, ending.reason());
             }
         }
-        return outcomes;
     }
 
     @Override

@@ -205,6 +205,16 @@ public final class Sessions<T> {
 
     // ---- reporting -----------------------------------------------------------------------------------------
 
+    /** Sends messages a poll could not decode to the dead queue at once; failing that, their leases recover them. */
+    void bury(SlotSession<T> session, List<Ending> undecodable) {
+        try {
+            session.end(undecodable);
+        } catch (RuntimeException e) {
+            log.warn("{} {}: could not bury {} undecodable message(s) of {}; their leases will recover them: {}",
+                    kind(), id(), undecodable.size(), session.keys.hashTag(), e.toString());
+        }
+    }
+
     /** A poll found that another consumer took the slot over: lets it go. */
     void fencedAtPoll(SlotSession<T> session, SlotFencedException e) {
         log.warn("{} {} no longer owns {}: {}", kind(), id(), session.keys.hashTag(), e.getMessage());

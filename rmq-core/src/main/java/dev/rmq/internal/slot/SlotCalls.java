@@ -54,12 +54,12 @@ public final class SlotCalls {
 
     /**
      * Polls for up to {@code batch} messages; with a {@code floor} score, only those at least as urgent (see
-     * {@link PrepareCall#floor()}).
+     * {@link PrepareCall#floor()}). The {@code acks} end deliveries of the slot first, in the same call.
      */
-    public Poll poll(SlotKeys keys, String fence, int batch, Long floor) {
+    public Poll poll(SlotKeys keys, String fence, int batch, Long floor, List<AckCall.Ack> acks) {
         long leaseMs = topic.leaseTimeout().toMillis();
         PrepareCall call = new PrepareCall(policy, batch, leaseMs, fence, settings.idlePoll().toMillis(),
-                settings.recoverLimit(), topic.delivery() == DeliveryGuarantee.AT_MOST_ONCE, floor);
+                settings.recoverLimit(), topic.delivery() == DeliveryGuarantee.AT_MOST_ONCE, floor, acks);
         PrepareCall.Polled polled = watched(() -> Futures.joinBounded(scripts.run(keys, call)));
         // the token is the lease deadline the script gave: its clock plus the lease
         return new Poll(polled, polled.token() / 1000 - leaseMs, System.nanoTime());

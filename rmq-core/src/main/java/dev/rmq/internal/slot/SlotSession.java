@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -154,23 +155,36 @@ public final class SlotSession<T> {
         if (allowed == 0) {
             // the topic's rate limit: no token until then, for any slot of this consumer
             timing.notBefore(rate.shutUntilNanos());
+            flush();
             return Batch.none();
         }
+        // the endings gathered of the last batch go with the poll, sparing a call of their own
+        List<Ending> carried = owner.guarantee().leased() ? List.copyOf(gathered) : List.of();
+        gathered.removeAll(carried);
         SlotCalls.Poll poll;
         try {
-            poll = owner.calls().poll(keys, fence, allowed, floor);
+            synchronized (quoting) {
+                poll = owner.calls().poll(keys, fence, allowed, floor, AtLeastOnce.acks(carried));
+            }
             verifiedNanos = System.nanoTime();
         } catch (SlotFencedException e) {
             rate.giveBack(allowed);
             lost = true;
+            forgetEnded(carried);
             owner.fencedAtPoll(this, e);
             return Batch.none();
         } catch (RuntimeException e) {
             rate.giveBack(allowed);
+            if (!carried.isEmpty()) {
+                owner.endingFailed(this, carried, e);
+            }
+            forgetEnded(carried);
             owner.pollFailed(this, e);
             return Batch.failed(e);
         }
         PrepareCall.Polled polled = poll.polled();
+        AtLeastOnce.report(this, carried, polled.ended());
+        forgetEnded(carried);
         rate.giveBack(allowed - polled.messages().size());
         timing.polled(polled.waitMs(), SlotChoice.urgency(topic().type(), polled.next()));
         owner.recordPoll(this, polled);
@@ -188,19 +202,10 @@ public final class SlotSession<T> {
             out.addAll(deliveries);
         }
         if (!undecodable.isEmpty()) {
-            buryUndecodable(undecodable);
+            owner.bury(this, undecodable);
         }
         return new Batch<>(deliveries, poll.redisNowMs(), poll.receivedNanos(),
                 polled.messages().size() == allowed && polled.waitMs() == 0, null);
-    }
-
-    private void buryUndecodable(List<Ending> undecodable) {
-        try {
-            end(undecodable);
-        } catch (RuntimeException e) {
-            owner.log().warn("{} {}: could not bury {} undecodable message(s) of {}; their leases will recover them: {}",
-                    owner.kind(), owner.id(), undecodable.size(), keys.hashTag(), e.toString());
-        }
     }
 
     PollTiming timing() {
@@ -278,11 +283,14 @@ public final class SlotSession<T> {
             lostTo("ack", endings.size());
             throw e;
         } finally {
-            for (Ending ending : endings) {
-                if (ending.delivery() != null) {
-                    out.remove(ending.delivery());
-                }
-            }
+            forgetEnded(endings);
+        }
+    }
+
+    /** Forgets the deliveries of endings sent (whatever became of them), and tells the driver. */
+    private void forgetEnded(List<Ending> endings) {
+        if (!endings.isEmpty()) {
+            endings.stream().map(Ending::delivery).filter(Objects::nonNull).forEach(out::remove);
             owner.ended(this);
         }
     }

@@ -25,70 +25,9 @@ local typ = policy.type
 if fenced(ARG.fence) then
     return fenced_error()
 end
-local n = ARG.acks
-if n == 0 then
-    return { 0 }
-end
-
--- Puts an unstarted delivery back to waiting at its place, its attempt not counted.
-local function release(key)
-    local env = take_inflight(key)
-    if redis.call('HEXISTS', K_BODY, key) == 1 or unpark(typ, key) then
-        return 'merged'
-    end
-    if env then
-        local m = env_read(env)
-        if m then
-            m.attempts = math.max(m.attempts - 1, 0)
-            m.not_before = 0
-            place(typ, key, env_write(m), m)
-            if m.attempts > 0 then
-                -- a retry handed back unstarted is still a retry
-                redis.call('ZADD', K_RETRY, NOW_MS, key)
-            end
-        else
-            place(typ, key, env, { score = NOW_MS, expire_at = 0, not_before = 0 })
-        end
-    end
-    return 'released'
-end
-
--- One ZMSCORE for the whole batch (Redis 6.2+): most acks are commits, and one command per message would
--- cost more than the commits themselves.
-local keys = {}
-for i = 1, n do
-    local _, key = ARG_acks(i)
-    keys[i] = key
-end
-local leases = redis.call('ZMSCORE', K_PREPARE, unpack(keys))
-local results = { n }
-local committed = {}
-for i = 1, n do
-    local op, key, token, reason = ARG_acks(i)
-    local lease = leases[i]
-    local result
-    if not lease or tonumber(lease) ~= tonumber(token) then
-        result = 'stale'
-    elseif op == 'C' then
-        committed[#committed + 1] = key
-        result = 'committed'
-    elseif op == 'U' then
-        result = release(key)
-    else
-        result = fail(key, reason, policy, op)
-    end
-    results[i + 1] = result
-end
-if #committed > 0 then
-    redis.call('ZREM', K_PREPARE, unpack(committed))
-    redis.call('HDEL', K_INFLIGHT, unpack(committed))
-    if any_parked() then
-        for _, key in ipairs(committed) do
-            unpark(typ, key)
-        end
-    end
-end
+local results = end_deliveries(typ, policy, ARG.acks, ARG_acks)
 if UNPARKED_DUE or PLACED_TOP then
     wake_if_earlier(UNPARKED_DUE or NOW_MS, ARG.wake_channel, ARG.slot)
 end
+table.insert(results, 1, ARG.acks)
 return results

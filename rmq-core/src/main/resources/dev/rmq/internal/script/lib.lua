@@ -478,6 +478,72 @@ local function fail(key, err, policy, mode)
     return 'retry'
 end
 
+-- Ends n in-flight deliveries, row(i) giving the i-th as op, key, token, reason (see ack.lua's acks[]), and returns
+-- their outcomes in order. A message parked behind a delivery that ends joins the waiting messages.
+local function end_deliveries(typ, policy, n, row)
+    local results = {}
+    if n == 0 then
+        return results
+    end
+    -- Puts an unstarted delivery back to waiting at its place, its attempt not counted.
+    local function release(key)
+        local env = take_inflight(key)
+        if redis.call('HEXISTS', K_BODY, key) == 1 or unpark(typ, key) then
+            return 'merged'
+        end
+        if env then
+            local m = env_read(env)
+            if m then
+                m.attempts = math.max(m.attempts - 1, 0)
+                m.not_before = 0
+                place(typ, key, env_write(m), m)
+                if m.attempts > 0 then
+                    -- a retry handed back unstarted is still a retry
+                    redis.call('ZADD', K_RETRY, NOW_MS, key)
+                end
+            else
+                place(typ, key, env, { score = NOW_MS, expire_at = 0, not_before = 0 })
+            end
+        end
+        return 'released'
+    end
+    -- One ZMSCORE for the whole batch (Redis 6.2+): most acks are commits, and one command per message would
+    -- cost more than the commits themselves.
+    local keys = {}
+    for i = 1, n do
+        local _, key = row(i)
+        keys[i] = key
+    end
+    local leases = redis.call('ZMSCORE', K_PREPARE, unpack(keys))
+    local committed = {}
+    for i = 1, n do
+        local op, key, token, reason = row(i)
+        local lease = leases[i]
+        local result
+        if not lease or tonumber(lease) ~= tonumber(token) then
+            result = 'stale'
+        elseif op == 'C' then
+            committed[#committed + 1] = key
+            result = 'committed'
+        elseif op == 'U' then
+            result = release(key)
+        else
+            result = fail(key, reason, policy, op)
+        end
+        results[i] = result
+    end
+    if #committed > 0 then
+        redis.call('ZREM', K_PREPARE, unpack(committed))
+        redis.call('HDEL', K_INFLIGHT, unpack(committed))
+        if any_parked() then
+            for _, key in ipairs(committed) do
+                unpark(typ, key)
+            end
+        end
+    end
+    return results
+end
+
 -- Removes up to limit waiting messages whose time to live ran out: dropped or buried, as the policy says.
 -- The expiry set is an index: an entry whose message a later send without a time to live replaced is dropped.
 -- Returns how many expired.

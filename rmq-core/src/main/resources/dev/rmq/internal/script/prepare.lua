@@ -1,4 +1,5 @@
--- prepare: the consumer's poll of one slot. Recovers expired leases, removes messages whose time to live ran
+-- prepare: the consumer's poll of one slot. First ends the deliveries of the consumer's last batch, if it sends
+-- their endings along (as ack.lua would, sparing a call of its own), then recovers expired leases, removes messages whose time to live ran
 -- out, returns priority messages whose delay is over to the store, then takes up to a batch of due messages:
 -- under a lease into prepare (at least once), or out of Redis at once (at most once). A taken message whose
 -- key is still in flight is parked behind that delivery instead; one whose time to live ran out is expired.
@@ -14,6 +15,11 @@
 --   floor           '' to take the most urgent messages, up to a batch; else a score: take only messages at
 --                   least as urgent (a priority at least this, or a due time at most this), since another slot
 --                   of the consumer holds one that comes next
+--   acks[]          deliveries of the slot to end before the poll, each as in ack.lua:
+--     op            'C' commit, 'R' roll back, 'N' retry now, 'D' dead, 'X' undecodable, 'U' release unstarted
+--     key           the message key
+--     token         the lease deadline the delivery was given; a different one means the lease was lost
+--     reason        why it failed ('' on commit)
 -- RETURNS
 --   token           the lease deadline in microseconds, quoted by acks
 --   wait_ms         0 when more may be due now, else how long until the next message is due (capped at the
@@ -23,6 +29,8 @@
 --   paused          1 when the topic is paused, else 0
 --   next            the score of the most urgent message left that is due now (a priority, or a due time), ''
 --                   when none is
+--   ended           the outcome of each of acks[], in order, separated by spaces ('' with none): the words of
+--                   ack.lua's outcome
 --   messages[]      the messages taken, in consume order, each:
 --     key           its key
 --     envelope      its envelope, the attempt already counted
@@ -39,6 +47,8 @@ local leased = ARG.at_most_once ~= '1'
 if fenced(ARG.fence) then
     return fenced_error()
 end
+-- before the take: a committed key's parked message, and a released delivery, wait again, and may be taken now
+local ended = table.concat(end_deliveries(policy.type, policy, ARG.acks, ARG_acks), ' ')
 
 local recovered = redis.call('ZRANGEBYSCORE', K_PREPARE, '-inf', NOW_US, 'LIMIT', 0, limit)
 for _, key in ipairs(recovered) do
@@ -46,8 +56,8 @@ for _, key in ipairs(recovered) do
 end
 local expired = sweep_expired(limit, policy)
 local deadline = NOW_US + lease_ms * 1000
-local out = { deadline, 0, #recovered, expired, 0, '', 0 }
-local NEXT, HEAD = 6, 7
+local out = { deadline, 0, #recovered, expired, 0, '', ended, 0 }
+local NEXT, HEAD = 6, 8
 
 if redis.call('EXISTS', K_PAUSED) == 1 then
     -- no planned poll, so that sends do not wake a consumer that would take nothing; a resume wakes every slot

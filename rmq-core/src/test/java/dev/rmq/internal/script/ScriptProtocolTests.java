@@ -1,5 +1,6 @@
 package dev.rmq.internal.script;
 
+import dev.rmq.consumer.AckOutcome;
 import dev.rmq.internal.redis.SlotKeys;
 import org.junit.jupiter.api.Test;
 
@@ -226,8 +227,9 @@ class ScriptProtocolTests {
     @Test
     void aReplyOfAnotherShapeIsRefusedNamingTheScriptAndItsFields() {
         assertThatIllegalStateException().isThrownBy(() -> PrepareCall.REPLY.decode(Script.PREPARE,
-                        List.of(1L, 0L, 0L, 0L, 0L, "".getBytes(), 2L, "a".getBytes(), "b".getBytes(), "c".getBytes())))
-                .withMessageContaining("prepare.lua replied 10 part(s) for 2 row(s) of 2 field(s) after 7, which make 11")
+                        List.of(1L, 0L, 0L, 0L, 0L, "".getBytes(), "".getBytes(), 2L, "a".getBytes(), "b".getBytes(),
+                                "c".getBytes())))
+                .withMessageContaining("prepare.lua replied 11 part(s) for 2 row(s) of 2 field(s) after 8, which make 12")
                 .withMessageContaining("messages[].envelope");
         assertThatIllegalStateException().isThrownBy(() -> AckCall.REPLY.decode(Script.ACK, List.of(1L, "done".getBytes())))
                 .withMessageContaining("ack.lua replied 'done' as its WORD field 'outcome', which holds one of");
@@ -242,9 +244,11 @@ class ScriptProtocolTests {
     @Test
     void aReplyOfTheRightShapeIsReadByName() {
         PrepareCall.Polled polled = PrepareCall.REPLY.decode(Script.PREPARE,
-                List.of(7L, 0L, 1L, 2L, 0L, "1732712345678".getBytes(), 1L, "k".getBytes(), new byte[] {9}));
+                List.of(7L, 0L, 1L, 2L, 0L, "1732712345678".getBytes(), "committed stale".getBytes(), 1L,
+                        "k".getBytes(), new byte[] {9}));
         assertThat(polled.token()).isEqualTo(7);
         assertThat(polled.next()).isEqualTo(1732712345678L);
+        assertThat(polled.ended()).containsExactly(AckOutcome.COMMITTED, AckOutcome.STALE);
         assertThat(polled.recovered()).isEqualTo(1);
         assertThat(polled.expired()).isEqualTo(2);
         assertThat(polled.paused()).isFalse();
