@@ -8,6 +8,7 @@ import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.consumer.RmqHandler;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.embedded.RedisServer;
+import dev.rmq.testsupport.FreePorts;
 import dev.rmq.testsupport.RedisTestServers;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
@@ -76,7 +77,14 @@ class ExclusivityScenarioTests {
         redis = RedisTestServers.newStandalone();
         // lets the test ask each server for its role with the "srvr" four-letter word
         System.setProperty("zookeeper.4lw.commands.whitelist", "srvr");
-        zookeeper = new TestingCluster(3);
+        // nine ports, no two the same: Curator's own choice, one port at a time, can repeat one
+        int[] ports = FreePorts.distinct(9);
+        List<InstanceSpec> specs = new ArrayList<>();
+        for (int id = 1; id <= 3; id++) {
+            int at = (id - 1) * 3;
+            specs.add(new InstanceSpec(null, ports[at], ports[at + 1], ports[at + 2], true, id));
+        }
+        zookeeper = new TestingCluster(specs);
         zookeeper.start();
     }
 

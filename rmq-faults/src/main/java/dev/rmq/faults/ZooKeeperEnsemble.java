@@ -1,5 +1,6 @@
 package dev.rmq.faults;
 
+import dev.rmq.testsupport.FreePorts;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 
@@ -28,9 +29,12 @@ final class ZooKeeperEnsemble implements Closeable {
     static ZooKeeperEnsemble start() throws Exception {
         // the ZooKeeper admin server would bind port 8080
         System.setProperty("zookeeper.admin.enableServer", "false");
+        // nine ports, no two the same: Curator's own choice, one port at a time, can repeat one
+        int[] ports = FreePorts.distinct(9);
         List<InstanceSpec> specs = new ArrayList<>();
         for (int id = 1; id <= 3; id++) {
-            specs.add(new InstanceSpec(null, -1, -1, -1, true, id, 500, -1));
+            int at = (id - 1) * 3;
+            specs.add(new InstanceSpec(null, ports[at], ports[at + 1], ports[at + 2], true, id, 500, -1));
         }
         TestingCluster cluster = new TestingCluster(specs);
         try {
