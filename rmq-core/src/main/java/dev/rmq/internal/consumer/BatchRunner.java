@@ -70,7 +70,8 @@ final class BatchRunner<T> {
             // how many of the rest this call settles: the first, or all of them
             int step = batch ? rest.size() : 1;
             List<Delivery<T>> taken = batch ? live(rest) : List.of(rest.get(0));
-            if (taken.isEmpty() || taken.get(0).leaseLost()) {
+            // a lease already over (the JVM paused since the last check) may have gone to another consumer
+            if (taken.isEmpty() || taken.get(0).leaseLost() || taken.get(0).leaseOver(System.nanoTime())) {
                 i += step;
                 continue;
             }
@@ -111,11 +112,12 @@ final class BatchRunner<T> {
         return !cutOff;
     }
 
-    /** The deliveries whose lease is not lost. */
+    /** The deliveries whose lease is neither lost nor over. */
     private static <T> List<Delivery<T>> live(List<Delivery<T>> deliveries) {
         List<Delivery<T>> live = new ArrayList<>(deliveries.size());
+        long now = System.nanoTime();
         for (Delivery<T> delivery : deliveries) {
-            if (!delivery.leaseLost()) {
+            if (!delivery.leaseLost() && !delivery.leaseOver(now)) {
                 live.add(delivery);
             }
         }

@@ -30,9 +30,11 @@ public final class SlotCalls {
      *
      * @param polled        what the script returned
      * @param redisNowMs    the Redis clock when the script ran, in ms
+     * @param sentNanos     when the call went out, on this JVM's nano clock: leases and the fence count from then, so
+     *                      that a pause of the JVM while the call was out (a GC, a SIGSTOP) counts against them
      * @param receivedNanos when the reply arrived, on this JVM's nano clock
      */
-    public record Poll(PrepareCall.Polled polled, long redisNowMs, long receivedNanos) {
+    public record Poll(PrepareCall.Polled polled, long redisNowMs, long sentNanos, long receivedNanos) {
     }
 
     private final ScriptRunner scripts;
@@ -60,9 +62,10 @@ public final class SlotCalls {
         long leaseMs = topic.leaseTimeout().toMillis();
         PrepareCall call = new PrepareCall(policy, batch, leaseMs, fence, settings.idlePoll().toMillis(),
                 settings.recoverLimit(), topic.delivery() == DeliveryGuarantee.AT_MOST_ONCE, floor, acks);
+        long sent = System.nanoTime();
         PrepareCall.Polled polled = watched(() -> Futures.joinBounded(scripts.run(keys, call)));
         // the token is the lease deadline the script gave: its clock plus the lease
-        return new Poll(polled, polled.token() / 1000 - leaseMs, System.nanoTime());
+        return new Poll(polled, polled.token() / 1000 - leaseMs, sent, System.nanoTime());
     }
 
     /**

@@ -166,7 +166,7 @@ public final class SlotSession<T> {
             synchronized (quoting) {
                 poll = owner.calls().poll(keys, fence, allowed, floor, AtLeastOnce.acks(carried));
             }
-            verifiedNanos = System.nanoTime();
+            verifiedNanos = poll.sentNanos();
         } catch (SlotFencedException e) {
             rate.giveBack(allowed);
             lost = true;
@@ -188,7 +188,8 @@ public final class SlotSession<T> {
         rate.giveBack(allowed - polled.messages().size());
         timing.polled(polled.waitMs(), SlotChoice.urgency(topic().type(), polled.next()));
         owner.recordPoll(this, polled);
-        long leaseEnds = poll.receivedNanos() + TimeUnit.MILLISECONDS.toNanos(polled.token() / 1000 - poll.redisNowMs());
+        // from when the call went out: a pause while it was out may already have used up the lease
+        long leaseEnds = poll.sentNanos() + TimeUnit.MILLISECONDS.toNanos(polled.token() / 1000 - poll.redisNowMs());
         List<Delivery<T>> deliveries = new ArrayList<>(polled.messages().size());
         List<Ending> undecodable = new ArrayList<>();
         for (PrepareCall.Message message : polled.messages()) {
@@ -275,8 +276,9 @@ public final class SlotSession<T> {
                 if (lost && owner.guarantee().leased()) {
                     throw new SlotFencedException("the slot " + keys.hashTag() + " was already taken over", null);
                 }
+                long before = System.nanoTime();
                 List<AckOutcome> outcomes = owner.guarantee().end(this, endings);
-                verifiedNanos = System.nanoTime();
+                verifiedNanos = before;
                 return outcomes;
             }
         } catch (SlotFencedException e) {
@@ -341,7 +343,7 @@ public final class SlotSession<T> {
             try {
                 long before = System.nanoTime();
                 List<Long> renewed = owner.calls().extend(keys, fence, lease, leases);
-                verifiedNanos = System.nanoTime();
+                verifiedNanos = before;
                 for (int i = 0; i < live.size(); i++) {
                     live.get(i).renewed(renewed.get(i), before, lease);
                 }
@@ -376,7 +378,7 @@ public final class SlotSession<T> {
                 lostTo("extend", 1);
                 throw e;
             }
-            verifiedNanos = System.nanoTime();
+            verifiedNanos = before;
             delivery.renewed(renewed, before, duration);
             return renewed;
         }
