@@ -1,11 +1,13 @@
 package dev.rmq.internal.slot;
 
 import dev.rmq.codec.PayloadCodec;
+import dev.rmq.codec.PayloadCodecException;
 import dev.rmq.consumer.AckOutcome;
 import dev.rmq.events.RmqEvent;
 import dev.rmq.exceptions.RmqUnavailableException;
 import dev.rmq.internal.redis.Envelope;
 import dev.rmq.internal.redis.KeyLayout;
+import dev.rmq.internal.redis.MalformedEnvelopeException;
 import dev.rmq.internal.redis.SlotFencedException;
 import dev.rmq.internal.script.PrepareCall;
 import dev.rmq.metrics.RmqMetrics;
@@ -16,6 +18,7 @@ import org.slf4j.LoggerFactory;
 import java.lang.reflect.Type;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
@@ -205,8 +208,27 @@ public final class Sessions<T> {
 
     // ---- reporting -----------------------------------------------------------------------------------------
 
-    /** Sends messages a poll could not decode to the dead queue at once; failing that, their leases recover them. */
-    void bury(SlotSession<T> session, List<Ending> undecodable) {
+    /**
+     * The deliveries of a poll's messages, decoded. A message that cannot be decoded goes to the dead queue at once;
+     * failing that, its lease recovers it.
+     */
+    List<Delivery<T>> decodeAll(SlotSession<T> session, PrepareCall.Polled polled, long leaseEndsNanos) {
+        List<Delivery<T>> deliveries = new ArrayList<>(polled.messages().size());
+        List<Ending> undecodable = new ArrayList<>();
+        for (PrepareCall.Message message : polled.messages()) {
+            try {
+                deliveries.add(decode(session, message, polled.token(), leaseEndsNanos));
+            } catch (MalformedEnvelopeException | PayloadCodecException e) {
+                undecodable.add(Ending.undecodable(message.key(), polled.token(), "cannot decode: " + e.getMessage()));
+            }
+        }
+        if (!undecodable.isEmpty()) {
+            bury(session, undecodable);
+        }
+        return deliveries;
+    }
+
+    private void bury(SlotSession<T> session, List<Ending> undecodable) {
         try {
             session.end(undecodable);
         } catch (RuntimeException e) {

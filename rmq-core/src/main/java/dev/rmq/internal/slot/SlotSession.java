@@ -1,8 +1,6 @@
 package dev.rmq.internal.slot;
 
-import dev.rmq.codec.PayloadCodecException;
 import dev.rmq.consumer.AckOutcome;
-import dev.rmq.internal.redis.MalformedEnvelopeException;
 import dev.rmq.internal.redis.SlotFencedException;
 import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.internal.script.ExtendCall;
@@ -190,20 +188,9 @@ public final class SlotSession<T> {
         owner.recordPoll(this, polled);
         // from when the call went out: a pause while it was out may already have used up the lease
         long leaseEnds = poll.sentNanos() + TimeUnit.MILLISECONDS.toNanos(polled.token() / 1000 - poll.redisNowMs());
-        List<Delivery<T>> deliveries = new ArrayList<>(polled.messages().size());
-        List<Ending> undecodable = new ArrayList<>();
-        for (PrepareCall.Message message : polled.messages()) {
-            try {
-                deliveries.add(owner.decode(this, message, polled.token(), leaseEnds));
-            } catch (MalformedEnvelopeException | PayloadCodecException e) {
-                undecodable.add(Ending.undecodable(message.key(), polled.token(), "cannot decode: " + e.getMessage()));
-            }
-        }
+        List<Delivery<T>> deliveries = owner.decodeAll(this, polled, leaseEnds);
         if (owner.guarantee().leased()) {
             out.addAll(deliveries);
-        }
-        if (!undecodable.isEmpty()) {
-            owner.bury(this, undecodable);
         }
         return new Batch<>(deliveries, poll.redisNowMs(), poll.receivedNanos(),
                 polled.messages().size() == allowed && polled.waitMs() == 0, null);
