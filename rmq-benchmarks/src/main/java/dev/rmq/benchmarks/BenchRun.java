@@ -60,6 +60,9 @@ final class BenchRun {
         if (options.runs("order")) {
             new OrderSection(context, rmq).run();
         }
+        if (options.runs("single")) {
+            new SingleSendSection(context, rmq).run();
+        }
         if (options.runs("rebalance")) {
             new RebalanceSection(context, rmq).run();
         }
