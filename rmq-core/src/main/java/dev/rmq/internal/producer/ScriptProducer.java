@@ -37,7 +37,8 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * The producer on send.lua: one {@link SendCall} per slot and per {@value #MESSAGES_PER_CALL} messages, a
- * batch's calls in one pipeline. Operations by key go through {@link MessageOperations}.
+ * batch's calls in one pipeline. Single sends to a slot share a call when they come together
+ * ({@link SendCoalescer}). Operations by key go through {@link MessageOperations}.
  */
 public final class ScriptProducer implements RmqProducer {
 
@@ -56,10 +57,18 @@ public final class ScriptProducer implements RmqProducer {
     private final OutageWatch outage;
     /** The zone this producer sends from, null for none: a zoned topic routes its messages to that zone's slots. */
     private final String zone;
+    /** Single sends that do not wait for replicas, one call in flight per slot; shared by this producer's copies. */
+    private final SendCoalescer coalescer;
 
     public ScriptProducer(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts, PayloadCodec codec,
                           int maxPayloadBytes, RmqMetrics metrics, Durability durability, OutageWatch outage,
                           String zone) {
+        this(topics, keys, scripts, codec, maxPayloadBytes, metrics, durability, outage, zone, null);
+    }
+
+    private ScriptProducer(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts, PayloadCodec codec,
+                           int maxPayloadBytes, RmqMetrics metrics, Durability durability, OutageWatch outage,
+                           String zone, SendCoalescer coalescer) {
         this.outage = outage;
         this.zone = zone;
         this.topics = topics;
@@ -70,6 +79,8 @@ public final class ScriptProducer implements RmqProducer {
         this.metrics = metrics;
         this.durability = durability;
         this.operations = new MessageOperations(topics, keys, scripts, zone);
+        this.coalescer = coalescer != null ? coalescer
+                : new SendCoalescer((topic, slot, messages) -> scripts.run(slot, call(topic, slot, messages)));
     }
 
     @Override
@@ -77,7 +88,7 @@ public final class ScriptProducer implements RmqProducer {
         if (value == null) {
             throw new IllegalArgumentException("durability must not be null; use Durability.MASTER_ONLY");
         }
-        return new ScriptProducer(topics, keys, scripts, codec, maxPayloadBytes, metrics, value, outage, zone);
+        return new ScriptProducer(topics, keys, scripts, codec, maxPayloadBytes, metrics, value, outage, zone, coalescer);
     }
 
     @Override
@@ -93,10 +104,9 @@ public final class ScriptProducer implements RmqProducer {
         }
         long start = System.nanoTime();
         long watched = outage.begin();
-        return scripts.run(send.keys(), call(send.topic(), send.keys(), List.of(send.message())))
-                .whenComplete((results, error) -> settle(watched, error))
-                .thenApply(results -> {
-                    SendCall.Result result = results.get(0);
+        return coalescer.send(send.topic(), send.keys(), send.message())
+                .whenComplete((result, error) -> settle(watched, error))
+                .thenApply(result -> {
                     report(send.topic(), result);
                     if (!result.outcome().stored()) {
                         throw send.refusal(result);

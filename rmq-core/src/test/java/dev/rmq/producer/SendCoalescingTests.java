@@ -1,0 +1,135 @@
+package dev.rmq.producer;
+
+import dev.rmq.RmqClient;
+import dev.rmq.StandaloneRedisTest;
+import dev.rmq.testsupport.TcpProxy;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicType;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Single sends to a slot that come while a call of its is out go together in the slot's next call: a hundred
+ * concurrent sends cost two script calls, not a hundred, and each still gets its own receipt or refusal. The link
+ * to Redis is held through a proxy, so that the first call is certainly out while the others come.
+ */
+class SendCoalescingTests extends StandaloneRedisTest {
+
+    private TcpProxy link;
+    private RedissonClient viaLink;
+    private RmqClient rmq;
+
+    private RmqProducer producer(TopicDefinition topic) {
+        link = TcpProxy.to(redis.host(), redis.port());
+        Config config = new Config();
+        config.useSingleServer().setAddress(link.redisAddress()).setTimeout(10_000);
+        viaLink = Redisson.create(config);
+        rmq = RmqClient.builder(viaLink).topic(topic).build();
+        // the scripts are loaded and the connection is up before anything is counted
+        rmq.producer().send(OutgoingMessage.rangeMerge(topic.name(), "warm", Duration.ofHours(1)).withKey("warm"));
+        redis.command("CONFIG", "RESETSTAT");
+        return rmq.producer();
+    }
+
+    @AfterEach
+    void close() {
+        if (link != null) {
+            link.heal();
+        }
+        if (rmq != null) {
+            rmq.close();
+        }
+        if (viaLink != null) {
+            viaLink.shutdown();
+        }
+        if (link != null) {
+            link.close();
+        }
+    }
+
+    private long evalshaCalls() {
+        String calls = redis.info("commandstats").getOrDefault("cmdstat_evalsha", "calls=0,");
+        return Long.parseLong(calls.replaceAll("^calls=(\\d+),.*", "$1"));
+    }
+
+    @Test
+    void sendsThatComeWhileACallIsOutShareTheNextCall() {
+        TopicDefinition topic = TopicDefinition.builder("coalesced", TopicType.RANGE_MERGE).slotAmount(1).build();
+        RmqProducer producer = producer(topic);
+        link.stall();
+        List<CompletableFuture<SendReceipt>> sends = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            sends.add(producer.sendAsync(OutgoingMessage.rangeMerge(topic.name(), "m" + i, Duration.ofHours(1))
+                    .withKey("k" + i)).toCompletableFuture());
+        }
+        assertThat(sends).noneMatch(CompletableFuture::isDone);
+        link.heal();
+
+        for (int i = 0; i < sends.size(); i++) {
+            SendReceipt receipt = sends.get(i).join();
+            assertThat(receipt.key()).isEqualTo("k" + i);
+            assertThat(receipt.merged()).isFalse();
+        }
+        assertThat(evalshaCalls()).as("the first send alone, then the 99 that came while it was out").isEqualTo(2);
+        assertThat(rmq.inspector().counts(topic.name()).total().waiting()).isEqualTo(101);
+        assertThat(producer.get(MessageRef.of(topic.name(), "k57"))).hasValueSatisfying(m ->
+                assertThat(m.payloadText()).isEqualTo("m57"));
+    }
+
+    @Test
+    void aSlotsSendsKeepTheirOrderSoARepeatedKeyMergesAsItWouldOneCallEach() {
+        TopicDefinition topic = TopicDefinition.builder("ordered", TopicType.RANGE_MERGE).slotAmount(1).build();
+        RmqProducer producer = producer(topic);
+        link.stall();
+        List<CompletableFuture<SendReceipt>> sends = new ArrayList<>();
+        for (String payload : List.of("first", "second", "third")) {
+            sends.add(producer.sendAsync(OutgoingMessage.rangeMerge(topic.name(), payload, Duration.ofHours(1))
+                    .withKey("same")).toCompletableFuture());
+        }
+        link.heal();
+
+        assertThat(sends.stream().map(s -> s.join().merged()).toList()).containsExactly(false, true, true);
+        assertThat(evalshaCalls()).isEqualTo(2);
+        assertThat(producer.get(MessageRef.of(topic.name(), "same"))).hasValueSatisfying(m ->
+                assertThat(m.payloadText()).isEqualTo("third"));
+    }
+
+    @Test
+    void eachMessageOfASharedCallGetsItsOwnRefusal() {
+        TopicDefinition topic = TopicDefinition.builder("capped", TopicType.RANGE_MERGE).slotAmount(1).maxBacklog(5)
+                .build();
+        RmqProducer producer = producer(topic);
+        link.stall();
+        List<CompletionStage<SendReceipt>> sends = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            sends.add(producer.sendAsync(OutgoingMessage.rangeMerge(topic.name(), "m" + i, Duration.ofHours(1))
+                    .withKey("k" + i)));
+        }
+        link.heal();
+
+        // "warm" is the first of the five places
+        for (int i = 0; i < 4; i++) {
+            assertThat(sends.get(i).toCompletableFuture().join().key()).isEqualTo("k" + i);
+        }
+        for (int i = 4; i < 10; i++) {
+            CompletableFuture<SendReceipt> refused = sends.get(i).toCompletableFuture();
+            assertThatThrownBy(refused::join).isInstanceOf(CompletionException.class)
+                    .cause().isInstanceOf(BacklogFullException.class).hasMessageContaining("k" + i);
+        }
+        assertThat(evalshaCalls()).isEqualTo(2);
+        assertThat(rmq.inspector().counts(topic.name()).total().waiting()).isEqualTo(5);
+    }
+}
