@@ -36,7 +36,7 @@ final class Report {
     record Row(String label, Figure figure, Unit unit, String note, boolean total) {
     }
 
-    /** A target from the issue, and whether this run met it. */
+    /** A target of the benchmark, and whether this run met it. */
     record Target(String name, String measured, String bar, Boolean met) {
     }
 
@@ -203,7 +203,7 @@ final class Report {
                         row.unit().label, row.note()));
             }
         }
-        out.append("\nTargets (issue 6; a 2-core machine, ratios measured in this run)\n");
+        out.append("\nTargets (a 2-core machine, ratios measured in this run)\n");
         for (Target t : targets) {
             String status = t.met() == null ? "n/a " : t.met() ? "MET " : "MISS";
             out.append(String.format(Locale.ROOT, "  %s  %-48s %-30s %s%n", status, t.name(), t.measured(), t.bar()));

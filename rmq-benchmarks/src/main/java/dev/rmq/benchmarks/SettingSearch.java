@@ -9,7 +9,7 @@ import java.util.Optional;
 /**
  * Chooses the settings of the throughput rounds before they start: rmq's consume, RStream's consumers and
  * RDelayedQueue's offers and consumers, each the fastest of the plan's candidates, so that every case runs at
- * its best and the issue's "report which setting that was" holds for the peers too.
+ * its best and the report of which setting that was holds for the peers too.
  */
 final class SettingSearch {
 

@@ -8,7 +8,7 @@ import static dev.rmq.benchmarks.Report.Unit.MILLIS;
 import static dev.rmq.benchmarks.Report.Unit.RATE;
 
 /**
- * Reads the run's figures against the issue's targets and records each as met, missed or n/a (a section that
+ * Reads the run's figures against the benchmark's targets and records each as met, missed or n/a (a section that
  * did not run). They are the bar the figures are read against, not assertions: a miss does not fail the run.
  */
 final class Targets {

@@ -12,7 +12,7 @@
  * <p>How it is laid out:
  * <ul>
  *   <li>{@code BenchRun} runs the sections in order, then {@code Targets} reads the figures against the
- *       issue's targets and {@code Report} and {@code Charts} write them out;</li>
+ *       benchmark's targets and {@code Report} and {@code Charts} write them out;</li>
  *   <li>the sections: {@code SettingSearch} (each case's best setting, by {@code GridSearch}) and
  *       {@code ThroughputSection} (its rounds of {@code LimitRound}, {@code ProduceRound},
  *       {@code ConsumeRound} and {@code PeerRound}), {@code MemorySection}, {@code BacklogSection} and

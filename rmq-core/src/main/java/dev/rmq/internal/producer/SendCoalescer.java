@@ -17,8 +17,15 @@ import java.util.function.Function;
  * of up to {@value ScriptProducer#MESSAGES_PER_CALL} messages. There is no linger: a lone send is never held back,
  * and concurrent senders share a call's fixed cost in Redis instead of each paying it.
  *
- * <p>A slot's sends reach Redis in the order they were made, as they did when each was its own call on the
- * connection. A call that fails fails each of its messages with the call's error, as a call of one would.
+ * <p>A slot's single sends run in Redis in the order they were made, even over a pool of connections: a sender
+ * that calls {@code sendAsync} twice finds its second message after its first, merged into it when the key is the
+ * same. A call that fails fails each of its messages with the call's error, as a call of one would.
+ *
+ * <p>One call in flight per slot is what pays most where senders crowd a slot: with 100 callers, a tenth to a
+ * fiftieth of the calls, two to three times the rate and half the latency. Its cost is where a few callers spread
+ * over many slots: a send that meets another on its slot waits out that call's round trip, for little sharing
+ * (docs/benchmarks.md has the figures, and those of two and four calls in flight, which shared less and gained
+ * nothing there).
  */
 final class SendCoalescer {
 
