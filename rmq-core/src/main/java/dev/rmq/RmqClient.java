@@ -122,7 +122,7 @@ public final class RmqClient implements AutoCloseable {
         }));
         this.deadQueue = new RedisDeadQueue(redisson, topics, keys, scripts);
         this.inspector = new RedisTopicInspector(topics, keys, scripts, producer::getAsync);
-        this.admin = new RedisAdmin(redisson, topics, keys);
+        this.admin = new RedisAdmin(redisson, topics, keys, scripts, b.journal);
         this.slotFencing = new RedisSlotFencing(keys, scripts);
         this.parts = new ClientParts(redisson, topics, keys, scripts, codec, metrics, events, outages, zone, observations);
     }

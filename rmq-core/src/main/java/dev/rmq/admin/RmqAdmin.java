@@ -5,7 +5,7 @@ import dev.rmq.internal.redis.Futures;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Pauses and resumes topics for every consumer in every application at once. The state is kept in Redis, one
+ * Pauses, resumes and clears topics for every consumer in every application at once. The state is kept in Redis, one
  * flag per slot that the poll script reads, so a paused slot takes nothing from the next poll on, whoever polls
  * it, and the state survives restarts of the applications. Sends are still accepted while a topic is paused;
  * expired leases are still recovered and expired messages removed. Obtained from {@code RmqClient.admin()};
@@ -35,5 +35,26 @@ public interface RmqAdmin {
 
     default PauseState pauseState(String topic) {
         return Futures.join(pauseStateAsync(topic));
+    }
+
+    /**
+     * Removes every waiting message of the topic (due now or later, or waiting out a not-before time or a retry's
+     * backoff) and every parked one. Each slot is cleared in one atomic step, the slots one after another: a
+     * message sent during the clear is removed when it reached its slot before that slot's step, and kept when it
+     * came after. Deliveries in flight end as usual (a commit, a retry, or a lease that runs out), and dead messages
+     * stay unless the scope says otherwise. A journal, when there is one, records each removed message as
+     * cancelled, so that a restore does not bring it back. Logs one INFO line with what was removed.
+     *
+     * @param scope what else goes: the dead queue too, or not
+     */
+    CompletionStage<ClearReport> clearAsync(String topic, ClearScope scope);
+
+    default ClearReport clear(String topic, ClearScope scope) {
+        return Futures.join(clearAsync(topic, scope));
+    }
+
+    /** {@link #clear(String, ClearScope)} of the waiting and parked messages: the dead queue stays. */
+    default ClearReport clear(String topic) {
+        return clear(topic, ClearScope.WAITING);
     }
 }

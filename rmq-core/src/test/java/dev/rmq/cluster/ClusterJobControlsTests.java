@@ -74,6 +74,29 @@ class ClusterJobControlsTests extends ClusterFixture {
     }
 
     @Test
+    void aClearEmptiesEverySlotOnEveryMasterAndLeavesTheDeliveryInFlight() {
+        TopicDefinition topic = fresh(TopicDefinition.builder("cluster-clear", TopicType.PRIORITY));
+        RmqClient rmq = RmqClient.builder(redisson).topic(topic).build();
+        List<OutgoingMessage> batch = new ArrayList<>();
+        for (int i = 0; i < 96; i++) {
+            batch.add(OutgoingMessage.priority(topic.name(), "m" + i, 50).withKey("k" + i));
+        }
+        rmq.producer().sendAll(batch);
+        try (var puller = rmq.puller(String.class).topics(topic.name()).build()) {
+            puller.start();
+            var held = puller.poll(1, PATIENCE);
+            assertThat(held).hasSize(1);
+
+            assertThat(rmq.admin().clear(topic.name()).waiting()).isEqualTo(95);
+
+            var counts = rmq.inspector().counts(topic.name()).total();
+            assertThat(counts.waiting()).isZero();
+            assertThat(counts.inFlight()).isEqualTo(1);
+            assertThat(held.get(0).ack()).isEqualTo(dev.rmq.consumer.AckOutcome.COMMITTED);
+        }
+    }
+
+    @Test
     void expiredMessagesNeverReachAHandlerOnAnyMaster() throws Exception {
         TopicDefinition topic = fresh(TopicDefinition.builder("cluster-ttl", TopicType.PRIORITY).ttl(Duration.ofMillis(200)));
         RmqClient rmq = RmqClient.builder(redisson).topic(topic).build();

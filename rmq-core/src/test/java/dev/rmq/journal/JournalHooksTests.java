@@ -187,10 +187,30 @@ class JournalHooksTests extends StandaloneRedisTest {
     }
 
     /** A journal that keeps what it hears, and answers sends with {@link #hold}. */
+    @Test
+    void aClearJournalsEachMessageItRemovedAsCancelledSoThatNoRestoreBringsItBack() {
+        RmqClient client = client(Fixtures.topic("j-c", TopicType.PRIORITY, 4));
+        List<OutgoingMessage> batch = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            batch.add(OutgoingMessage.priority("j-c", "m" + i, 40).withKey("k" + i));
+        }
+        client.producer().sendAll(batch);
+
+        assertThat(client.admin().clear("j-c").waiting()).isEqualTo(12);
+
+        assertThat(journal.changes).hasSize(12).allSatisfy(change -> {
+            assertThat(change.topic()).isEqualTo("j-c");
+            assertThat(change.kind()).isEqualTo(JournaledChange.Kind.CANCELLED);
+        });
+        assertThat(journal.changes.stream().map(JournaledChange::key).sorted().toList())
+                .containsExactlyInAnyOrderElementsOf(batch.stream().map(OutgoingMessage::key).toList());
+    }
+
     private static final class RecordingJournal implements MessageJournal {
 
         final List<JournaledSend> sends = new CopyOnWriteArrayList<>();
         final List<RmqEvent> events = new CopyOnWriteArrayList<>();
+        final List<JournaledChange> changes = new CopyOnWriteArrayList<>();
         volatile CompletableFuture<Void> hold = CompletableFuture.completedFuture(null);
 
         @Override
@@ -201,6 +221,7 @@ class JournalHooksTests extends StandaloneRedisTest {
 
         @Override
         public void changed(JournaledChange change) {
+            changes.add(change);
         }
 
         @Override

@@ -43,6 +43,8 @@ import java.lang.annotation.Target;
         "rmq.topics.t-dead.slot-amount=4",
         "rmq.topics.t-pause.type=PRIORITY",
         "rmq.topics.t-pause.slot-amount=2",
+        "rmq.topics.t-clear.type=PRIORITY",
+        "rmq.topics.t-clear.slot-amount=2",
         "rmq.topics.t-schema.type=PRIORITY",
         "rmq.topics.t-schema.slot-amount=1"
 })

@@ -105,6 +105,25 @@ class TopicApiTests {
     }
 
     @Test
+    void aClearEmptiesTheTopicAndSaysWhatItRemoved() {
+        for (String key : List.of("clear-a", "clear-b", "clear-c")) {
+            api.send("t-clear", Map.of("payload", "x", "key", key, "priority", 20));
+        }
+
+        JsonNode cleared = api.post("/api/v1/topics/t-clear/clear").expect(200);
+
+        assertThat(cleared.path("topic").asString()).isEqualTo("t-clear");
+        assertThat(cleared.path("waiting").asLong()).isEqualTo(3);
+        assertThat(cleared.path("parked").asLong()).isZero();
+        assertThat(cleared.path("dead").asLong()).isZero();
+        assertThat(cleared.path("total").asLong()).isEqualTo(3);
+        api.get("/api/v1/topics/t-clear/messages/clear-b").expect(404);
+        assertThat(api.post("/api/v1/topics/t-clear/clear?dead=true").expect(200).path("total").asLong()).isZero();
+        api.post("/api/v1/topics/t-clear/clear?dead=maybe").expect(400);
+        api.post("/api/v1/topics/no-such-topic/clear").expect(404);
+    }
+
+    @Test
     void theDeadQueueIsListedRequeuedDeletedAndPurged() {
         List<String> keys = List.of("dead-a", "dead-b", "dead-c");
         keys.forEach(key -> api.send("t-dead", Map.of("payload", "payload of " + key, "key", key, "priority", 20)));

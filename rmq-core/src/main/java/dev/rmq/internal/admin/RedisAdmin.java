@@ -1,9 +1,16 @@
 package dev.rmq.internal.admin;
 
+import dev.rmq.admin.ClearReport;
+import dev.rmq.admin.ClearScope;
 import dev.rmq.admin.PauseState;
 import dev.rmq.admin.RmqAdmin;
 import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.internal.redis.SlotKeys;
+import dev.rmq.internal.script.ClearCall;
+import dev.rmq.internal.script.DeadPurgeCall;
+import dev.rmq.internal.script.ScriptRunner;
+import dev.rmq.journal.JournaledChange;
+import dev.rmq.journal.MessageJournal;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicRegistry;
 import org.redisson.api.BatchOptions;
@@ -14,13 +21,16 @@ import org.redisson.client.codec.StringCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
  * Pause and resume on the slots' {@code paused} keys, each a batch of one command per slot (one round trip per
  * Redis node). A resume also publishes every slot on the topic's wake channel, so that idle consumers poll at once.
+ * A clear is one pipeline of clear.lua per slot, and of dead_purge.lua when the dead go too.
  */
 public final class RedisAdmin implements RmqAdmin {
 
@@ -29,11 +39,17 @@ public final class RedisAdmin implements RmqAdmin {
     private final RedissonClient redisson;
     private final TopicRegistry topics;
     private final KeyLayout keys;
+    private final ScriptRunner scripts;
+    /** Told of each message a clear removes, so that a restore does not bring it back; null without a journal. */
+    private final MessageJournal journal;
 
-    public RedisAdmin(RedissonClient redisson, TopicRegistry topics, KeyLayout keys) {
+    public RedisAdmin(RedissonClient redisson, TopicRegistry topics, KeyLayout keys, ScriptRunner scripts,
+                      MessageJournal journal) {
         this.redisson = redisson;
         this.topics = topics;
         this.keys = keys;
+        this.scripts = scripts;
+        this.journal = journal;
     }
 
     @Override
@@ -80,6 +96,53 @@ public final class RedisAdmin implements RmqAdmin {
                 paused += flag.toCompletableFuture().join() ? 1 : 0;
             }
             return new PauseState(definition.name(), paused, definition.slotAmount());
+        });
+    }
+
+    @Override
+    public CompletionStage<ClearReport> clearAsync(String topic, ClearScope scope) {
+        if (scope == null) {
+            throw new IllegalArgumentException("scope must not be null: use ClearScope.WAITING, or WAITING_AND_DEAD to"
+                    + " empty the dead queue as well");
+        }
+        TopicDefinition definition = topics.require(topic);
+        ScriptRunner.Pipeline pipeline = scripts.pipeline();
+        List<CompletableFuture<ClearCall.Cleared>> cleared = new ArrayList<>(definition.slotAmount());
+        List<CompletableFuture<Long>> purged = new ArrayList<>();
+        for (int slot = 0; slot < definition.slotAmount(); slot++) {
+            SlotKeys slotKeys = slotKeys(definition, slot);
+            cleared.add(pipeline.add(slotKeys, new ClearCall(journal != null)));
+            if (scope == ClearScope.WAITING_AND_DEAD) {
+                purged.add(pipeline.add(slotKeys, new DeadPurgeCall()));
+            }
+        }
+        return pipeline.execute().thenApply(done -> {
+            long waiting = 0;
+            long parked = 0;
+            long dead = 0;
+            Instant now = Instant.now();
+            for (CompletableFuture<ClearCall.Cleared> slot : cleared) {
+                ClearCall.Cleared one = slot.join();
+                waiting += one.waiting();
+                parked += one.parked();
+                if (journal != null) {
+                    one.keys().forEach(key -> journal.changed(new JournaledChange(definition.name(), key,
+                            JournaledChange.Kind.CANCELLED, 0, now)));
+                }
+            }
+            for (CompletableFuture<Long> slot : purged) {
+                dead += slot.join();
+            }
+            return new ClearReport(definition.name(), waiting, parked, dead);
+        }).whenComplete((report, error) -> {
+            if (error != null) {
+                log.warn("topic {} could not be cleared completely; some slots may still hold messages, repeat the"
+                        + " call: {}", definition.name(), error.toString());
+            } else {
+                log.info("topic {} cleared: {} waiting, {} parked and {} dead message(s) removed from {} slot(s);"
+                        + " deliveries in flight end as usual", definition.name(), report.waiting(), report.parked(),
+                        report.dead(), definition.slotAmount());
+            }
         });
     }
 

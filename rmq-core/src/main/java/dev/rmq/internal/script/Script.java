@@ -32,6 +32,7 @@ public enum Script {
     DEAD_REQUEUE_ALL("dead_requeue_all.lua"),
     DEAD_DELETE("dead_delete.lua"),
     DEAD_PURGE("dead_purge.lua"),
+    CLEAR("clear.lua"),
     PUTBACK("putback.lua"),
     COUNTS("counts.lua"),
     PEEK("peek.lua"),

@@ -47,6 +47,7 @@ class ScriptProtocolTests {
         map.put(Script.DEAD_REQUEUE_ALL, new Contract(DeadRequeueAllCall.ARGV, DeadRequeueAllCall.REPLY));
         map.put(Script.DEAD_DELETE, new Contract(DeadDeleteCall.ARGV, DeadDeleteCall.REPLY));
         map.put(Script.DEAD_PURGE, new Contract(DeadPurgeCall.ARGV, DeadPurgeCall.REPLY));
+        map.put(Script.CLEAR, new Contract(ClearCall.ARGV, ClearCall.REPLY));
         map.put(Script.PUTBACK, new Contract(PutbackCall.ARGV, PutbackCall.REPLY));
         map.put(Script.COUNTS, new Contract(CountsCall.ARGV, CountsCall.REPLY));
         map.put(Script.PEEK, new Contract(PeekCall.ARGV, PeekCall.REPLY));

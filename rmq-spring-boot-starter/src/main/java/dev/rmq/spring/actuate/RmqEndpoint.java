@@ -1,6 +1,7 @@
 package dev.rmq.spring.actuate;
 
 import dev.rmq.RmqClient;
+import dev.rmq.admin.ClearReport;
 import dev.rmq.admin.PauseState;
 import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.consumer.SlotOwner;
@@ -22,8 +23,11 @@ import dev.rmq.spring.listener.RmqListenerEndpointRegistry;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicDescription;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -59,19 +63,23 @@ import java.util.function.Supplier;
  * {@code management.endpoint.rmq.access=UNRESTRICTED},
  * <ul>
  * <li>{@code POST /actuator/rmq/{topic}} with {@code {"action": "pause"}} or {@code {"action": "resume"}} pauses or
- * resumes the topic for every consumer in every application, and with no action, or {@code "requeue"}, requeues
- * every dead message of the topic;</li>
+ * resumes the topic for every consumer in every application, with {@code {"action": "clear"}} removes every
+ * waiting and parked message of the topic (deliveries in flight end as usual, dead messages stay), and with no
+ * action, or {@code "requeue"}, requeues every dead message of the topic;</li>
  * <li>{@code POST /actuator/rmq/{topic}/{slot}} with {@code {"key": "..."}} requeues one;</li>
  * <li>{@code DELETE /actuator/rmq/{topic}} purges the topic's dead messages;</li>
  * <li>{@code DELETE /actuator/rmq/{topic}/{slot}?key=...} deletes one.</li>
  * </ul>
- * A requeued message starts again from attempt 0: due now, or at its priority.
+ * A requeued message starts again from attempt 0: due now, or at its priority. A clear logs one INFO line with the
+ * caller's principal and what it removed.
  */
 @Endpoint(id = RmqEndpoint.ID, defaultAccess = Access.READ_ONLY)
 public class RmqEndpoint {
 
     /** The endpoint's id: its path under the actuator's, and its name in {@code management.endpoint.<id>.*}. */
     public static final String ID = "rmq";
+
+    private static final Logger log = LoggerFactory.getLogger(RmqEndpoint.class);
 
     private static final int DEFAULT_PAGE = 20;
 
@@ -217,9 +225,9 @@ public class RmqEndpoint {
                          @Nullable String state) {
     }
 
-    /** Pauses, resumes, or (without an action) requeues every dead message of the topic. */
+    /** Pauses, resumes, clears, or (without an action) requeues every dead message of the topic. */
     @WriteOperation
-    public @Nullable Change change(@Selector String topic, @Nullable String action) {
+    public @Nullable Change change(@Selector String topic, @Nullable String action, SecurityContext security) {
         if (!client.topics().contains(topic)) {
             return null;
         }
@@ -228,9 +236,17 @@ public class RmqEndpoint {
             case "requeue" -> new Change(topic, null, null, "requeue", client.deadQueue().requeueAll(topic), null);
             case "pause" -> new Change(topic, null, null, "pause", 0, client.admin().pause(topic).describe());
             case "resume" -> new Change(topic, null, null, "resume", 0, client.admin().resume(topic).describe());
-            default -> throw new InvalidEndpointRequestException("action must be pause, resume or requeue, was '"
+            case "clear" -> clear(topic, security);
+            default -> throw new InvalidEndpointRequestException("action must be pause, resume, clear or requeue, was '"
                     + action + "'", "bad action");
         };
+    }
+
+    private Change clear(String topic, SecurityContext security) {
+        String caller = security.getPrincipal() != null ? security.getPrincipal().getName() : "an anonymous caller";
+        log.info("topic {}: clear asked through the actuator by {}", topic, caller);
+        ClearReport report = client.admin().clear(topic);
+        return new Change(topic, null, null, "clear", report.total(), null);
     }
 
     @WriteOperation

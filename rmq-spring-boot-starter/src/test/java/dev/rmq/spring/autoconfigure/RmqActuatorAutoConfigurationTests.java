@@ -23,6 +23,7 @@ import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
@@ -35,6 +36,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -199,7 +202,7 @@ class RmqActuatorAutoConfigurationTests {
             RmqEndpoint endpoint = context.getBean(RmqEndpoint.class);
             assertThat(endpoint.topic("jobs", null, null, null).state()).isEqualTo("running");
 
-            RmqEndpoint.Change paused = endpoint.change("jobs", "pause");
+            RmqEndpoint.Change paused = endpoint.change("jobs", "pause", SecurityContext.NONE);
             assertThat(paused.operation()).isEqualTo("pause");
             assertThat(paused.state()).isEqualTo("paused");
             assertThat(endpoint.overview().topics()).filteredOn(t -> t.definition().name().equals("jobs")).singleElement()
@@ -207,12 +210,35 @@ class RmqActuatorAutoConfigurationTests {
             assertThat(endpoint.topic("jobs", null, null, null).slots()).allSatisfy(slot -> assertThat(slot.paused()).isTrue());
             assertThat(context.getBean(RmqAdmin.class).pauseState("jobs").paused()).isTrue();
 
-            assertThat(endpoint.change("jobs", "resume").state()).isEqualTo("running");
+            assertThat(endpoint.change("jobs", "resume", SecurityContext.NONE).state()).isEqualTo("running");
             assertThat(endpoint.topic("jobs", null, null, null).state()).isEqualTo("running");
-            assertThatThrownBy(() -> endpoint.change("jobs", "explode"))
+            assertThatThrownBy(() -> endpoint.change("jobs", "explode", SecurityContext.NONE))
                     .isInstanceOf(InvalidEndpointRequestException.class)
-                    .hasMessage("action must be pause, resume or requeue, was 'explode'");
-            assertThat(endpoint.change("no-such-topic", "pause")).isNull();
+                    .hasMessage("action must be pause, resume, clear or requeue, was 'explode'");
+            assertThat(endpoint.change("no-such-topic", "pause", SecurityContext.NONE)).isNull();
+        });
+    }
+
+    @Test
+    void clearsATopicsWaitingMessagesAndLeavesItsDeadOnes() {
+        contextRunner.withPropertyValues("management.endpoint.rmq.access=UNRESTRICTED").run(context -> {
+            RmqEndpoint endpoint = context.getBean(RmqEndpoint.class);
+            RmqClient client = context.getBean(RmqClient.class);
+            // the Redis is shared with other tests: start from an empty topic
+            endpoint.change("jobs", "clear", SecurityContext.NONE);
+            List<OutgoingMessage> batch = new ArrayList<>();
+            for (int i = 0; i < 7; i++) {
+                batch.add(OutgoingMessage.priority("jobs", "m" + i, 50).withKey("clear-" + i));
+            }
+            client.producer().sendAll(batch);
+            long deadBefore = client.inspector().counts("jobs").total().dead();
+
+            RmqEndpoint.Change cleared = endpoint.change("jobs", "clear", SecurityContext.NONE);
+
+            assertThat(cleared.operation()).isEqualTo("clear");
+            assertThat(cleared.messages()).isEqualTo(7);
+            assertThat(client.inspector().counts("jobs").total().waiting()).isZero();
+            assertThat(client.inspector().counts("jobs").total().dead()).isEqualTo(deadBefore);
         });
     }
 

@@ -1,6 +1,8 @@
 package dev.rmq.server.api.topic;
 
 import dev.rmq.RmqClient;
+import dev.rmq.admin.ClearReport;
+import dev.rmq.admin.ClearScope;
 import dev.rmq.admin.PauseState;
 import dev.rmq.inspect.RmqInspector;
 import dev.rmq.server.api.Api;
@@ -9,7 +11,11 @@ import dev.rmq.server.api.Payloads;
 import dev.rmq.server.api.problem.ApiException;
 import dev.rmq.server.api.problem.Problem;
 import dev.rmq.server.pull.ServerPuller;
+import dev.rmq.server.security.ApiKeyFilter;
 import dev.rmq.topic.TopicDefinition;
+import jakarta.servlet.http.HttpServletRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -28,6 +34,8 @@ import java.util.Set;
 @RestController
 @RequestMapping(Api.V1 + "/topics")
 public class TopicController {
+
+    private static final Logger log = LoggerFactory.getLogger(TopicController.class);
 
     private final RmqClient client;
     private final ServerPuller puller;
@@ -88,7 +96,30 @@ public class TopicController {
         return PauseView.of(client.admin().resume(topic));
     }
 
+    /**
+     * Removes every waiting and parked message of the topic, each slot in one atomic step; with {@code dead=true} the
+     * dead queue as well. Deliveries in flight end as usual. The caller's API key name goes to the log with what the
+     * clear removed.
+     */
+    @PostMapping("/{topic}/clear")
+    public ClearView clear(@PathVariable String topic, @RequestParam(defaultValue = "false") boolean dead,
+                           HttpServletRequest request) {
+        client.topics().require(topic);
+        Object caller = request.getAttribute(ApiKeyFilter.CALLER);
+        log.info("topic {}: clear{} asked over HTTP by {} from {}", topic, dead ? " with the dead queue" : "",
+                caller != null ? "API key '" + caller + "'" : "a caller without an API key", request.getRemoteAddr());
+        return ClearView.of(client.admin().clear(topic, dead ? ClearScope.WAITING_AND_DEAD : ClearScope.WAITING));
+    }
+
     public record TopicsView(List<TopicView> topics) {
+    }
+
+    /** What a clear removed: waiting, parked and dead messages, and all of them. */
+    public record ClearView(String topic, long waiting, long parked, long dead, long total) {
+
+        static ClearView of(ClearReport report) {
+            return new ClearView(report.topic(), report.waiting(), report.parked(), report.dead(), report.total());
+        }
     }
 
     public record PeekView(String topic, int offset, List<MessageView> messages) {
