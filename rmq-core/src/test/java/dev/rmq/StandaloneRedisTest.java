@@ -40,4 +40,10 @@ public abstract class StandaloneRedisTest {
     protected long redisTimeMs() {
         return Fixtures.redisTimeMs(redis);
     }
+
+    /** How many EVALSHA calls Redis has counted since it started or since {@code CONFIG RESETSTAT}. */
+    protected static long evalshaCalls() {
+        String calls = redis.info("commandstats").getOrDefault("cmdstat_evalsha", "calls=0,");
+        return Long.parseLong(calls.replaceAll("^calls=(\\d+),.*", "$1"));
+    }
 }

@@ -40,11 +40,6 @@ class CarriedEndingsTests extends StandaloneRedisTest {
         }
     }
 
-    private long evalshaCalls() {
-        String calls = redis.info("commandstats").getOrDefault("cmdstat_evalsha", "calls=0,");
-        return Long.parseLong(calls.replaceAll("^calls=(\\d+),.*", "$1"));
-    }
-
     @Test
     void aBacklogConsumedOneAtATimeCostsOneCallPerMessageAndEveryEndingCounts() {
         TopicDefinition topic = TopicDefinition.builder("carried", TopicType.PRIORITY).slotAmount(1).maxRetries(1)

@@ -60,10 +60,6 @@ class SendCoalescingTests extends StandaloneRedisTest {
         }
     }
 
-    private long evalshaCalls() {
-        String calls = redis.info("commandstats").getOrDefault("cmdstat_evalsha", "calls=0,");
-        return Long.parseLong(calls.replaceAll("^calls=(\\d+),.*", "$1"));
-    }
 
     @Test
     void sendsThatComeWhileACallIsOutShareTheNextCall() {

@@ -195,16 +195,6 @@ class PullerTests extends StandaloneRedisTest {
         }
     }
 
-    private long evalshaCalls() {
-        String stats = (String) redis.command("INFO", "commandstats");
-        for (String line : stats.split("\r?\n")) {
-            if (line.startsWith("cmdstat_evalsha:")) {
-                return Long.parseLong(line.replaceAll(".*calls=(\\d+).*", "$1"));
-            }
-        }
-        return 0;
-    }
-
     @Test
     void aPollSharesItsCountBetweenTopicsAndSlotsSoABusyOneStarvesNoOther() {
         RmqPuller<String> puller = puller(TASKS.name(), MERGE.name());
