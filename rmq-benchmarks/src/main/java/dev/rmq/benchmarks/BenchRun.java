@@ -63,6 +63,9 @@ final class BenchRun {
         if (options.runs("single")) {
             new SingleSendSection(context, rmq).run();
         }
+        if (options.runs("fixed")) {
+            new FixedCostSection(context, rmq, limit).run();
+        }
         if (options.runs("rebalance")) {
             new RebalanceSection(context, rmq).run();
         }

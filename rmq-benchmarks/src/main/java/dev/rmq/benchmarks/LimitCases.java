@@ -3,6 +3,7 @@ package dev.rmq.benchmarks;
 import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.internal.script.Script;
+import dev.rmq.internal.script.ScriptCall;
 import dev.rmq.internal.script.SendCall;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
@@ -91,6 +92,27 @@ final class LimitCases {
         }
         Measured run = run(calls, command);
         return new Measured(run.messages() * perCall, run.seconds(), run.cost());
+    }
+
+    /**
+     * One script call made {@code calls} times by {@code redis-benchmark}, on the keys of slot 0 of {@code topic},
+     * with the arguments exactly as rmq encodes them; for what a call costs Redis that handles one message or none.
+     */
+    Measured scriptCall(long calls, String topic, ScriptCall<?> call) {
+        Script script = call.script();
+        Object sha = probe.server().command("SCRIPT", "LOAD", script.source());
+        if (!script.sha().equals(sha)) {
+            throw new IllegalStateException("SCRIPT LOAD gave " + sha + ", rmq computes " + script.sha());
+        }
+        List<Object> scriptKeys = new KeyLayout("").slot(topic, 0).asScriptKeys(script.keys());
+        List<String> command = new ArrayList<>(List.of("EVALSHA", script.sha(), Integer.toString(scriptKeys.size())));
+        for (Object key : scriptKeys) {
+            command.add((String) key);
+        }
+        for (byte[] arg : call.argv()) {
+            command.add(new String(arg, StandardCharsets.US_ASCII));
+        }
+        return run(calls, command);
     }
 
     /** Plain ZADD of a new member to one sorted set. */
