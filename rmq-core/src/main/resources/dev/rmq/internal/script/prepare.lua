@@ -50,9 +50,16 @@ end
 -- before the take: a committed key's parked message, and a released delivery, wait again, and may be taken now
 local ended = table.concat(end_deliveries(policy.type, policy, ARG.acks, ARG_acks), ' ')
 
-local recovered = redis.call('ZRANGEBYSCORE', K_PREPARE, '-inf', NOW_US, 'LIMIT', 0, limit)
-for _, key in ipairs(recovered) do
-    fail(key, 'lease expired before the consumer acknowledged', policy, 'L')
+-- Each sorted set's head is read once and kept for planning the wait, unless this call changes the head: most
+-- polls find no lease expired and no delayed message due, and a command that finds nothing still costs a call.
+local lease_head = redis.call('ZRANGE', K_PREPARE, 0, 0, 'WITHSCORES')
+local recovered = {}
+if lease_head[2] and tonumber(lease_head[2]) <= NOW_US then
+    recovered = redis.call('ZRANGEBYSCORE', K_PREPARE, '-inf', NOW_US, 'LIMIT', 0, limit)
+    for _, key in ipairs(recovered) do
+        fail(key, 'lease expired before the consumer acknowledged', policy, 'L')
+    end
+    lease_head = nil
 end
 local expired = sweep_expired(limit, policy)
 local deadline = NOW_US + lease_ms * 1000
@@ -67,29 +74,42 @@ if redis.call('EXISTS', K_PAUSED) == 1 then
     return out
 end
 
+local delayed_head
 if priority then
-    local ready = redis.call('ZRANGEBYSCORE', K_DELAYED, '-inf', NOW_MS, 'LIMIT', 0, batch)
-    for _, key in ipairs(ready) do
-        redis.call('ZREM', K_DELAYED, key)
-        local env = redis.call('HGET', K_BODY, key)
-        if env then
-            local m = env_read(env)
-            redis.call('ZADD', K_STORE, m and m.score or 0, member_of(env, key))
+    delayed_head = redis.call('ZRANGE', K_DELAYED, 0, 0, 'WITHSCORES')
+    if delayed_head[2] and tonumber(delayed_head[2]) <= NOW_MS then
+        local ready = redis.call('ZRANGEBYSCORE', K_DELAYED, '-inf', NOW_MS, 'LIMIT', 0, batch)
+        for _, key in ipairs(ready) do
+            redis.call('ZREM', K_DELAYED, key)
+            local env = redis.call('HGET', K_BODY, key)
+            if env then
+                local m = env_read(env)
+                redis.call('ZADD', K_STORE, m and m.score or 0, member_of(env, key))
+            end
         end
+        delayed_head = nil
     end
 end
 
+-- One message more than the batch is read: it is the head left after the take, which the wait is planned from.
 local floor = ARG.floor ~= '' and tonumber(ARG.floor) or nil
 local items
 if priority and floor then
-    items = redis.call('ZREVRANGEBYSCORE', K_STORE, '+inf', floor, 'WITHSCORES', 'LIMIT', 0, batch)
+    items = redis.call('ZREVRANGEBYSCORE', K_STORE, '+inf', floor, 'WITHSCORES', 'LIMIT', 0, batch + 1)
 elseif priority then
-    items = redis.call('ZREVRANGE', K_STORE, 0, batch - 1, 'WITHSCORES')
+    items = redis.call('ZREVRANGE', K_STORE, 0, batch, 'WITHSCORES')
 else
     items = redis.call('ZRANGEBYSCORE', K_STORE, '-inf', floor and math.min(floor, NOW_MS) or NOW_MS,
-        'WITHSCORES', 'LIMIT', 0, batch)
+        'WITHSCORES', 'LIMIT', 0, batch + 1)
 end
-local count = #items / 2
+local count = math.min(batch, #items / 2)
+local first
+if #items / 2 > batch then
+    first = { items[2 * batch + 1], items[2 * batch + 2] }
+elseif priority and not floor then
+    -- fewer than a batch plus one in the whole store: the take leaves it empty
+    first = {}
+end
 
 if count > 0 then
     if priority then
@@ -145,6 +165,9 @@ if count > 0 then
     end
     if #leases > 0 then
         redis.call('ZADD', K_PREPARE, unpack(leases))
+        if lease_head and not (lease_head[2] and tonumber(lease_head[2]) <= deadline) then
+            lease_head = { leases[2], deadline }
+        end
         redis.call('HSET', K_INFLIGHT, unpack(bodies))
     elseif not leased and #out > HEAD then
         -- no lease marks how long these handlers may run, so a new owner of the slot would start beside them
@@ -154,10 +177,9 @@ end
 out[4] = expired
 
 -- What is left: the most urgent message due now, which the consumer orders its slots by; else when one comes due.
-local first
-if priority then
+if first == nil and priority then
     first = redis.call('ZREVRANGE', K_STORE, 0, 0, 'WITHSCORES')
-else
+elseif first == nil then
     first = redis.call('ZRANGE', K_STORE, 0, 0, 'WITHSCORES')
 end
 if first[2] and (priority or tonumber(first[2]) <= NOW_MS) then
@@ -171,12 +193,12 @@ else
     end
     if priority then
         -- only a delayed message can come due
-        local delayed_head = redis.call('ZRANGE', K_DELAYED, 0, 0, 'WITHSCORES')
+        delayed_head = delayed_head or redis.call('ZRANGE', K_DELAYED, 0, 0, 'WITHSCORES')
         if delayed_head[2] then
             next_ms = math.min(next_ms, tonumber(delayed_head[2]))
         end
     end
-    local lease_head = redis.call('ZRANGE', K_PREPARE, 0, 0, 'WITHSCORES')
+    lease_head = lease_head or redis.call('ZRANGE', K_PREPARE, 0, 0, 'WITHSCORES')
     if lease_head[2] then
         next_ms = math.min(next_ms, math.floor(tonumber(lease_head[2]) / 1000) + 1)
     end
