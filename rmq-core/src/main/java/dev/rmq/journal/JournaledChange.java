@@ -3,7 +3,8 @@ package dev.rmq.journal;
 import java.time.Instant;
 
 /**
- * A producer's change to a waiting message, as Redis made it.
+ * A change to a waiting message, as Redis made it: a producer's cancel, reschedule or reprioritization, or a
+ * message a clear removed (see {@link MessageJournal#cleared}).
  *
  * @param topic the topic
  * @param key   the message key

@@ -3,7 +3,9 @@ package dev.rmq.journal;
 import dev.rmq.events.RmqEvent;
 import dev.rmq.events.RmqEventListener;
 
+import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -27,4 +29,25 @@ public interface MessageJournal extends RmqEventListener {
 
     /** A producer changed a waiting message: cancelled, rescheduled or reprioritized it. */
     void changed(JournaledChange change);
+
+    /**
+     * Whether the journal records the topic's messages. A clear asks Redis for the keys it removes only from a topic
+     * that is journaled, since listing them costs Redis time. True unless the implementation says otherwise.
+     */
+    default boolean journals(String topic) {
+        return true;
+    }
+
+    /**
+     * A clear removed these waiting and parked messages of the topic from Redis. The stage completes once the
+     * journal holds each as cancelled, so that no restore brings it back; the clear completes after it, and a failed
+     * stage fails the clear (Redis has removed the messages all the same). Called off Redis's I/O threads, so an
+     * implementation may wait here for room in its buffer. By default each key goes through {@link #changed}.
+     */
+    default CompletionStage<Void> cleared(String topic, List<String> keys, Instant time) {
+        for (String key : keys) {
+            changed(new JournaledChange(topic, key, JournaledChange.Kind.CANCELLED, 0, time));
+        }
+        return CompletableFuture.completedFuture(null);
+    }
 }

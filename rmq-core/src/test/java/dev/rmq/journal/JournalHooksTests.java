@@ -186,7 +186,6 @@ class JournalHooksTests extends StandaloneRedisTest {
         return got;
     }
 
-    /** A journal that keeps what it hears, and answers sends with {@link #hold}. */
     @Test
     void aClearJournalsEachMessageItRemovedAsCancelledSoThatNoRestoreBringsItBack() {
         RmqClient client = client(Fixtures.topic("j-c", TopicType.PRIORITY, 4));
@@ -206,6 +205,7 @@ class JournalHooksTests extends StandaloneRedisTest {
                 .containsExactlyInAnyOrderElementsOf(batch.stream().map(OutgoingMessage::key).toList());
     }
 
+    /** A journal that keeps what it hears, and answers sends with {@link #hold}. */
     private static final class RecordingJournal implements MessageJournal {
 
         final List<JournaledSend> sends = new CopyOnWriteArrayList<>();

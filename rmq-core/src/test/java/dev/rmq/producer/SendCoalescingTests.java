@@ -2,6 +2,7 @@ package dev.rmq.producer;
 
 import dev.rmq.RmqClient;
 import dev.rmq.StandaloneRedisTest;
+import dev.rmq.exceptions.RmqUnavailableException;
 import dev.rmq.testsupport.TcpProxy;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
@@ -33,9 +34,14 @@ class SendCoalescingTests extends StandaloneRedisTest {
     private RmqClient rmq;
 
     private RmqProducer producer(TopicDefinition topic) {
+        return producer(topic, 10_000);
+    }
+
+    private RmqProducer producer(TopicDefinition topic, int timeoutMs) {
         link = TcpProxy.to(redis.host(), redis.port());
         Config config = new Config();
-        config.useSingleServer().setAddress(link.redisAddress()).setTimeout(10_000);
+        config.useSingleServer().setAddress(link.redisAddress()).setTimeout(timeoutMs).setRetryAttempts(1)
+                .setRetryInterval(100);
         viaLink = Redisson.create(config);
         rmq = RmqClient.builder(viaLink).topic(topic).build();
         // the scripts are loaded and the connection is up before anything is counted
@@ -127,5 +133,30 @@ class SendCoalescingTests extends StandaloneRedisTest {
         }
         assertThat(evalshaCalls()).isEqualTo(2);
         assertThat(rmq.inspector().counts(topic.name()).total().waiting()).isEqualTo(5);
+    }
+
+    @Test
+    void aFailedCallFailsItsSendsAndThoseWaitingBehindItAtOnceAndTheSlotGoesOn() {
+        TopicDefinition topic = TopicDefinition.builder("failing", TopicType.RANGE_MERGE).slotAmount(1).build();
+        RmqProducer producer = producer(topic, 500);
+        link.stall();
+        CompletableFuture<SendReceipt> out = producer.sendAsync(OutgoingMessage.rangeMerge(topic.name(), "first",
+                Duration.ofHours(1)).withKey("first")).toCompletableFuture();
+        List<CompletableFuture<SendReceipt>> behind = new ArrayList<>();
+        for (int i = 0; i < 9; i++) {
+            behind.add(producer.sendAsync(OutgoingMessage.rangeMerge(topic.name(), "m" + i, Duration.ofHours(1))
+                    .withKey("k" + i)).toCompletableFuture());
+        }
+
+        assertThatThrownBy(out::join).as("the call out times out: its outcome is unknown")
+                .isInstanceOf(CompletionException.class);
+        for (CompletableFuture<SendReceipt> send : behind) {
+            assertThat(send).isCompletedExceptionally();
+            assertThatThrownBy(send::join).cause().isInstanceOf(RmqUnavailableException.class)
+                    .hasMessageContaining("not sent");
+        }
+        link.heal();
+        assertThat(producer.send(OutgoingMessage.rangeMerge(topic.name(), "later", Duration.ofHours(1))
+                .withKey("later")).key()).as("the slot takes sends again").isEqualTo("later");
     }
 }

@@ -4,12 +4,12 @@ import dev.rmq.admin.ClearReport;
 import dev.rmq.admin.ClearScope;
 import dev.rmq.admin.PauseState;
 import dev.rmq.admin.RmqAdmin;
+import dev.rmq.exceptions.RmqUnavailableException;
 import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.internal.script.ClearCall;
 import dev.rmq.internal.script.DeadPurgeCall;
 import dev.rmq.internal.script.ScriptRunner;
-import dev.rmq.journal.JournaledChange;
 import dev.rmq.journal.MessageJournal;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicRegistry;
@@ -30,7 +30,7 @@ import java.util.concurrent.CompletionStage;
 /**
  * Pause and resume on the slots' {@code paused} keys, each a batch of one command per slot (one round trip per
  * Redis node). A resume also publishes every slot on the topic's wake channel, so that idle consumers poll at once.
- * A clear is one pipeline of clear.lua per slot, and of dead_purge.lua when the dead go too.
+ * A clear is a call of clear.lua per slot, and of dead_purge.lua when the dead go too, all at once.
  */
 public final class RedisAdmin implements RmqAdmin {
 
@@ -106,43 +106,77 @@ public final class RedisAdmin implements RmqAdmin {
                     + " empty the dead queue as well");
         }
         TopicDefinition definition = topics.require(topic);
-        ScriptRunner.Pipeline pipeline = scripts.pipeline();
+        boolean listKeys = journal != null && journal.journals(definition.name());
+        // a call per slot, not a pipeline: a pipeline keeps each reply in Redis for a replay, every key listed
         List<CompletableFuture<ClearCall.Cleared>> cleared = new ArrayList<>(definition.slotAmount());
         List<CompletableFuture<Long>> purged = new ArrayList<>();
         for (int slot = 0; slot < definition.slotAmount(); slot++) {
             SlotKeys slotKeys = slotKeys(definition, slot);
-            cleared.add(pipeline.add(slotKeys, new ClearCall(journal != null)));
+            cleared.add(scripts.run(slotKeys, new ClearCall(listKeys)));
             if (scope == ClearScope.WAITING_AND_DEAD) {
-                purged.add(pipeline.add(slotKeys, new DeadPurgeCall()));
+                purged.add(scripts.run(slotKeys, new DeadPurgeCall()));
             }
         }
-        return pipeline.execute().thenApply(done -> {
-            long waiting = 0;
-            long parked = 0;
-            long dead = 0;
-            Instant now = Instant.now();
-            for (CompletableFuture<ClearCall.Cleared> slot : cleared) {
-                ClearCall.Cleared one = slot.join();
-                waiting += one.waiting();
-                parked += one.parked();
-                if (journal != null) {
-                    one.keys().forEach(key -> journal.changed(new JournaledChange(definition.name(), key,
-                            JournaledChange.Kind.CANCELLED, 0, now)));
-                }
+        List<CompletableFuture<?>> all = new ArrayList<>(cleared);
+        all.addAll(purged);
+        return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).handle((done, error) -> null)
+                .thenComposeAsync(done -> account(definition, cleared, purged, listKeys))
+                .whenComplete((report, error) -> {
+                    if (error != null) {
+                        log.warn("topic {} could not be cleared completely; repeat the call: {}", definition.name(),
+                                error.toString());
+                    } else {
+                        log.info("topic {} cleared: {} waiting, {} parked and {} dead message(s) removed from {}"
+                                + " slot(s); deliveries in flight end as usual", definition.name(), report.waiting(),
+                                report.parked(), report.dead(), definition.slotAmount());
+                    }
+                });
+    }
+
+    /**
+     * Sums what every slot removed, has the journal record the keys, and then fails when a slot could not be cleared,
+     * with what the others removed: the slots that were cleared are journaled all the same.
+     */
+    private CompletionStage<ClearReport> account(TopicDefinition definition,
+                                                 List<CompletableFuture<ClearCall.Cleared>> cleared,
+                                                 List<CompletableFuture<Long>> purged, boolean listKeys) {
+        long waiting = 0;
+        long parked = 0;
+        long dead = 0;
+        int failedSlots = 0;
+        Throwable failure = null;
+        List<String> keys = new ArrayList<>();
+        for (CompletableFuture<ClearCall.Cleared> slot : cleared) {
+            if (slot.isCompletedExceptionally()) {
+                failedSlots++;
+                failure = failure != null ? failure : slot.handle((value, error) -> error).join();
+                continue;
             }
-            for (CompletableFuture<Long> slot : purged) {
-                dead += slot.join();
+            ClearCall.Cleared one = slot.join();
+            waiting += one.waiting();
+            parked += one.parked();
+            keys.addAll(one.keys());
+        }
+        for (CompletableFuture<Long> slot : purged) {
+            if (slot.isCompletedExceptionally()) {
+                failedSlots++;
+                failure = failure != null ? failure : slot.handle((value, error) -> error).join();
+                continue;
             }
-            return new ClearReport(definition.name(), waiting, parked, dead);
-        }).whenComplete((report, error) -> {
-            if (error != null) {
-                log.warn("topic {} could not be cleared completely; some slots may still hold messages, repeat the"
-                        + " call: {}", definition.name(), error.toString());
-            } else {
-                log.info("topic {} cleared: {} waiting, {} parked and {} dead message(s) removed from {} slot(s);"
-                        + " deliveries in flight end as usual", definition.name(), report.waiting(), report.parked(),
-                        report.dead(), definition.slotAmount());
+            dead += slot.join();
+        }
+        ClearReport report = new ClearReport(definition.name(), waiting, parked, dead);
+        CompletionStage<Void> journaled = listKeys && !keys.isEmpty()
+                ? journal.cleared(definition.name(), keys, Instant.now()) : CompletableFuture.completedFuture(null);
+        int failed = failedSlots;
+        Throwable cause = failure;
+        return journaled.thenApply(done -> {
+            if (failed > 0) {
+                throw new RmqUnavailableException("topic '" + definition.name() + "' was cleared in part: " + failed
+                        + " slot call(s) failed (" + cause + "); the others removed " + report.waiting() + " waiting, "
+                        + report.parked() + " parked and " + report.dead() + " dead message(s). Repeat the call", cause);
             }
+            return report;
         });
     }
 

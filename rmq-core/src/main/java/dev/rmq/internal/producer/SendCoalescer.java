@@ -1,5 +1,6 @@
 package dev.rmq.internal.producer;
 
+import dev.rmq.exceptions.RmqUnavailableException;
 import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.internal.script.SendCall;
 import dev.rmq.topic.TopicDefinition;
@@ -19,13 +20,14 @@ import java.util.function.Function;
  *
  * <p>A slot's single sends run in Redis in the order they were made, even over a pool of connections: a sender
  * that calls {@code sendAsync} twice finds its second message after its first, merged into it when the key is the
- * same. A call that fails fails each of its messages with the call's error, as a call of one would.
+ * same. A call that fails fails each of its messages with the call's error, as a call of one would, and the sends
+ * waiting behind it fail at once, unsent, rather than each waiting out a timeout of its own in turn.
  *
- * <p>One call in flight per slot is what pays most where senders crowd a slot: with 100 callers, a tenth to a
- * fiftieth of the calls, two to three times the rate and half the latency. Its cost is where a few callers spread
- * over many slots: a send that meets another on its slot waits out that call's round trip, for little sharing
- * (docs/benchmarks.md has the figures, and those of two and four calls in flight, which shared less and gained
- * nothing there).
+ * <p>One call in flight per slot is what pays most where senders crowd a slot: with 100 callers on one slot, a
+ * fiftieth of the calls and over three times the rate; over 16 slots, a quarter of the calls and nearly twice the
+ * rate. Its cost is where a few callers spread over many slots: a send that meets another on its slot waits out
+ * that call's round trip, for little sharing (docs/benchmarks.md has the figures, with two and four calls in
+ * flight per slot against one).
  */
 final class SendCoalescer {
 
@@ -73,52 +75,104 @@ final class SendCoalescer {
             return pending.result();
         }
 
-        private void dispatch(List<Pending> batch) {
+        /**
+         * Sends the batch, and each batch after it while calls come back at once: a loop, not a recursion, so that a
+         * client that fails every call on the spot (shut down) cannot stack one frame per batch.
+         */
+        private void dispatch(List<Pending> first) {
+            List<Pending> batch = first;
+            while (batch != null) {
+                CompletableFuture<List<SendCall.Result>> call = call(batch);
+                if (!call.isDone()) {
+                    List<Pending> sent = batch;
+                    call.whenComplete((results, error) -> {
+                        Throwable failure = failure(sent, results, error);
+                        // the next call goes out before this one's senders run their continuations, which could
+                        // otherwise hold it up
+                        List<Pending> next = advance(failure);
+                        try {
+                            if (next != null) {
+                                dispatch(next);
+                            }
+                        } finally {
+                            complete(sent, results, failure);
+                        }
+                    });
+                    return;
+                }
+                List<SendCall.Result> results = call.exceptionally(error -> null).join();
+                Throwable failure = failure(batch, results, call.handle((value, error) -> error).join());
+                List<Pending> next = advance(failure);
+                complete(batch, results, failure);
+                batch = next;
+            }
+        }
+
+        private CompletableFuture<List<SendCall.Result>> call(List<Pending> batch) {
             List<SendCall.Message> messages = new ArrayList<>(batch.size());
             for (Pending pending : batch) {
                 messages.add(pending.message());
             }
-            CompletableFuture<List<SendCall.Result>> call;
             try {
-                call = calls.send(batch.get(0).topic(), slot, messages);
-            } catch (RuntimeException e) {
-                call = CompletableFuture.failedFuture(e);
+                return calls.send(batch.get(0).topic(), slot, messages);
+            } catch (Throwable e) {
+                return CompletableFuture.failedFuture(e);
             }
-            call.whenComplete((results, error) -> {
-                // the next call goes out before this one's senders run their continuations, so that they do not
-                // hold it up
-                next();
-                Throwable failure = error != null || results.size() == batch.size() ? error
-                        : new IllegalStateException("the send script answered " + results.size() + " result(s) for "
-                        + batch.size() + " message(s) of " + slot.topic() + " slot " + slot.slot());
-                for (int i = 0; i < batch.size(); i++) {
-                    if (failure != null) {
-                        batch.get(i).result().completeExceptionally(failure);
-                    } else {
-                        batch.get(i).result().complete(results.get(i));
-                    }
-                }
-            });
         }
 
-        /** Sends what waited, up to a call's worth, or marks the slot idle. */
-        private void next() {
-            List<Pending> batch;
+        /** The call's error, or one when its reply does not hold a result for each message; null when it went well. */
+        private Throwable failure(List<Pending> batch, List<SendCall.Result> results, Throwable error) {
+            if (error != null || results.size() == batch.size()) {
+                return error;
+            }
+            return new IllegalStateException("the send script answered " + results.size() + " result(s) for "
+                    + batch.size() + " message(s) of " + slot.topic() + " slot " + slot.slot());
+        }
+
+        /**
+         * After a call came back: the next batch to send, up to a call's worth of what waited; null when nothing
+         * waits, or when the call failed, which fails what waited, unsent.
+         */
+        private List<Pending> advance(Throwable failure) {
+            List<Pending> unsent;
             synchronized (this) {
-                if (waiting.isEmpty()) {
-                    busy = false;
-                    return;
-                }
-                int size = Math.min(waiting.size(), ScriptProducer.MESSAGES_PER_CALL);
-                if (size == waiting.size()) {
-                    batch = waiting;
+                if (waiting.isEmpty() || failure != null) {
+                    unsent = waiting;
                     waiting = new ArrayList<>();
+                    busy = false;
                 } else {
-                    batch = new ArrayList<>(waiting.subList(0, size));
-                    waiting.subList(0, size).clear();
+                    return take();
                 }
             }
-            dispatch(batch);
+            if (!unsent.isEmpty()) {
+                RmqUnavailableException notSent = new RmqUnavailableException("not sent: the call before it to slot "
+                        + slot.slot() + " of topic '" + slot.topic() + "' failed (" + failure + "); send it again", failure);
+                unsent.forEach(pending -> pending.result().completeExceptionally(notSent));
+            }
+            return null;
+        }
+
+        private static void complete(List<Pending> batch, List<SendCall.Result> results, Throwable failure) {
+            for (int i = 0; i < batch.size(); i++) {
+                if (failure != null) {
+                    batch.get(i).result().completeExceptionally(failure);
+                } else {
+                    batch.get(i).result().complete(results.get(i));
+                }
+            }
+        }
+
+        /** Up to a call's worth of what waits; called holding the lane. */
+        private List<Pending> take() {
+            int size = Math.min(waiting.size(), ScriptProducer.MESSAGES_PER_CALL);
+            if (size == waiting.size()) {
+                List<Pending> all = waiting;
+                waiting = new ArrayList<>();
+                return all;
+            }
+            List<Pending> some = new ArrayList<>(waiting.subList(0, size));
+            waiting.subList(0, size).clear();
+            return some;
         }
     }
 }

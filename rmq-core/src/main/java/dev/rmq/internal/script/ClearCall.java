@@ -17,10 +17,6 @@ public record ClearCall(boolean listKeys) implements ScriptCall<ClearCall.Cleare
      * @param keys    their keys, when asked for; else empty
      */
     public record Cleared(long waiting, long parked, List<String> keys) {
-
-        public long total() {
-            return waiting + parked;
-        }
     }
 
     static final Argv<ClearCall> ARGV = Argv.<ClearCall>builder()

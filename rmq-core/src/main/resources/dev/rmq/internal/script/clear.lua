@@ -7,7 +7,7 @@
 -- RETURNS
 --   waiting         the waiting messages removed
 --   parked          the parked messages removed
---   keys[]          the keys removed, when asked for, each:
+--   keys[]          the keys removed, each once, when asked for, each:
 --     key           a key
 local waiting = redis.call('HLEN', K_BODY)
 local parked = redis.call('HLEN', K_PARKED)
@@ -15,7 +15,10 @@ local out = { waiting, parked, 0 }
 if ARG.list_keys == '1' then
     local listed = redis.call('HKEYS', K_BODY)
     for _, key in ipairs(redis.call('HKEYS', K_PARKED)) do
-        listed[#listed + 1] = key
+        -- a key sent again while its parked message waited is in both: listed once
+        if redis.call('HEXISTS', K_BODY, key) == 0 then
+            listed[#listed + 1] = key
+        end
     end
     out[3] = #listed
     for i = 1, #listed do

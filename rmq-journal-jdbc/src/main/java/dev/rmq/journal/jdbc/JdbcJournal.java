@@ -139,6 +139,34 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
     }
 
     @Override
+    public boolean journals(String topic) {
+        return settings.modeOf(topic) != JournalMode.OFF;
+    }
+
+    /**
+     * Records each key as cancelled by a clear, waiting for room in the buffer key by key (up to the block timeout
+     * each), so that a large clear is not dropped row by row as an overflowing change would be.
+     */
+    @Override
+    public CompletionStage<Void> cleared(String topic, List<String> keys, Instant time) {
+        if (keys.isEmpty() || !journals(topic)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return CompletableFuture.runAsync(() -> {
+            for (String key : keys) {
+                try {
+                    writer.enqueueWaiting(new Row.Change(topic, key, JournalState.CANCELLED, null, null, true, true,
+                            time, "clear", null), settings.blockTimeout()).join();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new JournalUnavailableException("interrupted while journaling a clear of topic '" + topic
+                            + "'; its messages are gone from Redis, but a restore may bring some back", e);
+                }
+            }
+        }, callbacks);
+    }
+
+    @Override
     public void onEvent(RmqEvent event) {
         if (settings.modeOf(event.topic()) == JournalMode.OFF) {
             return;

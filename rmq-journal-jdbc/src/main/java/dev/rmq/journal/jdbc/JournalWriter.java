@@ -170,26 +170,41 @@ final class JournalWriter implements Runnable {
         if (closing) {
             throw new JournalUnavailableException("the journal is closed; it takes no more rows");
         }
-        synchronized (this) {
-            if (overflow.isEmpty() && buffer.offer(mark)) {
-                return;
-            }
-        }
-        CompletableFuture<Void> accepted = new CompletableFuture<>();
-        accepted.whenComplete((room, error) -> {
+        enqueueWaiting(mark, timeout).whenComplete((room, error) -> {
             if (error != null) {
                 mark.done().completeExceptionally(error);
             }
         });
-        Waiting waiting = new Waiting(mark, System.nanoTime() + timeout.toNanos(), accepted);
+    }
+
+    /**
+     * Queues a row behind every row before it, the caller waiting for room in the overflow up to {@code timeout}, so
+     * that no row is dropped: for rows that must be written, on an application's thread, never on Redis's.
+     *
+     * @return completes when the row is in the buffer; fails with {@link JournalUnavailableException} when the
+     *         journal is closed or found no room within the timeout
+     */
+    CompletableFuture<Void> enqueueWaiting(Row row, Duration timeout) throws InterruptedException {
+        if (closing) {
+            return CompletableFuture.failedFuture(new JournalUnavailableException("the journal is closed; it takes no"
+                    + " more rows"));
+        }
+        synchronized (this) {
+            if (overflow.isEmpty() && buffer.offer(row)) {
+                return ACCEPTED;
+            }
+        }
+        CompletableFuture<Void> accepted = new CompletableFuture<>();
+        Waiting waiting = new Waiting(row, System.nanoTime() + timeout.toNanos(), accepted);
         boolean queued = overflow.offer(waiting, timeout.toNanos(), TimeUnit.NANOSECONDS);
         synchronized (this) {
             notifyAll();
         }
         if (!queued) {
-            mark.done().completeExceptionally(new JournalUnavailableException("the journal's buffer and overflow"
+            return CompletableFuture.failedFuture(new JournalUnavailableException("the journal's buffer and overflow"
                     + " stayed full for " + timeout.toMillis() + " ms"));
         }
+        return accepted;
     }
 
     @Override

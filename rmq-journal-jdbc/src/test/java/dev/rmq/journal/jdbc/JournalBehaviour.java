@@ -89,6 +89,25 @@ abstract class JournalBehaviour extends JournalTestBase {
     }
 
     @Test
+    void aClearIsJournaledSoThatARestoreDoesNotBringTheMessagesBack() throws SQLException {
+        open(journal -> { });
+        List<OutgoingMessage> batch = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            batch.add(OutgoingMessage.priority(PRIORITY, "p" + i, 50).withKey("cleared-" + i));
+        }
+        client.producer().sendAll(batch);
+
+        assertThat(client.admin().clear(PRIORITY).waiting()).isEqualTo(40);
+        journal.flush(Duration.ofSeconds(10));
+        assertThat(messages(PRIORITY)).hasSize(40).allSatisfy(row -> {
+            assertThat(row.state()).isEqualTo("cancelled");
+            assertThat(row.finished()).isTrue();
+        });
+        redis.command("FLUSHALL");
+        assertThat(journal.restore(RestoreRequest.all()).restored()).isZero();
+    }
+
+    @Test
     void anAtMostOnceDeliveryFinishesTheMessage() throws SQLException {
         open(journal -> { });
         client.producer().send(OutgoingMessage.priority(ONCE, "x", 50).withKey("once"));

@@ -70,8 +70,8 @@ import java.util.function.Supplier;
  * <li>{@code DELETE /actuator/rmq/{topic}} purges the topic's dead messages;</li>
  * <li>{@code DELETE /actuator/rmq/{topic}/{slot}?key=...} deletes one.</li>
  * </ul>
- * A requeued message starts again from attempt 0: due now, or at its priority. A clear logs one INFO line with the
- * caller's principal and what it removed.
+ * A requeued message starts again from attempt 0: due now, or at its priority. A clear logs the caller's principal
+ * in an INFO line, before the client's own line with what it removed.
  */
 @Endpoint(id = RmqEndpoint.ID, defaultAccess = Access.READ_ONLY)
 public class RmqEndpoint {
