@@ -60,7 +60,12 @@ public interface RmqProducer {
         return Futures.join(cancelAsync(ref));
     }
 
-    /** Moves a waiting range-merge or fixed-time message to a new due time; false when none waits. */
+    /**
+     * Moves a waiting range-merge or fixed-time message to a new due time. On a priority topic, sets a waiting
+     * message's not-before time instead, its priority and payload kept: a time ahead holds it back until then (in
+     * place of a retry's backoff, if it was waiting one out), and a time now or past makes it visible at once.
+     * False when no message with the key waits.
+     */
     CompletionStage<Boolean> rescheduleAsync(MessageRef ref, Instant dueTime);
 
     default boolean reschedule(MessageRef ref, Instant dueTime) {

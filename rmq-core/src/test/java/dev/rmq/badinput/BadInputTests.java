@@ -155,8 +155,10 @@ class BadInputTests extends StandaloneRedisTest {
     void aTypeThatDoesNotMatchTheTopicIsRefused() {
         assertThatIllegalArgumentException().isThrownBy(() -> producer.send(OutgoingMessage.priority("orders", "x", 30).withKey("o1")))
                 .withMessage("topic 'orders' is a FIXED_TIME topic; a PRIORITY message cannot be sent to it");
-        assertThatIllegalArgumentException().isThrownBy(() -> producer.reschedule(MessageRef.of("tasks", "t1"), Instant.now().plusSeconds(60)))
-                .withMessage("topic 'tasks' is a PRIORITY topic; use reprioritize");
+        assertThatIllegalArgumentException().isThrownBy(() -> producer.reprioritize(MessageRef.of("orders", "o1"), 50))
+                .withMessageContaining("topic 'orders' is a FIXED_TIME topic");
+        assertThatIllegalArgumentException().isThrownBy(() -> producer.reschedule(MessageRef.of("tasks", "t1"), null))
+                .withMessage("dueTime must not be null");
         assertNothingQueuedChanged();
     }
 

@@ -98,4 +98,40 @@ class DelayedPriorityTests extends ControlsTest {
                         .withDelay(Duration.ZERO))
                 .withMessage("delay must be at least 1 ms, was PT0S");
     }
+
+    @Test
+    void aRescheduleMovesAWaitingPriorityMessagesNotBeforeTimeAndKeepsItsPriority() {
+        RmqClient rmq = client(TopicDefinition.builder("moved", TopicType.PRIORITY).slotAmount(1).maxRetries(5)
+                .backoff(dev.rmq.topic.BackoffPolicy.fixed(Duration.ofHours(1))).build());
+        MessageRef visible = MessageRef.of("moved", "visible");
+        MessageRef held = MessageRef.of("moved", "held");
+        MessageRef retried = MessageRef.of("moved", "retried");
+        rmq.producer().send(OutgoingMessage.priority("moved", "r", 90).withKey("retried"));
+        rmq.producer().send(OutgoingMessage.priority("moved", "v", 80).withKey("visible"));
+        rmq.producer().send(OutgoingMessage.priority("moved", "h", 60).withKey("held").withDelay(Duration.ofHours(1)));
+        try (var puller = rmq.puller(String.class).topics("moved").build()) {
+            puller.start();
+            var first = puller.poll(1, Duration.ofSeconds(2));
+            assertThat(first).extracting(m -> m.key()).containsExactly("retried");
+            first.get(0).retry("wait out the backoff");
+            assertThat(rmq.producer().get(retried).orElseThrow().state()).isEqualTo(MessageState.RETRYING);
+
+            long later = redisTimeMs() + 3_600_000;
+            assertThat(rmq.producer().reschedule(visible, Instant.ofEpochMilli(later))).isTrue();
+            StoredMessage moved = rmq.producer().get(visible).orElseThrow();
+            assertThat(moved.state()).isEqualTo(MessageState.DELAYED);
+            assertThat(moved.visibleAt()).hasValue(Instant.ofEpochMilli(later));
+
+            // a time now or past: visible at once, at the priority it had; a retry's backoff gives way as well
+            assertThat(rmq.producer().reschedule(held, Instant.now().minusSeconds(1))).isTrue();
+            assertThat(rmq.producer().get(held).orElseThrow().priority(TopicType.PRIORITY)).hasValue(60);
+            assertThat(rmq.producer().reschedule(retried, Instant.now())).isTrue();
+            assertThat(rmq.inspector().counts("moved").total().retrying()).as("nothing waits out a backoff").isZero();
+            var next = puller.poll(5, Duration.ofSeconds(2));
+            assertThat(next).extracting(m -> m.key()).containsExactly("retried", "held");
+            assertThat(next.get(0).attempt()).as("the attempts are kept").isEqualTo(2);
+            assertThat(rmq.producer().get(visible).orElseThrow().state()).isEqualTo(MessageState.DELAYED);
+        }
+        assertThat(rmq.producer().reschedule(MessageRef.of("moved", "nobody"), Instant.now())).isFalse();
+    }
 }

@@ -110,6 +110,24 @@ class MessageApiTests {
     }
 
     @Test
+    void aPriorityMessageIsHeldBackByANewNotBeforeTime() {
+        api.send("t-priority", Map.of("payload", "job", "key", "job-held", "priority", 50));
+        String later = Instant.now().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.MILLIS).toString();
+
+        JsonNode moved = api.post("/api/v1/topics/t-priority/messages/job-held/reschedule",
+                HttpApi.json(Map.of("notBefore", later))).expect(200);
+
+        assertThat(moved.path("notBefore").asString()).isEqualTo(later);
+        JsonNode stored = api.get("/api/v1/topics/t-priority/messages/job-held").expect(200);
+        assertThat(stored.path("state").asString()).isEqualTo("DELAYED");
+        api.post("/api/v1/topics/t-priority/messages/job-held/reschedule",
+                HttpApi.json(Map.of("notBefore", later, "priority", 60))).expect(400);
+        api.post("/api/v1/topics/t-fixed/messages/job-held/reschedule",
+                HttpApi.json(Map.of("notBefore", later))).expect(400);
+        api.delete("/api/v1/topics/t-priority/messages/job-held").expect(200);
+    }
+
+    @Test
     void aFixedTimeMessageIsRescheduled() {
         Instant due = Instant.now().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.MILLIS);
         // asked with microseconds; Redis keeps due times to the millisecond, and the answer says so

@@ -110,8 +110,12 @@ public final class JournaledProducer implements RmqProducer {
 
     @Override
     public CompletionStage<Boolean> rescheduleAsync(MessageRef ref, Instant dueTime) {
-        return producer.rescheduleAsync(ref, dueTime)
-                .thenApply(done -> changed(done, ref, JournaledChange.Kind.RESCHEDULED, dueTime.toEpochMilli()));
+        boolean priority = ref != null && topics.contains(ref.topic())
+                && topics.require(ref.topic()).type() == TopicType.PRIORITY;
+        // a priority message's reschedule sets its not-before time, which the journal keeps apart from its priority
+        return producer.rescheduleAsync(ref, dueTime).thenApply(done -> priority
+                ? changed(done, ref, JournaledChange.Kind.DELAYED, dueTime.isAfter(Instant.now()) ? dueTime.toEpochMilli() : 0)
+                : changed(done, ref, JournaledChange.Kind.RESCHEDULED, dueTime.toEpochMilli()));
     }
 
     @Override

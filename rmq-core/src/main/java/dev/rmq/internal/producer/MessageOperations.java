@@ -41,17 +41,15 @@ final class MessageOperations {
         return scripts.run(slotKeys(topic, ref), new CancelCall(ref.key()));
     }
 
+    /** A new due time; on a priority topic, a new not-before time, the priority kept. */
     CompletionStage<Boolean> reschedule(MessageRef ref, Instant dueTime) {
         TopicDefinition topic = topics.require(refOrThrow(ref).topic());
-        if (topic.type() == TopicType.PRIORITY) {
-            throw new IllegalArgumentException("topic '" + topic.name() + "' is a PRIORITY topic; use reprioritize");
-        }
-        return rescore(topic, ref, MessageArguments.checkTime("dueTime", dueTime));
+        return rescore(topic, ref, topic.type() == TopicType.PRIORITY, MessageArguments.checkTime("dueTime", dueTime));
     }
 
     CompletionStage<Boolean> reprioritize(MessageRef ref, long priority) {
         TopicDefinition topic = topics.require(refOrThrow(ref).topic(), TopicType.PRIORITY);
-        return rescore(topic, ref, MessageArguments.checkPriority(priority));
+        return rescore(topic, ref, false, MessageArguments.checkPriority(priority));
     }
 
     CompletionStage<Optional<StoredMessage>> get(MessageRef ref) {
@@ -61,9 +59,9 @@ final class MessageOperations {
                 slot.slot(), ref.key(), f.state(), f.score(), f.envelope())));
     }
 
-    private CompletionStage<Boolean> rescore(TopicDefinition topic, MessageRef ref, long value) {
+    private CompletionStage<Boolean> rescore(TopicDefinition topic, MessageRef ref, boolean notBefore, long value) {
         SlotKeys slot = slotKeys(topic, ref);
-        return scripts.run(slot, new RescheduleCall(topic.type(), ref.key(), value, keys.wakeChannel(topic.name()),
+        return scripts.run(slot, new RescheduleCall(topic.type(), ref.key(), notBefore, value, keys.wakeChannel(topic.name()),
                 slot.slot(), topic.lateTolerance().toMillis())).thenApply(result -> {
                     if (result.outcome() == RescheduleCall.Outcome.TOO_LATE) {
                         throw new TimeInPastException(topic.name(), ref.key(), Instant.ofEpochMilli(value),

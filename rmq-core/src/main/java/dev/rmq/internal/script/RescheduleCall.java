@@ -3,22 +3,24 @@ package dev.rmq.internal.script;
 import dev.rmq.topic.TopicType;
 
 /**
- * reschedule.lua: gives a waiting message a new due time or priority; yields whether one was waiting, or that the
- * new fixed time lay too far behind the Redis clock.
+ * reschedule.lua: gives a waiting message a new due time or priority, or a priority message a new not-before time;
+ * yields whether one was waiting, or that the new fixed time lay too far behind the Redis clock.
  *
  * @param type        the topic's type
  * @param key         the message key
- * @param value       the new due time (epoch ms) or priority
+ * @param notBefore   whether {@code value} is a priority message's not-before time rather than its score
+ * @param value       the new due time (epoch ms), priority, or not-before time (epoch ms)
  * @param wakeChannel where idle consumers of the topic are woken
  * @param slot        the slot
  * @param lateToleranceMs how far behind the Redis clock a new fixed time may lie and still be taken
  */
-public record RescheduleCall(TopicType type, String key, long value, String wakeChannel, int slot,
+public record RescheduleCall(TopicType type, String key, boolean notBefore, long value, String wakeChannel, int slot,
                              long lateToleranceMs) implements ScriptCall<RescheduleCall.Result> {
 
     static final Argv<RescheduleCall> ARGV = Argv.<RescheduleCall>builder()
             .arg("type", call -> call.type().scriptCode())
             .arg("key", RescheduleCall::key)
+            .arg("field", call -> call.notBefore() ? "not_before" : "score")
             .arg("value", RescheduleCall::value)
             .arg("wake_channel", RescheduleCall::wakeChannel)
             .arg("slot", RescheduleCall::slot)

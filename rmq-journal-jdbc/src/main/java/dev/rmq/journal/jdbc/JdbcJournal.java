@@ -132,10 +132,15 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
             return;
         }
         boolean cancelled = change.kind() == JournaledChange.Kind.CANCELLED;
+        boolean delayed = change.kind() == JournaledChange.Kind.DELAYED;
         JournalState state = cancelled ? JournalState.CANCELLED : JournalState.RESCHEDULED;
-        writer.add(new Row.Change(change.topic(), change.key(), state, null, cancelled ? null : change.score(), true,
-                cancelled, change.time(), "producer", change.kind() == JournaledChange.Kind.REPRIORITIZED
-                        ? "priority " + change.score() : null));
+        String detail = switch (change.kind()) {
+            case REPRIORITIZED -> "priority " + change.score();
+            case DELAYED -> change.score() > 0 ? "not before " + Instant.ofEpochMilli(change.score()) : "visible now";
+            default -> null;
+        };
+        writer.add(new Row.Change(change.topic(), change.key(), state, null, cancelled || delayed ? null : change.score(),
+                delayed ? change.score() : null, true, cancelled, change.time(), "producer", detail));
     }
 
     @Override
@@ -155,7 +160,7 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
         return CompletableFuture.runAsync(() -> {
             for (String key : keys) {
                 try {
-                    writer.enqueueWaiting(new Row.Change(topic, key, JournalState.CANCELLED, null, null, true, true,
+                    writer.enqueueWaiting(new Row.Change(topic, key, JournalState.CANCELLED, null, null, null, true, true,
                             time, "clear", null), settings.blockTimeout()).join();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
@@ -173,14 +178,14 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
         }
         if (event instanceof RmqEvent.Delivered delivered) {
             writer.add(new Row.Change(delivered.topic(), delivered.key(), JournalState.DELIVERED, delivered.attempt(),
-                    null, false, delivered.atMostOnce(), delivered.time(), delivered.worker(),
+                    null, null, false, delivered.atMostOnce(), delivered.time(), delivered.worker(),
                     delivered.atMostOnce() ? "at most once: it left Redis as it was taken" : null));
         } else if (event instanceof RmqEvent.Acknowledged acknowledged) {
             JournalState state = stateOf(acknowledged.outcome());
             if (state != null) {
                 String detail = acknowledged.outcome() == AckOutcome.MERGED ? "a newer send of its key waits"
                         : acknowledged.reason().isEmpty() ? null : acknowledged.reason();
-                writer.add(new Row.Change(acknowledged.topic(), acknowledged.key(), state, null, null, false,
+                writer.add(new Row.Change(acknowledged.topic(), acknowledged.key(), state, null, null, null, false,
                         state.finished(), acknowledged.time(), acknowledged.worker(), detail));
             }
         }

@@ -29,9 +29,10 @@ sealed interface Row {
      *
      * @param attempt  the attempt to record, or null to keep the message's count
      * @param score    a new due time or priority, or null to keep it
+     * @param notBefore a priority message's new not-before time (epoch ms), 0 for none, or null to keep it
      * @param finishes whether the message is done with after it: its state says so, or it was delivered at most once
      */
-    record Change(String topic, String key, JournalState state, Integer attempt, Long score, boolean newest,
+    record Change(String topic, String key, JournalState state, Integer attempt, Long score, Long notBefore, boolean newest,
                   boolean finishes, Instant time, String worker, String detail) implements Row {
 
         @Override

@@ -36,7 +36,7 @@ final class RowWriter {
     private static final String MERGE = "UPDATE rmq_messages SET score = CASE WHEN type = 'R' THEN score ELSE ? END,"
             + " not_before = ?, expire_at = ?, headers = ?, payload = ?, state = 'merged', updated_at = ? WHERE id = ?";
     private static final String CHANGE = "UPDATE rmq_messages SET state = ?, attempts = ?, score = COALESCE(?, score),"
-            + " finished = ?, updated_at = ? WHERE id = ?";
+            + " not_before = CASE WHEN ? THEN not_before ELSE NULLIF(?, 0) END, finished = ?, updated_at = ? WHERE id = ?";
     private static final String SUPERSEDE = "UPDATE rmq_messages SET state = 'merged', finished = TRUE, updated_at = ?"
             + " WHERE id = ?";
 
@@ -270,11 +270,13 @@ final class RowWriter {
                 OpenMessages.Open open = placed.get(i).open();
                 int attempts = open.attempts();
                 Long score = null;
+                Long notBefore = null;
                 Row.Change last = null;
                 for (; i < placed.size() && placed.get(i).open().id() == open.id(); i++) {
                     Row.Change change = placed.get(i).change();
                     attempts = change.attempt() != null ? change.attempt() : attempts;
                     score = change.score() != null ? change.score() : score;
+                    notBefore = change.notBefore() != null ? change.notBefore() : notBefore;
                     addTransition(transition, open.id(), change.state(), attempts, change.time(), change.worker(),
                             change.detail());
                     last = change;
@@ -286,9 +288,11 @@ final class RowWriter {
                 } else {
                     update.setLong(3, score);
                 }
-                update.setBoolean(4, last.finishes());
-                update.setTimestamp(5, Timestamp.from(last.time()), Transactions.utc());
-                update.setLong(6, open.id());
+                update.setBoolean(4, notBefore == null);
+                update.setLong(5, notBefore == null ? 0 : notBefore);
+                update.setBoolean(6, last.finishes());
+                update.setTimestamp(7, Timestamp.from(last.time()), Transactions.utc());
+                update.setLong(8, open.id());
                 update.addBatch();
             }
             transition.executeBatch();

@@ -4,6 +4,7 @@ import dev.rmq.consumer.AckOutcome;
 import dev.rmq.dead.DeadReason;
 import dev.rmq.events.RmqEvent;
 import dev.rmq.producer.MessageRef;
+import dev.rmq.producer.MessageState;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.producer.StoredMessage;
 import dev.rmq.pull.LeaseExpiredException;
@@ -86,6 +87,29 @@ abstract class JournalBehaviour extends JournalTestBase {
         MessageRow b = message(FIXED, "b");
         assertThat(b.state()).isEqualTo("cancelled");
         assertThat(b.finished()).isTrue();
+    }
+
+    @Test
+    void aPriorityMessagesNewNotBeforeTimeIsJournaledAndRestored() throws SQLException {
+        open(journal -> { });
+        client.producer().send(OutgoingMessage.priority(PRIORITY, "p", 70).withKey("nb"));
+        long later = Instant.now().plus(Duration.ofHours(1)).toEpochMilli();
+        assertThat(client.producer().reschedule(MessageRef.of(PRIORITY, "nb"), Instant.ofEpochMilli(later))).isTrue();
+        journal.flush(Duration.ofSeconds(10));
+        MessageRow row = message(PRIORITY, "nb");
+        assertThat(row.state()).isEqualTo("rescheduled");
+        assertThat(row.score()).as("the priority is kept").isEqualTo(70);
+        assertThat(count("SELECT COUNT(*) FROM rmq_messages WHERE msg_key = 'nb' AND not_before = " + later)).isEqualTo(1);
+
+        redis.command("FLUSHALL");
+        assertThat(journal.restore(RestoreRequest.all()).restored()).isEqualTo(1);
+        StoredMessage restored = client.producer().get(MessageRef.of(PRIORITY, "nb")).orElseThrow();
+        assertThat(restored.state()).isEqualTo(MessageState.DELAYED);
+        assertThat(restored.visibleAt()).hasValue(Instant.ofEpochMilli(later));
+
+        assertThat(client.producer().reschedule(MessageRef.of(PRIORITY, "nb"), Instant.now())).isTrue();
+        journal.flush(Duration.ofSeconds(10));
+        assertThat(count("SELECT COUNT(*) FROM rmq_messages WHERE msg_key = 'nb' AND not_before IS NULL")).isEqualTo(1);
     }
 
     @Test

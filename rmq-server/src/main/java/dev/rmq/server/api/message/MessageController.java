@@ -141,52 +141,70 @@ public class MessageController {
     }
 
     /**
-     * Moves a waiting message: {@code {"dueTime": ...}} on a range-merge or fixed-time topic, {@code {"priority":
-     * ...}} on a priority topic.
+     * Moves a waiting message: {@code {"dueTime": ...}} on a range-merge or fixed-time topic; {@code {"priority":
+     * ...}}, or {@code {"notBefore": ...}} to hold it back until then, on a priority topic.
      */
     @PostMapping("/messages/{key}/reschedule")
     public RescheduleView reschedule(@PathVariable String topic, @PathVariable String key,
                                      @RequestParam(required = false) String slotBasis, @RequestBody JsonNode body) {
         TopicDefinition definition = client.topics().require(topic);
-        JsonBody request = JsonBody.of(body).allowOnly(List.of("dueTime", "priority"));
+        JsonBody request = JsonBody.of(body).allowOnly(List.of("dueTime", "priority", "notBefore"));
         MessageRef ref = new MessageRef(topic, key, slotBasis);
         RescheduleView done;
         boolean moved;
         if (definition.type() == TopicType.PRIORITY) {
             if (request.has("dueTime")) {
                 throw new ApiException(Problem.BAD_TYPE, "field 'dueTime' does not apply to topic '" + topic + "', a"
-                        + " PRIORITY topic: give 'priority' to reprioritize its message");
+                        + " PRIORITY topic: give 'priority' to reprioritize its message, or 'notBefore' to hold it back");
             }
-            long priority = MessageRequests.checkPriority("priority", requirePriority(request, topic));
-            moved = producer.reprioritize(ref, priority);
-            done = new RescheduleView(topic, key, null, priority);
+            if (request.has("notBefore")) {
+                if (request.has("priority")) {
+                    throw new ApiException(Problem.INVALID_ARGUMENT, "give 'priority' or 'notBefore', one per call:"
+                            + " each is a change of its own");
+                }
+                Instant notBefore = requireInstant(request, "notBefore", "the instant before which the message is not"
+                        + " taken (a time now or past makes it visible at once)");
+                moved = producer.reschedule(ref, notBefore);
+                done = new RescheduleView(topic, key, null, null, notBefore.truncatedTo(ChronoUnit.MILLIS).toString());
+            } else {
+                long priority = MessageRequests.checkPriority("priority", requirePriority(request, topic));
+                moved = producer.reprioritize(ref, priority);
+                done = new RescheduleView(topic, key, null, priority, null);
+            }
         } else {
-            if (request.has("priority")) {
-                throw new ApiException(Problem.BAD_TYPE, "field 'priority' does not apply to topic '" + topic + "', a "
-                        + definition.type() + " topic: give 'dueTime' to reschedule its message");
+            if (request.has("priority") || request.has("notBefore")) {
+                throw new ApiException(Problem.BAD_TYPE, "field '" + (request.has("priority") ? "priority" : "notBefore")
+                        + "' does not apply to topic '" + topic + "', a " + definition.type() + " topic: give 'dueTime'"
+                        + " to reschedule its message");
             }
-            Instant due = request.instant("dueTime");
-            if (due == null) {
-                throw new ApiException(Problem.MALFORMED_BODY, "field 'dueTime' is required: the new instant the"
-                        + " message is due, such as 2030-01-01T12:00:00Z");
-            }
-            if (due.toEpochMilli() <= 0) {
-                throw new ApiException(Problem.INVALID_ARGUMENT, "field 'dueTime' must be after"
-                        + " 1970-01-01T00:00:00Z, was " + due);
-            }
+            Instant due = requireInstant(request, "dueTime", "the new instant the message is due");
             try {
                 moved = producer.reschedule(ref, due);
             } catch (TimeInPastException e) {
                 throw timeInPast(e, "nothing was changed");
             }
             // the due time as Redis keeps it, to the millisecond, as a GET of the message shows it
-            done = new RescheduleView(topic, key, due.truncatedTo(ChronoUnit.MILLIS).toString(), null);
+            done = new RescheduleView(topic, key, due.truncatedTo(ChronoUnit.MILLIS).toString(), null, null);
         }
         if (!moved) {
             throw new ApiException(Problem.NOT_FOUND, "topic '" + topic + "' has no waiting message with key '" + key
                     + "'" + basis(slotBasis) + " to move: it is not there, or it is in flight or dead");
         }
         return done;
+    }
+
+    /** The body's instant {@code field}, which must be there and after the epoch; {@code what} says what it means. */
+    private static Instant requireInstant(JsonBody request, String field, String what) {
+        Instant value = request.instant(field);
+        if (value == null) {
+            throw new ApiException(Problem.MALFORMED_BODY, "field '" + field + "' is required: " + what + ", such as"
+                    + " 2030-01-01T12:00:00Z");
+        }
+        if (value.toEpochMilli() <= 0) {
+            throw new ApiException(Problem.INVALID_ARGUMENT, "field '" + field + "' must be after 1970-01-01T00:00:00Z,"
+                    + " was " + value);
+        }
+        return value;
     }
 
     private OutgoingMessage parseElement(TopicDefinition topic, JsonNode element, int index) {
@@ -267,6 +285,6 @@ public class MessageController {
 
     /** Where a message was moved: its new due time, or its new priority. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record RescheduleView(String topic, String key, String dueTime, Long priority) {
+    public record RescheduleView(String topic, String key, String dueTime, Long priority, String notBefore) {
     }
 }
