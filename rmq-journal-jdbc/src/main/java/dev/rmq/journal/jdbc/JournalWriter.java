@@ -80,8 +80,7 @@ final class JournalWriter implements Runnable {
      */
     CompletableFuture<Void> add(Row row) {
         if (closing) {
-            return CompletableFuture.failedFuture(new JournalUnavailableException("the journal is closed; it takes no"
-                    + " more rows"));
+            return closed();
         }
         synchronized (this) {
             if (overflow.isEmpty() && buffer.offer(row)) {
@@ -100,6 +99,11 @@ final class JournalWriter implements Runnable {
         // under CONTINUE a send whose row is dropped goes on; one that waits fails
         return row.done() == null && whenUnavailable == WhenUnavailable.CONTINUE ? ACCEPTED
                 : CompletableFuture.failedFuture(full());
+    }
+
+    private static CompletableFuture<Void> closed() {
+        return CompletableFuture.failedFuture(new JournalUnavailableException("the journal is closed; it takes no more"
+                + " rows"));
     }
 
     private JournalUnavailableException full() {
@@ -186,8 +190,7 @@ final class JournalWriter implements Runnable {
      */
     CompletableFuture<Void> enqueueWaiting(Row row, Duration timeout) throws InterruptedException {
         if (closing) {
-            return CompletableFuture.failedFuture(new JournalUnavailableException("the journal is closed; it takes no"
-                    + " more rows"));
+            return closed();
         }
         synchronized (this) {
             if (overflow.isEmpty() && buffer.offer(row)) {
