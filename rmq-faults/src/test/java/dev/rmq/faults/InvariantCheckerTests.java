@@ -439,13 +439,17 @@ class InvariantCheckerTests {
         ran("c1-1", "f-0", FIXED, 0, "n.f.k", 2, 1, T0 + 7 * S, T0 + 7 * S + 10, "ok", due + 6000, due, due);
         // waiting at the flush and never replaced: lost, whatever the flush
         sent(3, PRIORITY, "n.p.gone", 1, false, false, T0, 50);
+        // never delivered, its time to live up before the flush: it expired into the dead queue the flush emptied
+        sent(4, TTL, "n.t.expired", 2, false, false, T0 - 4 * S, 50);
+        // never delivered, but its time to live not up at the flush: lost
+        sent(5, TTL, "n.t.late", 2, false, false, T0, 50);
         fault(FaultKind.REDIS_FLUSH, "standalone redis", T0 + 5 * S, T0 + 5 * S + 500 * MS,
-                Set.of(PRIORITY + "_1", PRIORITY + "_3", FIXED + "_0"));
+                Set.of(PRIORITY + "_1", PRIORITY + "_3", FIXED + "_0", TTL + "_2"));
 
         Verdict result = check();
 
-        assertThat(result.figure("lost_in_flush")).isEqualTo(2);
-        assertThat(result.figure("lost_unexplained")).isEqualTo(1);
+        assertThat(result.figure("lost_in_flush")).isEqualTo(3);
+        assertThat(result.figure("lost_unexplained")).isEqualTo(2);
     }
 
     @Test

@@ -134,7 +134,9 @@ final class LossCheck {
      * restore does not undo, by design: it empties the dead queue (the journal keeps a dead message's row, with its
      * payload, but puts back only unfinished ones), and a send of a key after the flush creates a new message where
      * it would have merged into the lost one, which the restore then finds present and leaves (the later send's
-     * content is the one delivered, as a merge would have had it). Counted apart, not as losses.
+     * content is the one delivered, as a merge would have had it). Counted apart, not as losses. A message that went
+     * dead is seen in the dead queue at the end of the run, so one that died before a flush is seen nowhere: one that
+     * a handler failed, and one whose time to live ran out, undelivered, before the flush.
      */
     private static String lostInFlush(RunLog log, Messages messages, Instance instance) {
         String slot = instance.topic + "_" + instance.slot();
@@ -142,12 +144,18 @@ final class LossCheck {
         long lastSend = instance.sends.stream().mapToLong(RunLog.Send::startMicros).max().orElse(Long.MAX_VALUE);
         long lastRun = instance.runs.stream().mapToLong(RunLog.Run::end).max().orElse(Long.MAX_VALUE);
         boolean died = !instance.runs.isEmpty() && !instance.consumed();
+        long ttl = log.topicTtlMicros.getOrDefault(instance.topic, 0L);
+        long lastReply = instance.sends.stream().mapToLong(RunLog.Send::endMicros).max().orElse(Long.MAX_VALUE);
         for (RunLog.Fault fault : log.faults) {
             if (!fault.kind().equals(DuplicateCheck.REDIS_FLUSH) || !fault.slots().contains(slot)) {
                 continue;
             }
             if (died && lastRun <= fault.injectMicros() + DuplicateCheck.OUTAGE_MARGIN) {
                 return "dead before redis-flush " + fault.id() + " emptied the dead queue";
+            }
+            // the latest send sets the time to live; counted from its reply, after Redis ran it, so never too early
+            if (ttl > 0 && instance.runs.isEmpty() && !instance.consumed() && lastReply + ttl <= fault.injectMicros()) {
+                return "expired before redis-flush " + fault.id() + " emptied the dead queue";
             }
             if (firstSend > fault.injectMicros()) {
                 continue;

@@ -71,6 +71,8 @@ final class RunLog {
     final Map<String, String> topicDeployments = new LinkedHashMap<>();
     /** The topics whose messages are delivered at most once: their losses are allowed, a second delivery is not. */
     final Set<String> atMostOnceTopics = new TreeSet<>();
+    /** Each topic's time to live in microseconds, 0 for none. */
+    final Map<String, Long> topicTtlMicros = new HashMap<>();
     long sessionTimeoutMicros = 4_000_000;
     final List<Send> sends = new ArrayList<>();
     final List<Run> runs = new ArrayList<>();
@@ -119,6 +121,7 @@ final class RunLog {
                 if ("AT_MOST_ONCE".equals(topic.delivery())) {
                     atMostOnceTopics.add(topic.name());
                 }
+                topicTtlMicros.put(topic.name(), topic.ttlMs() * 1000);
             }
         } else if (event instanceof HarnessEvent.Sent e) {
             sends.add(new Send(e.seq(), e.topic(), e.key(), e.slot(), true, e.merged(), e.durable(), e.startMicros(),
