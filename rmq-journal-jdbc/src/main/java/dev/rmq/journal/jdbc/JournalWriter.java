@@ -24,7 +24,6 @@ import java.util.concurrent.atomic.AtomicLong;
 final class JournalWriter implements Runnable {
 
     private static final Logger log = LoggerFactory.getLogger(JournalWriter.class);
-    private static final long OUTAGE_LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     private final DataSource dataSource;
     private final RowWriter rows;
@@ -37,16 +36,12 @@ final class JournalWriter implements Runnable {
     private final WhenUnavailable whenUnavailable;
     private final Duration blockTimeout;
     private final AtomicLong written = new AtomicLong();
-    private final AtomicLong gap = new AtomicLong();
-    private final AtomicLong failures = new AtomicLong();
+    private final WriterTrouble trouble;
     private final WaitingChanges deferred = new WaitingChanges();
     private final Thread thread;
     private final Thread overflowThread;
     private volatile boolean closing;
     private volatile Instant writingSince;
-    private long gapLoggedNanos;
-    private long outageStartNanos;
-    private long outageLoggedNanos;
 
     JournalWriter(DataSource dataSource, RowWriter rows, Retention retention, int capacity, int batchSize,
                   WhenUnavailable whenUnavailable, Duration blockTimeout) {
@@ -57,6 +52,7 @@ final class JournalWriter implements Runnable {
         this.overflow = new ArrayBlockingQueue<>(capacity);
         this.batchSize = batchSize;
         this.whenUnavailable = whenUnavailable;
+        this.trouble = new WriterTrouble(whenUnavailable);
         this.blockTimeout = blockTimeout;
         this.thread = new Thread(this, "rmq-journal-writer");
         this.thread.setDaemon(true);
@@ -95,7 +91,7 @@ final class JournalWriter implements Runnable {
                 }
             }
         }
-        dropped();
+        trouble.dropped(buffer.size());
         // under CONTINUE a send whose row is dropped goes on; one that waits fails
         return row.done() == null && whenUnavailable == WhenUnavailable.CONTINUE ? ACCEPTED
                 : CompletableFuture.failedFuture(full());
@@ -140,28 +136,13 @@ final class JournalWriter implements Runnable {
                 if (moved) {
                     waiting.accepted().complete(null);
                 } else {
-                    dropped();
+                    trouble.dropped(buffer.size());
                     waiting.accepted().completeExceptionally(full());
                 }
             } catch (InterruptedException e) {
                 overflow.forEach(waiting -> waiting.accepted().completeExceptionally(full()));
                 overflow.clear();
                 return;
-            }
-        }
-    }
-
-    /** Counts a row that found no room, and says so at the first and then every 30 s. */
-    private void dropped() {
-        long count = gap.incrementAndGet();
-        synchronized (gap) {
-            long now = System.nanoTime();
-            if (count == 1 || now - gapLoggedNanos > OUTAGE_LOG_EVERY_NANOS) {
-                gapLoggedNanos = now;
-                log.warn("the journal's buffer is full ({} rows): rows find no room and are dropped{}; {} so far. A"
-                        + " restore cannot bring back the messages they describe", buffer.size(),
-                        whenUnavailable == WhenUnavailable.BLOCK ? " after waiting (sends fail)" : " (sends go on)",
-                        count);
             }
         }
     }
@@ -270,7 +251,7 @@ final class JournalWriter implements Runnable {
             // a conflict with another writer (another process's journal, a restore) goes again inside run()
             try (Connection connection = dataSource.getConnection()) {
                 List<Row.Change> unplaced = Transactions.run(connection, c -> rows.write(c, batch));
-                recovered();
+                trouble.recovered();
                 deferred.replaceWith(unplaced);
                 return true;
             } catch (SQLException | RuntimeException e) {
@@ -280,8 +261,7 @@ final class JournalWriter implements Runnable {
                     deferred.replaceWith(writeApart(batch));
                     return true;
                 }
-                failures.incrementAndGet();
-                failed(e, batch.size());
+                trouble.failed(e, batch.size(), buffer.size());
                 if (closing) {
                     log.warn("the journal closes with {} rows its database did not take; they are lost",
                             batch.size() + buffer.size());
@@ -311,7 +291,7 @@ final class JournalWriter implements Runnable {
         } catch (SQLException | RuntimeException e) {
             Row refused = batch.get(0);
             if (!(refused instanceof Row.Flush)) {
-                gap.incrementAndGet();
+                trouble.refused();
             }
             if (refused.done() != null) {
                 refused.done().completeExceptionally(new JournalUnavailableException("the journal's database refuses"
@@ -335,32 +315,8 @@ final class JournalWriter implements Runnable {
     }
 
 
-    private void failed(Exception e, int rowsInHand) {
-        long now = System.nanoTime();
-        if (outageStartNanos == 0) {
-            outageStartNanos = now;
-            outageLoggedNanos = now;
-            log.warn("the journal cannot write to its database: {}. Its {} rows in hand are written again until it"
-                    + " answers; meanwhile rows wait in its buffer ({} of them), and once it is full sends {}", e.toString(),
-                    rowsInHand, buffer.size(), whenUnavailable == WhenUnavailable.BLOCK ? "wait, then fail"
-                            : "go on and their rows are dropped");
-        } else if (now - outageLoggedNanos > OUTAGE_LOG_EVERY_NANOS) {
-            outageLoggedNanos = now;
-            log.warn("the journal's database is still out of reach after {} s ({} rows buffered): {}",
-                    TimeUnit.NANOSECONDS.toSeconds(now - outageStartNanos), buffer.size(), e.toString());
-        }
-    }
-
-    private void recovered() {
-        if (outageStartNanos != 0) {
-            log.info("the journal's database answers again after {} ms; the buffered rows are being written",
-                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - outageStartNanos));
-            outageStartNanos = 0;
-        }
-    }
-
     private void prune() {
-        if (outageStartNanos == 0) {
+        if (!trouble.inOutage()) {
             retention.pruneIfDue(dataSource, rows.dialect());
         }
     }
@@ -381,7 +337,7 @@ final class JournalWriter implements Runnable {
         }
         Duration lag = oldest == null ? Duration.ZERO : Duration.between(oldest, Instant.now());
         return new JournalStats(buffer.size() + overflow.size(), lag.isNegative() ? Duration.ZERO : lag, written.get(),
-                gap.get(), failures.get(), retention.pruned(), deferred.unmatched(), deferred.size());
+                trouble.gap(), trouble.failures(), retention.pruned(), deferred.unmatched(), deferred.size());
     }
 
     /** Writes what is buffered, for up to {@code timeout}, then stops the thread. */
