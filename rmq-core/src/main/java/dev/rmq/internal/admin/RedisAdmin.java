@@ -143,41 +143,48 @@ public final class RedisAdmin implements RmqAdmin {
         long waiting = 0;
         long parked = 0;
         long dead = 0;
-        int failedSlots = 0;
-        Throwable failure = null;
+        SlotFailures failures = new SlotFailures();
         List<String> keys = new ArrayList<>();
         for (CompletableFuture<ClearCall.Cleared> slot : cleared) {
-            if (slot.isCompletedExceptionally()) {
-                failedSlots++;
-                failure = failure != null ? failure : slot.handle((value, error) -> error).join();
-                continue;
+            ClearCall.Cleared one = failures.valueOf(slot);
+            if (one != null) {
+                waiting += one.waiting();
+                parked += one.parked();
+                keys.addAll(one.keys());
             }
-            ClearCall.Cleared one = slot.join();
-            waiting += one.waiting();
-            parked += one.parked();
-            keys.addAll(one.keys());
         }
         for (CompletableFuture<Long> slot : purged) {
-            if (slot.isCompletedExceptionally()) {
-                failedSlots++;
-                failure = failure != null ? failure : slot.handle((value, error) -> error).join();
-                continue;
-            }
-            dead += slot.join();
+            Long one = failures.valueOf(slot);
+            dead += one != null ? one : 0;
         }
         ClearReport report = new ClearReport(definition.name(), waiting, parked, dead);
         CompletionStage<Void> journaled = listKeys && !keys.isEmpty()
                 ? journal.cleared(definition.name(), keys, Instant.now()) : CompletableFuture.completedFuture(null);
-        int failed = failedSlots;
-        Throwable cause = failure;
         return journaled.thenApply(done -> {
-            if (failed > 0) {
-                throw new RmqUnavailableException("topic '" + definition.name() + "' was cleared in part: " + failed
-                        + " slot call(s) failed (" + cause + "); the others removed " + report.waiting() + " waiting, "
-                        + report.parked() + " parked and " + report.dead() + " dead message(s). Repeat the call", cause);
+            if (failures.count > 0) {
+                throw new RmqUnavailableException("topic '" + definition.name() + "' was cleared in part: "
+                        + failures.count + " slot call(s) failed (" + failures.first + "); the others removed "
+                        + report.waiting() + " waiting, " + report.parked() + " parked and " + report.dead()
+                        + " dead message(s). Repeat the call", failures.first);
             }
             return report;
         });
+    }
+
+    /** The slot calls of a clear that failed: how many, and the first one's error. */
+    private static final class SlotFailures {
+        int count;
+        Throwable first;
+
+        /** The call's result, or null when it failed, which is counted. */
+        <T> T valueOf(CompletableFuture<T> call) {
+            if (!call.isCompletedExceptionally()) {
+                return call.join();
+            }
+            count++;
+            first = first != null ? first : call.handle((value, error) -> error).join();
+            return null;
+        }
     }
 
     private SlotKeys slotKeys(TopicDefinition topic, int slot) {
