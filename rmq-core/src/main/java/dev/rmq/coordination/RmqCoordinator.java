@@ -16,6 +16,7 @@ import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.zookeeper.data.ACL;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,7 +29,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One per application: registers its topic definitions in ZooKeeper (refusing conflicting ones) and
@@ -41,6 +42,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class RmqCoordinator implements Closeable {
 
     private static final Logger log = LoggerFactory.getLogger(RmqCoordinator.class);
+
+    /** Built latent; started once; stopped once, whether it started or not. */
+    private enum State { LATENT, STARTED, STOPPED }
     /** The longest {@link #close()} takes, whatever state Redis and ZooKeeper are in. */
     public static final Duration CLOSE_BOUND = Duration.ofSeconds(10);
 
@@ -48,8 +52,7 @@ public final class RmqCoordinator implements Closeable {
     private final TopicRegistry topics;
     private final SlotFencing fencing;
     private final Membership membership;
-    private final AtomicBoolean started = new AtomicBoolean();
-    private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
     private final List<ZooKeeperSlotAssignment> assignments = new CopyOnWriteArrayList<>();
     private final ConnectionStateListener connectionListener = this::onConnectionState;
     /** When the ZooKeeper connection was last suspended (System.nanoTime), 0 while it is up. */
@@ -76,8 +79,9 @@ public final class RmqCoordinator implements Closeable {
      * @throws IllegalStateException  when started twice, or Curator is not started
      */
     public void start() {
-        if (!started.compareAndSet(false, true)) {
-            throw new IllegalStateException("RmqCoordinator " + membership.instanceId() + " was already started");
+        if (!state.compareAndSet(State.LATENT, State.STARTED)) {
+            throw new IllegalStateException("RmqCoordinator " + membership.instanceId() + " was already started, or"
+                    + " closed: a coordinator starts once");
         }
         if (curator.getState() != CuratorFrameworkState.STARTED) {
             throw new IllegalStateException("the CuratorFramework must be started before the RmqCoordinator");
@@ -136,7 +140,8 @@ public final class RmqCoordinator implements Closeable {
      */
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
+        State was = state.getAndSet(State.STOPPED);
+        if (was == State.STOPPED) {
             return;
         }
         curator.getConnectionStateListenable().removeListener(connectionListener);
@@ -144,7 +149,7 @@ public final class RmqCoordinator implements Closeable {
         for (ZooKeeperSlotAssignment assignment : assignments) {
             assignment.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         }
-        if (started.get()) {
+        if (was == State.STARTED) {
             for (TopicDefinition topic : topics.all()) {
                 TopicRegistration.forget(curator, membership.paths(), topic, membership.instanceId());
             }
@@ -183,7 +188,7 @@ public final class RmqCoordinator implements Closeable {
     }
 
     private void requireStarted() {
-        if (!started.get() || closed.get()) {
+        if (state.get() != State.STARTED) {
             throw new IllegalStateException("RmqCoordinator " + membership.instanceId() + " is not running");
         }
     }
@@ -204,9 +209,11 @@ public final class RmqCoordinator implements Closeable {
         private final RmqClient client;
         private String root = "/rmq";
         /** Null: the CuratorFramework's own ACLProvider decides, as for any other Curator create. */
-        private List<ACL> acl;
-        private String instanceId;
-        private String origin;
+        private @Nullable List<ACL> acl;
+        /** Null for the host name plus a random suffix. */
+        private @Nullable String instanceId;
+        /** Null for "instance" and the instance id. */
+        private @Nullable String origin;
 
         private Builder(CuratorFramework curator, RmqClient client) {
             if (curator == null || client == null) {

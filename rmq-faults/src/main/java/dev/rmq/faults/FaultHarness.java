@@ -12,6 +12,7 @@ import dev.rmq.topic.TopicDefinition;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.jspecify.annotations.Nullable;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -54,15 +55,13 @@ public final class FaultHarness {
     private final List<String> harnessErrors = new ArrayList<>();
     private final List<HarnessEvent.FaultInjected> faults = new ArrayList<>();
     private final Map<Deployment, RedisDeployment> redis = new EnumMap<>(Deployment.class);
-    private ZooKeeperEnsemble zookeeper;
-    private ConsumerTail tail;
-    private HarnessClients clients;
-    private EventLog events;
-    private Probes probes;
+    /** The clients and the probes, null until the run has connected them; closed at its end. */
+    private @Nullable HarnessClients clients;
+    private @Nullable Probes probes;
     /** The journal's database, when the run injects redis-flush; null otherwise. */
-    private PostgresTestServer journalDatabase;
+    private @Nullable PostgresTestServer journalDatabase;
     /** The harness's own journal, which restores after a flush; null without one. */
-    private JdbcJournal restoreJournal;
+    private @Nullable JdbcJournal restoreJournal;
 
     /** The outcome of a run: the figures (the JSON result), the details, and what failed. */
     record Outcome(Map<String, Object> figures, Map<String, Object> details, List<String> failures, Path out,
@@ -140,9 +139,6 @@ public final class FaultHarness {
         Outcome outcome;
         try (ZooKeeperEnsemble zk = ZooKeeperEnsemble.start(); ConsumerTail t = new ConsumerTail();
              EventLog log = new EventLog(dir.resolve("harness.events"))) {
-            zookeeper = zk;
-            tail = t;
-            events = log;
             say("ZooKeeper ensemble of 3 servers in this JVM (Curator TestingCluster) at " + zk.connectString());
             try {
                 for (Deployment deployment : options.redis().deployments()) {
@@ -154,11 +150,10 @@ public final class FaultHarness {
                 if (options.faults().contains(FaultKind.REDIS_FLUSH) && redis.containsKey(Deployment.STANDALONE)) {
                     journalDatabase = PostgresTestServer.start();
                     restoreJournal = HarnessJournal.open(journalDatabase.jdbcUrl(), JournalMode.OFF);
-                    restoreJournal.attach(clients.rmq(Deployment.STANDALONE));
                     say("the standalone topics are journaled in PostgreSQL on port " + journalDatabase.port()
                             + ", for redis-flush");
                 }
-                outcome = drive();
+                outcome = drive(zk, t, log, clients);
             } finally {
                 ChildJvm.killAll();
                 if (restoreJournal != null) {
@@ -184,7 +179,8 @@ public final class FaultHarness {
         return outcome;
     }
 
-    private Outcome drive() throws Exception {
+    private Outcome drive(ZooKeeperEnsemble zookeeper, ConsumerTail tail, EventLog events, HarnessClients clients)
+            throws Exception {
         long runStart = EventLog.nowMicros();
         events.write(new HarnessEvent.RunStarted(runStart, Workload.SESSION_TIMEOUT_MS, Workload.LEASE.toMillis(),
                 clients.topics().stream().map(t -> new HarnessEvent.Topic(t.name(), t.type().name(),
@@ -193,7 +189,7 @@ public final class FaultHarness {
         ConsumerFleet fleet = new ConsumerFleet(dir, options, zookeeper.connectString(), this::redisAddresses, journalUrl(),
                 tail, events);
         fleet.start();
-        awaitAllSlotsOwned();
+        awaitAllSlotsOwned(zookeeper, clients);
         say(options.consumers() + " consumers own every slot of " + clients.topics().size() + " topics");
 
         ChildJvm producer = startProducer();
@@ -212,7 +208,7 @@ public final class FaultHarness {
         Map<String, Object> drain = EndOfRun.drain(clients);
         say("drain: " + drain.get("drained") + ", " + drain.get("waiting_left") + " waiting and " + drain.get("in_flight_left")
                 + " in flight left after " + drain.get("seconds") + " s");
-        if (!(Boolean) drain.get("drained")) {
+        if (!Boolean.TRUE.equals(drain.get("drained"))) {
             harnessErrors.add("the queues did not drain within " + drain.get("timeout_seconds") + " s: "
                     + drain.get("waiting_left") + " waiting, " + drain.get("in_flight_left") + " in flight");
         }
@@ -286,7 +282,7 @@ public final class FaultHarness {
         return addresses;
     }
 
-    private void awaitAllSlotsOwned() throws Exception {
+    private void awaitAllSlotsOwned(ZooKeeperEnsemble zookeeper, HarnessClients clients) throws Exception {
         try (CuratorFramework curator = CuratorFrameworkFactory.newClient(zookeeper.connectString(), 10_000, 5_000,
                 new ExponentialBackoffRetry(100, 5))) {
             curator.start();
@@ -301,9 +297,10 @@ public final class FaultHarness {
                 long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
                 while (true) {
                     boolean all = true;
-                    for (TopicDefinition topic : clients.topics()) {
-                        RmqCoordinator observer = observers.get(Workload.deploymentOf(topic.name()));
-                        all &= observer.owners(topic.name()).size() == topic.slotAmount();
+                    for (Map.Entry<Deployment, RmqCoordinator> observer : observers.entrySet()) {
+                        for (TopicDefinition topic : Workload.topics(observer.getKey())) {
+                            all &= observer.getValue().owners(topic.name()).size() == topic.slotAmount();
+                        }
                     }
                     if (all) {
                         return;

@@ -9,12 +9,14 @@ import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.embedded.RedisServer;
 import dev.rmq.testsupport.TcpProxy;
 import dev.rmq.topic.TopicDefinition;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
@@ -40,13 +42,13 @@ final class FaultInjector {
     private final EventLog events;
     private final Random random;
     private final List<Map<String, Object>> unrecovered = new ArrayList<>();
-    private final JdbcJournal journal;
+    private final @Nullable JdbcJournal journal;
     private int pauses;
 
     /** @param journal the journal that restores the standalone Redis after a flush; null when the run has none */
     FaultInjector(ConsumerFleet fleet, HarnessClients clients, Map<Deployment, RedisDeployment> redis,
                   ZooKeeperEnsemble zookeeper, Probes probes, MidMessage midMessage, EventLog events, Random random,
-                  JdbcJournal journal) {
+                  @Nullable JdbcJournal journal) {
         this.fleet = fleet;
         this.clients = clients;
         this.redis = redis;
@@ -120,6 +122,11 @@ final class FaultInjector {
                 + " ms, " + MidMessage.describe(busy, inject), sent);
     }
 
+    /** The Redis a fault strikes: the options take a fault only with a Redis mode that has it. */
+    private RedisDeployment deployment(Deployment deployment) {
+        return Objects.requireNonNull(redis.get(deployment), "this run has no " + deployment.cliName() + " Redis");
+    }
+
     /** The rmq slots ({@code topic_index}) of one deployment's topics, to their store keys. */
     private static Map<String, String> storeKeys(Deployment deployment) {
         Map<String, String> keys = new TreeMap<>();
@@ -133,7 +140,7 @@ final class FaultInjector {
     }
 
     private HarnessEvent.FaultInjected restartRedis(int id) throws Exception {
-        RedisDeployment.Standalone standalone = (RedisDeployment.Standalone) redis.get(Deployment.STANDALONE);
+        RedisDeployment.Standalone standalone = (RedisDeployment.Standalone) deployment(Deployment.STANDALONE);
         Set<String> slots = storeKeys(Deployment.STANDALONE).keySet();
         long inject = EventLog.nowMicros();
         String how = standalone.takeDown();
@@ -153,13 +160,13 @@ final class FaultInjector {
         if (journal == null) {
             throw new IllegalStateException("redis-flush needs the journal, which the run starts with the standalone Redis");
         }
-        RedisDeployment.Standalone standalone = (RedisDeployment.Standalone) redis.get(Deployment.STANDALONE);
+        RedisDeployment.Standalone standalone = (RedisDeployment.Standalone) deployment(Deployment.STANDALONE);
         Set<String> slots = storeKeys(Deployment.STANDALONE).keySet();
         long inject = EventLog.nowMicros();
         standalone.flushAll();
         CompletableFuture<Void> sent = probes.send(id);
         TimeUnit.MILLISECONDS.sleep(300 + random.nextInt(1700));
-        RestoreReport report = journal.restore(RestoreRequest.all());
+        RestoreReport report = journal.restore(clients.rmq(Deployment.STANDALONE), RestoreRequest.all());
         long heal = EventLog.nowMicros();
         return finish(id, FaultKind.REDIS_FLUSH, "standalone redis", inject, heal, slots, "FLUSHALL, then a restore"
                 + " put back " + report.restored() + " of " + report.examined() + " open journaled messages ("
@@ -168,7 +175,7 @@ final class FaultInjector {
     }
 
     private HarnessEvent.FaultInjected failover(int id) throws Exception {
-        RedisDeployment.Cluster cluster = (RedisDeployment.Cluster) redis.get(Deployment.CLUSTER);
+        RedisDeployment.Cluster cluster = (RedisDeployment.Cluster) deployment(Deployment.CLUSTER);
         RedisServer replica = cluster.pickReplica(random);
         int master = RedisDeployment.Cluster.masterPortOf(replica);
         Set<String> slots = cluster.slotsServedBy(master, storeKeys(Deployment.CLUSTER));
@@ -180,7 +187,7 @@ final class FaultInjector {
     }
 
     private HarnessEvent.FaultInjected killMaster(int id) throws Exception {
-        RedisDeployment.Cluster cluster = (RedisDeployment.Cluster) redis.get(Deployment.CLUSTER);
+        RedisDeployment.Cluster cluster = (RedisDeployment.Cluster) deployment(Deployment.CLUSTER);
         RedisServer victim = cluster.pickMaster(random);
         Set<String> slots = cluster.slotsServedBy(victim.port(), storeKeys(Deployment.CLUSTER));
         long inject = EventLog.nowMicros();
@@ -290,7 +297,7 @@ final class FaultInjector {
 
     /** SIGKILL of the Sentinel deployment's master, its replica promoted, the old master back as its replica. */
     private HarnessEvent.FaultInjected failSentinelMasterOver(int id) throws Exception {
-        RedisDeployment.Sentinel sentinel = (RedisDeployment.Sentinel) redis.get(Deployment.SENTINEL);
+        RedisDeployment.Sentinel sentinel = (RedisDeployment.Sentinel) deployment(Deployment.SENTINEL);
         Set<String> slots = storeKeys(Deployment.SENTINEL).keySet();
         long inject = EventLog.nowMicros();
         CompletableFuture<Void> sent = probes.send(id);

@@ -4,6 +4,7 @@ import dev.rmq.RmqClient;
 import dev.rmq.journal.jdbc.JdbcJournal;
 import dev.rmq.events.RmqEventListener;
 import dev.rmq.topic.TopicDefinition;
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 
 import java.util.ArrayList;
@@ -41,7 +42,7 @@ final class HarnessClients implements AutoCloseable {
 
     /** As {@link #connect(Map, int, RmqEventListener)}, with the standalone client journaled when a journal is given. */
     static HarnessClients connect(Map<Deployment, List<String>> addresses, int retryAttempts, RmqEventListener events,
-                                  JdbcJournal journal) {
+                                  @Nullable JdbcJournal journal) {
         HarnessClients clients = new HarnessClients();
         try {
             addresses.forEach((deployment, nodes) -> {
@@ -51,11 +52,7 @@ final class HarnessClients implements AutoCloseable {
                 if (journal != null && deployment == Deployment.STANDALONE) {
                     rmq.journal(journal);
                 }
-                RmqClient built = rmq.build();
-                if (journal != null && deployment == Deployment.STANDALONE) {
-                    journal.attach(built);
-                }
-                clients.rmq.put(deployment, built);
+                clients.rmq.put(deployment, rmq.build());
             });
         } catch (RuntimeException e) {
             clients.close();
@@ -77,7 +74,11 @@ final class HarnessClients implements AutoCloseable {
     }
 
     RedissonClient redisson(Deployment deployment) {
-        return redisson.get(deployment);
+        RedissonClient client = redisson.get(deployment);
+        if (client == null) {
+            throw new IllegalArgumentException("this run has no " + deployment.cliName() + " Redis");
+        }
+        return client;
     }
 
     /** The rmq client of the deployment that holds {@code topic}. */

@@ -26,6 +26,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -102,9 +103,6 @@ public final class JournalBench {
             builder.journal(journal);
         }
         try (RmqClient client = builder.build()) {
-            if (journal != null) {
-                journal.attach(client);
-            }
             long start = System.nanoTime();
             ExecutorService producers = Executors.newFixedThreadPool(PRODUCERS);
             List<Future<?>> done = new ArrayList<>();
@@ -162,7 +160,6 @@ public final class JournalBench {
             empty(database);
             try (JdbcJournal journal = JdbcJournal.builder(database).mode(JournalMode.ASYNC).batchSize(2_000).build();
                  RmqClient client = RmqClient.builder(redisson).topic(topic()).journal(journal).build()) {
-                journal.attach(client);
                 for (int i = 0; i < count; i += 1_000) {
                     List<OutgoingMessage> batch = new ArrayList<>(1_000);
                     for (int j = i; j < Math.min(count, i + 1_000); j++) {
@@ -172,12 +169,12 @@ public final class JournalBench {
                 }
                 journal.flush(Duration.ofMinutes(5));
                 redis.command("FLUSHALL");
-                RestoreReport report = journal.restore(RestoreRequest.all());
+                RestoreReport report = journal.restore(client, RestoreRequest.all());
                 if (report.restored() != count) {
                     throw new IllegalStateException("restore put back " + report.restored() + " of " + count);
                 }
                 rates.add(count / (report.took().toNanos() / 1e9));
-                RestoreReport again = journal.restore(RestoreRequest.all());
+                RestoreReport again = journal.restore(client, RestoreRequest.all());
                 noops.add(count / (again.took().toNanos() / 1e9));
                 System.out.printf("rep %d restore of %,d: %,.0f msgs/s (%d ms); again, all present: %,.0f msgs/s%n",
                         rep, count, rates.get(rates.size() - 1), report.took().toMillis(), noops.get(noops.size() - 1));
@@ -197,10 +194,13 @@ public final class JournalBench {
             List<Double> produceRatio = new ArrayList<>();
             List<Double> consumeRatio = new ArrayList<>();
             for (Map<JournalMode, Rates> round : rounds) {
-                produce.add(round.get(mode).produce());
-                consume.add(round.get(mode).consume());
-                produceRatio.add(round.get(mode).produce() / round.get(JournalMode.OFF).produce());
-                consumeRatio.add(round.get(mode).consume() / round.get(JournalMode.OFF).consume());
+                // every round measures every mode
+                Rates rates = Objects.requireNonNull(round.get(mode), "a round without " + mode);
+                Rates off = Objects.requireNonNull(round.get(JournalMode.OFF), "a round without OFF");
+                produce.add(rates.produce());
+                consume.add(rates.consume());
+                produceRatio.add(rates.produce() / off.produce());
+                consumeRatio.add(rates.consume() / off.consume());
             }
             System.out.printf("| %s | %s | %s | %s | %s |%n", mode.name().toLowerCase(), median(produce),
                     ratio(produceRatio), median(consume), ratio(consumeRatio));

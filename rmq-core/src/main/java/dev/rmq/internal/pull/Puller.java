@@ -8,6 +8,7 @@ import dev.rmq.internal.slot.SlotSession;
 import dev.rmq.pull.PulledMessage;
 import dev.rmq.pull.RmqPuller;
 import dev.rmq.topic.TopicRegistry;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,11 +48,12 @@ public final class Puller<T> implements RmqPuller<T> {
     private final Object changes = new Object();
     /** Counts changes, so that a poll that found nothing does not sleep through one that came meanwhile. */
     private long generation;
-    private volatile State state = State.NEW;
+    private volatile State state = State.LATENT;
     /** Where the next poll's turn over the topics starts. Guarded by {@link #lock}. */
     private int turn;
 
-    private enum State { NEW, RUNNING, CLOSED }
+    /** Built latent; started once; stopped once, whether it started or not. */
+    private enum State { LATENT, STARTED, STOPPED }
 
     private final Runnable closed;
 
@@ -91,11 +93,11 @@ public final class Puller<T> implements RmqPuller<T> {
     public void start() {
         lock.lock();
         try {
-            if (state != State.NEW) {
-                throw new IllegalStateException("puller " + id + " was already " + (state == State.RUNNING
+            if (state != State.LATENT) {
+                throw new IllegalStateException("puller " + id + " was already " + (state == State.STARTED
                         ? "started" : "closed") + "; a puller starts once");
             }
-            state = State.RUNNING;
+            state = State.STARTED;
             sources.values().forEach(PullSource::start);
         } finally {
             lock.unlock();
@@ -105,7 +107,7 @@ public final class Puller<T> implements RmqPuller<T> {
 
     @Override
     public boolean isRunning() {
-        return state == State.RUNNING;
+        return state == State.STARTED;
     }
 
     @Override
@@ -130,7 +132,7 @@ public final class Puller<T> implements RmqPuller<T> {
                 if (first) {
                     requireRunning();
                     first = false;
-                } else if (state != State.RUNNING) {
+                } else if (state != State.STARTED) {
                     // closed while this poll waited
                     return got;
                 }
@@ -167,7 +169,7 @@ public final class Puller<T> implements RmqPuller<T> {
      * One or more turns over the due slots of {@code asked}: each topic's share of what is left, taken from its
      * slots as {@link PullSource#take} says. Returns the failure when every slot tried failed for want of Redis.
      */
-    private RuntimeException collect(List<PullSource<T>> asked, int count, List<PulledMessage<T>> got) {
+    private @Nullable RuntimeException collect(List<PullSource<T>> asked, int count, List<PulledMessage<T>> got) {
         List<PullSource<T>> order = new ArrayList<>(asked);
         Collections.rotate(order, -(turn++ % order.size()));
         Map<PullSource<T>, List<SlotSession<T>>> due = new IdentityHashMap<>();
@@ -179,9 +181,10 @@ public final class Puller<T> implements RmqPuller<T> {
         boolean anySuccess = false;
         for (int pass = 0; pass < MAX_PASSES && got.size() < count; pass++) {
             Map<PullSource<T>, List<SlotSession<T>>> again = new IdentityHashMap<>();
-            int topicsLeft = (int) order.stream().filter(s -> !due.get(s).isEmpty()).count();
+            // every source of the order has its entry in due
+            int topicsLeft = (int) order.stream().filter(s -> !due.getOrDefault(s, List.of()).isEmpty()).count();
             for (PullSource<T> source : order) {
-                List<SlotSession<T>> slots = due.get(source);
+                List<SlotSession<T>> slots = due.getOrDefault(source, List.of());
                 if (slots.isEmpty() || got.size() >= count) {
                     continue;
                 }
@@ -267,8 +270,8 @@ public final class Puller<T> implements RmqPuller<T> {
     }
 
     private void requireRunning() {
-        if (state != State.RUNNING) {
-            throw new IllegalStateException(state == State.NEW ? "puller " + id + " is not started: call start()"
+        if (state != State.STARTED) {
+            throw new IllegalStateException(state == State.LATENT ? "puller " + id + " is not started: call start()"
                     : "puller " + id + " is closed");
         }
     }
@@ -335,11 +338,11 @@ public final class Puller<T> implements RmqPuller<T> {
     public void close() {
         lock.lock();
         try {
-            if (state == State.CLOSED) {
+            if (state == State.STOPPED) {
                 return;
             }
-            boolean started = state == State.RUNNING;
-            state = State.CLOSED;
+            boolean started = state == State.STARTED;
+            state = State.STOPPED;
             if (!started) {
                 closed.run();
                 return;

@@ -7,6 +7,7 @@ import dev.rmq.journal.JournaledChange;
 import dev.rmq.journal.JournaledSend;
 import dev.rmq.journal.MessageJournal;
 import org.flywaydb.core.Flyway;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,22 +23,23 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A journal of rmq's messages in PostgreSQL or MySQL/MariaDB: a row per message in {@code rmq_messages} (its whole
  * content, its last state) and a row per change in {@code rmq_transitions} (state, attempt, time, worker, host).
- * Give it to the client, then attach the client, so that {@link #restore} can put back what Redis lost:
+ * Give it to the client; {@link #restore} puts back into a client's Redis what Redis lost:
  *
  * <pre>{@code
  * JdbcJournal journal = JdbcJournal.builder(dataSource).mode("payments", JournalMode.SYNC).build();
  * RmqClient client = RmqClient.builder(redisson).topics(topics).journal(journal).build();
- * journal.attach(client);
  * ...
- * RestoreReport report = journal.restore(RestoreRequest.all());
+ * RestoreReport report = journal.restore(client, RestoreRequest.all());
  * }</pre>
  *
- * <p>The schema is created and migrated at {@link Builder#build()} by Flyway, with a history table of its own
- * ({@value #HISTORY_TABLE}), unless {@link Builder#migrate(boolean)} says not to.
+ * <p>{@link Builder#build()} creates and migrates the schema with Flyway, with a history table of its own
+ * ({@value #HISTORY_TABLE}), unless {@link Builder#migrate(boolean)} says not to, and then starts the writer.
+ * {@link #close()} stops it; a journal runs once: it cannot be started again.
  */
 public final class JdbcJournal implements MessageJournal, AutoCloseable {
 
@@ -50,7 +52,7 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
     private final JournalSettings settings;
     private final JournalWriter writer;
     private final JournalRestore restorer;
-    private volatile RmqClient client;
+    private final AtomicReference<State> lifecycle = new AtomicReference<>(State.LATENT);
     /** Completes waiting senders' stages, off the writer's and the overflow's threads. */
     private final java.util.concurrent.ExecutorService callbacks = java.util.concurrent.Executors.newCachedThreadPool(
             runnable -> {
@@ -65,19 +67,20 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
         this.writer = new JournalWriter(settings.dataSource(), new RowWriter(dialect, settings.host()), retention,
                 settings.bufferCapacity(), settings.batchSize(), settings.whenUnavailable(), settings.blockTimeout());
         this.restorer = new JournalRestore(settings.dataSource(), settings.host());
+    }
+
+    /** A journal is built latent, runs from {@link Builder#build()} on, and stops once, at {@link #close()}. */
+    private enum State { LATENT, STARTED, STOPPED }
+
+    private void start() {
+        if (!lifecycle.compareAndSet(State.LATENT, State.STARTED)) {
+            throw new IllegalStateException("the journal was started before, or closed: a journal starts once");
+        }
         writer.start();
     }
 
     public static Builder builder(DataSource dataSource) {
         return new Builder(dataSource);
-    }
-
-    /** Gives the journal the client it journals, whose Redis {@link #restore} writes to. */
-    public void attach(RmqClient value) {
-        if (value == null) {
-            throw new IllegalArgumentException("client must not be null");
-        }
-        this.client = value;
     }
 
     /** The mode of a topic's sends: its own, or the journal's default. */
@@ -87,15 +90,22 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
 
     @Override
     public CompletionStage<Void> sent(List<JournaledSend> sends) {
+        if (lifecycle.get() == State.STOPPED) {
+            return CompletableFuture.failedFuture(closed());
+        }
         List<CompletableFuture<Void>> waits = null;
         for (JournaledSend send : sends) {
             JournalMode mode = settings.modeOf(send.topic());
             if (mode == JournalMode.OFF) {
                 continue;
             }
-            CompletableFuture<Void> done = mode == JournalMode.SYNC ? new CompletableFuture<>() : null;
-            CompletableFuture<Void> accepted = writer.add(new Row.Sent(send, done));
-            CompletableFuture<Void> wait = done == null ? accepted : accepted.thenCompose(room -> done);
+            CompletableFuture<Void> wait;
+            if (mode == JournalMode.SYNC) {
+                CompletableFuture<Void> written = new CompletableFuture<>();
+                wait = writer.add(new Row.Sent(send, written)).thenCompose(room -> written);
+            } else {
+                wait = writer.add(new Row.Sent(send, null));
+            }
             if (!wait.isDone() || wait.isCompletedExceptionally()) {
                 if (waits == null) {
                     waits = new ArrayList<>();
@@ -157,6 +167,9 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
         if (keys.isEmpty() || !journals(topic)) {
             return CompletableFuture.completedFuture(null);
         }
+        if (lifecycle.get() == State.STOPPED) {
+            return CompletableFuture.failedFuture(closed());
+        }
         return CompletableFuture.runAsync(() -> {
             for (String key : keys) {
                 try {
@@ -191,8 +204,13 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
         }
     }
 
+    private static JournalUnavailableException closed() {
+        return new JournalUnavailableException("the journal is closed: Redis holds the message, but the journal takes"
+                + " no more rows, so a restore would not bring it back");
+    }
+
     /** The journal's state after an acknowledgement; null for one that changed nothing in Redis. */
-    private static JournalState stateOf(AckOutcome outcome) {
+    private static @Nullable JournalState stateOf(AckOutcome outcome) {
         return switch (outcome) {
             case COMMITTED, MERGED -> JournalState.ACKED;
             case RETRY -> JournalState.RETRIED;
@@ -204,22 +222,28 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
     }
 
     /**
-     * Puts back into Redis every journaled message whose last state is not finished (see {@link RestoreRequest}),
-     * after writing what the buffer holds. Redis keeps what it still holds, so a second run changes nothing.
+     * Puts back into {@code client}'s Redis every journaled message of its topics whose last state is not finished
+     * (see {@link RestoreRequest}), after writing what the buffer holds. Redis keeps what it still holds, so a second
+     * run changes nothing.
      *
-     * @throws IllegalStateException    before {@link #attach}
+     * @param client the client whose Redis gets the messages back, and whose topics say where each one goes:
+     *               usually the one this journal was given to
+     * @throws IllegalStateException       after {@link #close()}
      * @throws JournalUnavailableException when the database cannot be read
      */
-    public RestoreReport restore(RestoreRequest request) {
+    public RestoreReport restore(RmqClient client, RestoreRequest request) {
+        if (client == null) {
+            throw new IllegalArgumentException("client must not be null: the restore writes to its Redis");
+        }
         if (request == null) {
             throw new IllegalArgumentException("request must not be null; RestoreRequest.all() restores every topic");
         }
-        RmqClient attached = client;
-        if (attached == null) {
-            throw new IllegalStateException("the journal has no client to restore into; call attach(client) first");
+        if (lifecycle.get() == State.STOPPED) {
+            throw new IllegalStateException("the journal is closed; a restore needs a running journal");
         }
-        if (request.topic() != null) {
-            attached.topics().require(request.topic());
+        String topic = request.topic();
+        if (topic != null) {
+            client.topics().require(topic);
         }
         try {
             flush(RESTORE_FLUSH);
@@ -228,7 +252,7 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
                     + " end they record may be put back and delivered again", RESTORE_FLUSH.toSeconds(), e.getMessage());
         }
         try {
-            RestoreReport report = restorer.restore(request, attached.restorer(), attached.topics());
+            RestoreReport report = restorer.restore(request, client.restorer(), client.topics());
             log.info("restore ({}) put back {} of {} open journaled messages in {} ms; {} were still in Redis, {} had"
                     + " expired{}, {} were of unknown topics or slots", describe(request), report.restored(),
                     report.examined(), report.took().toMillis(), report.present(), report.expired(),
@@ -287,9 +311,15 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
         }
     }
 
-    /** Writes what is buffered, for up to the close timeout, then stops. Rows that could not be written are logged. */
+    /**
+     * Writes what is buffered, for up to the close timeout, then stops. Rows that could not be written are logged.
+     * A second close does nothing.
+     */
     @Override
     public void close() {
+        if (lifecycle.getAndSet(State.STOPPED) == State.STOPPED) {
+            return;
+        }
         writer.close(settings.closeTimeout());
         callbacks.shutdown();
     }
@@ -313,7 +343,9 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
                 Flyway.configure().dataSource(settings.dataSource()).locations(dialect.migrations())
                         .table(HISTORY_TABLE).baselineOnMigrate(true).baselineVersion("0").load().migrate();
             }
-            return new JdbcJournal(settings, dialect);
+            JdbcJournal journal = new JdbcJournal(settings, dialect);
+            journal.start();
+            return journal;
         }
     }
 

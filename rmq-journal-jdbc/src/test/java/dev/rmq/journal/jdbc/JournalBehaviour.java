@@ -102,7 +102,7 @@ abstract class JournalBehaviour extends JournalTestBase {
         assertThat(count("SELECT COUNT(*) FROM rmq_messages WHERE msg_key = 'nb' AND not_before = " + later)).isEqualTo(1);
 
         redis.command("FLUSHALL");
-        assertThat(journal.restore(RestoreRequest.all()).restored()).isEqualTo(1);
+        assertThat(journal.restore(client, RestoreRequest.all()).restored()).isEqualTo(1);
         StoredMessage restored = client.producer().get(MessageRef.of(PRIORITY, "nb")).orElseThrow();
         assertThat(restored.state()).isEqualTo(MessageState.DELAYED);
         assertThat(restored.visibleAt()).hasValue(Instant.ofEpochMilli(later));
@@ -128,7 +128,7 @@ abstract class JournalBehaviour extends JournalTestBase {
             assertThat(row.finished()).isTrue();
         });
         redis.command("FLUSHALL");
-        assertThat(journal.restore(RestoreRequest.all()).restored()).isZero();
+        assertThat(journal.restore(client, RestoreRequest.all()).restored()).isZero();
     }
 
     @Test
@@ -143,7 +143,7 @@ abstract class JournalBehaviour extends JournalTestBase {
         assertThat(row.state()).isEqualTo("delivered");
         assertThat(row.finished()).isTrue();
         redis.command("FLUSHALL");
-        assertThat(journal.restore(RestoreRequest.all()).restored()).isZero();
+        assertThat(journal.restore(client, RestoreRequest.all()).restored()).isZero();
     }
 
     @Test
@@ -200,12 +200,12 @@ abstract class JournalBehaviour extends JournalTestBase {
         // the time to live is what the test is about: it must have run out before the restore
         await().atMost(Duration.ofSeconds(5)).until(() -> Instant.now().isAfter(expiry));
 
-        RestoreReport one = journal.restore(new RestoreRequest(PRIORITY, "short", true));
+        RestoreReport one = journal.restore(client, new RestoreRequest(PRIORITY, "short", true));
         assertThat(one.restored()).isEqualTo(1);
         StoredMessage back = client.producer().get(MessageRef.of(PRIORITY, "short")).orElseThrow();
         assertThat(back.expiresAt()).isEmpty();
 
-        RestoreReport rest = journal.restore(RestoreRequest.all());
+        RestoreReport rest = journal.restore(client, RestoreRequest.all());
         assertThat(rest.restored()).isZero();
         assertThat(rest.expired()).isEqualTo(1);
         assertThat(client.producer().get(MessageRef.of(PRIORITY, "short2"))).isEmpty();
@@ -225,7 +225,7 @@ abstract class JournalBehaviour extends JournalTestBase {
         Instant expiry = Instant.now().plusMillis(200);
         await().atMost(Duration.ofSeconds(5)).until(() -> Instant.now().isAfter(expiry));
 
-        RestoreReport report = journal.restore(RestoreRequest.all());
+        RestoreReport report = journal.restore(client, RestoreRequest.all());
 
         assertThat(report.restored()).isZero();
         assertThat(report.expired()).isEqualTo(1);
@@ -237,7 +237,7 @@ abstract class JournalBehaviour extends JournalTestBase {
         assertThat(row.state()).isEqualTo("expired");
         assertThat(row.finished()).isTrue();
         // a second restore finds it dead, and writes nothing
-        assertThat(journal.restore(RestoreRequest.all()).expired()).isZero();
+        assertThat(journal.restore(client, RestoreRequest.all()).expired()).isZero();
         assertThat(client.deadQueue().count(EXPIRING)).isEqualTo(1);
     }
 
@@ -248,7 +248,7 @@ abstract class JournalBehaviour extends JournalTestBase {
         client.producer().send(OutgoingMessage.priority(PRIORITY, "b", 100).withKey("b"));
         journal.flush(Duration.ofSeconds(10));
         redis.command("FLUSHALL");
-        RestoreReport report = journal.restore(new RestoreRequest(PRIORITY, "b", false));
+        RestoreReport report = journal.restore(client, new RestoreRequest(PRIORITY, "b", false));
         assertThat(report.examined()).isEqualTo(1);
         assertThat(report.restored()).isEqualTo(1);
         assertThat(client.producer().get(MessageRef.of(PRIORITY, "a"))).isEmpty();
@@ -268,7 +268,7 @@ abstract class JournalBehaviour extends JournalTestBase {
         assertThat(messages(PRIORITY)).hasSize(2);
 
         redis.command("FLUSHALL");
-        RestoreReport report = journal.restore(RestoreRequest.all());
+        RestoreReport report = journal.restore(client, RestoreRequest.all());
         assertThat(report.examined()).isEqualTo(1);
         assertThat(report.restored()).isEqualTo(1);
         assertThat(client.producer().get(MessageRef.of(PRIORITY, "k")).orElseThrow().payloadText()).isEqualTo("second");
@@ -285,7 +285,7 @@ abstract class JournalBehaviour extends JournalTestBase {
         again.ack();
         journal.flush(Duration.ofSeconds(10));
         assertThat(message(PRIORITY, "k").state()).isEqualTo("acked");
-        assertThat(journal.restore(RestoreRequest.all()).examined()).isZero();
+        assertThat(journal.restore(client, RestoreRequest.all()).examined()).isZero();
     }
 
     @Test
@@ -340,7 +340,7 @@ abstract class JournalBehaviour extends JournalTestBase {
         List<MessageRow> rows = messages(FIXED);
         assertThat(rows).extracting(MessageRow::state, MessageRow::finished).containsExactly(
                 org.assertj.core.groups.Tuple.tuple("merged", true), org.assertj.core.groups.Tuple.tuple("sent", false));
-        RestoreReport report = journal.restore(RestoreRequest.all());
+        RestoreReport report = journal.restore(client, RestoreRequest.all());
         assertThat(report.examined()).isEqualTo(1);
         assertThat(report.present()).isEqualTo(1);
     }
@@ -402,7 +402,7 @@ abstract class JournalBehaviour extends JournalTestBase {
     }
 
     private void assertRestoredExactlyOnce(Expected expected) throws SQLException {
-        RestoreReport report = journal.restore(RestoreRequest.all());
+        RestoreReport report = journal.restore(client, RestoreRequest.all());
         assertThat(report.restored()).isEqualTo(expected.open().size());
         assertThat(report.present()).isZero();
         for (Map.Entry<String, long[]> entry : expected.open().entrySet()) {
@@ -423,7 +423,7 @@ abstract class JournalBehaviour extends JournalTestBase {
             String[] ref = gone.split("/");
             assertThat(client.producer().get(MessageRef.of(ref[0], ref[1]))).as(gone).isEmpty();
         }
-        RestoreReport again = journal.restore(RestoreRequest.all());
+        RestoreReport again = journal.restore(client, RestoreRequest.all());
         assertThat(again.restored()).isZero();
         assertThat(again.present()).isEqualTo(expected.open().size());
         long restoredRows = count("SELECT COUNT(*) FROM rmq_transitions WHERE state = 'restored'");

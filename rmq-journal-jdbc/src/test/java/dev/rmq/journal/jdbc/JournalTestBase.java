@@ -106,7 +106,6 @@ abstract class JournalTestBase {
         closeAfterTest.add(journal);
         client = RmqClient.builder(redisson).topics(topics()).journal(journal).build();
         closeAfterTest.add(client);
-        journal.attach(client);
     }
 
     <T extends AutoCloseable> T closeAfter(T closeable) {

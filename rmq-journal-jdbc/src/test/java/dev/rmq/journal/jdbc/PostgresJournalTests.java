@@ -1,27 +1,19 @@
 package dev.rmq.journal.jdbc;
 
-import dev.rmq.testsupport.db.PostgresTestServer;
-import org.postgresql.ds.PGSimpleDataSource;
-
 import javax.sql.DataSource;
 
 /** The journal on a PostgreSQL server of its own. */
 class PostgresJournalTests extends JournalBehaviour {
 
-    private PostgresTestServer postgres;
+    private final PostgresDatabase postgres = new PostgresDatabase();
 
     @Override
     DataSource startDatabase() {
-        postgres = PostgresTestServer.start();
-        PGSimpleDataSource dataSource = new PGSimpleDataSource();
-        dataSource.setUrl(postgres.jdbcUrl());
-        return dataSource;
+        return postgres.start();
     }
 
     @Override
     void stopDatabase() {
-        if (postgres != null) {
-            postgres.close();
-        }
+        postgres.stop();
     }
 }

@@ -60,18 +60,14 @@ public final class RmqJournalAutoConfiguration {
         return journal.build();
     }
 
-    /** Attaches the journal to the client once every singleton exists, then restores when asked to. */
+    /** Restores into the application's client once every singleton exists, when asked to. */
     @Bean
-    SmartInitializingSingleton rmqJournalAttachment(JdbcJournal journal, ObjectProvider<RmqClient> client,
-                                                    RmqJournalProperties properties) {
+    SmartInitializingSingleton rmqJournalRestoreOnStartup(JdbcJournal journal, ObjectProvider<RmqClient> client,
+                                                          RmqJournalProperties properties) {
         return () -> {
-            RmqClient attached = client.getIfUnique();
-            if (attached == null) {
-                return;
-            }
-            journal.attach(attached);
-            if (properties.restoreOnStartup()) {
-                journal.restore(RestoreRequest.all());
+            RmqClient target = client.getIfUnique();
+            if (target != null && properties.restoreOnStartup()) {
+                journal.restore(target, RestoreRequest.all());
             }
         };
     }

@@ -1,5 +1,6 @@
 package dev.rmq.spring.journal;
 
+import dev.rmq.RmqClient;
 import dev.rmq.journal.jdbc.JdbcJournal;
 import dev.rmq.journal.jdbc.JournalMode;
 import dev.rmq.journal.jdbc.RestoreReport;
@@ -74,6 +75,8 @@ class RmqJournalAutoConfigurationTests {
     @Autowired
     JdbcJournal journal;
     @Autowired
+    RmqClient client;
+    @Autowired
     DataSource dataSource;
     @Autowired
     MeterRegistry meters;
@@ -90,7 +93,7 @@ class RmqJournalAutoConfigurationTests {
         assertThat(query("SELECT host FROM rmq_transitions LIMIT 1")).isEqualTo("starter-test");
 
         RedisAndZooKeeper.redis().command("FLUSHALL");
-        RestoreReport report = journal.restore(RestoreRequest.all());
+        RestoreReport report = journal.restore(client, RestoreRequest.all());
         assertThat(report.restored()).isEqualTo(1);
         assertThat(producer.get(MessageRef.of("journaled", "kept"))).isPresent();
         assertThat(producer.get(MessageRef.of("unjournaled", "lost"))).isEmpty();

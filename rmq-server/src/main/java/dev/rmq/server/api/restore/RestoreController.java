@@ -7,6 +7,7 @@ import dev.rmq.journal.jdbc.RestoreRequest;
 import dev.rmq.server.api.Api;
 import dev.rmq.server.api.problem.ApiException;
 import dev.rmq.server.api.problem.Problem;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
@@ -35,8 +36,8 @@ public class RestoreController {
      * back messages whose time to live ran out too.
      */
     @PostMapping("/restore")
-    public RestoreView restore(@RequestParam(required = false) String topic,
-                               @RequestParam(required = false) String key,
+    public RestoreView restore(@RequestParam(required = false) @Nullable String topic,
+                               @RequestParam(required = false) @Nullable String key,
                                @RequestParam(defaultValue = "false") boolean expired) {
         JdbcJournal journaled = journal.getIfAvailable();
         if (journaled == null) {
@@ -55,7 +56,7 @@ public class RestoreController {
         }
         // RestoreRequest refuses a key without its topic, which answers invalid-argument
         // the journal logs what the restore did
-        return RestoreView.of(journaled.restore(new RestoreRequest(topic, key, expired)));
+        return RestoreView.of(journaled.restore(client, new RestoreRequest(topic, key, expired)));
     }
 
     /**
