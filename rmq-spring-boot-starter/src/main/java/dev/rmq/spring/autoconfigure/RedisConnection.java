@@ -38,7 +38,7 @@ record RedisConnection(Mode mode, List<String> addresses, String sentinelMaster,
 
     /**
      * From connection details: the properties' own say everything they read; any other bean's are taken with the
-     * timeouts, client name and TLS verification of {@code rmq.redis}.
+     * timeouts, client name and TLS settings of {@code rmq.redis} (TLS on, its SSL bundle, its verification).
      */
     static RedisConnection fromDetails(RmqRedisConnectionDetails details, RmqRedisProperties rmq) {
         if (details instanceof PropertiesRmqRedisConnectionDetails properties) {
@@ -54,11 +54,12 @@ record RedisConnection(Mode mode, List<String> addresses, String sentinelMaster,
             throw new IllegalArgumentException("the RmqRedisConnectionDetails bean names no address"
                     + (mode == Mode.SENTINEL ? " or no Sentinel master" : "") + ": " + details);
         }
-        boolean ssl = details.ssl() || details.addresses().stream().anyMatch(RedisConnection::startsWithRediss);
+        boolean ssl = details.ssl() || rmq.ssl().enabled() || hasText(rmq.ssl().bundle())
+                || details.addresses().stream().anyMatch(RedisConnection::startsWithRediss);
         List<String> addresses = mode == Mode.SINGLE ? List.of(details.addresses().get(0)) : details.addresses();
         return new RedisConnection(mode, normalize(addresses, ssl), details.sentinelMaster(), null, null,
                 details.username(), details.password(), details.database(), rmq.timeout(), rmq.connectTimeout(),
-                rmq.clientName(), ssl, null, rmq.ssl().verification(), "connection details "
+                rmq.clientName(), ssl, rmq.ssl().bundle(), rmq.ssl().verification(), "connection details "
                 + details.getClass().getSimpleName());
     }
 

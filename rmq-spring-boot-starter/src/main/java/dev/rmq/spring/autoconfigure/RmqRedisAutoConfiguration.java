@@ -8,11 +8,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 
 /**
@@ -22,6 +25,7 @@ import org.springframework.core.env.Environment;
  */
 // After redisson-spring-boot-starter's configurations, so that a client they define is seen and reused.
 @AutoConfiguration(before = RmqAutoConfiguration.class, afterName = {
+        "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
         "org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration",
         "org.redisson.spring.starter.RedissonAutoConfiguration",
         "org.redisson.spring.starter.RedissonAutoConfigurationV2"})
@@ -37,6 +41,33 @@ public final class RmqRedisAutoConfiguration {
     PropertiesRmqRedisConnectionDetails rmqRedisConnectionDetails(RmqProperties properties, Environment environment) {
         return new PropertiesRmqRedisConnectionDetails(properties.redis(), environment);
     }
+
+    /**
+     * With Spring Data Redis, rmq follows the Redis the application's {@code DataRedisConnectionDetails} name when
+     * they come from a service connection or a bean of the application's own, and {@code rmq.redis.*} names no
+     * server. Boot's own details of {@code spring.data.redis.*} are left to the properties' details, which read the
+     * same keys and also the SSL bundle and client name.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = DATA_REDIS_DETAILS)
+    static final class FromSpringDataRedis {
+
+        @Bean
+        @ConditionalOnMissingBean(RmqRedisConnectionDetails.class)
+        @ConditionalOnBean(type = DATA_REDIS_DETAILS)
+        RmqRedisConnectionDetails rmqDataRedisConnectionDetails(RmqProperties properties, Environment environment,
+                                                                DataRedisConnectionDetails data) {
+            if (properties.redis().isConfigured() || data.getClass().getName().equals(BOOT_PROPERTIES_DETAILS)) {
+                return new PropertiesRmqRedisConnectionDetails(properties.redis(), environment);
+            }
+            return new DataRedisRmqConnectionDetails(data);
+        }
+    }
+
+    static final String DATA_REDIS_DETAILS = "org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails";
+    /** Boot's details of {@code spring.data.redis.*}, a class its package keeps to itself. */
+    static final String BOOT_PROPERTIES_DETAILS =
+            "org.springframework.boot.data.redis.autoconfigure.PropertiesDataRedisConnectionDetails";
 
     @Bean(destroyMethod = "shutdown")
     @ConditionalOnMissingBean(RedissonClient.class)

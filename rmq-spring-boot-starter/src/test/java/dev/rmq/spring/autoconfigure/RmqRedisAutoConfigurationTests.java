@@ -15,16 +15,20 @@ import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import java.time.Instant;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Where the Redisson client comes from: the application's own bean, {@code rmq.redis.*} or
- * {@code spring.data.redis.*}; single server, ACL credentials and Cluster, each against a real server.
+ * Where the Redisson client comes from: the application's own bean, {@code rmq.redis.*}, Spring Data Redis's
+ * connection details or {@code spring.data.redis.*}; single server, ACL credentials and Cluster, each against a
+ * real server.
  */
 class RmqRedisAutoConfigurationTests {
 
@@ -33,6 +37,13 @@ class RmqRedisAutoConfigurationTests {
     private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(RmqRedisAutoConfiguration.class, RmqAutoConfiguration.class))
             .withPropertyValues("rmq.topics.orders.type=FIXED_TIME", "rmq.topics.orders.slot-amount=4");
+    /**
+     * With Spring Data Redis in the application: rmq follows its connection details when they come from a service
+     * connection or the application (here a bean, as {@code @ServiceConnection} registers one), and keeps to
+     * {@code rmq.redis.*} and to its own reading of {@code spring.data.redis.*} otherwise.
+     */
+    private final ApplicationContextRunner withSpringDataRedis = contextRunner
+            .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class));
 
     @BeforeAll
     static void startRedis() {
@@ -174,6 +185,125 @@ class RmqRedisAutoConfigurationTests {
                 assertThat(client.producer().cancel(MessageRef.of("orders", "cluster-" + i))).isTrue();
             }
         });
+    }
+
+    /** A service connection's details: a server, a database and an ACL user. */
+    private static DataRedisConnectionDetails serviceConnection(int port) {
+        return new DataRedisConnectionDetails() {
+            @Override
+            public String getUsername() {
+                return "alice";
+            }
+
+            @Override
+            public String getPassword() {
+                return "s3cret";
+            }
+
+            @Override
+            public Standalone getStandalone() {
+                return Standalone.of("127.0.0.1", port, 3);
+            }
+        };
+    }
+
+    @Test
+    void followsAServiceConnectionsDetailsWithItsUserAndDatabase() {
+        withSpringDataRedis.withBean(DataRedisConnectionDetails.class, () -> serviceConnection(redis.port()))
+                .withPropertyValues("rmq.redis.client-name=from-service-connection")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(RmqRedisConnectionDetails.class))
+                            .isInstanceOf(DataRedisRmqConnectionDetails.class);
+                    sendsAndCounts(context.getBean(RmqClient.class));
+                    assertThat(clientLines("name=from-service-connection")).isNotEmpty()
+                            .allSatisfy(line -> assertThat(line).contains("user=alice", "db=3"));
+                });
+    }
+
+    @Test
+    void rmqRedisPropertiesComeBeforeSpringDataRedisDetails() {
+        // the service connection points nowhere: rmq must not use it
+        withSpringDataRedis.withBean(DataRedisConnectionDetails.class, () -> serviceConnection(1))
+                .withPropertyValues("rmq.redis.address=" + redis.address(), "rmq.redis.client-name=from-rmq")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(RmqRedisConnectionDetails.class))
+                            .isInstanceOf(PropertiesRmqRedisConnectionDetails.class);
+                    sendsAndCounts(context.getBean(RmqClient.class));
+                    assertThat(clientLines("name=from-rmq")).isNotEmpty();
+                });
+    }
+
+    @Test
+    void bootsOwnDetailsOfSpringDataRedisPropertiesAreReadByRmqsProperties() {
+        withSpringDataRedis.withPropertyValues("spring.data.redis.host=127.0.0.1",
+                "spring.data.redis.port=" + redis.port(), "spring.data.redis.client-name=from-spring-data").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(RmqRedisConnectionDetails.class))
+                    .isInstanceOf(PropertiesRmqRedisConnectionDetails.class);
+            sendsAndCounts(context.getBean(RmqClient.class));
+            assertThat(clientLines("name=from-spring-data")).isNotEmpty();
+        });
+    }
+
+    @Test
+    void sentinelAndClusterDetailsKeepTheirShape() {
+        DataRedisConnectionDetails sentinel = new DataRedisConnectionDetails() {
+            @Override
+            public Sentinel getSentinel() {
+                return new Sentinel() {
+                    public int getDatabase() {
+                        return 1;
+                    }
+
+                    public String getMaster() {
+                        return "mymaster";
+                    }
+
+                    public List<Node> getNodes() {
+                        return List.of(new Node("10.0.0.1", 26379), new Node("10.0.0.2", 26379));
+                    }
+
+                    public String getUsername() {
+                        return null;
+                    }
+
+                    public String getPassword() {
+                        return null;
+                    }
+                };
+            }
+        };
+        DataRedisRmqConnectionDetails viaSentinel = new DataRedisRmqConnectionDetails(sentinel);
+        assertThat(viaSentinel.mode()).isEqualTo(RmqRedisConnectionDetails.Mode.SENTINEL);
+        assertThat(viaSentinel.sentinelMaster()).isEqualTo("mymaster");
+        assertThat(viaSentinel.addresses()).containsExactly("10.0.0.1:26379", "10.0.0.2:26379");
+        assertThat(viaSentinel.database()).isEqualTo(1);
+
+        DataRedisConnectionDetails cluster = new DataRedisConnectionDetails() {
+            @Override
+            public Cluster getCluster() {
+                return () -> List.of(new Node("10.0.0.3", 7000), new Node("10.0.0.4", 7001));
+            }
+        };
+        DataRedisRmqConnectionDetails viaCluster = new DataRedisRmqConnectionDetails(cluster);
+        assertThat(viaCluster.mode()).isEqualTo(RmqRedisConnectionDetails.Mode.CLUSTER);
+        assertThat(viaCluster.addresses()).containsExactly("10.0.0.3:7000", "10.0.0.4:7001");
+        assertThat(viaCluster.database()).isNull();
+    }
+
+    @Test
+    void aStaticMasterAndReplicasIsRefusedWithWhatToSetInstead() {
+        DataRedisConnectionDetails masterReplica = new DataRedisConnectionDetails() {
+            @Override
+            public MasterReplica getMasterReplica() {
+                return () -> List.of(new Node("10.0.0.5", 6379));
+            }
+        };
+        assertThatThrownBy(() -> new DataRedisRmqConnectionDetails(masterReplica).addresses())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("static master and replicas").hasMessageContaining("rmq.redis.address");
     }
 
     private static void sendsAndCounts(RmqClient client) {
