@@ -9,6 +9,7 @@ import dev.rmq.internal.redis.OutageWatches;
 import dev.rmq.internal.script.ScriptRunner;
 import dev.rmq.metrics.RmqMetrics;
 import dev.rmq.topic.TopicRegistry;
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
 
@@ -18,7 +19,7 @@ import org.slf4j.Logger;
  */
 record ClientParts(RedissonClient redisson, TopicRegistry topics, KeyLayout keys, ScriptRunner scripts,
                    PayloadCodec codec, RmqMetrics metrics, RmqEventListener events, OutageWatches outages,
-                   String zone, Observations observations) {
+                   @Nullable String zone, @Nullable Observations observations) {
 
     /** A watch of a consumer's calls to Redis, whose outages are logged and counted against {@code topic}. */
     OutageWatch consumerOutages(String subject, String topic, String whatHappens, Logger log) {

@@ -14,6 +14,7 @@ import dev.rmq.internal.consumer.Handlers;
 import dev.rmq.internal.slot.WakeSubscription;
 import dev.rmq.internal.consumer.WorkerFactory;
 import dev.rmq.topic.TopicDefinition;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,16 +36,19 @@ public final class ContainerBuilder<T> {
     private final ClientParts parts;
     private final TopicDefinition topic;
     private final Type payloadType;
-    private Handlers<T> handlers;
-    /** What the handler is, for messages about it: "handler", "asyncHandler" or "batchHandler". */
-    private String shape;
-    private Executor executor;
+    /** Null until a handler is given. */
+    private @Nullable Handlers<T> handlers;
+    /** What the handler is, for messages about it: "handler", "asyncHandler" or "batchHandler"; null before it. */
+    private @Nullable String shape;
+    /** Null for a platform thread of its own per worker. */
+    private @Nullable Executor executor;
     private final String defaultId;
     private final Consumer<RmqConsumerContainer<?>> built;
     private ConsumerSettings settings = ConsumerSettings.DEFAULTS;
     private Supplier<? extends SlotAssignment> assignment = LocalSlotAssignment::new;
     private RmqErrorHandler errorHandler = RmqErrorHandler.DEFAULT;
-    private String id;
+    /** Null for the default id. */
+    private @Nullable String id;
 
     ContainerBuilder(ClientParts parts, TopicDefinition topic, Type payloadType, String defaultId,
                      Consumer<RmqConsumerContainer<?>> built) {
@@ -166,11 +170,12 @@ public final class ContainerBuilder<T> {
         if (payloadType == null) {
             throw new IllegalArgumentException("payload type of container '" + containerId + "' must not be null");
         }
-        if (handlers == null) {
+        Handlers<T> given = handlers;
+        if (given == null) {
             throw new IllegalStateException("container '" + containerId + "' has no handler; give it one with"
                     + " handler(...), asyncHandler(...) or batchHandler(...)");
         }
-        WorkerFactory<T> workers = new WorkerFactory<>(topic, settings, parts.keys(), parts.scripts(), handlers,
+        WorkerFactory<T> workers = new WorkerFactory<>(topic, settings, parts.keys(), parts.scripts(), given,
                 parts.codec(), payloadType, parts.metrics(), parts.events(),
                 parts.consumerOutages("container " + containerId, topic.name(),
                         "its workers poll again with a back-off until it does", log),

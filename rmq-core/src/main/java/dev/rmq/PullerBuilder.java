@@ -13,6 +13,7 @@ import dev.rmq.internal.pull.Puller;
 import dev.rmq.internal.redis.OutageWatch;
 import dev.rmq.pull.RmqPuller;
 import dev.rmq.topic.TopicDefinition;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,7 +42,8 @@ public final class PullerBuilder<T> {
     private final Consumer<RmqPuller<?>> built;
     private final String defaultId;
     private final Set<String> topics = new LinkedHashSet<>();
-    private String id;
+    /** Null for the default id. */
+    private @Nullable String id;
     private Function<TopicDefinition, ? extends SlotAssignment> assignment = topic -> new LocalSlotAssignment();
     /** The idle poll and the close timeout, checked as a container's are. */
     private ConsumerSettings settings = ConsumerSettings.DEFAULTS;

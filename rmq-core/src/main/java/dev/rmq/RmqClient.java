@@ -39,6 +39,7 @@ import dev.rmq.pull.RmqPuller;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.Names;
 import dev.rmq.topic.TopicRegistry;
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -91,7 +92,7 @@ public final class RmqClient implements AutoCloseable {
     private final SlotFencing slotFencing;
     private final OutageWatches outages;
     private final ClientParts parts;
-    private final String zone;
+    private final @Nullable String zone;
     private final AtomicInteger containerCount = new AtomicInteger();
     private final List<RmqConsumerContainer<?>> containers = new CopyOnWriteArrayList<>();
     private final List<RmqPuller<?>> pullers = new CopyOnWriteArrayList<>();
@@ -169,7 +170,7 @@ public final class RmqClient implements AutoCloseable {
     }
 
     /** The availability zone this client runs in, or null for none. */
-    public String zone() {
+    public @Nullable String zone() {
         return zone;
     }
 
@@ -254,14 +255,15 @@ public final class RmqClient implements AutoCloseable {
         private final RedissonClient redisson;
         private final List<TopicDefinition> topics = new ArrayList<>();
         private String namespace = "";
-        private PayloadCodec codec;
+        /** Null for the default, deterministic JSON. */
+        private @Nullable PayloadCodec codec;
         private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
         private RmqMetrics metrics = RmqMetrics.NONE;
         private Duration outageThreshold = OutageWatches.DEFAULT_THRESHOLD;
         private RmqEventListener events = RmqEventListener.NONE;
-        private MessageJournal journal;
-        private String zone;
-        private ObservationRegistry observationRegistry;
+        private @Nullable MessageJournal journal;
+        private @Nullable String zone;
+        private @Nullable ObservationRegistry observationRegistry;
 
         private Builder(RedissonClient redisson) {
             if (redisson == null) {
@@ -325,9 +327,10 @@ public final class RmqClient implements AutoCloseable {
 
         /**
          * The availability zone this application runs in, for topics whose slots are spread over zones: its
-         * producer sends to that zone's slots, and its consumers take that zone's slots first. None by default.
+         * producer sends to that zone's slots, and its consumers take that zone's slots first. None by default, or
+         * when {@code value} is null.
          */
-        public Builder zone(String value) {
+        public Builder zone(@Nullable String value) {
             this.zone = value == null ? null : Names.check("zone name", value);
             return this;
         }

@@ -20,8 +20,9 @@ public final class Bench {
         try {
             options = Options.parse(args);
         } catch (IllegalArgumentException e) {
-            if (!e.getMessage().isEmpty()) {
-                System.err.println(e.getMessage());
+            String message = e.getMessage();
+            if (message != null && !message.isEmpty()) {
+                System.err.println(message);
             }
             System.err.print(Options.usage());
             System.exit(2);

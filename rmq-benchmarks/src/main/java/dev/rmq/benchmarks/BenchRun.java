@@ -4,6 +4,7 @@ import dev.rmq.RmqClient;
 import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 
 import java.nio.file.Path;
@@ -20,7 +21,7 @@ final class BenchRun {
     private final StarterCases starter;
     private final PeerCases peers;
     /** Null when no redis-benchmark was found: the limit is skipped. */
-    private final LimitCases limit;
+    private final @Nullable LimitCases limit;
 
     BenchRun(Options options, RedisProbe probe, RedissonClient redisson) {
         this.context = Context.of(options, probe);

@@ -1,5 +1,6 @@
 package dev.rmq.benchmarks;
 
+import org.jspecify.annotations.Nullable;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
@@ -38,7 +39,7 @@ final class Charts {
     private record Bar(String label, Figure figure, Color group) {
     }
 
-    static void write(Path file, Report report, Lateness rmq, Lateness delayed) {
+    static void write(Path file, Report report, @Nullable Lateness rmq, @Nullable Lateness delayed) {
         List<Chart<?, ?>> charts = new ArrayList<>();
         charts.add(bars("Throughput, msgs/s (median)", "k msgs/s", 1e-3, List.of(
                 new Bar("ZADD", report.get("limit.zadd_pipelined_per_s"), LIMIT),
@@ -113,7 +114,7 @@ final class Charts {
     }
 
     /** Lateness against percentile, on a "nines" axis: 1 is p90, 2 is p99, 3 is p99.9; the last point is the max. */
-    private static XYChart lateness(Lateness rmq, Lateness delayed) {
+    private static XYChart lateness(@Nullable Lateness rmq, @Nullable Lateness delayed) {
         XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT)
                 .title("Lateness distribution, all repetitions pooled (log scale)")
                 .xAxisTitle("percentile").yAxisTitle("consume start - due, ms").build();

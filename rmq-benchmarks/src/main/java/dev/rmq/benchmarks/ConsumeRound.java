@@ -4,6 +4,7 @@ import dev.rmq.RmqClient;
 import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
+import org.jspecify.annotations.Nullable;
 
 import java.util.List;
 
@@ -29,7 +30,8 @@ final class ConsumeRound {
     private final Plan.ConsumeSetting setting;
     private final TopicDefinition topic;
     private final RmqClient client;
-    private String starterSlotAssignment;
+    /** Null until the first round has run the starter. */
+    private @Nullable String starterSlotAssignment;
 
     ConsumeRound(Context context, RmqCases rmq, StarterCases starter, Plan.ConsumeSetting setting) {
         this.context = context;

@@ -6,6 +6,7 @@ import dev.rmq.internal.script.RetryPolicy;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
+import org.jspecify.annotations.Nullable;
 
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
@@ -28,9 +29,9 @@ final class FixedCostSection {
 
     private final Context context;
     private final RmqCases rmq;
-    private final LimitCases limit;
+    private final @Nullable LimitCases limit;
 
-    FixedCostSection(Context context, RmqCases rmq, LimitCases limit) {
+    FixedCostSection(Context context, RmqCases rmq, @Nullable LimitCases limit) {
         this.context = context;
         this.rmq = rmq;
         this.limit = limit;

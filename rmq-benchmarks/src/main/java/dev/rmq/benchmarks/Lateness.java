@@ -1,5 +1,7 @@
 package dev.rmq.benchmarks;
 
+import org.jspecify.annotations.Nullable;
+
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -14,10 +16,10 @@ import java.util.Locale;
  * @param sendErrors    sends refused
  * @param clockOffsetMs the Redis clock minus the local one (0 where lateness is read by the local clock)
  * @param firstError    the first refused send's error, or null
- * @param cost          what Redis and this JVM spent on the run
+ * @param cost          what Redis and this JVM spent on the run; null for runs pooled into one
  */
 record Lateness(double[] sortedMillis, int early, int sent, int consumed, int sendErrors, double clockOffsetMs,
-                String firstError, RedisProbe.Cost cost) {
+                @Nullable String firstError, RedisProbe.@Nullable Cost cost) {
 
     /** The first {@code n} values of {@code lateMicros}, in ms, ascending. */
     static double[] sortedMillis(long[] lateMicros, int n) {
@@ -30,7 +32,7 @@ record Lateness(double[] sortedMillis, int early, int sent, int consumed, int se
     }
 
     /** All the runs as one, for the chart's distribution; null when there are none. */
-    static Lateness pool(List<Lateness> runs) {
+    static @Nullable Lateness pool(List<Lateness> runs) {
         if (runs.isEmpty()) {
             return null;
         }

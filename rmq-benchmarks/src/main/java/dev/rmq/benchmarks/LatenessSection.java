@@ -4,11 +4,13 @@ import dev.rmq.RmqClient;
 import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 
 import static dev.rmq.benchmarks.Report.Unit.CALLS;
 import static dev.rmq.benchmarks.Report.Unit.MICROS;
@@ -27,7 +29,7 @@ final class LatenessSection {
             .withIdlePoll(Duration.ofMillis(Long.getLong("bench.idlePollMs", 1000)));
 
     /** Every repetition's lateness pooled, for the chart; null where the section did not run. */
-    record Pooled(Lateness rmq, Lateness delayed) {
+    record Pooled(@Nullable Lateness rmq, @Nullable Lateness delayed) {
         static final Pooled NONE = new Pooled(null, null);
     }
 
@@ -86,9 +88,10 @@ final class LatenessSection {
         samples.add(prefix + ".early", run.early());
         samples.add(prefix + ".lost", run.sent() - run.consumed() - run.sendErrors());
         samples.add(prefix + ".sendErrors", run.sendErrors());
-        samples.add(prefix + ".cpu", run.cost().cpuMicrosPer(run.sent()));
-        samples.add(prefix + ".jvm", run.cost().jvmCpuMicrosPer(run.sent()));
-        samples.add(prefix + ".evalsha", run.cost().callsPer("evalsha", run.sent()));
+        RedisProbe.Cost cost = Objects.requireNonNull(run.cost(), "a single run has its cost");
+        samples.add(prefix + ".cpu", cost.cpuMicrosPer(run.sent()));
+        samples.add(prefix + ".jvm", cost.jvmCpuMicrosPer(run.sent()));
+        samples.add(prefix + ".evalsha", cost.callsPer("evalsha", run.sent()));
     }
 
     /** The section's title, with a note on the quick run's shorter production. */

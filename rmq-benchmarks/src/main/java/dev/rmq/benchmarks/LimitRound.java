@@ -1,5 +1,7 @@
 package dev.rmq.benchmarks;
 
+import org.jspecify.annotations.Nullable;
+
 import static dev.rmq.benchmarks.Report.Unit.MICROS;
 import static dev.rmq.benchmarks.Report.Unit.RATE;
 
@@ -11,9 +13,9 @@ final class LimitRound {
 
     private final Context context;
     /** Null when no {@code redis-benchmark} was found: the round skips the limit and reports it as skipped. */
-    private final LimitCases limit;
+    private final @Nullable LimitCases limit;
 
-    LimitRound(Context context, LimitCases limit) {
+    LimitRound(Context context, @Nullable LimitCases limit) {
         this.context = context;
         this.limit = limit;
     }

@@ -1,5 +1,7 @@
 package dev.rmq.benchmarks;
 
+import org.jspecify.annotations.Nullable;
+
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.Locale;
@@ -10,7 +12,7 @@ final class Log {
     private Log() {
     }
 
-    static void info(String format, Object... args) {
+    static void info(String format, @Nullable Object... args) {
         System.out.printf(Locale.ROOT, "[%tT] " + format + "%n", prepend(Instant.now().atZone(ZoneId.systemDefault()), args));
         System.out.flush();
     }

@@ -6,6 +6,7 @@ import dev.rmq.topic.TopicType;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 
 import static dev.rmq.benchmarks.Report.Unit.CALLS;
 import static dev.rmq.benchmarks.Report.Unit.MICROS;
@@ -45,7 +46,7 @@ final class ProduceRound {
     void measure() {
         Samples samples = context.samples();
         for (TopicType type : TopicType.values()) {
-            Measured m = rmq.produceBatched(clients.get(type), context.plan().produce(), BATCH, IN_FLIGHT, waiting(type));
+            Measured m = rmq.produceBatched(client(type), context.plan().produce(), BATCH, IN_FLIGHT, waiting(type));
             samples.add("produce." + type, m);
             samples.add("produce." + type + ".evalsha", m.callsPerMessage("evalsha"));
             if (type == TopicType.RANGE_MERGE) {
@@ -53,7 +54,7 @@ final class ProduceRound {
             }
             context.probe().flushAll();
         }
-        Measured m = rmq.produceSingle(clients.get(TopicType.RANGE_MERGE), context.plan().produceSingle(), SINGLE_IN_FLIGHT,
+        Measured m = rmq.produceSingle(client(TopicType.RANGE_MERGE), context.plan().produceSingle(), SINGLE_IN_FLIGHT,
                 waiting(TopicType.RANGE_MERGE));
         samples.add("produce_single", m);
         context.probe().flushAll();
@@ -98,7 +99,12 @@ final class ProduceRound {
 
     /** Messages for the type's topic that stay queued: nothing consumes during produce. */
     private RmqCases.Messages waiting(TopicType type) {
-        return RmqCases.waiting(clients.get(type).topics().require(topicName(type)));
+        return RmqCases.waiting(client(type).topics().require(topicName(type)));
+    }
+
+    /** The type's client: the constructor makes one for every type. */
+    private RmqClient client(TopicType type) {
+        return Objects.requireNonNull(clients.get(type), "no client for " + type);
     }
 
     private static String topicName(TopicType type) {

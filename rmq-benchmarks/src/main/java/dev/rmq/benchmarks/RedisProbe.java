@@ -5,6 +5,7 @@ import dev.rmq.embedded.RedisServer;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Reads what the benchmark's own redis-server spent: CPU ({@code INFO cpu}: used_cpu_sys + used_cpu_user),
@@ -46,7 +47,8 @@ final class RedisProbe {
      * batch replays its reply): one per script call, not per message, so not part of what a queued message costs.
      */
     void deleteReplayKeys() {
-        for (Object key : (List<?>) server.command("KEYS", "call{*")) {
+        // KEYS and TIME reply with an array, never nil
+        for (Object key : (List<?>) Objects.requireNonNull(server.command("KEYS", "call{*"))) {
             server.command("DEL", String.valueOf(key));
         }
     }
@@ -57,7 +59,7 @@ final class RedisProbe {
 
     /** The Redis clock in microseconds. */
     long timeMicros() {
-        List<?> time = (List<?>) server.command("TIME");
+        List<?> time = (List<?>) Objects.requireNonNull(server.command("TIME"));
         return Long.parseLong(String.valueOf(time.get(0))) * 1_000_000 + Long.parseLong(String.valueOf(time.get(1)));
     }
 

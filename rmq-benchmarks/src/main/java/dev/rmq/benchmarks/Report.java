@@ -1,5 +1,6 @@
 package dev.rmq.benchmarks;
 
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
@@ -14,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.BiConsumer;
 
 /**
@@ -37,7 +39,7 @@ final class Report {
     }
 
     /** A target of the benchmark, and whether this run met it. */
-    record Target(String name, String measured, String bar, Boolean met) {
+    record Target(String name, String measured, String bar, @Nullable Boolean met) {
     }
 
     enum Unit {
@@ -56,7 +58,8 @@ final class Report {
     }
 
     /** Records a figure at a dotted JSON path and, when {@code section} is given, as a table row. */
-    void figure(String path, Figure figure, Unit unit, String section, String label, String note) {
+    void figure(String path, Figure figure, Unit unit, @Nullable String section, @Nullable String label,
+                @Nullable String note) {
         put(path, figure, (parent, name) -> {
             parent.put(name, round(figure.median()));
             ArrayNode range = parent.putArray(name + "_range");
@@ -68,7 +71,7 @@ final class Report {
             }
         });
         if (section != null) {
-            row(section, label, figure, unit, note);
+            row(section, Objects.requireNonNull(label, "a figure with a section needs its row's label"), figure, unit, note);
         }
     }
 
@@ -109,7 +112,7 @@ final class Report {
         return sum;
     }
 
-    void row(String section, String label, Figure figure, Unit unit, String note) {
+    void row(String section, String label, Figure figure, Unit unit, @Nullable String note) {
         row(section, new Row(label, figure, unit, note == null ? "" : note, false));
     }
 
@@ -121,7 +124,7 @@ final class Report {
         return figures.getOrDefault(path, Figure.NONE);
     }
 
-    void value(String path, Object value) {
+    void value(String path, @Nullable Object value) {
         ObjectNode parent = parent(path);
         String name = leaf(path);
         if (value == null) {
@@ -149,7 +152,7 @@ final class Report {
         return JSON.createArrayNode();
     }
 
-    void target(String name, String measured, String bar, Boolean met) {
+    void target(String name, String measured, String bar, @Nullable Boolean met) {
         targets.add(new Target(name, measured, bar, met));
     }
 

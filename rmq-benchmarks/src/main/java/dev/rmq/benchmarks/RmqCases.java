@@ -166,7 +166,12 @@ final class RmqCases {
                 rmq.producer().send(OutgoingMessage.rangeMerge(topic, Payloads.next(), Duration.ofMillis(1)));
                 waiter.join();
                 millis.add((System.nanoTime() - sent) / 1e6);
-                puller.ackAll(got.get());
+                List<PulledMessage<byte[]>> pulled = got.get();
+                if (pulled == null) {
+                    // the poll threw in the waiter, whose stack trace is printed above
+                    throw new IllegalStateException("the long poll failed");
+                }
+                puller.ackAll(pulled);
             }
         }
         return millis;

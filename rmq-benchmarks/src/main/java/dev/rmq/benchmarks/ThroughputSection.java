@@ -1,5 +1,7 @@
 package dev.rmq.benchmarks;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The throughput section. It runs in rounds, each of which runs the limit, every rmq case (the job controls'
  * included) and every peer once,
@@ -16,7 +18,7 @@ final class ThroughputSection {
     private final ControlsRound controls;
 
     /** {@code limit} is null when no redis-benchmark was found. */
-    ThroughputSection(Context context, RmqCases rmq, StarterCases starter, PeerCases peers, LimitCases limit,
+    ThroughputSection(Context context, RmqCases rmq, StarterCases starter, PeerCases peers, @Nullable LimitCases limit,
                       BestSettings best) {
         this.context = context;
         this.limit = new LimitRound(context, limit);

@@ -21,4 +21,7 @@
  *       and {@code LimitCases}, measured through {@code RedisProbe}.</li>
  * </ul>
  */
+@NullMarked
 package dev.rmq.benchmarks;
+
+import org.jspecify.annotations.NullMarked;

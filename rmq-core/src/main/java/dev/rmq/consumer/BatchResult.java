@@ -1,5 +1,7 @@
 package dev.rmq.consumer;
 
+import org.jspecify.annotations.Nullable;
+
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -13,9 +15,9 @@ public final class BatchResult {
     private static final BatchResult SUCCESS = new BatchResult(null);
 
     /** One outcome per message; null when all of them succeeded. */
-    private final List<ConsumeResult> outcomes;
+    private final @Nullable List<ConsumeResult> outcomes;
 
-    private BatchResult(List<ConsumeResult> outcomes) {
+    private BatchResult(@Nullable List<ConsumeResult> outcomes) {
         this.outcomes = outcomes;
     }
 

@@ -1,5 +1,7 @@
 package dev.rmq.consumer;
 
+import org.jspecify.annotations.Nullable;
+
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -23,5 +25,5 @@ public interface RmqAsyncHandler<T> {
      * Starts handling {@code message}. Throwing here counts as a failure of the message, like a stage that
      * completes exceptionally; returning null counts as a success.
      */
-    CompletionStage<ConsumeResult> handle(RmqMessage<T> message) throws Exception;
+    @Nullable CompletionStage<ConsumeResult> handle(RmqMessage<T> message) throws Exception;
 }

@@ -1,5 +1,7 @@
 package dev.rmq.consumer;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Thrown by a {@link RmqBatchHandler} to say which message of its batch failed: the messages before it are
  * committed, it is failed with this exception's cause (the container's error handler decides what that means), and
@@ -8,7 +10,7 @@ package dev.rmq.consumer;
 public class RmqBatchFailedException extends RuntimeException {
 
     private final int index;
-    private final transient RmqMessage<?> failed;
+    private final transient @Nullable RmqMessage<?> failed;
 
     /**
      * @param index the failed message's place in the batch, from 0
@@ -43,7 +45,7 @@ public class RmqBatchFailedException extends RuntimeException {
     }
 
     /** The failed message, when it was named by the message itself; null when named by index. */
-    public RmqMessage<?> failedMessage() {
+    public @Nullable RmqMessage<?> failedMessage() {
         return failed;
     }
 

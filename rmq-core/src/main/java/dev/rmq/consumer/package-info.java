@@ -8,4 +8,7 @@
  * decide which worker polls which slot ({@link dev.rmq.consumer.LocalSlotAssignment} without coordination),
  * and {@link dev.rmq.consumer.SlotFencing} keeps a cut-off worker from touching a slot it lost.
  */
+@NullMarked
 package dev.rmq.consumer;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,6 +1,7 @@
 package dev.rmq.journal;
 
 import dev.rmq.topic.TopicType;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Instant;
 import java.util.Map;
@@ -22,8 +23,8 @@ import java.util.Map;
  * @param sentAt    when it was sent, by the sender's clock
  */
 public record JournaledSend(String topic, TopicType type, int slot, String key, boolean merged, long score,
-                            Instant notBefore, Instant expireAt, Map<String, String> headers, byte[] payload,
-                            Instant sentAt) {
+                            @Nullable Instant notBefore, @Nullable Instant expireAt, Map<String, String> headers,
+                            byte[] payload, Instant sentAt) {
 
     public JournaledSend {
         headers = Map.copyOf(headers);

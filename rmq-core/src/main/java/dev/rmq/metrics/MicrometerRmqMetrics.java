@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 import java.util.Locale;
@@ -35,7 +36,7 @@ public final class MicrometerRmqMetrics implements RmqMetrics {
     /** Meters once registered, so the consumer loop does not build and look one up per message. */
     private final ConcurrentMap<MeterKey, Object> meters = new ConcurrentHashMap<>();
 
-    private record MeterKey(String name, String topic, String result) {
+    private record MeterKey(String name, String topic, @Nullable String result) {
     }
 
     public MicrometerRmqMetrics(MeterRegistry registry) {
@@ -46,7 +47,7 @@ public final class MicrometerRmqMetrics implements RmqMetrics {
     }
 
     @Override
-    public void sent(TopicDefinition topic, int messages, int merged, long nanos, Throwable error) {
+    public void sent(TopicDefinition topic, int messages, int merged, long nanos, @Nullable Throwable error) {
         String result = error == null ? "success" : "failure";
         meter("rmq.send", topic, result, () -> Timer.builder("rmq.send").description("Send calls (a batch is one call)")
                 .tags("topic", topic.name(), "type", type(topic), "result", result)
@@ -58,7 +59,7 @@ public final class MicrometerRmqMetrics implements RmqMetrics {
     }
 
     @Override
-    public void redisOutage(String who, String topic, Duration length) {
+    public void redisOutage(String who, @Nullable String topic, Duration length) {
         String topicTag = topic == null ? "" : topic;
         Counter.builder("rmq.redis.outages").description("Outages of Redis as a container or the producer saw them")
                 .tags("who", who, "topic", topicTag).register(registry).increment();
@@ -123,7 +124,7 @@ public final class MicrometerRmqMetrics implements RmqMetrics {
         }
     }
 
-    private Counter counter(String name, String description, TopicDefinition topic, String result) {
+    private Counter counter(String name, String description, TopicDefinition topic, @Nullable String result) {
         return meter(name, topic, result, () -> {
             Counter.Builder builder = Counter.builder(name).description(description)
                     .tags("topic", topic.name(), "type", type(topic));
@@ -135,7 +136,7 @@ public final class MicrometerRmqMetrics implements RmqMetrics {
     }
 
     @SuppressWarnings("unchecked")
-    private <M> M meter(String name, TopicDefinition topic, String result, Supplier<M> register) {
+    private <M> M meter(String name, TopicDefinition topic, @Nullable String result, Supplier<M> register) {
         return (M) meters.computeIfAbsent(new MeterKey(name, topic.name(), result), key -> register.get());
     }
 

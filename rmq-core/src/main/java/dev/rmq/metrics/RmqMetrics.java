@@ -3,6 +3,7 @@ package dev.rmq.metrics;
 import dev.rmq.consumer.AckOutcome;
 import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.topic.TopicDefinition;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 
@@ -20,14 +21,14 @@ public interface RmqMetrics {
      * An outage of Redis as one user saw it, once it ended: {@code who} is {@code consumer} (with its topic) or
      * {@code producer} (topic null).
      */
-    default void redisOutage(String who, String topic, Duration length) {
+    default void redisOutage(String who, @Nullable String topic, Duration length) {
     }
 
     /**
      * A send call finished: {@code messages} of one topic (more than one in a batch), {@code merged} of
      * them merged into waiting ones. {@code error} is null on success.
      */
-    default void sent(TopicDefinition topic, int messages, int merged, long nanos, Throwable error) {
+    default void sent(TopicDefinition topic, int messages, int merged, long nanos, @Nullable Throwable error) {
     }
 
     /** Sends that would have added a message past the slot's backlog cap, refused. */

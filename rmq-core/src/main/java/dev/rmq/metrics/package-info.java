@@ -3,4 +3,7 @@
  * acknowledgement and recovered lease; {@link dev.rmq.metrics.MicrometerRmqMetrics} turns them into
  * Micrometer meters; {@link dev.rmq.metrics.TopicInspector} reads backlog, in-flight and dead sizes.
  */
+@NullMarked
 package dev.rmq.metrics;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,6 +1,7 @@
 package dev.rmq.producer;
 
 import dev.rmq.exceptions.RmqException;
+import org.jspecify.annotations.Nullable;
 
 import java.util.List;
 import java.util.Map;
@@ -69,7 +70,7 @@ public class BatchSendException extends RmqException {
                 + (first == null ? "" : ". The first error: " + first.getMessage());
     }
 
-    private static RuntimeException firstError(List<SendOutcome> outcomes) {
+    private static @Nullable RuntimeException firstError(List<SendOutcome> outcomes) {
         return outcomes.stream().map(SendOutcome::error).filter(e -> e != null).findFirst().orElse(null);
     }
 }

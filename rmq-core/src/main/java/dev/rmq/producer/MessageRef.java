@@ -2,14 +2,20 @@ package dev.rmq.producer;
 
 import dev.rmq.internal.validation.MessageArguments;
 import dev.rmq.topic.Names;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Points at a message by topic and key, for the operations by key. When the message was sent with an
  * explicit slot basis, the same basis must be given here, since it decides the slot. On a topic whose slots are
  * spread over zones, the slot also depends on the zone it was sent from: the producer's own, unless
  * {@link #withZone(String)} names another.
+ *
+ * @param topic     the message's topic
+ * @param key       the message's key
+ * @param slotBasis the slot basis it was sent with, or null when that was its key
+ * @param zone      the zone it was sent from, or null for the producer's own
  */
-public record MessageRef(String topic, String key, String slotBasis, String zone) {
+public record MessageRef(String topic, String key, @Nullable String slotBasis, @Nullable String zone) {
 
     public MessageRef {
         if (topic == null || topic.isEmpty()) {
@@ -24,7 +30,8 @@ public record MessageRef(String topic, String key, String slotBasis, String zone
         }
     }
 
-    public MessageRef(String topic, String key, String slotBasis) {
+    /** Points at a message sent from the producer's own zone; {@code slotBasis} is null when it was the key. */
+    public MessageRef(String topic, String key, @Nullable String slotBasis) {
         this(topic, key, slotBasis, null);
     }
 

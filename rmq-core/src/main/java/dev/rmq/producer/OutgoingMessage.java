@@ -4,6 +4,7 @@ import dev.rmq.internal.validation.Durations;
 import dev.rmq.internal.validation.MessageArguments;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -31,15 +32,16 @@ public final class OutgoingMessage {
     private final TopicType type;
     private final Object payload;
     private final long value;
-    private final String key;
-    private final String slotBasis;
+    private final @Nullable String key;
+    private final @Nullable String slotBasis;
     private final Map<String, String> headers;
-    private final Duration ttl;
+    private final @Nullable Duration ttl;
     /** For a priority message: a positive epoch ms (not before), a negative delay in ms, or 0 for at once. */
     private final long notBefore;
 
-    private OutgoingMessage(String topic, TopicType type, Object payload, long value, String key, String slotBasis,
-                            Map<String, String> headers, Duration ttl, long notBefore) {
+    private OutgoingMessage(String topic, TopicType type, Object payload, long value, @Nullable String key,
+                            @Nullable String slotBasis, Map<String, String> headers, @Nullable Duration ttl,
+                            long notBefore) {
         this.topic = topic;
         this.type = type;
         this.payload = payload;
@@ -173,12 +175,12 @@ public final class OutgoingMessage {
     }
 
     /** The explicit key, or null when it is derived from the payload. */
-    public String key() {
+    public @Nullable String key() {
         return key;
     }
 
     /** The explicit slot basis, or null when it is the key. */
-    public String slotBasis() {
+    public @Nullable String slotBasis() {
         return slotBasis;
     }
 
@@ -187,7 +189,7 @@ public final class OutgoingMessage {
     }
 
     /** Its own time to live, or null when the topic's applies. */
-    public Duration ttl() {
+    public @Nullable Duration ttl() {
         return ttl;
     }
 

@@ -1,5 +1,7 @@
 package dev.rmq.producer;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What became of one message of a batch, as far as rmq knows.
  *
@@ -8,7 +10,8 @@ package dev.rmq.producer;
  * @param receipt what the send did, when it was {@link Status#STORED stored} (added or merged); null otherwise
  * @param error   why it was refused, or what made its outcome unknown; null when it was stored
  */
-public record SendOutcome(OutgoingMessage message, Status status, SendReceipt receipt, RuntimeException error) {
+public record SendOutcome(OutgoingMessage message, Status status, @Nullable SendReceipt receipt,
+                          @Nullable RuntimeException error) {
 
     /** Where a message of a batch is. */
     public enum Status {

@@ -4,4 +4,7 @@
  * due, and each {@link dev.rmq.pull.PulledMessage} is ended by the program: acknowledged, retried, or buried.
  * Leases, retries, the dead queue, pause, time to live and the rate limit behave as for a listener container.
  */
+@NullMarked
 package dev.rmq.pull;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,5 +1,7 @@
 package dev.rmq.topic;
 
+import org.jspecify.annotations.Nullable;
+
 import java.util.regex.Pattern;
 
 /**
@@ -21,9 +23,10 @@ public final class Names {
      * Returns the name when it is valid.
      *
      * @param what what the name is for, used in the message ("topic name", "namespace")
+     * @param name the name to check; null is refused, as an empty name is
      * @throws IllegalArgumentException naming what was wrong and what is allowed
      */
-    public static String check(String what, String name) {
+    public static String check(String what, @Nullable String name) {
         if (name == null || name.isEmpty()) {
             throw invalid(what, name, "it is empty");
         }
@@ -52,7 +55,7 @@ public final class Names {
         return "it must start with a letter or digit";
     }
 
-    private static IllegalArgumentException invalid(String what, String name, String reason) {
+    private static IllegalArgumentException invalid(String what, @Nullable String name, String reason) {
         return new IllegalArgumentException(what + " " + (name == null ? "null" : "'" + name + "'") + " is invalid: "
                 + reason + "; allowed are 1 to " + MAX_LENGTH + " ASCII letters, digits, '.', '_', ':' and '-',"
                 + " starting with a letter or digit");

@@ -1,6 +1,7 @@
 package dev.rmq.topic;
 
 import dev.rmq.internal.validation.Durations;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 import java.util.Arrays;
@@ -92,6 +93,13 @@ public final class TopicDefinition {
         this.fifo = b.fifo;
         this.zones = Objects.requireNonNull(b.zones, "zones of topic '" + name + "' must not be null");
         zones.check(name, slotAmount);
+    }
+
+    private int count(String what, int value, int max, String allowed) {
+        if (value < 0 || value > max) {
+            throw new IllegalArgumentException(what + " of topic '" + name + "' must be " + allowed + ", was " + value);
+        }
+        return value;
     }
 
     /** Refuses a time to live that is neither zero (none) nor at least 1 ms. */
@@ -213,7 +221,7 @@ public final class TopicDefinition {
     }
 
     /** The slot of a message with this slot basis sent from {@code senderZone} (null for none); see {@link TopicZones}. */
-    public int slotOf(String slotBasis, String senderZone) {
+    public int slotOf(String slotBasis, @Nullable String senderZone) {
         return zones.slotOf(slotBasis, slotAmount, senderZone);
     }
 
@@ -363,7 +371,10 @@ public final class TopicDefinition {
          * zone sending to its own zone's slots; none by default.
          */
         public Builder zones(String... names) {
-            return zones(TopicZones.of(names == null ? null : Arrays.asList(names), TopicZones.DEFAULT_ROUTING));
+            if (names == null) {
+                throw new IllegalArgumentException("zones and their routing must not be null");
+            }
+            return zones(TopicZones.of(Arrays.asList(names), TopicZones.DEFAULT_ROUTING));
         }
 
         /** How the slots are spread over zones, and how producers route among them; see {@link TopicZones}. */

@@ -1,6 +1,7 @@
 package dev.rmq.topic;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import org.jspecify.annotations.Nullable;
 
 import java.util.List;
 

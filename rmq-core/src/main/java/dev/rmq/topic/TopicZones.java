@@ -1,5 +1,7 @@
 package dev.rmq.topic;
 
+import org.jspecify.annotations.Nullable;
+
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -63,12 +65,15 @@ public final class TopicZones {
     }
 
     /** The zone that holds {@code slot}, or null without zones. */
-    public String zoneOf(int slot) {
+    public @Nullable String zoneOf(int slot) {
         return names.isEmpty() ? null : names.get(slot % names.size());
     }
 
-    /** Whether a consumer of {@code zone} takes {@code slot} first: always without zones or without a zone of its own. */
-    public boolean isLocal(int slot, String zone) {
+    /**
+     * Whether a consumer of {@code zone} takes {@code slot} first: always without zones or without a zone of its own
+     * ({@code zone} null).
+     */
+    public boolean isLocal(int slot, @Nullable String zone) {
         return names.isEmpty() || zone == null || !names.contains(zone) || zone.equals(zoneOf(slot));
     }
 
@@ -77,7 +82,7 @@ public final class TopicZones {
      * {@code slotAmount} slots: within the sender's zone, {@code CRC32(basis) mod} the zone's slot count picks the
      * zone's slot; otherwise, as without zones.
      */
-    public int slotOf(String slotBasis, int slotAmount, String senderZone) {
+    public int slotOf(String slotBasis, int slotAmount, @Nullable String senderZone) {
         int zone = routing == ZoneRouting.BASIS || senderZone == null ? -1 : names.indexOf(senderZone);
         if (zone < 0) {
             return SlotRouter.slotOf(slotBasis, slotAmount);

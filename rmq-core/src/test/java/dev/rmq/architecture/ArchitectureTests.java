@@ -64,9 +64,14 @@ class ArchitectureTests {
                 .resideInAPackage("dev.rmq").check(CORE);
     }
 
+    /**
+     * Each package has a package-info that says what lives there and is {@code @NullMarked}: the build's NullAway
+     * check holds only such packages to their {@code @Nullable}s, so a package without one would go unchecked.
+     */
     @Test
-    void everyPackageOfEveryModuleSaysWhatLivesThere() throws IOException {
+    void everyPackageOfEveryModuleSaysWhatLivesThereAndIsNullMarked() throws IOException {
         List<String> missing = new ArrayList<>();
+        List<String> unmarked = new ArrayList<>();
         try (Stream<Path> modules = Files.list(Path.of(".."))) {
             for (Path sources : modules.map(m -> m.resolve("src/main/java")).filter(Files::isDirectory).toList()) {
                 try (Stream<Path> files = Files.walk(sources)) {
@@ -75,15 +80,20 @@ class ArchitectureTests {
                         try (Stream<Path> inside = Files.list(folder)) {
                             hasJava = inside.anyMatch(f -> f.toString().endsWith(".java"));
                         }
-                        if (hasJava && !Files.exists(folder.resolve("package-info.java"))) {
-                            missing.add(sources.getParent().getParent().getParent().getFileName() + ": "
-                                    + sources.relativize(folder));
+                        String where = sources.getParent().getParent().getParent().getFileName() + ": "
+                                + sources.relativize(folder);
+                        Path info = folder.resolve("package-info.java");
+                        if (hasJava && !Files.exists(info)) {
+                            missing.add(where);
+                        } else if (hasJava && !Files.readString(info).contains("@NullMarked")) {
+                            unmarked.add(where);
                         }
                     }
                 }
             }
         }
         assertThat(missing).as("packages without a package-info.java").isEmpty();
+        assertThat(unmarked).as("packages whose package-info.java is not @NullMarked").isEmpty();
     }
 
     private static DescribedPredicate<JavaClass> inApi() {

@@ -2,6 +2,7 @@ package dev.rmq.embedded;
 
 import org.apache.zookeeper.server.embedded.ExitHandler;
 import org.apache.zookeeper.server.embedded.ZooKeeperServerEmbedded;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -109,7 +110,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         return "embedded ZooKeeper at " + connectString();
     }
 
-    private static Throwable rootCause(Throwable error) {
+    private static @Nullable Throwable rootCause(@Nullable Throwable error) {
         Throwable root = error;
         while (root != null && root.getCause() != null && root.getCause() != root) {
             root = root.getCause();

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,7 +29,7 @@ public final class RedisServer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(RedisServer.class);
     /** util-linux's setsid, where there is one: it starts a program in a session of its own, under the same pid. */
-    private static final Path SETSID = java.util.stream.Stream.of("/usr/bin/setsid", "/bin/setsid").map(Path::of)
+    private static final @Nullable Path SETSID = java.util.stream.Stream.of("/usr/bin/setsid", "/bin/setsid").map(Path::of)
             .filter(java.nio.file.Files::isExecutable).findFirst().orElse(null);
     private static final int PORT_ATTEMPTS = 5;
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
@@ -42,7 +43,7 @@ public final class RedisServer implements AutoCloseable {
     private final Path dir;
     private final ServerFiles files;
     private final Path logFile;
-    private volatile Process process;
+    private volatile @Nullable Process process;
     private volatile boolean closed;
 
     private RedisServer(RedisBinary binary, RedisServerOptions options, int port, Path dir, boolean ownsDir) {
@@ -133,11 +134,11 @@ public final class RedisServer implements AutoCloseable {
      * @throws RedisReplyException when Redis answers with an error
      * @throws UncheckedIOException when the server cannot be reached
      */
-    public Object command(String... args) {
+    public @Nullable Object command(String... args) {
         return call(COMMAND_TIMEOUT, args);
     }
 
-    private Object call(Duration readTimeout, String... args) {
+    private @Nullable Object call(Duration readTimeout, String... args) {
         if (args.length == 0) {
             throw new IllegalArgumentException("command needs at least the command name");
         }
@@ -150,16 +151,21 @@ public final class RedisServer implements AutoCloseable {
 
     /** Parses {@code INFO <section>} into {@code field -> value}, e.g. {@code info("replication").get("role")}. */
     public Map<String, String> info(String section) {
-        return parseInfo((String) command("INFO", section));
+        return parseInfo((String) reply(COMMAND_TIMEOUT, "INFO", section));
     }
 
     public Map<String, String> info() {
-        return parseInfo((String) command("INFO"));
+        return parseInfo((String) reply(COMMAND_TIMEOUT, "INFO"));
     }
 
     /** {@code master} or {@code slave}, as {@code ROLE} reports it. */
     public String role() {
-        return (String) ((List<?>) command("ROLE")).get(0);
+        return (String) ((List<?>) reply(COMMAND_TIMEOUT, "ROLE")).get(0);
+    }
+
+    /** For a command whose reply is never nil (INFO, ROLE). */
+    private Object reply(Duration readTimeout, String... args) {
+        return Objects.requireNonNull(call(readTimeout, args), () -> args[0] + " answered with nil");
     }
 
     /** Graceful stop (SHUTDOWN NOSAVE, escalating to SIGTERM and SIGKILL); the data directory is kept. */
@@ -234,8 +240,9 @@ public final class RedisServer implements AutoCloseable {
     private void launch() {
         List<String> command = commandLine();
         long logOffset = files.logSize();
+        Process started;
         try {
-            process = new ProcessBuilder(command)
+            started = new ProcessBuilder(command)
                     .directory(dir.toFile())
                     .redirectErrorStream(true)
                     .redirectOutput(Redirect.appendTo(logFile.toFile()))
@@ -243,12 +250,13 @@ public final class RedisServer implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("Could not start " + String.join(" ", command), e);
         }
+        process = started;
         trackForExit(true);
         try {
-            awaitPong(logOffset);
+            awaitPong(started, logOffset);
         } catch (RuntimeException e) {
             destroyForcibly();
-            awaitExit(process, STOP_TIMEOUT);
+            awaitExit(started, STOP_TIMEOUT);
             trackForExit(false);
             throw e;
         }
@@ -270,13 +278,15 @@ public final class RedisServer implements AutoCloseable {
 
     private List<String> commandLine() {
         List<String> command = new ArrayList<>();
-        if (!options.killedAtExit() && SETSID != null) {
+        Path setsid = SETSID;
+        if (!options.killedAtExit() && setsid != null) {
             // its own session and process group: a terminal's Ctrl-C, sent to the application's group, misses it
-            command.add(SETSID.toString());
+            command.add(setsid.toString());
         }
         command.add(binary.path().toString());
-        if (options.configFile() != null) {
-            command.add(options.configFile().toString());
+        Path configFile = options.configFile();
+        if (configFile != null) {
+            command.add(configFile.toString());
         }
         command.addAll(List.of(
                 "--port", Integer.toString(port),
@@ -291,8 +301,7 @@ public final class RedisServer implements AutoCloseable {
         return command;
     }
 
-    private void awaitPong(long logOffset) {
-        Process p = process;
+    private void awaitPong(Process p, long logOffset) {
         Poll.until(options.startupTimeout(), () -> {
             if (!p.isAlive()) {
                 String output = files.logSince(logOffset);
@@ -305,7 +314,7 @@ public final class RedisServer implements AutoCloseable {
             // Ask who answers, not just whether something does: until our process has bound the port,
             // whatever else holds it (a squatter, another Redis) must not pass for this server.
             return "PONG".equals(call(PROBE_TIMEOUT, "PING"))
-                    && Long.toString(p.pid()).equals(parseInfo((String) call(PROBE_TIMEOUT, "INFO", "server")).get("process_id"));
+                    && Long.toString(p.pid()).equals(parseInfo((String) reply(PROBE_TIMEOUT, "INFO", "server")).get("process_id"));
         }, () -> "redis-server on port " + port + " did not answer PING within " + options.startupTimeout()
                 + "; " + logFile + " ends with:\n" + ServerFiles.tail(files.logSince(logOffset)));
     }

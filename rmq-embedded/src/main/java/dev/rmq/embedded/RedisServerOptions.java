@@ -9,6 +9,8 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * How to start a server. Immutable; each {@code with*} returns a copy.
  *
@@ -21,13 +23,13 @@ public final class RedisServerOptions {
     private static final Set<String> RESERVED = Set.of("--port", "--dir", "--daemonize", "--logfile");
 
     private final List<String> args;
-    private final Path dataDir;
+    private final @Nullable Path dataDir;
     private final Duration startupTimeout;
     private final boolean killedAtExit;
-    private final Path configFile;
+    private final @Nullable Path configFile;
 
-    private RedisServerOptions(List<String> args, Path dataDir, Duration startupTimeout, boolean killedAtExit,
-                               Path configFile) {
+    private RedisServerOptions(List<String> args, @Nullable Path dataDir, Duration startupTimeout, boolean killedAtExit,
+                               @Nullable Path configFile) {
         this.args = List.copyOf(args);
         this.dataDir = dataDir;
         this.startupTimeout = startupTimeout;
@@ -83,7 +85,7 @@ public final class RedisServerOptions {
     }
 
     /** Null when there is none. */
-    public Path configFile() {
+    public @Nullable Path configFile() {
         return configFile;
     }
 
@@ -96,7 +98,7 @@ public final class RedisServerOptions {
     }
 
     /** Null means a fresh temp directory per server. */
-    public Path dataDir() {
+    public @Nullable Path dataDir() {
         return dataDir;
     }
 

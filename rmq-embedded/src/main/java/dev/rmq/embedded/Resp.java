@@ -13,6 +13,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Just enough RESP2 to drive a test server, so this module needs no Redis client library (and the
  * client under test is never the thing that sets up its own fixture).
@@ -25,7 +27,7 @@ final class Resp {
     }
 
     /** One command on a fresh connection; a connection per call keeps this thread-safe and restart-proof. */
-    static Object call(String host, int port, Duration readTimeout, String... args) throws IOException {
+    static @Nullable Object call(String host, int port, Duration readTimeout, String... args) throws IOException {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(host, port), CONNECT_TIMEOUT_MILLIS);
             socket.setSoTimeout(Math.toIntExact(readTimeout.toMillis()));
@@ -50,7 +52,7 @@ final class Resp {
     }
 
     /** String, Long, List&lt;Object&gt; or null; an error reply becomes {@link RedisReplyException}. */
-    static Object read(InputStream in) throws IOException {
+    static @Nullable Object read(InputStream in) throws IOException {
         int type = in.read();
         if (type == -1) {
             throw new EOFException("Connection closed before a reply arrived");
@@ -79,7 +81,7 @@ final class Resp {
                 if (count < 0) {
                     return null;
                 }
-                List<Object> items = new ArrayList<>(count);
+                List<@Nullable Object> items = new ArrayList<>(count);
                 for (int i = 0; i < count; i++) {
                     // Errors nested in arrays (e.g. inside EXEC) are values, not failures of the whole call.
                     try {

@@ -1,5 +1,6 @@
 package dev.rmq.embedded;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,7 +39,7 @@ public final class ServerFiles {
     }
 
     /** The requested directory, created if needed, or a fresh temporary one when none is requested. */
-    public static Path createDir(Path requested) {
+    public static Path createDir(@Nullable Path requested) {
         try {
             return requested != null ? Files.createDirectories(requested).toAbsolutePath()
                     : Files.createTempDirectory("rmq-redis-").toAbsolutePath();

@@ -12,4 +12,7 @@
  * {@linkplain dev.rmq.embedded.RedisServerOptions#stoppedOnlyByClose() to be stopped only by its owner}, so a
  * failing test cannot leak servers; each server's output goes to {@code redis.log} in its data directory.
  */
+@NullMarked
 package dev.rmq.embedded;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,5 +1,7 @@
 package dev.rmq.faults;
 
+import org.jspecify.annotations.Nullable;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -83,7 +85,7 @@ final class ChildJvm {
     }
 
     /** Waits for a stdout line that starts with {@code prefix}; null when none comes in time or the child died. */
-    String await(String prefix, Duration timeout) throws InterruptedException {
+    @Nullable String await(String prefix, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             long left = deadline - System.nanoTime();

@@ -2,6 +2,7 @@ package dev.rmq.faults;
 
 import dev.rmq.faults.events.EventLog;
 import dev.rmq.faults.events.HarnessEvent;
+import org.jspecify.annotations.Nullable;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -11,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
@@ -39,8 +41,9 @@ final class ConsumerFleet {
     final class Consumer {
         final String name;
         private int incarnation;
-        private ChildJvm jvm;
-        private NetworkLinks links;
+        /** Null until its first {@link #launch()}, as are its links. */
+        private @Nullable ChildJvm jvm;
+        private @Nullable NetworkLinks links;
 
         private Consumer(String name) {
             this.name = name;
@@ -48,7 +51,7 @@ final class ConsumerFleet {
 
         /** Its links to the standalone Redis and to ZooKeeper, for the network faults. */
         NetworkLinks links() {
-            return links;
+            return Objects.requireNonNull(links, "consumer " + name + " was never launched");
         }
 
         String id() {
@@ -56,7 +59,7 @@ final class ConsumerFleet {
         }
 
         ChildJvm jvm() {
-            return jvm;
+            return Objects.requireNonNull(jvm, "consumer " + name + " was never launched");
         }
 
         void launch() {
@@ -79,7 +82,7 @@ final class ConsumerFleet {
         }
 
         void awaitReady() throws InterruptedException {
-            if (jvm.await("READY", START_TIMEOUT) == null) {
+            if (jvm().await("READY", START_TIMEOUT) == null) {
                 throw new IllegalStateException("consumer " + id() + " did not start within " + START_TIMEOUT + "; see "
                         + stderr(id()));
             }
@@ -87,18 +90,18 @@ final class ConsumerFleet {
 
         /** SIGKILL, recorded as the end of this incarnation. */
         void kill() throws InterruptedException {
-            jvm.kill();
+            jvm().kill();
             events.write(new HarnessEvent.ProcessEnded(EventLog.nowMicros(), id(), true));
         }
 
         /** SIGSTOP. */
         void pause() {
-            jvm.pause();
+            jvm().pause();
         }
 
         /** SIGCONT after a {@link #pause()} at {@code pausedMicros}; returns when it was resumed (host micros). */
         long resume(long pausedMicros) {
-            jvm.resume();
+            jvm().resume();
             long resumed = EventLog.nowMicros();
             events.write(new HarnessEvent.ProcessPaused(pausedMicros, id(), resumed));
             return resumed;
@@ -154,8 +157,8 @@ final class ConsumerFleet {
     private Map<String, Object> status() throws InterruptedException {
         Map<String, Object> status = new LinkedHashMap<>();
         for (Consumer consumer : consumers) {
-            consumer.jvm.send("STATUS");
-            String reply = consumer.jvm.await("STATUS", Duration.ofSeconds(10));
+            consumer.jvm().send("STATUS");
+            String reply = consumer.jvm().await("STATUS", Duration.ofSeconds(10));
             status.put(consumer.id(), reply == null ? "(no answer)" : reply.substring("STATUS ".length()));
         }
         return status;
@@ -164,10 +167,10 @@ final class ConsumerFleet {
     /** Asks every consumer to stop gracefully, and kills those that do not within 30 s. */
     void exitAll(java.util.function.Consumer<String> say) throws InterruptedException {
         for (Consumer consumer : consumers) {
-            consumer.jvm.send("EXIT");
+            consumer.jvm().send("EXIT");
         }
         for (Consumer consumer : consumers) {
-            if (!consumer.jvm.exit("EXIT", Duration.ofSeconds(30))) {
+            if (!consumer.jvm().exit("EXIT", Duration.ofSeconds(30))) {
                 say.accept("consumer " + consumer.id() + " did not exit in time; killed");
             }
             events.write(new HarnessEvent.ProcessEnded(EventLog.nowMicros(), consumer.id(), false));

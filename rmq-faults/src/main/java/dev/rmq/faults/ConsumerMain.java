@@ -21,6 +21,7 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RScript;
 import org.redisson.client.codec.StringCodec;
 
@@ -113,8 +114,9 @@ public final class ConsumerMain {
                 .withIdlePoll(Duration.ofMillis(500)).withShutdownTimeout(Duration.ofSeconds(5));
         List<RmqConsumerContainer<String>> containers = new ArrayList<>();
         int shapes = 0;
-        for (Deployment deployment : clients.deployments()) {
-            RmqCoordinator coordinator = coordinators.get(deployment);
+        for (Map.Entry<Deployment, RmqCoordinator> entry : coordinators.entrySet()) {
+            Deployment deployment = entry.getKey();
+            RmqCoordinator coordinator = entry.getValue();
             for (TopicDefinition topic : Workload.topics(deployment)) {
                 // ids such as "ms" and "pc": the worker threads (rmq-<id>-<n>) must differ across topics and deployments
                 ContainerBuilder<String> builder = clients.rmq(deployment).container(topic.name(), String.class);
@@ -171,7 +173,7 @@ public final class ConsumerMain {
      * rmq's event as the checker reads it, with this incarnation's name; null for a delivery, which the handler
      * records itself, with what it read.
      */
-    private static HarnessEvent toHarnessEvent(String instance, RmqEvent event) {
+    private static @Nullable HarnessEvent toHarnessEvent(String instance, RmqEvent event) {
         if (event instanceof RmqEvent.Delivered) {
             return null;
         }

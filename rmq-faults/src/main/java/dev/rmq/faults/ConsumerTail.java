@@ -2,6 +2,7 @@ package dev.rmq.faults;
 
 import dev.rmq.faults.events.EventReader;
 import dev.rmq.faults.events.HarnessEvent;
+import org.jspecify.annotations.Nullable;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -72,7 +73,7 @@ final class ConsumerTail implements AutoCloseable {
     }
 
     /** When the probe with this key was first consumed successfully, or null. */
-    Long probeDone(String key) {
+    @Nullable Long probeDone(String key) {
         return probesDone.get(key);
     }
 

@@ -1,6 +1,7 @@
 package dev.rmq.faults;
 
 import dev.rmq.faults.RedisClients.RedisMode;
+import org.jspecify.annotations.Nullable;
 
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -54,9 +55,10 @@ enum FaultKind {
     LISTENER_ERRORS("listener-errors", null);
 
     private final String cliName;
-    private final Deployment needs;
+    /** The deployment the fault needs, or null when every run has what it hits. */
+    private final @Nullable Deployment needs;
 
-    FaultKind(String cliName, Deployment needs) {
+    FaultKind(String cliName, @Nullable Deployment needs) {
         this.cliName = cliName;
         this.needs = needs;
     }

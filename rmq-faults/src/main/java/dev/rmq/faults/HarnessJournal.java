@@ -4,6 +4,7 @@ import dev.rmq.journal.jdbc.JdbcJournal;
 import dev.rmq.journal.jdbc.JournalMode;
 import dev.rmq.topic.DeliveryGuarantee;
 import dev.rmq.topic.TopicDefinition;
+import org.jspecify.annotations.Nullable;
 import org.postgresql.ds.PGSimpleDataSource;
 
 import java.time.Duration;
@@ -36,7 +37,7 @@ final class HarnessJournal {
     }
 
     /** The journal a child's arguments ask for, or null. */
-    static JdbcJournal fromArgs(ChildArgs args, JournalMode mode) {
+    static @Nullable JdbcJournal fromArgs(ChildArgs args, JournalMode mode) {
         String url = args.getOrDefault(ARG, "-");
         return url.equals("-") ? null : open(url, mode);
     }

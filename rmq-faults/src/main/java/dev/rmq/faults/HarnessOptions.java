@@ -1,6 +1,7 @@
 package dev.rmq.faults;
 
 import dev.rmq.faults.RedisClients.RedisMode;
+import org.jspecify.annotations.Nullable;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,7 +34,7 @@ import java.util.Set;
  */
 record HarnessOptions(Duration duration, RedisMode redis, int consumers, int threads, Set<FaultKind> faults,
                       double errorRate, String durable, double burstsPerSecond, Duration gapMin, Duration gapMax,
-                      long seed, Path out, Path workDir, boolean keepLogs, String listeners) {
+                      long seed, Path out, @Nullable Path workDir, boolean keepLogs, String listeners) {
 
     /** The handler shapes a consumer can take. */
     static final List<String> LISTENER_SHAPES = List.of("single", "batch", "async", "mixed");
@@ -184,7 +185,7 @@ record HarnessOptions(Duration duration, RedisMode redis, int consumers, int thr
                 out, workDir, keepLogs, listeners);
     }
 
-    private static String value(String option, String next) {
+    private static String value(String option, @Nullable String next) {
         if (next == null) {
             throw new IllegalArgumentException(option + " needs a value");
         }

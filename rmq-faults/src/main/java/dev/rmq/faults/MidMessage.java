@@ -7,6 +7,7 @@ import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.producer.SendReceipt;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -53,7 +54,7 @@ final class MidMessage {
     }
 
     /** A consumer busy with a message, or null when none was found nor took the bait. */
-    Busy await(int faultId) throws InterruptedException {
+    @Nullable Busy await(int faultId) throws InterruptedException {
         Busy busy = poll(null, Duration.ofSeconds(3));
         if (busy != null) {
             return busy;
@@ -62,7 +63,7 @@ final class MidMessage {
         return bait == null ? null : poll(bait, Duration.ofSeconds(20));
     }
 
-    static String describe(Busy busy, long at) {
+    static String describe(@Nullable Busy busy, long at) {
         return busy == null ? "no handler found running" : busy.describe(at);
     }
 
@@ -71,7 +72,7 @@ final class MidMessage {
         return baits;
     }
 
-    private Busy poll(String key, Duration timeout) throws InterruptedException {
+    private @Nullable Busy poll(@Nullable String key, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() - deadline < 0) {
             long now = EventLog.nowMicros();
@@ -93,7 +94,7 @@ final class MidMessage {
     }
 
     /** Sends one slow message, due at once, to a random slot of a random topic; its key, or null when it failed. */
-    private String sendBait(int faultId) {
+    private @Nullable String sendBait(int faultId) {
         List<TopicDefinition> topics = clients.topics();
         TopicDefinition topic = topics.get(random.nextInt(topics.size()));
         String key = Workload.PLAIN_PREFIX + "bait." + faultId;

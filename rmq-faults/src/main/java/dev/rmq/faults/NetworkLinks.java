@@ -1,6 +1,7 @@
 package dev.rmq.faults;
 
 import dev.rmq.testsupport.TcpProxy;
+import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -15,14 +16,14 @@ import java.util.Map;
  */
 final class NetworkLinks implements AutoCloseable {
 
-    private final TcpProxy redis;
+    private final @Nullable TcpProxy redis;
     private final List<TcpProxy> zookeeper = new ArrayList<>();
 
     /**
      * @param standalone the standalone Redis address (redis://host:port), or null when the run has none
      * @param zkConnect  the ensemble's connect string, host:port,...
      */
-    NetworkLinks(String standalone, String zkConnect) {
+    NetworkLinks(@Nullable String standalone, String zkConnect) {
         this.redis = standalone == null ? null : proxyTo(standalone.substring(standalone.indexOf("://") + 3));
         for (String server : zkConnect.split(",")) {
             zookeeper.add(proxyTo(server));

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -106,7 +107,9 @@ final class Probes implements AutoCloseable {
             round++;
             for (TopicDefinition topic : topics) {
                 List<OutgoingMessage> lost = batch(faultId, topic).stream()
-                        .filter(probe -> !settled.contains(faultId) && tail.probeDone(probe.key()) == null).toList();
+                        .filter(probe -> !settled.contains(faultId)
+                                && tail.probeDone(Objects.requireNonNull(probe.key(), "a probe has its key")) == null)
+                        .toList();
                 if (lost.isEmpty()) {
                     continue;
                 }

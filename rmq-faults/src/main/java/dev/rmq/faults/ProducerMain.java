@@ -21,6 +21,7 @@ import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.PriorityQueue;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -207,7 +208,8 @@ public final class ProducerMain {
             messages.add(message.withKey(spec.key()));
         }
         Deployment deployment = Workload.deploymentOf(planned.messages().get(0).topic().name());
-        RmqProducer producer = (planned.durable() ? durable : plain).get(deployment);
+        RmqProducer producer = Objects.requireNonNull((planned.durable() ? durable : plain).get(deployment),
+                "the constructor makes both producers of every deployment");
         long start = EventLog.nowMicros();
         try {
             List<SendReceipt> receipts = messages.size() == 1 ? List.of(producer.send(messages.get(0)))
@@ -224,7 +226,7 @@ public final class ProducerMain {
             for (int i = 0; i < seqs.length; i++) {
                 SendOutcome outcome = e.outcomes().get(i);
                 if (outcome.status() == SendOutcome.Status.STORED) {
-                    SendReceipt r = outcome.receipt();
+                    SendReceipt r = Objects.requireNonNull(outcome.receipt(), "a stored send has its receipt");
                     log.write(new HarnessEvent.Sent(end, seqs[i], r.topic(), r.key(), r.slot(), r.merged(),
                             planned.durable(), start, values[i]));
                 } else {

@@ -11,6 +11,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * What every process of a run agrees on: the topics, the payload format and the clock.
@@ -63,7 +64,7 @@ final class Workload {
 
     /** The topics of one deployment: range-merge, priority, fixed-time, then the two with job controls. */
     static List<TopicDefinition> topics(Deployment deployment) {
-        return TOPICS.get(deployment);
+        return Objects.requireNonNull(TOPICS.get(deployment), "every deployment has its topics");
     }
 
     /** The topics of one deployment without job controls, where every message must come through. */

@@ -9,4 +9,7 @@
  * with the host clock in microseconds (every process runs on one host, so they share it); a SIGKILL can lose at
  * most the line being written. The checker reads those files alone.
  */
+@NullMarked
 package dev.rmq.faults;
+
+import org.jspecify.annotations.NullMarked;

@@ -4,4 +4,7 @@
  * when none is configured. One subpackage per use case, each a topic type: {@code pricechange}
  * (RANGE_MERGE), {@code merchanttasks} (PRIORITY) and {@code ordertimeout} (FIXED_TIME).
  */
+@NullMarked
 package dev.rmq.samples;
+
+import org.jspecify.annotations.NullMarked;

@@ -4,4 +4,7 @@
  * only without them), {@code pull} (the server's puller and its table of delivery tokens), {@code journal} (the
  * database behind a restore), and {@code api} with one subpackage per group of endpoints.
  */
+@NullMarked
 package dev.rmq.server;
+
+import org.jspecify.annotations.NullMarked;

@@ -6,7 +6,6 @@ import dev.rmq.embedded.RedisServerOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -93,7 +92,7 @@ public final class RedisCluster implements AutoCloseable {
     }
 
     public int keySlot(String key) {
-        return Math.toIntExact((Long) anyRunningNode().command("CLUSTER", "KEYSLOT", key));
+        return Math.toIntExact((Long) reply(anyRunningNode(), "CLUSTER", "KEYSLOT", key));
     }
 
     /** The master serving {@code slot}, according to the first running node's view. */
@@ -102,7 +101,7 @@ public final class RedisCluster implements AutoCloseable {
             throw new IllegalArgumentException("slot " + slot + " is outside 0.." + (SLOTS - 1));
         }
         RedisServer viewer = anyRunningNode();
-        for (NodeLine line : NodeLine.parseAll((String) viewer.command("CLUSTER", "NODES"))) {
+        for (NodeLine line : NodeLine.parseAll((String) reply(viewer, "CLUSTER", "NODES"))) {
             if (line.isMaster() && line.servesSlot(slot)) {
                 return byPort(line.port());
             }
@@ -141,7 +140,7 @@ public final class RedisCluster implements AutoCloseable {
         for (RedisServer node : nodes) {
             out.append("--- ").append(node).append(" ---\n");
             try {
-                out.append(((String) node.command("CLUSTER", "NODES")).trim()).append('\n');
+                out.append(((String) reply(node, "CLUSTER", "NODES")).trim()).append('\n');
             } catch (RuntimeException e) {
                 out.append("(unavailable: ").append(e.getMessage()).append(")\n");
             }
@@ -172,10 +171,11 @@ public final class RedisCluster implements AutoCloseable {
     private void form() {
         List<RedisServer> masters = nodes.subList(0, MASTERS);
         List<RedisServer> replicas = nodes.subList(MASTERS, nodes.size());
-        Map<RedisServer, String> ids = new HashMap<>();
+        // in the order of the nodes, the masters first
+        List<String> ids = new ArrayList<>();
         for (int i = 0; i < nodes.size(); i++) {
             RedisServer node = nodes.get(i);
-            ids.put(node, (String) node.command("CLUSTER", "MYID"));
+            ids.add((String) node.command("CLUSTER", "MYID"));
             // Distinct epochs up front, as redis-cli does, so nodes need not resolve epoch collisions first.
             node.command("CLUSTER", "SET-CONFIG-EPOCH", Integer.toString(i + 1));
         }
@@ -195,7 +195,7 @@ public final class RedisCluster implements AutoCloseable {
                 () -> "Nodes did not all meet within " + CONVERGE_TIMEOUT + ":\n" + describe());
         log.debug("All nodes met");
         for (int i = 0; i < replicas.size(); i++) {
-            replicas.get(i).command("CLUSTER", "REPLICATE", ids.get(masters.get(i % MASTERS)));
+            replicas.get(i).command("CLUSTER", "REPLICATE", ids.get(i % MASTERS));
         }
         Poll.until(CONVERGE_TIMEOUT, this::converged,
                 () -> "Cluster did not reach cluster_state:ok with synced replicas within " + CONVERGE_TIMEOUT + ":\n" + describe());
@@ -214,7 +214,7 @@ public final class RedisCluster implements AutoCloseable {
 
     private boolean allNodesKnowEachOther() {
         for (RedisServer node : nodes) {
-            List<NodeLine> view = NodeLine.parseAll((String) node.command("CLUSTER", "NODES"));
+            List<NodeLine> view = NodeLine.parseAll((String) reply(node, "CLUSTER", "NODES"));
             if (view.size() != nodes.size() || view.stream().anyMatch(l -> l.hasAnyFlag("handshake", "noaddr"))) {
                 return false;
             }
@@ -230,12 +230,12 @@ public final class RedisCluster implements AutoCloseable {
     private boolean converged() {
         Set<String> firstView = null;
         for (RedisServer node : nodes) {
-            Map<String, String> info = RedisServer.parseInfo((String) node.command("CLUSTER", "INFO"));
+            Map<String, String> info = RedisServer.parseInfo((String) reply(node, "CLUSTER", "INFO"));
             if (!"ok".equals(info.get("cluster_state")) || !Integer.toString(SLOTS).equals(info.get("cluster_slots_assigned"))
                     || !Integer.toString(SLOTS).equals(info.get("cluster_slots_ok"))) {
                 return false;
             }
-            List<NodeLine> view = NodeLine.parseAll((String) node.command("CLUSTER", "NODES"));
+            List<NodeLine> view = NodeLine.parseAll((String) reply(node, "CLUSTER", "NODES"));
             long masterCount = view.stream().filter(NodeLine::isMaster).count();
             long replicaCount = view.stream().filter(NodeLine::isReplica).count();
             if (view.size() != nodes.size() || masterCount != MASTERS || replicaCount != nodes.size() - MASTERS
@@ -267,6 +267,11 @@ public final class RedisCluster implements AutoCloseable {
     private RedisServer byPort(int port) {
         return nodes.stream().filter(n -> n.port() == port).findFirst()
                 .orElseThrow(() -> new IllegalStateException("Port " + port + " is not a node of " + this));
+    }
+
+    /** The reply to a command that Redis never answers with nil, such as CLUSTER NODES, CLUSTER INFO or KEYSLOT. */
+    private static Object reply(RedisServer node, String... args) {
+        return Objects.requireNonNull(node.command(args), () -> String.join(" ", args) + " answered with nil");
     }
 
     private static void closeQuietly(RedisServer node) {

@@ -2,6 +2,7 @@ package dev.rmq.testsupport;
 
 import dev.rmq.embedded.RedisServer;
 import dev.rmq.embedded.RedisServerOptions;
+import org.jspecify.annotations.Nullable;
 /**
  * Entry points for tests.
  *
@@ -12,7 +13,7 @@ import dev.rmq.embedded.RedisServerOptions;
  */
 public final class RedisTestServers {
 
-    private static RedisCluster sharedCluster;
+    private static @Nullable RedisCluster sharedCluster;
 
     private RedisTestServers() {
     }

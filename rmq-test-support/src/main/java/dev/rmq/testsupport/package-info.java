@@ -14,4 +14,7 @@
  *       (latency, stalls, resets, refused connections).</li>
  * </ul>
  */
+@NullMarked
 package dev.rmq.testsupport;
+
+import org.jspecify.annotations.NullMarked;

@@ -5,6 +5,7 @@ import dev.rmq.embedded.RedisServer;
 import dev.rmq.embedded.RedisServerOptions;
 import dev.rmq.spring.autoconfigure.RmqRedisConnectionDetails;
 import dev.rmq.spring.autoconfigure.RmqZooKeeperConnectionDetails;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.support.AbstractBeanDefinition;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
@@ -58,7 +59,7 @@ record EmbeddedRmqContextCustomizer(boolean zookeeper) implements ContextCustomi
     }
 
     /** The servers of one context. */
-    record Servers(RedisServer redis, EmbeddedZooKeeper zooKeeper) {
+    record Servers(RedisServer redis, @Nullable EmbeddedZooKeeper zooKeeper) {
 
         void close() {
             if (zooKeeper != null) {

@@ -1,5 +1,6 @@
 package dev.rmq.test;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.test.context.ContextConfigurationAttributes;
 import org.springframework.test.context.ContextCustomizer;
 import org.springframework.test.context.ContextCustomizerFactory;
@@ -11,8 +12,8 @@ import java.util.List;
 public final class EmbeddedRmqContextCustomizerFactory implements ContextCustomizerFactory {
 
     @Override
-    public ContextCustomizer createContextCustomizer(Class<?> testClass,
-                                                     List<ContextConfigurationAttributes> configAttributes) {
+    public @Nullable ContextCustomizer createContextCustomizer(Class<?> testClass,
+                                                               List<ContextConfigurationAttributes> configAttributes) {
         EmbeddedRmq annotation = TestContextAnnotationUtils.findMergedAnnotation(testClass, EmbeddedRmq.class);
         return annotation == null ? null : new EmbeddedRmqContextCustomizer(annotation.zookeeper());
     }

@@ -13,6 +13,7 @@ import dev.rmq.internal.script.ScriptRunner;
 import dev.rmq.journal.MessageJournal;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicRegistry;
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.BatchOptions;
 import org.redisson.api.RBatch;
 import org.redisson.api.RFuture;
@@ -41,10 +42,10 @@ public final class RedisAdmin implements RmqAdmin {
     private final KeyLayout keys;
     private final ScriptRunner scripts;
     /** Told of each message a clear removes, so that a restore does not bring it back; null without a journal. */
-    private final MessageJournal journal;
+    private final @Nullable MessageJournal journal;
 
     public RedisAdmin(RedissonClient redisson, TopicRegistry topics, KeyLayout keys, ScriptRunner scripts,
-                      MessageJournal journal) {
+                      @Nullable MessageJournal journal) {
         this.redisson = redisson;
         this.topics = topics;
         this.keys = keys;
@@ -158,26 +159,27 @@ public final class RedisAdmin implements RmqAdmin {
             dead += one != null ? one : 0;
         }
         ClearReport report = new ClearReport(definition.name(), waiting, parked, dead);
-        CompletionStage<Void> journaled = listKeys && !keys.isEmpty()
+        CompletionStage<Void> journaled = listKeys && journal != null && !keys.isEmpty()
                 ? journal.cleared(definition.name(), keys, Instant.now()) : CompletableFuture.completedFuture(null);
         return journaled.thenApply(done -> {
-            if (failures.count > 0) {
+            Throwable first = failures.first;
+            if (first != null) {
                 throw new RmqUnavailableException("topic '" + definition.name() + "' was cleared in part: "
-                        + failures.count + " slot call(s) failed (" + failures.first + "); the others removed "
+                        + failures.count + " slot call(s) failed (" + first + "); the others removed "
                         + report.waiting() + " waiting, " + report.parked() + " parked and " + report.dead()
-                        + " dead message(s). Repeat the call", failures.first);
+                        + " dead message(s). Repeat the call", first);
             }
             return report;
         });
     }
 
-    /** The slot calls of a clear that failed: how many, and the first one's error. */
+    /** The slot calls of a clear that failed: how many, and the first one's error (null while none did). */
     private static final class SlotFailures {
         int count;
-        Throwable first;
+        @Nullable Throwable first;
 
         /** The call's result, or null when it failed, which is counted. */
-        <T> T valueOf(CompletableFuture<T> call) {
+        <T> @Nullable T valueOf(CompletableFuture<T> call) {
             if (!call.isCompletedExceptionally()) {
                 return call.join();
             }
@@ -191,7 +193,7 @@ public final class RedisAdmin implements RmqAdmin {
         return keys.slot(topic.name(), slot);
     }
 
-    private static void logChange(String what, TopicDefinition topic, PauseState state, Throwable error) {
+    private static void logChange(String what, TopicDefinition topic, PauseState state, @Nullable Throwable error) {
         if (error != null) {
             log.warn("topic {} could not be {} completely; pause state unknown, repeat the call: {}", topic.name(), what,
                     error.toString());

@@ -7,9 +7,11 @@ import dev.rmq.internal.slot.Delivery;
 import dev.rmq.internal.slot.Ending;
 import dev.rmq.internal.slot.LeaseKeeper;
 import dev.rmq.internal.slot.SlotSession;
+import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Runs one polled batch of one slot session: has its {@link Invoker} run the handler on each message, one after
@@ -100,8 +102,10 @@ final class BatchRunner<T> {
             Invoker.Handled outcome = handled.get(j);
             Delivery<T> delivery = taken.get(j);
             switch (outcome.kind()) {
-                case DONE -> session.gather(Ending.of(opFor(outcome.result()), delivery, outcome.result().reason(),
-                        outcome.cause()));
+                case DONE -> {
+                    ConsumeResult result = Objects.requireNonNull(outcome.result(), "a done outcome has a result");
+                    session.gather(Ending.of(opFor(result), delivery, result.reason(), outcome.cause()));
+                }
                 case UNSTARTED -> session.gatherUnstarted(delivery);
                 case CUT_OFF -> {
                     cutOff = true;
@@ -129,7 +133,7 @@ final class BatchRunner<T> {
 
         private final WorkerControl control;
         /** The first message of the call in progress; null between calls. */
-        private volatile Delivery<?> running;
+        private volatile @Nullable Delivery<?> running;
         private volatile boolean kept;
 
         Call(WorkerControl control) {
@@ -148,7 +152,7 @@ final class BatchRunner<T> {
         }
 
         /** The delivery whose lease the keeper leaves to run out now: a running call's that did not ask to keep it. */
-        Delivery<?> unwatched() {
+        @Nullable Delivery<?> unwatched() {
             return kept ? null : running;
         }
     }

@@ -7,12 +7,14 @@ import dev.rmq.consumer.SlotOwner;
 import dev.rmq.consumer.StopReport;
 import dev.rmq.internal.slot.WakeSubscription;
 import dev.rmq.topic.TopicDefinition;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -48,13 +50,15 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
     private final ReentrantLock lifecycle = new ReentrantLock();
 
     private volatile boolean running;
-    private SlotAssignment assignment;
+    /** Made anew at each start; null before the first. */
+    private @Nullable SlotAssignment assignment;
     private volatile List<SlotWorker<?>> workers = List.of();
     /** Runs the workers; null for a platform thread of the container's own per worker. */
-    private final Executor executor;
+    private final @Nullable Executor executor;
 
     public ConsumerContainer(String id, TopicDefinition topic, ConsumerSettings settings, WorkerFactory<T> workerFactory,
-                             WakeSubscription wakes, Supplier<? extends SlotAssignment> assignments, Executor executor) {
+                             WakeSubscription wakes, Supplier<? extends SlotAssignment> assignments,
+                             @Nullable Executor executor) {
         if (id == null || id.isBlank()) {
             throw new IllegalArgumentException("container id must not be blank");
         }
@@ -200,6 +204,7 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
         long deadline = start + timeout.toNanos();
         long share = releaseShare(timeout).toNanos();
         long handlersDeadline = deadline - share;
+        SlotAssignment assignment = Objects.requireNonNull(this.assignment, "a running container has an assignment");
         // before the workers let their slots go: the assignment must not give back a slot, or take one, on its own
         // meanwhile, or the stop's report would miss what such a give-back left behind
         assignment.stopping();

@@ -6,6 +6,7 @@ import dev.rmq.consumer.RmqErrorHandler;
 import dev.rmq.consumer.RmqMessage;
 import dev.rmq.metrics.RmqMetrics;
 import dev.rmq.topic.TopicDefinition;
+import org.jspecify.annotations.Nullable;
 
 import java.util.List;
 
@@ -18,8 +19,8 @@ import java.util.List;
  */
 abstract sealed class Invoker<T> permits SingleInvoker, AsyncInvoker, BatchInvoker {
 
-    /** What came of one delivery. */
-    record Handled(Kind kind, ConsumeResult result, Throwable cause) {
+    /** What came of one delivery: a result when {@link Kind#DONE}, and a cause when the handler threw. */
+    record Handled(Kind kind, @Nullable ConsumeResult result, @Nullable Throwable cause) {
 
         enum Kind {
             /** The handler decided, or its failure was decided on. */
@@ -33,7 +34,7 @@ abstract sealed class Invoker<T> permits SingleInvoker, AsyncInvoker, BatchInvok
         static final Handled UNSTARTED = new Handled(Kind.UNSTARTED, null, null);
         static final Handled CUT_OFF = new Handled(Kind.CUT_OFF, null, null);
 
-        static Handled done(ConsumeResult result, Throwable cause) {
+        static Handled done(ConsumeResult result, @Nullable Throwable cause) {
             return new Handled(Kind.DONE, result, cause);
         }
     }
@@ -91,7 +92,7 @@ abstract sealed class Invoker<T> permits SingleInvoker, AsyncInvoker, BatchInvok
     }
 
     /** The outcome of a handler that returned {@code result}; null counts as a success. */
-    protected Handled returned(ConsumeResult result, long startNanos) {
+    protected Handled returned(@Nullable ConsumeResult result, long startNanos) {
         ConsumeResult decided = result == null ? ConsumeResult.success() : result;
         metrics.consumed(topic, decided.outcome(), System.nanoTime() - startNanos);
         return Handled.done(decided, null);

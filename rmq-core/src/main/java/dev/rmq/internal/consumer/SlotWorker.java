@@ -6,6 +6,7 @@ import dev.rmq.internal.slot.Batch;
 import dev.rmq.internal.slot.Sessions;
 import dev.rmq.internal.slot.SlotChoice;
 import dev.rmq.internal.slot.SlotSession;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,9 +44,9 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
     /** Where the next round over the slots starts, so that no slot is always served first. */
     private int turn;
     /** The session whose last batch's endings wait for its next poll, or null; see {@link #carries}. */
-    private SlotSession<T> carrying;
+    private @Nullable SlotSession<T> carrying;
     /** The thread running the worker, once it runs; an executor's thread is named after the worker meanwhile. */
-    private Thread thread;
+    private @Nullable Thread thread;
     private final CountDownLatch done = new CountDownLatch(1);
     /**
      * Opened once the container's assignment has started: a worker that polled before would take a whole poll from
@@ -130,15 +131,16 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
     @Override
     public void run() {
         String before;
+        Thread mine = Thread.currentThread();
         synchronized (this) {
             if (done.getCount() == 0) {
                 // given up before its executor got to it
                 return;
             }
-            thread = Thread.currentThread();
-            before = thread.getName();
+            thread = mine;
+            before = mine.getName();
         }
-        thread.setName(threadName());
+        mine.setName(threadName());
         try {
             begun.await();
             while (running) {
@@ -173,7 +175,7 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
             slots.all().forEach(slots::release);
             synchronized (this) {
                 // an executor's thread goes back to its pool as it came: its name, and no interrupt meant for us
-                thread.setName(before);
+                mine.setName(before);
                 Thread.interrupted();
                 done.countDown();
             }
@@ -232,7 +234,7 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
         return picks;
     }
 
-    private void poll(SlotSession<T> session, Long floor) {
+    private void poll(SlotSession<T> session, @Nullable Long floor) {
         Batch<T> batch;
         try {
             polling = true;
@@ -274,7 +276,7 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
      * Sends the endings that wait for a poll of their session, unless that session is {@code next}, the one the worker
      * polls now. A slot that turns out to be lost is let go.
      */
-    private void sendCarriedUnless(SlotSession<T> next) {
+    private void sendCarriedUnless(@Nullable SlotSession<T> next) {
         SlotSession<T> waiting = carrying;
         if (waiting != null && waiting != next) {
             carrying = null;

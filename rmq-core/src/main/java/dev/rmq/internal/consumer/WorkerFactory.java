@@ -16,9 +16,11 @@ import dev.rmq.internal.slot.Sessions;
 import dev.rmq.internal.slot.SlotCalls;
 import dev.rmq.metrics.RmqMetrics;
 import dev.rmq.topic.TopicDefinition;
+import org.jspecify.annotations.Nullable;
 
 import java.lang.reflect.Type;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -48,13 +50,14 @@ public final class WorkerFactory<T> {
     /** Decides what a handler's exception does to its message. */
     private final RmqErrorHandler errorHandler;
     /** The zone the container runs in, null for none: its workers poll that zone's slots first. */
-    private final String zone;
+    private final @Nullable String zone;
     /** The container's gate on the topic's rate limit, shared by its workers. */
     private final RateGate rate;
 
     public WorkerFactory(TopicDefinition topic, ConsumerSettings settings, KeyLayout keys, ScriptRunner scripts,
                          Handlers<T> handlers, PayloadCodec codec, Type payloadType, RmqMetrics metrics,
-                         RmqEventListener events, OutageWatch outage, String zone, RmqErrorHandler errorHandler) {
+                         RmqEventListener events, OutageWatch outage, @Nullable String zone,
+                         RmqErrorHandler errorHandler) {
         this.errorHandler = errorHandler;
         this.failures = new HandlerFailures(topic);
         this.zone = zone;
@@ -85,9 +88,12 @@ public final class WorkerFactory<T> {
     SlotWorker<T> newWorker(String id) {
         AtomicReference<SlotWorker<T>> worker = new AtomicReference<>();
         Sessions<T> sessions = new Sessions<>(new Sessions.Parts<>(topic, "worker", id, keys, calls, rate, codec,
-                payloadType, metrics, events, failures, true, Delivery::new, () -> worker.get().stopping()));
+                payloadType, metrics, events, failures, true, Delivery::new,
+                () -> Objects.requireNonNull(worker.get(), "a worker is made before its sessions ask").stopping()));
         BatchRunner<T> batches = new BatchRunner<>(handlers.invoker(topic, metrics, errorHandler), leases);
-        worker.set(new SlotWorker<>(id, settings, sessions, batches, slot -> topic.zones().isLocal(slot, zone)));
-        return worker.get();
+        SlotWorker<T> made = new SlotWorker<>(id, settings, sessions, batches,
+                slot -> topic.zones().isLocal(slot, zone));
+        worker.set(made);
+        return made;
     }
 }

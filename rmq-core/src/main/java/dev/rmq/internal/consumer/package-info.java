@@ -4,4 +4,7 @@
  * {@code BatchRunner}, which has its {@code Invoker} run the handler on each message and gathers their endings in
  * the session.
  */
+@NullMarked
 package dev.rmq.internal.consumer;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,6 +1,7 @@
 package dev.rmq.internal.coordination;
 
 import dev.rmq.consumer.StopReport;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,7 +21,8 @@ final class GiveUps {
      * @param gives     the slots being given back, or null when the assignment's thread did not get to them in time
      * @param heldCount how many slots were held, for the null case
      */
-    static StopReport report(List<CompletableFuture<SlotClaims.GivingUp>> gives, int heldCount, long startNanos) {
+    static StopReport report(@Nullable List<CompletableFuture<SlotClaims.GivingUp>> gives, int heldCount,
+                             long startNanos) {
         int released = 0;
         int tokensLeft = 0;
         int znodesLeft = 0;
@@ -50,7 +52,7 @@ final class GiveUps {
     }
 
     /** The value of {@code stage} once it completes, or null when it does not by the deadline. */
-    static <T> T waitUntil(CompletableFuture<T> stage, long deadlineNanos) {
+    static <T> @Nullable T waitUntil(CompletableFuture<T> stage, long deadlineNanos) {
         try {
             return stage.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (TimeoutException | ExecutionException e) {

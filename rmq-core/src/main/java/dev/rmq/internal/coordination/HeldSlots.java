@@ -1,6 +1,7 @@
 package dev.rmq.internal.coordination;
 
 import dev.rmq.consumer.SlotOwner;
+import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,7 +27,8 @@ final class HeldSlots {
         final String token;
         /** Which claim took it, counted by {@link HeldSlots#claimsMade()}. */
         final long claim;
-        CompletionStage<Void> paused;
+        /** The revoke that paused polling it; null while it is polled. */
+        @Nullable CompletionStage<Void> paused;
         boolean releasing;
 
         private Held(SlotOwner worker, String token, long claim) {
@@ -46,7 +48,7 @@ final class HeldSlots {
         count = held.size();
     }
 
-    Held get(int slot) {
+    @Nullable Held get(int slot) {
         return held.get(slot);
     }
 

@@ -1,6 +1,7 @@
 package dev.rmq.internal.coordination;
 
 import org.apache.zookeeper.data.ACL;
+import org.jspecify.annotations.Nullable;
 
 import java.util.List;
 
@@ -13,5 +14,6 @@ import java.util.List;
  * @param origin     where this instance's definitions come from, named in conflict errors
  * @param zone       the availability zone it runs in, null for none; part of its members' names
  */
-public record Membership(ZkPaths paths, List<ACL> acl, String instanceId, String origin, String zone) {
+public record Membership(ZkPaths paths, @Nullable List<ACL> acl, String instanceId, String origin,
+                         @Nullable String zone) {
 }

@@ -4,6 +4,7 @@ import dev.rmq.topic.TopicDefinition;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,8 +24,8 @@ final class PlanNode {
     }
 
     /** The plan to follow, writing a new one when it does not fit {@code members}; null when a write raced. */
-    static Map<Integer, String> current(CuratorFramework curator, Membership membership, TopicDefinition topic,
-                                        SortedSet<String> members) throws Exception {
+    static @Nullable Map<Integer, String> current(CuratorFramework curator, Membership membership,
+                                                  TopicDefinition topic, SortedSet<String> members) throws Exception {
         String path = membership.paths().plan(topic.name());
         Stat stat = new Stat();
         Map<Integer, String> plan;

@@ -1,12 +1,15 @@
 package dev.rmq.internal.coordination;
 
 import dev.rmq.topic.TopicZones;
+import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -33,12 +36,12 @@ public final class SlotPlanner {
     }
 
     /** The member name of a worker of {@code zone} (null for none): {@code ~zone~id}, or the id alone. */
-    public static String memberName(String zone, String id) {
+    public static String memberName(@Nullable String zone, String id) {
         return zone == null ? id : ZONE_MARK + zone + ZONE_MARK + id;
     }
 
     /** The zone of a member name, or null when it has none. */
-    public static String zoneOf(String member) {
+    public static @Nullable String zoneOf(String member) {
         if (member.isEmpty() || member.charAt(0) != ZONE_MARK) {
             return null;
         }
@@ -80,7 +83,8 @@ public final class SlotPlanner {
                 orphans.add(slot);
             }
         }
-        slotsByZone.forEach((zone, slots) -> plan.putAll(planSlots(slots, byZone.get(zone), previous)));
+        slotsByZone.forEach((zone, slots) -> plan.putAll(planSlots(slots,
+                Objects.requireNonNull(byZone.get(zone), "only a zone with members has slots of its own"), previous)));
         if (!orphans.isEmpty()) {
             plan.putAll(planSlots(orphans, members, previous));
         }
@@ -96,13 +100,17 @@ public final class SlotPlanner {
             held.put(member, new TreeSet<>());
         }
         previous.forEach((slot, member) -> {
-            if (slots.contains(slot) && held.containsKey(member)) {
-                held.get(member).add(slot);
+            SortedSet<Integer> itsSlots = held.get(member);
+            if (slots.contains(slot) && itsSlots != null) {
+                itsSlots.add(slot);
             }
         });
 
+        // every member has its entry in held, quota and kept: the defaults below are never used
         List<String> byHoldings = new ArrayList<>(members);
-        byHoldings.sort(Comparator.comparingInt((String m) -> -held.get(m).size()).thenComparing(Comparator.naturalOrder()));
+        byHoldings.sort(Comparator
+                .comparingInt((String m) -> -held.getOrDefault(m, Collections.emptySortedSet()).size())
+                .thenComparing(Comparator.naturalOrder()));
         int base = slots.size() / members.size();
         int extra = slots.size() % members.size();
         Map<String, Integer> quota = new HashMap<>();
@@ -114,8 +122,8 @@ public final class SlotPlanner {
         Map<String, Integer> kept = new HashMap<>();
         for (String member : members) {
             int has = 0;
-            for (int slot : held.get(member)) {
-                if (has == quota.get(member)) {
+            for (int slot : held.getOrDefault(member, Collections.emptySortedSet())) {
+                if (has == quota.getOrDefault(member, 0)) {
                     break;
                 }
                 plan.put(slot, member);
@@ -125,8 +133,8 @@ public final class SlotPlanner {
             kept.put(member, has);
         }
         for (String member : members) {
-            int has = kept.get(member);
-            while (has < quota.get(member)) {
+            int has = kept.getOrDefault(member, 0);
+            while (has < quota.getOrDefault(member, 0)) {
                 int slot = free.first();
                 free.remove(slot);
                 plan.put(slot, member);

@@ -7,6 +7,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.ACL;
+import org.jspecify.annotations.Nullable;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -29,14 +30,14 @@ public final class TopicRegistration {
      * @param instance this application instance's id, the name of its controls znode
      * @param origin   where its definitions come from, for the errors
      */
-    public static void register(CuratorFramework curator, ZkPaths paths, List<ACL> acl, TopicDefinition topic,
-                                String instance, String origin) throws Exception {
+    public static void register(CuratorFramework curator, ZkPaths paths, @Nullable List<ACL> acl,
+                                TopicDefinition topic, String instance, String origin) throws Exception {
         registerDefinition(curator, paths, acl, topic, origin);
         registerControls(curator, paths, acl, topic, instance, origin);
     }
 
-    private static void registerDefinition(CuratorFramework curator, ZkPaths paths, List<ACL> acl, TopicDefinition topic,
-                                           String origin) throws Exception {
+    private static void registerDefinition(CuratorFramework curator, ZkPaths paths, @Nullable List<ACL> acl,
+                                           TopicDefinition topic, String origin) throws Exception {
         String path = paths.topic(topic.name());
         byte[] data = encode(topic.type(), topic.slotAmount(), origin);
         try {
@@ -60,8 +61,8 @@ public final class TopicRegistration {
         }
     }
 
-    private static void registerControls(CuratorFramework curator, ZkPaths paths, List<ACL> acl, TopicDefinition topic,
-                                         String instance, String origin) throws Exception {
+    private static void registerControls(CuratorFramework curator, ZkPaths paths, @Nullable List<ACL> acl,
+                                         TopicDefinition topic, String instance, String origin) throws Exception {
         String own = paths.controls(topic.name(), instance);
         byte[] data = ("controls=" + topic.controls() + "\norigin=" + origin + "\n").getBytes(StandardCharsets.UTF_8);
         try {
@@ -105,7 +106,7 @@ public final class TopicRegistration {
                 .getBytes(StandardCharsets.UTF_8);
     }
 
-    static Map<String, String> decode(byte[] data) {
+    static Map<String, String> decode(byte @Nullable [] data) {
         Map<String, String> fields = new TreeMap<>();
         if (data != null) {
             for (String line : new String(data, StandardCharsets.UTF_8).split("\n")) {

@@ -11,6 +11,7 @@ import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,11 +21,13 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.RejectedExecutionException;
@@ -60,10 +63,12 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
     private final Consumer<ZooKeeperSlotAssignment> onClosed;
     private final ScheduledExecutorService executor;
     private final HeldSlots held = new HeldSlots();
-    private TopicDefinition topic;
+    /** Set by {@link #start}, on the assignment's thread; null before. */
+    private @Nullable TopicDefinition topic;
     /** Written on the assignment's thread, read by the connection listener too. */
     private volatile Map<String, SlotOwner> workers = Map.of();
-    private CuratorCache cache;
+    /** Made by {@link #start}; null before. */
+    private @Nullable CuratorCache cache;
     private boolean suspended;
     /** Set when the container begins to stop: reconciling ends, so that the close accounts for every slot. */
     private volatile boolean stopping;
@@ -154,6 +159,10 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
         }
         List<CompletableFuture<SlotClaims.GivingUp>> gives = new ArrayList<>();
         TopicDefinition definition = topic;
+        if (definition == null) {
+            // never started: nothing was claimed, and no member created
+            return gives;
+        }
         for (Map.Entry<Integer, Held> entry : held.snapshot()) {
             int slot = entry.getKey();
             Held h = entry.getValue();
@@ -161,10 +170,8 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
                     .thenApply(v -> claims.giveUpAsync(definition, slot, h.token)));
         }
         held.clear();
-        if (definition != null) {
-            for (String member : workers.keySet()) {
-                claims.deleteInBackground(paths.member(definition.name(), member));
-            }
+        for (String member : workers.keySet()) {
+            claims.deleteInBackground(paths.member(definition.name(), member));
         }
         return gives;
     }
@@ -285,8 +292,9 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
     }
 
     private void ensureMembers() throws Exception {
+        TopicDefinition definition = started();
         for (String member : workers.keySet()) {
-            String path = paths.member(topic.name(), member);
+            String path = paths.member(definition.name(), member);
             if (curator.checkExists().forPath(path) == null) {
                 try {
                     curator.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL)
@@ -310,7 +318,7 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
 
     private void acquire(int slot, SlotOwner worker) throws Exception {
         String token = memberId(worker) + "/" + UUID.randomUUID();
-        Optional<SlotFencing.Taken> taken = claims.claim(topic, slot, token);
+        Optional<SlotFencing.Taken> taken = claims.claim(started(), slot, token);
         if (taken.isPresent()) {
             held.add(slot, worker, token);
             worker.assign(slot, token, taken.get().holdOff());
@@ -332,7 +340,7 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
      */
     private void giveBack(int slot, Held h) {
         h.releasing = true;
-        TopicDefinition definition = topic;
+        TopicDefinition definition = started();
         SlotClaims.GivingUp giving = claims.giveUpAsync(definition, slot, h.token);
         giving.both().whenComplete((v, e) -> {
             if (!giving.tokenCleared().getNow(false) || !giving.znodeDeleted().getNow(false)) {
@@ -352,20 +360,26 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
         for (Map.Entry<Integer, Held> entry : held.snapshot()) {
             int slot = entry.getKey();
             Held h = entry.getValue();
-            if (h.paused == null || h.releasing) {
+            CompletionStage<Void> paused = h.paused;
+            if (paused == null || h.releasing) {
                 continue;
             }
-            if (!claims.stillOurs(topic, slot, h.token)) {
+            if (!claims.stillOurs(started(), slot, h.token)) {
                 held.remove(slot, h);
                 continue;
             }
-            h.paused.whenComplete((v, e) -> later(() -> {
+            paused.whenComplete((v, e) -> later(() -> {
                 if (held.get(slot) == h && !h.releasing && !suspended && !closed) {
                     h.paused = null;
                     h.worker.assign(slot, h.token);
                 }
             }));
         }
+    }
+
+    /** The topic, once {@link #start} has run on the assignment's thread: nothing is claimed before. */
+    private TopicDefinition started() {
+        return Objects.requireNonNull(topic, "the assignment has not started");
     }
 
     private String topicName() {

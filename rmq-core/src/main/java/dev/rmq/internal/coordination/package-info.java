@@ -5,4 +5,7 @@
  * in Redis ({@link dev.rmq.internal.coordination.RedisSlotFencing}). The znode layout is in
  * {@link dev.rmq.internal.coordination.ZkPaths}.
  */
+@NullMarked
 package dev.rmq.internal.coordination;
+
+import org.jspecify.annotations.NullMarked;

@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -77,7 +78,8 @@ public final class JournaledProducer implements RmqProducer {
                 List<JournaledSend> entries = new ArrayList<>();
                 for (SendOutcome outcome : batch.outcomes()) {
                     if (outcome.status() == SendOutcome.Status.STORED) {
-                        entries.add(entry(outcome.message(), outcome.receipt(), sentAt));
+                        entries.add(entry(outcome.message(), Objects.requireNonNull(outcome.receipt(),
+                                "a stored send has its receipt"), sentAt));
                     }
                 }
                 if (!entries.isEmpty()) {

@@ -10,6 +10,7 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.transport.ReceiverContext;
 import io.micrometer.observation.transport.SenderContext;
+import org.jspecify.annotations.Nullable;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,7 +44,11 @@ public final class Observations {
     public <R> CompletionStage<R> send(List<OutgoingMessage> messages, String topics,
                                        Function<List<OutgoingMessage>, CompletionStage<R>> send) {
         Map<String, String> carrier = new LinkedHashMap<>();
-        SenderContext<Map<String, String>> context = new SenderContext<>((map, key, value) -> map.put(key, value));
+        SenderContext<Map<String, String>> context = new SenderContext<>((map, key, value) -> {
+            if (map != null) {
+                map.put(key, value);
+            }
+        });
         context.setCarrier(carrier);
         context.setRemoteServiceName("redis");
         Observation observation = Observation.createNotStarted(SEND, () -> context, registry)
@@ -125,7 +130,7 @@ public final class Observations {
                 .start();
     }
 
-    private static void outcome(Observation observation, ConsumeResult result) {
+    private static void outcome(Observation observation, @Nullable ConsumeResult result) {
         if (result != null && result.outcome() != ConsumeResult.Outcome.SUCCESS) {
             observation.lowCardinalityKeyValue("rmq.outcome", result.outcome().name().toLowerCase());
         }

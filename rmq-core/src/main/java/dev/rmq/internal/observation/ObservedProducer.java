@@ -44,7 +44,8 @@ public final class ObservedProducer implements RmqProducer {
     @Override
     public CompletionStage<SendReceipt> sendAsync(OutgoingMessage message) {
         if (message == null) {
-            return producer.sendAsync(null);
+            // passed on as given: the wrapped producer refuses it
+            return producer.sendAsync(message);
         }
         return observations.send(List.of(message), message.topic(), traced -> producer.sendAsync(traced.get(0)));
     }

@@ -3,4 +3,7 @@
  * {@code ObservationRegistry}: a trace started where a message is sent continues in the handler that consumes it,
  * through the message's headers, as spring-kafka's observation does.
  */
+@NullMarked
 package dev.rmq.internal.observation;
+
+import org.jspecify.annotations.NullMarked;

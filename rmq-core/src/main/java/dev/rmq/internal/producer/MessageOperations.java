@@ -14,6 +14,7 @@ import dev.rmq.producer.TimeInPastException;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicRegistry;
 import dev.rmq.topic.TopicType;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Instant;
 import java.util.Optional;
@@ -27,9 +28,9 @@ final class MessageOperations {
     private final ScriptRunner scripts;
 
     /** The zone of the producer, for a message reference that names none. */
-    private final String zone;
+    private final @Nullable String zone;
 
-    MessageOperations(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts, String zone) {
+    MessageOperations(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts, @Nullable String zone) {
         this.zone = zone;
         this.topics = topics;
         this.keys = keys;

@@ -25,6 +25,7 @@ import dev.rmq.producer.StoredMessage;
 import dev.rmq.producer.TimeInPastException;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicRegistry;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -56,19 +57,19 @@ public final class ScriptProducer implements RmqProducer {
     /** Whether sends reach Redis: one WARN when they have not for the threshold, one INFO when they do again. */
     private final OutageWatch outage;
     /** The zone this producer sends from, null for none: a zoned topic routes its messages to that zone's slots. */
-    private final String zone;
+    private final @Nullable String zone;
     /** Single sends that do not wait for replicas, one call in flight per slot; shared by this producer's copies. */
     private final SendCoalescer coalescer;
 
     public ScriptProducer(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts, PayloadCodec codec,
                           int maxPayloadBytes, RmqMetrics metrics, Durability durability, OutageWatch outage,
-                          String zone) {
+                          @Nullable String zone) {
         this(topics, keys, scripts, codec, maxPayloadBytes, metrics, durability, outage, zone, null);
     }
 
     private ScriptProducer(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts, PayloadCodec codec,
                            int maxPayloadBytes, RmqMetrics metrics, Durability durability, OutageWatch outage,
-                           String zone, SendCoalescer coalescer) {
+                           @Nullable String zone, @Nullable SendCoalescer coalescer) {
         this.outage = outage;
         this.zone = zone;
         this.topics = topics;
@@ -187,7 +188,7 @@ public final class ScriptProducer implements RmqProducer {
     }
 
     /** Tells the outage watch how a call ended: a reply, or a failure that may be for want of Redis. */
-    private void settle(long watched, Throwable error) {
+    private void settle(long watched, @Nullable Throwable error) {
         if (error == null) {
             outage.succeeded(watched);
         } else {
@@ -212,7 +213,7 @@ public final class ScriptProducer implements RmqProducer {
         });
     }
 
-    private static Throwable firstUnknown(BatchSendException batch) {
+    private static @Nullable Throwable firstUnknown(BatchSendException batch) {
         return batch.outcomes().stream().filter(o -> o.status() == SendOutcome.Status.UNKNOWN)
                 .map(SendOutcome::error).findFirst().orElse(null);
     }
@@ -241,7 +242,7 @@ public final class ScriptProducer implements RmqProducer {
             }
         }
 
-        synchronized void failUnanswered(List<Integer> chunk, Throwable error) {
+        synchronized void failUnanswered(List<Integer> chunk, @Nullable Throwable error) {
             if (results[chunk.get(0)] == null && failures[chunk.get(0)] == null) {
                 fail(chunk, error != null ? error
                         : new RmqUnavailableException("the pipeline ended without a reply for this call", null));
@@ -282,7 +283,7 @@ public final class ScriptProducer implements RmqProducer {
         return null;
     }
 
-    private void reportBatch(List<PreparedSend> sends, BatchState state, long nanos, Throwable error) {
+    private void reportBatch(List<PreparedSend> sends, BatchState state, long nanos, @Nullable Throwable error) {
         SendCall.Result[] results;
         synchronized (state) {
             results = state.results.clone();

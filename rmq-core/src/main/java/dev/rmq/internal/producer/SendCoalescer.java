@@ -4,6 +4,7 @@ import dev.rmq.exceptions.RmqUnavailableException;
 import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.internal.script.SendCall;
 import dev.rmq.topic.TopicDefinition;
+import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -121,7 +122,8 @@ final class SendCoalescer {
         }
 
         /** The call's error, or one when its reply does not hold a result for each message; null when it went well. */
-        private Throwable failure(List<Pending> batch, List<SendCall.Result> results, Throwable error) {
+        private @Nullable Throwable failure(List<Pending> batch, List<SendCall.Result> results,
+                                            @Nullable Throwable error) {
             if (error != null || results.size() == batch.size()) {
                 return error;
             }
@@ -133,7 +135,7 @@ final class SendCoalescer {
          * After a call came back: the next batch to send, up to a call's worth of what waited; null when nothing
          * waits, or when the call failed, which fails what waited, unsent.
          */
-        private List<Pending> advance(Throwable failure) {
+        private @Nullable List<Pending> advance(@Nullable Throwable failure) {
             List<Pending> unsent;
             synchronized (this) {
                 if (waiting.isEmpty() || failure != null) {
@@ -144,7 +146,8 @@ final class SendCoalescer {
                     return take();
                 }
             }
-            if (!unsent.isEmpty()) {
+            // what waited is left only when the call failed
+            if (failure != null && !unsent.isEmpty()) {
                 RmqUnavailableException notSent = new RmqUnavailableException("not sent: the call before it to slot "
                         + slot.slot() + " of topic '" + slot.topic() + "' failed (" + failure + "); send it again", failure);
                 unsent.forEach(pending -> pending.result().completeExceptionally(notSent));
@@ -152,7 +155,7 @@ final class SendCoalescer {
             return null;
         }
 
-        private static void complete(List<Pending> batch, List<SendCall.Result> results, Throwable failure) {
+        private static void complete(List<Pending> batch, List<SendCall.Result> results, @Nullable Throwable failure) {
             for (int i = 0; i < batch.size(); i++) {
                 if (failure != null) {
                     batch.get(i).result().completeExceptionally(failure);

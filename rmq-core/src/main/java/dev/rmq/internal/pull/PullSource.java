@@ -18,6 +18,7 @@ import dev.rmq.internal.slot.SlotSession;
 import dev.rmq.internal.slot.WakeSubscription;
 import dev.rmq.metrics.RmqMetrics;
 import dev.rmq.topic.TopicDefinition;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,7 +49,8 @@ public final class PullSource<T> implements SlotOwner {
      * What {@link #take} got from a topic's due slots: how many messages, the slots that may have more due, and the
      * last failure, if a poll failed; {@code succeeded} when any poll went through.
      */
-    record Taken<S>(int messages, List<SlotSession<S>> mayHaveMore, RuntimeException failure, boolean succeeded) {
+    record Taken<S>(int messages, List<SlotSession<S>> mayHaveMore, @Nullable RuntimeException failure,
+                    boolean succeeded) {
     }
 
     private final String id;
@@ -57,20 +59,21 @@ public final class PullSource<T> implements SlotOwner {
     private final Supplier<? extends SlotAssignment> assignments;
     private final Duration idlePoll;
     /** The zone the puller runs in, null for none: its own zone's slots are polled first. */
-    private final String zone;
+    private final @Nullable String zone;
     /** Tells the puller that something changed: a slot came, a wake-up arrived, a slot's deliveries ended. */
     private final Runnable changed;
     private final Sessions<T> slots;
     private final PullSettlement<T> settlement;
     private volatile boolean running;
-    private SlotAssignment assignment;
+    /** Made by {@link #start}; null before. */
+    private @Nullable SlotAssignment assignment;
     /** Where the next turn over the slots starts. Guarded by the puller's lock. */
     private int turn;
 
     public PullSource(String id, TopicDefinition topic, KeyLayout keys, SlotCalls calls, RateGate rate,
                       WakeSubscription wakes, Supplier<? extends SlotAssignment> assignments, PayloadCodec codec,
-                      Type payloadType, RmqMetrics metrics, ConsumerEvents events, Duration idlePoll, String zone,
-                      Runnable changed) {
+                      Type payloadType, RmqMetrics metrics, ConsumerEvents events, Duration idlePoll,
+                      @Nullable String zone, Runnable changed) {
         this.zone = zone;
         this.id = id;
         this.topic = topic;

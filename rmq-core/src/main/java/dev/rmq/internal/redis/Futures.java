@@ -2,6 +2,7 @@ package dev.rmq.internal.redis;
 
 import dev.rmq.exceptions.RmqException;
 import dev.rmq.exceptions.RmqUnavailableException;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
@@ -34,7 +35,7 @@ public final class Futures {
     }
 
     /** Waits at most {@code limit}, or without a limit when it is null. */
-    static <T> T joinWithin(CompletionStage<T> stage, Duration limit) {
+    static <T> T joinWithin(CompletionStage<T> stage, @Nullable Duration limit) {
         try {
             return limit == null ? stage.toCompletableFuture().get()
                     : stage.toCompletableFuture().get(limit.toMillis(), TimeUnit.MILLISECONDS);
@@ -50,9 +51,12 @@ public final class Futures {
         }
     }
 
-    /** The failure of a future as something to throw: its own runtime exception, or one that wraps it. */
-    public static RuntimeException rethrowable(Throwable cause) {
-        Throwable c = RedisFailures.unwrap(cause);
+    /**
+     * The failure of a future as something to throw: its own runtime exception, or one that wraps it; null (a
+     * wrapper that carried no cause) gives an exception without a cause.
+     */
+    public static RuntimeException rethrowable(@Nullable Throwable cause) {
+        Throwable c = cause == null ? null : RedisFailures.unwrap(cause);
         if (c instanceof RuntimeException runtime) {
             return runtime;
         }

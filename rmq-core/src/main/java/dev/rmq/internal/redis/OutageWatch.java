@@ -1,5 +1,6 @@
 package dev.rmq.internal.redis;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 
 import java.time.Duration;
@@ -41,7 +42,8 @@ public final class OutageWatch {
     /** When a call last succeeded: a failure of a call that began before it is old news. */
     private volatile long lastSuccessNanos = System.nanoTime();
     private long failedCalls;
-    private Throwable lastCause;
+    /** What the last call of the current trouble failed with; null when there is none, or only waits. */
+    private @Nullable Throwable lastCause;
 
     /**
      * @param subject   who calls, for the log: "container orders-1 of topic orders"

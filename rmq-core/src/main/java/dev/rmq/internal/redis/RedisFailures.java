@@ -1,6 +1,7 @@
 package dev.rmq.internal.redis;
 
 import dev.rmq.exceptions.RmqUnavailableException;
+import org.jspecify.annotations.Nullable;
 import org.redisson.RedissonShutdownException;
 import org.redisson.client.RedisConnectionException;
 import org.redisson.client.RedisTimeoutException;
@@ -29,7 +30,7 @@ public final class RedisFailures {
      * The failure in the chain that says Redis could not be reached or did not answer in time (down, unreachable,
      * too slow, or the client shut down), or null when Redis answered, even with an error.
      */
-    public static Throwable unreachableCause(Throwable error) {
+    public static @Nullable Throwable unreachableCause(Throwable error) {
         for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof RmqUnavailableException || t instanceof RedisConnectionException
                     || t instanceof RedisTimeoutException || t instanceof RedissonShutdownException

@@ -1,5 +1,7 @@
 package dev.rmq.internal.redis;
 
+import org.jspecify.annotations.Nullable;
+
 import java.util.List;
 
 /**
@@ -31,7 +33,7 @@ public record SlotKeys(String topic, int slot, String store, String body, String
         return select(indexes, "call{" + store + "}:" + callId);
     }
 
-    private List<Object> select(int[] indexes, String callKey) {
+    private List<Object> select(int[] indexes, @Nullable String callKey) {
         Object[] chosen = new Object[indexes.length + (callKey == null ? 0 : 1)];
         for (int i = 0; i < indexes.length; i++) {
             chosen[i] = key(indexes[i]);

@@ -5,4 +5,7 @@
  *
  * <p>All keys of one slot share one hash tag, so every script touches a single Redis Cluster slot.
  */
+@NullMarked
 package dev.rmq.internal.redis;
+
+import org.jspecify.annotations.NullMarked;

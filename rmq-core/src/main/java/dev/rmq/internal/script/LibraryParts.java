@@ -1,5 +1,7 @@
 package dev.rmq.internal.script;
 
+import org.jspecify.annotations.Nullable;
+
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -23,7 +25,7 @@ final class LibraryParts {
      *
      * @param function the function they define, or null for a part every script keeps
      */
-    record Part(String function, int firstLine, String text) {
+    record Part(@Nullable String function, int firstLine, String text) {
     }
 
     private final List<Part> parts;

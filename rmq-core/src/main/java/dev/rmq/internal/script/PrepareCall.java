@@ -1,6 +1,7 @@
 package dev.rmq.internal.script;
 
 import dev.rmq.consumer.AckOutcome;
+import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -20,12 +21,12 @@ import java.util.List;
  * @param acks         deliveries of the slot to end before the poll, as {@link AckCall} would
  */
 public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fence, long idleMs, int recoverLimit,
-                          boolean atMostOnce, Long floor, List<AckCall.Ack> acks)
+                          boolean atMostOnce, @Nullable Long floor, List<AckCall.Ack> acks)
         implements ScriptCall<PrepareCall.Polled> {
 
     /** A poll that ends nothing first. */
     public PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fence, long idleMs, int recoverLimit,
-                       boolean atMostOnce, Long floor) {
+                       boolean atMostOnce, @Nullable Long floor) {
         this(policy, batch, leaseMs, fence, idleMs, recoverLimit, atMostOnce, floor, List.of());
     }
 
@@ -42,7 +43,7 @@ public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fe
      * @param ended     the outcome of each of the call's acks, in order
      * @param messages  the messages taken, in consume order
      */
-    public record Polled(long token, long waitMs, long recovered, long expired, boolean paused, Long next,
+    public record Polled(long token, long waitMs, long recovered, long expired, boolean paused, @Nullable Long next,
                          List<AckOutcome> ended, List<Message> messages) {
     }
 
@@ -88,7 +89,7 @@ public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fe
     }
 
     /** A score as Redis writes it, '' for none. */
-    private static Long score(String text) {
+    private static @Nullable Long score(String text) {
         return text.isEmpty() ? null : (long) Double.parseDouble(text);
     }
 

@@ -1,11 +1,14 @@
 package dev.rmq.internal.script;
 
+import org.jspecify.annotations.Nullable;
+
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Function;
 
 /**
@@ -89,14 +92,16 @@ public final class Reply<R> {
 
     private final List<Field> head;
     /** The list's name, null for a reply without one. */
-    private final String list;
+    private final @Nullable String list;
     private final List<Field> row;
     private final Map<String, Integer> headIndex;
     private final Map<String, Integer> rowIndex;
-    private final Function<Fields, ?> rowReader;
+    /** Reads one row of the list; null for a reply without one. */
+    private final @Nullable Function<Fields, ?> rowReader;
     private final Function<Fields, R> reader;
 
-    private Reply(Fieldset head, String list, Fieldset row, Function<Fields, ?> rowReader, Function<Fields, R> reader) {
+    private Reply(Fieldset head, @Nullable String list, @Nullable Fieldset row, @Nullable Function<Fields, ?> rowReader,
+                  Function<Fields, R> reader) {
         this.head = List.copyOf(head.fields);
         this.list = list;
         this.row = row == null ? List.of() : List.copyOf(row.fields);
@@ -160,8 +165,9 @@ public final class Reply<R> {
                         + " field(s) after " + fixed + ", which make " + expected);
             }
             rows = new ArrayList<>((int) count);
+            Function<Fields, ?> readRow = Objects.requireNonNull(rowReader, "a reply with a list has a row reader");
             for (int at = fixed; at < parts.size(); at += row.size()) {
-                rows.add(rowReader.apply(new Fields(this, script, parts, at, rowIndex, row)));
+                rows.add(readRow.apply(new Fields(this, script, parts, at, rowIndex, row)));
             }
         } else if (parts.size() != fixed) {
             throw misfit(script, parts.size() + " part(s) where it declares " + fixed);
@@ -216,7 +222,8 @@ public final class Reply<R> {
         return typed;
     }
 
-    private static Boolean flag(Object part) {
+    /** 1 as true, 0 as false, and null for any other number. */
+    private static @Nullable Boolean flag(Object part) {
         long value = part instanceof Number n ? n.longValue() : Long.parseLong(text(part));
         return value == 1 ? Boolean.TRUE : value == 0 ? Boolean.FALSE : null;
     }

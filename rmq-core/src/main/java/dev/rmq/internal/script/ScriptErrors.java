@@ -4,6 +4,7 @@ import dev.rmq.exceptions.RmqException;
 import dev.rmq.exceptions.RmqUnavailableException;
 import dev.rmq.internal.redis.RedisFailures;
 import dev.rmq.internal.redis.SlotFencedException;
+import org.jspecify.annotations.Nullable;
 
 
 /**
@@ -51,7 +52,7 @@ final class ScriptErrors {
     }
 
     /** Whether a script reported an {@code RMQ_} error code itself, rather than Redis failing to run it. */
-    static boolean isScriptsOwnError(Throwable error) {
+    static boolean isScriptsOwnError(@Nullable Throwable error) {
         if (error == null || RedisFailures.unreachableCause(error) != null) {
             return false;
         }

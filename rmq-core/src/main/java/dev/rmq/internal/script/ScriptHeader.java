@@ -1,5 +1,7 @@
 package dev.rmq.internal.script;
 
+import org.jspecify.annotations.Nullable;
+
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -86,10 +88,11 @@ public record ScriptHeader(String file, FieldLayout argv, FieldLayout returns, M
 
     /** Reads a block of fields (ARGV or RETURNS); {@code words}, when not null, collects the word fields. */
     private static int readFields(String file, String[] lines, int from, Map<String, List<String>> groups,
-                                  List<FieldLayout.Entry> out, Map<String, List<String>> words) {
+                                  List<FieldLayout.Entry> out, @Nullable Map<String, List<String>> words) {
         int i = from;
+        // the list argument being read, if any, and its row fields so far
         String rowsName = null;
-        List<String> rowFields = null;
+        List<String> rowFields = new ArrayList<>();
         while (i < lines.length && lines[i].startsWith("--   ")) {
             Matcher argument = ARGUMENT.matcher(lines[i]);
             Matcher field = ROW_FIELD.matcher(lines[i]);
@@ -130,7 +133,7 @@ public record ScriptHeader(String file, FieldLayout argv, FieldLayout returns, M
         return i;
     }
 
-    private static void collectWords(Map<String, List<String>> words, String name, String line) {
+    private static void collectWords(@Nullable Map<String, List<String>> words, String name, String line) {
         Matcher oneOf = WORDS.matcher(line);
         if (words != null && oneOf.find()) {
             words.put(name, List.of(oneOf.group(1).trim().split("\\s+")));

@@ -2,6 +2,7 @@ package dev.rmq.internal.script;
 
 import dev.rmq.exceptions.RmqException;
 import dev.rmq.internal.redis.SlotKeys;
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.BatchOptions;
 import org.redisson.api.RBatch;
 import org.redisson.api.RFuture;
@@ -140,7 +141,7 @@ public final class ScriptRunner {
     }
 
     /** Whether a slot's wake key already tells its consumer of any priority above {@code head}. */
-    private static boolean counts(String wake, long head) {
+    private static boolean counts(@Nullable String wake, long head) {
         return wake != null && wake.startsWith("p") && Double.parseDouble(wake.substring(1)) <= head;
     }
 

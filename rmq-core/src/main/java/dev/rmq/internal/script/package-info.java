@@ -9,4 +9,7 @@
  * Lua, then add it to the call type's {@code Argv} in the same place. {@code ScriptProtocolTests} fails
  * until the two sides agree.
  */
+@NullMarked
 package dev.rmq.internal.script;
+
+import org.jspecify.annotations.NullMarked;

@@ -45,7 +45,7 @@ final class AtMostOnce implements Guarantee {
                     outcomes.add(AckOutcome.GONE);
                 }
                 default -> {
-                    owner.failures().failed(ending.delivery(), ending.cause(), ending.reason(), AckOutcome.GONE,
+                    owner.failures().failed(ending.decoded(), ending.cause(), ending.reason(), AckOutcome.GONE,
                             ending.op() == AckCall.Op.RETRY_NOW);
                     outcomes.add(AckOutcome.GONE);
                 }

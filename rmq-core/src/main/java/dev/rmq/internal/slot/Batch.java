@@ -1,5 +1,7 @@
 package dev.rmq.internal.slot;
 
+import org.jspecify.annotations.Nullable;
+
 import java.util.List;
 
 /**
@@ -12,7 +14,7 @@ import java.util.List;
  * @param failure       why the poll failed, null when it did not
  */
 public record Batch<T>(List<Delivery<T>> deliveries, long redisNowMs, long receivedNanos, boolean mayHaveMore,
-                       RuntimeException failure) {
+                       @Nullable RuntimeException failure) {
 
     static <T> Batch<T> none() {
         return new Batch<>(List.of(), 0, 0, false, null);

@@ -1,6 +1,9 @@
 package dev.rmq.internal.slot;
 
 import dev.rmq.internal.script.AckCall;
+import org.jspecify.annotations.Nullable;
+
+import java.util.Objects;
 
 /**
  * How one delivery ends: what becomes of its message, and why. The lease token is read when the ending is sent,
@@ -13,16 +16,22 @@ import dev.rmq.internal.script.AckCall;
  * @param reason   the failure's reason, kept with the message; empty for a commit or a release
  * @param cause    what the handler threw, null when it returned its outcome or the program ended the delivery
  */
-public record Ending(AckCall.Op op, String key, Delivery<?> delivery, long token, String reason, Throwable cause) {
+public record Ending(AckCall.Op op, String key, @Nullable Delivery<?> delivery, long token, String reason,
+                     @Nullable Throwable cause) {
 
-    /** How {@code delivery} ends. */
-    public static Ending of(AckCall.Op op, Delivery<?> delivery, String reason, Throwable cause) {
+    /** How {@code delivery} ends; a null reason is kept as empty. */
+    public static Ending of(AckCall.Op op, Delivery<?> delivery, @Nullable String reason, @Nullable Throwable cause) {
         return new Ending(op, delivery.key(), delivery, 0, reason == null ? "" : reason, cause);
     }
 
     /** A message that could not be decoded: it goes to the dead queue with the reason. */
     static Ending undecodable(String key, long token, String reason) {
         return new Ending(AckCall.Op.UNDECODABLE, key, null, token, reason, null);
+    }
+
+    /** The delivery, which every ending but that of an undecodable message has. */
+    Delivery<?> decoded() {
+        return Objects.requireNonNull(delivery, () -> "the " + op + " of message '" + key + "' has no delivery");
     }
 
     /** The acknowledgement to send, quoting the token as it is now. */

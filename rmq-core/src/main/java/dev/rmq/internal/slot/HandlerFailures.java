@@ -5,6 +5,7 @@ import dev.rmq.consumer.RmqMessage;
 import dev.rmq.topic.DeliveryGuarantee;
 import dev.rmq.topic.ExpiryAction;
 import dev.rmq.topic.TopicDefinition;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,7 +67,8 @@ public final class HandlerFailures {
      * @param outcome   what Redis did with it
      * @param immediate whether it was a retry without the backoff
      */
-    public void failed(RmqMessage<?> message, Throwable cause, String reason, AckOutcome outcome, boolean immediate) {
+    public void failed(RmqMessage<?> message, @Nullable Throwable cause, String reason, AckOutcome outcome,
+                       boolean immediate) {
         boolean toDead = outcome == AckOutcome.DEAD || (outcome == AckOutcome.EXPIRED && topic.expiry() == ExpiryAction.DEAD);
         boolean warn = cause != null || toDead;
         if (warn ? !log.isWarnEnabled() : !log.isInfoEnabled()) {

@@ -1,5 +1,7 @@
 package dev.rmq.internal.slot;
 
+import org.jspecify.annotations.Nullable;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
@@ -17,7 +19,8 @@ import java.util.function.Supplier;
 public final class LeaseKeeper {
 
     private final String name;
-    private ScheduledThreadPoolExecutor timer;
+    /** Null until the first batch, and again once shut down. */
+    private @Nullable ScheduledThreadPoolExecutor timer;
 
     public LeaseKeeper(String name) {
         this.name = name;
@@ -29,7 +32,7 @@ public final class LeaseKeeper {
      *
      * @param unwatched the delivery whose lease is left to run out while its handler runs; null for none
      */
-    public Watch keep(SlotSession<?> session, long leaseStartNanos, Supplier<Delivery<?>> unwatched) {
+    public Watch keep(SlotSession<?> session, long leaseStartNanos, Supplier<@Nullable Delivery<?>> unwatched) {
         if (!session.owner().guarantee().leased()) {
             return Watch.NONE;
         }
@@ -71,30 +74,32 @@ public final class LeaseKeeper {
             }
         };
 
-        private final SlotSession<?> session;
-        private final Supplier<Delivery<?>> unwatched;
+        /** Null for {@link #NONE}, which is never scheduled. */
+        private final @Nullable SlotSession<?> session;
+        private final Supplier<@Nullable Delivery<?>> unwatched;
         private volatile boolean closed;
         /** Set once scheduled; the first renewal may run before, when it is due at once. */
-        private volatile ScheduledFuture<?> future;
+        private volatile @Nullable ScheduledFuture<?> future;
 
-        private Watch(SlotSession<?> session, Supplier<Delivery<?>> unwatched) {
+        private Watch(@Nullable SlotSession<?> session, Supplier<@Nullable Delivery<?>> unwatched) {
             this.session = session;
             this.unwatched = unwatched;
         }
 
         private void renew() {
-            if (closed) {
+            SlotSession<?> watched = session;
+            if (closed || watched == null) {
                 return;
             }
             Delivery<?> left = unwatched.get();
             List<Delivery<?>> renewed = new ArrayList<>();
-            for (Delivery<?> delivery : session.outstanding()) {
+            for (Delivery<?> delivery : watched.outstanding()) {
                 if (delivery != left && !delivery.leaseLost()) {
                     renewed.add(delivery);
                 }
             }
             // the slot is lost: its endings will be refused, and renewing cannot help
-            if (!renewed.isEmpty() && session.renew(renewed) == Renewal.FENCED) {
+            if (!renewed.isEmpty() && watched.renew(renewed) == Renewal.FENCED) {
                 close();
             }
         }

@@ -4,6 +4,7 @@ import dev.rmq.internal.redis.Futures;
 import dev.rmq.internal.script.RateCall;
 import dev.rmq.internal.script.ScriptRunner;
 import dev.rmq.topic.TopicDefinition;
+import org.jspecify.annotations.Nullable;
 
 import java.util.concurrent.TimeUnit;
 
@@ -16,19 +17,17 @@ import java.util.concurrent.TimeUnit;
 public final class RateGate {
 
     /** A gate that never limits: for topics without a rate limit. */
-    static final RateGate OPEN = new RateGate(null, null, 0, 0);
+    static final RateGate OPEN = new RateGate(null);
 
-    private final ScriptRunner scripts;
-    private final String bucket;
-    private final double rate;
-    private final long burst;
+    /** The topic's bucket in Redis and how it fills; null for {@link #OPEN}. */
+    private final @Nullable Bucket bucket;
     private volatile long shutUntilNanos = System.nanoTime();
 
-    private RateGate(ScriptRunner scripts, String bucket, double rate, long burst) {
-        this.scripts = scripts;
+    private RateGate(@Nullable Bucket bucket) {
         this.bucket = bucket;
-        this.rate = rate;
-        this.burst = burst;
+    }
+
+    private record Bucket(ScriptRunner scripts, String key, double rate, long burst) {
     }
 
     /**
@@ -39,7 +38,8 @@ public final class RateGate {
         if (topic.rateLimit() == 0) {
             return OPEN;
         }
-        return new RateGate(scripts, bucket, topic.rateLimit(), Math.max(1, (long) Math.ceil(topic.rateLimit() / 10)));
+        return new RateGate(new Bucket(scripts, bucket, topic.rateLimit(),
+                Math.max(1, (long) Math.ceil(topic.rateLimit() / 10))));
     }
 
     /**
@@ -47,14 +47,16 @@ public final class RateGate {
      * (at most a full bucket) will have come, so that waiting workers come back for a batch, not for each token.
      */
     public int take(int want) {
-        if (rate == 0) {
+        Bucket limit = bucket;
+        if (limit == null) {
             return want;
         }
         long now = System.nanoTime();
         if (now - shutUntilNanos < 0) {
             return 0;
         }
-        RateCall.Granted granted = Futures.joinBounded(scripts.run(bucket, new RateCall(rate, burst, want)));
+        RateCall.Granted granted = Futures.joinBounded(limit.scripts().run(limit.key(),
+                new RateCall(limit.rate(), limit.burst(), want)));
         if (granted.tokens() == 0) {
             shutUntilNanos = now + TimeUnit.MILLISECONDS.toNanos(granted.waitMs());
         }
@@ -63,8 +65,9 @@ public final class RateGate {
 
     /** Gives back tokens a poll did not use, without waiting; a give-back that fails only lowers the rate a little. */
     public void giveBack(int unused) {
-        if (rate > 0 && unused > 0) {
-            scripts.run(bucket, new RateCall(rate, burst, -unused));
+        Bucket limit = bucket;
+        if (limit != null && unused > 0) {
+            limit.scripts().run(limit.key(), new RateCall(limit.rate(), limit.burst(), -unused));
         }
     }
 

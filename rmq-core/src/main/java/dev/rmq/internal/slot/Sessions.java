@@ -12,6 +12,7 @@ import dev.rmq.internal.redis.SlotFencedException;
 import dev.rmq.internal.script.PrepareCall;
 import dev.rmq.metrics.RmqMetrics;
 import dev.rmq.topic.TopicDefinition;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -92,7 +93,8 @@ public final class Sessions<T> {
         return session;
     }
 
-    public SlotSession<T> get(int slot) {
+    /** The session of a slot held, or null when it is not. */
+    public @Nullable SlotSession<T> get(int slot) {
         return sessions.get(slot);
     }
 
@@ -156,7 +158,7 @@ public final class Sessions<T> {
     }
 
     /** The polls of one pull of up to {@code want} messages from {@code due}; see {@link SlotChoice#top}. */
-    public List<SlotChoice.Pick<T>> top(List<SlotSession<T>> due, int want) {
+    public @Nullable List<SlotChoice.Pick<T>> top(List<SlotSession<T>> due, int want) {
         return SlotChoice.top(due, want, parts.calls());
     }
 

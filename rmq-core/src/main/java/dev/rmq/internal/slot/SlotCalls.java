@@ -14,6 +14,7 @@ import dev.rmq.internal.script.RetryPolicy;
 import dev.rmq.internal.script.ScriptRunner;
 import dev.rmq.topic.DeliveryGuarantee;
 import dev.rmq.topic.TopicDefinition;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 import java.util.List;
@@ -58,7 +59,7 @@ public final class SlotCalls {
      * Polls for up to {@code batch} messages; with a {@code floor} score, only those at least as urgent (see
      * {@link PrepareCall#floor()}). The {@code acks} end deliveries of the slot first, in the same call.
      */
-    public Poll poll(SlotKeys keys, String fence, int batch, Long floor, List<AckCall.Ack> acks) {
+    public Poll poll(SlotKeys keys, String fence, int batch, @Nullable Long floor, List<AckCall.Ack> acks) {
         long leaseMs = topic.leaseTimeout().toMillis();
         PrepareCall call = new PrepareCall(policy, batch, leaseMs, fence, settings.idlePoll().toMillis(),
                 settings.recoverLimit(), topic.delivery() == DeliveryGuarantee.AT_MOST_ONCE, floor, acks);

@@ -2,6 +2,7 @@ package dev.rmq.internal.slot;
 
 import dev.rmq.consumer.SlotOrder;
 import dev.rmq.topic.TopicType;
+import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -30,7 +31,7 @@ public final class SlotChoice {
      * How urgent a slot's next due message is, from its score: its priority, or the negated due time, so that more
      * urgent is always greater. Negative infinity when none is due ({@code score} null).
      */
-    public static double urgency(TopicType type, Long score) {
+    public static double urgency(TopicType type, @Nullable Long score) {
         if (score == null) {
             return Double.NEGATIVE_INFINITY;
         }
@@ -38,7 +39,7 @@ public final class SlotChoice {
     }
 
     /** The score of an urgency ({@link #urgency}); null when it is not a finite one. */
-    static Long score(TopicType type, double urgency) {
+    static @Nullable Long score(TopicType type, double urgency) {
         if (Double.isNaN(urgency) || Double.isInfinite(urgency)) {
             return null;
         }
@@ -77,9 +78,9 @@ public final class SlotChoice {
      * One poll of a pass over a consumer's due slots: the slot, its floor score (null for a whole poll), and how many
      * messages it should take (0 for the driver's own share).
      */
-    public record Pick<T>(SlotSession<T> session, Long floor, int want) {
+    public record Pick<T>(SlotSession<T> session, @Nullable Long floor, int want) {
 
-        Pick(SlotSession<T> session, Long floor) {
+        Pick(SlotSession<T> session, @Nullable Long floor) {
             this(session, floor, 0);
         }
     }
@@ -119,7 +120,7 @@ public final class SlotChoice {
      * part of them, none below the least urgent of them (the floor). The driver puts what they give in order. Null
      * when the consumer takes its slots in turn, or on a time-based topic, whose polls are whole.
      */
-    public static <T> List<Pick<T>> top(List<SlotSession<T>> due, int want, SlotCalls calls) {
+    public static <T> @Nullable List<Pick<T>> top(List<SlotSession<T>> due, int want, SlotCalls calls) {
         if (calls.slotOrder() != SlotOrder.MOST_URGENT || due.size() < 2 || due.get(0).topic().type().isTimed()) {
             return null;
         }

@@ -6,6 +6,7 @@ import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.internal.script.ExtendCall;
 import dev.rmq.internal.script.PrepareCall;
 import dev.rmq.topic.TopicDefinition;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,8 +41,8 @@ public final class SlotSession<T> {
     /** The fencing token the slot's scripts check; empty when unfenced. */
     final String fence;
     private final PollTiming timing;
-    /** Set when the slot is to be let go; completes once it has been let go. */
-    private volatile CompletableFuture<Void> revoked;
+    /** Set when the slot is to be let go; completes once it has been let go. Null while it is held. */
+    private volatile @Nullable CompletableFuture<Void> revoked;
     /** When Redis last confirmed the fencing token (a poll, an ending or an extension went through). */
     private volatile long verifiedNanos;
     /** Set once Redis refused the fencing token: the slot is another consumer's. */
@@ -99,10 +100,12 @@ public final class SlotSession<T> {
 
     /** Marks the slot to be let go and returns the stage that completes once it is. */
     public synchronized CompletableFuture<Void> markRevoked() {
-        if (revoked == null) {
-            revoked = new CompletableFuture<>();
+        CompletableFuture<Void> marked = revoked;
+        if (marked == null) {
+            marked = new CompletableFuture<>();
+            revoked = marked;
         }
-        return revoked;
+        return marked;
     }
 
     /**
@@ -146,7 +149,7 @@ public final class SlotSession<T> {
      * {@code floor} score, only those at least as urgent. A message that cannot be decoded is buried at once. When
      * the slot turns out to be another consumer's, it is let go.
      */
-    public Batch<T> poll(int want, Long floor) {
+    public Batch<T> poll(int want, @Nullable Long floor) {
         timing.polling();
         RateGate rate = owner.rate();
         int allowed = rate.take(want);
@@ -285,7 +288,7 @@ public final class SlotSession<T> {
     }
 
     /** A delivery whose lease ran out before the program ended it: nothing is sent, and it is delivered again. */
-    public void expiredBeforeEnding(Delivery<?> delivery, String reason) {
+    public void expiredBeforeEnding(Delivery<?> delivery, @Nullable String reason) {
         owner.acknowledged(this, delivery.key(), AckOutcome.STALE, reason == null ? "" : reason);
     }
 

@@ -7,4 +7,7 @@
  * the {@link dev.rmq.internal.slot.LeaseKeeper} renews the leases of a container's batches, between handlers and
  * during them. The drivers are a container's {@code SlotWorker} and a puller's {@code PullSource}.
  */
+@NullMarked
 package dev.rmq.internal.slot;
+
+import org.jspecify.annotations.NullMarked;

@@ -2,6 +2,7 @@ package dev.rmq.embedded.boot;
 
 import dev.rmq.embedded.EmbeddedZooKeeper;
 import dev.rmq.embedded.RedisServer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,11 +16,11 @@ final class EmbeddedServers implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(EmbeddedServers.class);
 
-    private final RedisServer redis;
-    private final EmbeddedZooKeeper zookeeper;
+    private final @Nullable RedisServer redis;
+    private final @Nullable EmbeddedZooKeeper zookeeper;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    EmbeddedServers(RedisServer redis, EmbeddedZooKeeper zookeeper) {
+    EmbeddedServers(@Nullable RedisServer redis, @Nullable EmbeddedZooKeeper zookeeper) {
         this.redis = redis;
         this.zookeeper = zookeeper;
     }

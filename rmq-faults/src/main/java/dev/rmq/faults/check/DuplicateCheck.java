@@ -5,6 +5,7 @@ import dev.rmq.faults.check.RunLog.AckTrouble;
 import dev.rmq.faults.check.RunLog.Fault;
 import dev.rmq.faults.check.RunLog.Run;
 import dev.rmq.faults.check.RunLog.TroubleKind;
+import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -154,7 +155,7 @@ final class DuplicateCheck {
     }
 
     /** The cause that allows a second successful delivery after {@code first}, or null when none does. */
-    private String explain(Run first, Run second) {
+    private @Nullable String explain(Run first, Run second) {
         long commitBy = commitDeadline(first);
         String slot = first.slotName();
         for (Fault fault : log.faults) {
@@ -201,7 +202,7 @@ final class DuplicateCheck {
      * late one) between the end of {@code first} and the start of {@code second}; null when nothing. Reports are
      * given a millisecond of slack before the end of {@code first}, as the two come from different clocks' reads.
      */
-    private AckTrouble reported(Run first, Run second, TroubleKind kind) {
+    private @Nullable AckTrouble reported(Run first, Run second, TroubleKind kind) {
         for (AckTrouble trouble : log.troubles.getOrDefault(first.incarnation(), List.of())) {
             if (trouble.kind() == kind && trouble.worker().equals(first.worker()) && trouble.slot().equals(first.slotName())
                     && (kind != TroubleKind.STALE || first.key().equals(trouble.key()))

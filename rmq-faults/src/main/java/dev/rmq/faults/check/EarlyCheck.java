@@ -2,6 +2,7 @@ package dev.rmq.faults.check;
 
 import dev.rmq.faults.check.Messages.Instance;
 import dev.rmq.faults.check.RunLog.Run;
+import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -50,7 +51,7 @@ final class EarlyCheck {
     }
 
     /** The rule a delivery broke by starting early, or null when it was on time. */
-    private static String rule(RunLog log, Messages messages, Run run) {
+    private static @Nullable String rule(RunLog log, Messages messages, Run run) {
         if (run.fixedMs() > 0 && run.redisNowMs() < run.fixedMs()) {
             return "before its fixed time";
         }

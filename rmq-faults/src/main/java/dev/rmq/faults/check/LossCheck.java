@@ -4,6 +4,7 @@ import dev.rmq.dead.DeadReason;
 import dev.rmq.faults.check.Messages.Instance;
 import dev.rmq.faults.check.RunLog.Fault;
 import dev.rmq.faults.check.RunLog.Send;
+import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -138,7 +139,7 @@ final class LossCheck {
      * dead is seen in the dead queue at the end of the run, so one that died before a flush is seen nowhere: one that
      * a handler failed, and one whose time to live ran out, undelivered, before the flush.
      */
-    private static String lostInFlush(RunLog log, Messages messages, Instance instance) {
+    private static @Nullable String lostInFlush(RunLog log, Messages messages, Instance instance) {
         String slot = instance.topic + "_" + instance.slot();
         long firstSend = instance.sends.get(0).startMicros();
         long lastSend = instance.sends.stream().mapToLong(RunLog.Send::startMicros).max().orElse(Long.MAX_VALUE);
@@ -177,7 +178,7 @@ final class LossCheck {
      * message's slot, and the send that created the message went out before the kill landed and was acknowledged
      * at most {@link #REPLICATION_LAG} before it.
      */
-    private static String lostWithUnreplicatedWrite(RunLog log, Instance instance) {
+    private static @Nullable String lostWithUnreplicatedWrite(RunLog log, Instance instance) {
         Send creating = instance.sends.get(0);
         String slot = instance.topic + "_" + instance.slot();
         for (Fault fault : log.faults) {

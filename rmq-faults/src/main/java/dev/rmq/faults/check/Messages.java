@@ -3,6 +3,7 @@ package dev.rmq.faults.check;
 import dev.rmq.faults.check.RunLog.Dead;
 import dev.rmq.faults.check.RunLog.Run;
 import dev.rmq.faults.check.RunLog.Send;
+import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -28,8 +29,10 @@ final class Messages {
         final String type;
         final List<Send> sends = new ArrayList<>();
         final List<Run> runs = new ArrayList<>();
-        Dead dead;
-        Status status;
+        /** Its entry in the dead queue at the end of the run, or null. */
+        @Nullable Dead dead;
+        /** Null until the messages are all read and their statuses decided. */
+        @Nullable Status status;
 
         Instance(String topic, String key, String type) {
             this.topic = topic;
@@ -143,7 +146,7 @@ final class Messages {
     }
 
     /** The instance of {@code key} that the send {@code seq} belongs to, or null. */
-    Instance instanceOf(String topic, String key, long seq) {
+    @Nullable Instance instanceOf(String topic, String key, long seq) {
         List<Instance> instances = byKey.get(topic + " " + key);
         if (instances == null) {
             return null;

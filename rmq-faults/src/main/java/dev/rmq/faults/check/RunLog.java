@@ -2,6 +2,7 @@ package dev.rmq.faults.check;
 
 import dev.rmq.dead.DeadReason;
 import dev.rmq.faults.events.HarnessEvent;
+import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -56,7 +57,8 @@ final class RunLog {
     /** What rmq reported about an acknowledgement of a slot: it failed, came too late for its lease, or was fenced. */
     enum TroubleKind { FAILED, STALE, FENCED }
 
-    record AckTrouble(TroubleKind kind, String incarnation, String worker, String slot, String key, long micros) {
+    record AckTrouble(TroubleKind kind, String incarnation, String worker, String slot, @Nullable String key,
+                      long micros) {
     }
 
     record Fault(int id, String kind, String target, long injectMicros, long healMicros, long recoveryMicros,

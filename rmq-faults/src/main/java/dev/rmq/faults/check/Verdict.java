@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * What the checks found: the figures of the result, the details behind them, and what failed.
@@ -26,7 +27,7 @@ public record Verdict(Map<String, Object> figures, Map<String, Object> details, 
     }
 
     public long figure(String name) {
-        return ((Number) figures.get(name)).longValue();
+        return ((Number) Objects.requireNonNull(figures.get(name), "no figure " + name)).longValue();
     }
 
     void failIf(boolean broken, String failure) {

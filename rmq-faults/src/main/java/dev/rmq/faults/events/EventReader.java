@@ -1,5 +1,6 @@
 package dev.rmq.faults.events;
 
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 
 import java.io.IOException;
@@ -53,7 +54,7 @@ public final class EventReader {
     }
 
     /** One line as an event, or null when it is blank or was cut short. */
-    public static HarnessEvent parse(String line) {
+    public static @Nullable HarnessEvent parse(String line) {
         if (line.isBlank()) {
             return null;
         }

@@ -265,7 +265,7 @@ final class JournalRestore {
                     transition.executeBatch();
                     update.executeBatch();
                 }
-                return null;
+                return stillOpen;
             });
         }
     }

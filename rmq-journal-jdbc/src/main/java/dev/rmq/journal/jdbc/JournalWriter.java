@@ -1,5 +1,6 @@
 package dev.rmq.journal.jdbc;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,7 +42,7 @@ final class JournalWriter implements Runnable {
     private final Thread thread;
     private final Thread overflowThread;
     private volatile boolean closing;
-    private volatile Instant writingSince;
+    private volatile @Nullable Instant writingSince;
 
     JournalWriter(DataSource dataSource, RowWriter rows, Retention retention, int capacity, int batchSize,
                   WhenUnavailable whenUnavailable, Duration blockTimeout) {
@@ -233,14 +234,15 @@ final class JournalWriter implements Runnable {
         }
     }
 
-    private static void complete(Row row, Throwable error) {
-        if (row.done() == null) {
+    private static void complete(Row row, @Nullable Throwable error) {
+        CompletableFuture<Void> done = row.done();
+        if (done == null) {
             return;
         }
         if (error == null) {
-            row.done().complete(null);
+            done.complete(null);
         } else {
-            row.done().completeExceptionally(error);
+            done.completeExceptionally(error);
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.rmq.journal.jdbc;
 
+import org.jspecify.annotations.Nullable;
+
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -41,7 +43,7 @@ final class OpenMessages {
      * take the clocks' skew). A later one is a send of the key after the change's message, which the journal may
      * not have a row of (sent before it was on, or its row dropped): the change must not finish the later one.
      */
-    static Open pickFor(Map<String, List<Open>> open, Row.Change change) {
+    static @Nullable Open pickFor(Map<String, List<Open>> open, Row.Change change) {
         if (change.newest()) {
             return pick(open, change.topic(), change.key(), true);
         }
@@ -54,7 +56,7 @@ final class OpenMessages {
     }
 
     /** A key's oldest or newest open message, or null. */
-    static Open pick(Map<String, List<Open>> open, String topic, String key, boolean newest) {
+    static @Nullable Open pick(Map<String, List<Open>> open, String topic, String key, boolean newest) {
         List<Open> rows = open.get(topic + '\n' + key);
         if (rows == null || rows.isEmpty()) {
             return null;

@@ -1,5 +1,7 @@
 package dev.rmq.journal.jdbc;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Which journaled messages to put back.
  *
@@ -8,7 +10,7 @@ package dev.rmq.journal.jdbc;
  * @param expired whether messages whose time to live ran out are put back too (without a time to live); when
  *                false they are marked expired in the journal instead
  */
-public record RestoreRequest(String topic, String key, boolean expired) {
+public record RestoreRequest(@Nullable String topic, @Nullable String key, boolean expired) {
 
     public RestoreRequest {
         if (key != null && topic == null) {

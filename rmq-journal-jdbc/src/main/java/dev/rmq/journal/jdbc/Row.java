@@ -1,6 +1,7 @@
 package dev.rmq.journal.jdbc;
 
 import dev.rmq.journal.JournaledSend;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
@@ -12,10 +13,10 @@ sealed interface Row {
     Instant time();
 
     /** Completed when written, for a synchronous send or a flush; null when nobody waits. */
-    CompletableFuture<Void> done();
+    @Nullable CompletableFuture<Void> done();
 
     /** A send Redis added (or merged, {@code send.merged()}): its message row, and its transition. */
-    record Sent(JournaledSend send, CompletableFuture<Void> done) implements Row {
+    record Sent(JournaledSend send, @Nullable CompletableFuture<Void> done) implements Row {
 
         @Override
         public Instant time() {
@@ -32,11 +33,12 @@ sealed interface Row {
      * @param notBefore a priority message's new not-before time (epoch ms), 0 for none, or null to keep it
      * @param finishes whether the message is done with after it: its state says so, or it was delivered at most once
      */
-    record Change(String topic, String key, JournalState state, Integer attempt, Long score, Long notBefore, boolean newest,
-                  boolean finishes, Instant time, String worker, String detail) implements Row {
+    record Change(String topic, String key, JournalState state, @Nullable Integer attempt, @Nullable Long score,
+                  @Nullable Long notBefore, boolean newest, boolean finishes, Instant time, String worker,
+                  @Nullable String detail) implements Row {
 
         @Override
-        public CompletableFuture<Void> done() {
+        public @Nullable CompletableFuture<Void> done() {
             return null;
         }
     }

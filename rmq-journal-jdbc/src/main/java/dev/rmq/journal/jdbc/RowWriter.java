@@ -2,6 +2,7 @@ package dev.rmq.journal.jdbc;
 
 import dev.rmq.journal.JournaledSend;
 import dev.rmq.topic.TopicType;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.sql.Connection;
@@ -14,6 +15,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -156,7 +158,9 @@ final class RowWriter {
         try (PreparedStatement transition = connection.prepareStatement(INSERT_TRANSITION);
              PreparedStatement supersede = connection.prepareStatement(SUPERSEDE)) {
             for (JournaledSend send : sends) {
-                List<OpenMessages.Open> rows = open.get(send.topic() + '\n' + send.key());
+                // the lookup just read back each send's row, inserted above
+                List<OpenMessages.Open> rows = Objects.requireNonNull(open.get(send.topic() + '\n' + send.key()),
+                        "the row just inserted for a send");
                 OpenMessages.Open added = rows.get(rows.size() - 1);
                 addTransition(transition, added.id(), JournalState.SENT, 0, send.sentAt(), PRODUCER, null);
                 // Redis took this send as a new message, so no older message of its key was waiting there: one the
@@ -271,7 +275,7 @@ final class RowWriter {
                 int attempts = open.attempts();
                 Long score = null;
                 Long notBefore = null;
-                Row.Change last = null;
+                Row.Change last = placed.get(i).change();
                 for (; i < placed.size() && placed.get(i).open().id() == open.id(); i++) {
                     Row.Change change = placed.get(i).change();
                     attempts = change.attempt() != null ? change.attempt() : attempts;
@@ -305,7 +309,7 @@ final class RowWriter {
     }
 
     private void addTransition(PreparedStatement statement, long messageId, JournalState state, int attempt,
-                               Instant time, String worker, String detail) throws SQLException {
+                               Instant time, @Nullable String worker, @Nullable String detail) throws SQLException {
         statement.setLong(1, messageId);
         statement.setString(2, state.column());
         statement.setInt(3, attempt);
@@ -316,7 +320,7 @@ final class RowWriter {
         statement.addBatch();
     }
 
-    private static void setMillis(PreparedStatement statement, int index, Instant value) throws SQLException {
+    private static void setMillis(PreparedStatement statement, int index, @Nullable Instant value) throws SQLException {
         if (value == null) {
             statement.setNull(index, Types.BIGINT);
         } else {

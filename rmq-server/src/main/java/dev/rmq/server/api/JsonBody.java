@@ -2,6 +2,7 @@ package dev.rmq.server.api;
 
 import dev.rmq.server.api.problem.ApiException;
 import dev.rmq.server.api.problem.Problem;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 
 import java.time.Duration;
@@ -22,17 +23,18 @@ import java.util.Map;
  */
 public final class JsonBody {
 
-    private final JsonNode node;
+    /** Null for a body that was left out, which reads as an empty object. */
+    private final @Nullable JsonNode node;
     /** Put before field names in messages, such as {@code messages[3].} inside a batch. */
     private final String prefix;
 
-    private JsonBody(JsonNode node, String prefix) {
+    private JsonBody(@Nullable JsonNode node, String prefix) {
         this.node = node;
         this.prefix = prefix;
     }
 
     /** A required body, which must be a JSON object. */
-    public static JsonBody of(JsonNode body) {
+    public static JsonBody of(@Nullable JsonNode body) {
         if (body == null || body.isNull() || body.isMissingNode()) {
             throw new ApiException(Problem.MALFORMED_BODY, "the request needs a JSON object as its body");
         }
@@ -40,12 +42,12 @@ public final class JsonBody {
     }
 
     /** A body that may be left out, which reads as an empty object. */
-    public static JsonBody optional(JsonNode body) {
+    public static JsonBody optional(@Nullable JsonNode body) {
         return body == null || body.isNull() || body.isMissingNode() ? new JsonBody(null, "") : object(body, "");
     }
 
     /** A JSON object inside a body, such as one message of a batch; {@code path} names it in messages. */
-    public static JsonBody object(JsonNode value, String path) {
+    public static JsonBody object(@Nullable JsonNode value, String path) {
         if (value == null || !value.isObject()) {
             throw new ApiException(Problem.MALFORMED_BODY, (path.isEmpty() ? "the body" : path) + " must be a JSON"
                     + " object, was " + kind(value));
@@ -68,25 +70,26 @@ public final class JsonBody {
     }
 
     public boolean has(String name) {
-        JsonNode value = node == null ? null : node.get(name);
-        return value != null && !value.isNull();
+        return value(name) != null;
     }
 
     /** The value of a field, of any JSON type, or null when it is absent. */
-    public JsonNode value(String name) {
-        return has(name) ? node.get(name) : null;
+    public @Nullable JsonNode value(String name) {
+        JsonNode value = node == null ? null : node.get(name);
+        return value == null || value.isNull() ? null : value;
     }
 
     /** The value of a required field, of any JSON type but null. */
     public JsonNode require(String name, String what) {
-        if (!has(name)) {
+        JsonNode value = value(name);
+        if (value == null) {
             throw missing(name, what);
         }
-        return node.get(name);
+        return value;
     }
 
     /** The text of a string field, or null when it is absent. */
-    public String string(String name) {
+    public @Nullable String string(String name) {
         JsonNode value = value(name);
         if (value == null) {
             return null;
@@ -106,7 +109,7 @@ public final class JsonBody {
     }
 
     /** An integer field, or null when it is absent. */
-    public Long integer(String name) {
+    public @Nullable Long integer(String name) {
         JsonNode value = value(name);
         if (value == null) {
             return null;
@@ -118,7 +121,7 @@ public final class JsonBody {
     }
 
     /** An ISO-8601 duration such as {@code PT30S}, or null when the field is absent. */
-    public Duration duration(String name) {
+    public @Nullable Duration duration(String name) {
         String text = text(name, "an ISO-8601 duration such as PT30S");
         if (text == null) {
             return null;
@@ -132,7 +135,7 @@ public final class JsonBody {
     }
 
     /** An ISO-8601 instant such as {@code 2030-01-01T12:00:00Z}, or null when the field is absent. */
-    public Instant instant(String name) {
+    public @Nullable Instant instant(String name) {
         String text = text(name, "an ISO-8601 instant such as 2030-01-01T12:00:00Z");
         if (text == null) {
             return null;
@@ -146,7 +149,7 @@ public final class JsonBody {
     }
 
     /** An object whose values are all strings, such as headers; null when the field is absent. */
-    public Map<String, String> stringMap(String name) {
+    public @Nullable Map<String, String> stringMap(String name) {
         JsonNode value = value(name);
         if (value == null) {
             return null;
@@ -167,7 +170,7 @@ public final class JsonBody {
     }
 
     /** An array of strings, or null when the field is absent. */
-    public List<String> strings(String name) {
+    public @Nullable List<String> strings(String name) {
         JsonNode value = value(name);
         if (value == null) {
             return null;
@@ -204,7 +207,7 @@ public final class JsonBody {
         return prefix + name;
     }
 
-    private String text(String name, String what) {
+    private @Nullable String text(String name, String what) {
         JsonNode value = value(name);
         if (value == null) {
             return null;
@@ -225,7 +228,7 @@ public final class JsonBody {
     }
 
     /** {@code a string}, {@code a number}, {@code an object}, ... */
-    static String kind(JsonNode value) {
+    static String kind(@Nullable JsonNode value) {
         if (value == null || value.isMissingNode()) {
             return "missing";
         }

@@ -3,6 +3,7 @@ package dev.rmq.server.api;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.rmq.producer.StoredMessage;
 import dev.rmq.topic.TopicType;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 
 import java.time.Instant;
@@ -17,9 +18,11 @@ import java.util.Map;
  * @param payloadFormat {@code json}, or {@code text} for a payload that is not JSON, shown as a string
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record MessageView(String topic, int slot, String key, String state, String dueTime, Long priority,
-                          String visibleAt, String leaseDeadline, String diedAt, int attempts, String lastError,
-                          Map<String, String> headers, String expiresAt, JsonNode payload, String payloadFormat) {
+public record MessageView(String topic, int slot, String key, String state, @Nullable String dueTime,
+                          @Nullable Long priority, @Nullable String visibleAt, @Nullable String leaseDeadline,
+                          @Nullable String diedAt, int attempts, @Nullable String lastError,
+                          Map<String, String> headers, @Nullable String expiresAt, JsonNode payload,
+                          String payloadFormat) {
 
     public static MessageView of(StoredMessage message, TopicType type, Payloads payloads) {
         Payloads.Rendered payload = payloads.render(message.payload());
@@ -29,11 +32,11 @@ public record MessageView(String topic, int slot, String key, String state, Stri
                 message.expiresAt().map(Instant::toString).orElse(null), payload.payload(), payload.format());
     }
 
-    private static String text(java.util.Optional<Instant> time) {
+    private static @Nullable String text(java.util.Optional<Instant> time) {
         return time.map(Instant::toString).orElse(null);
     }
 
-    static String emptyToNull(String text) {
+    static @Nullable String emptyToNull(@Nullable String text) {
         return text == null || text.isEmpty() ? null : text;
     }
 }

@@ -4,4 +4,7 @@
  * errors. This package holds what they share: reading request bodies field by field
  * ({@link dev.rmq.server.api.JsonBody}), showing payloads as JSON, and the view of a stored message.
  */
+@NullMarked
 package dev.rmq.server.api;
+
+import org.jspecify.annotations.NullMarked;

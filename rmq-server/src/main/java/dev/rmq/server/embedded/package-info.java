@@ -3,4 +3,7 @@
  * in-process ZooKeeper, from rmq-embedded, when the configuration names none, and stops them after everything that
  * uses them. For trying the server; production points it at servers of its own.
  */
+@NullMarked
 package dev.rmq.server.embedded;
+
+import org.jspecify.annotations.NullMarked;

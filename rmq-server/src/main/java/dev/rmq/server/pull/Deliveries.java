@@ -1,6 +1,7 @@
 package dev.rmq.server.pull;
 
 import dev.rmq.pull.PulledMessage;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
@@ -38,7 +39,7 @@ final class Deliveries implements AutoCloseable {
     private final SecureRandom random = new SecureRandom();
     private final Base64.Encoder encoder = Base64.getUrlEncoder().withoutPadding();
     private final Clock clock;
-    private ScheduledExecutorService sweeper;
+    private @Nullable ScheduledExecutorService sweeper;
 
     Deliveries(Clock clock) {
         this.clock = clock;
@@ -58,7 +59,7 @@ final class Deliveries implements AutoCloseable {
     }
 
     /** Registers a message under a new token. */
-    Delivery add(PulledMessage<JsonNode> message, Instant fixedDeadline) {
+    Delivery add(PulledMessage<JsonNode> message, @Nullable Instant fixedDeadline) {
         while (true) {
             byte[] bytes = new byte[TOKEN_BYTES];
             random.nextBytes(bytes);
@@ -70,12 +71,12 @@ final class Deliveries implements AutoCloseable {
     }
 
     /** The delivery of this token, taken out of the table so that no second request can settle it; null if none. */
-    Delivery take(String token) {
+    @Nullable Delivery take(String token) {
         return token == null ? null : byToken.remove(token);
     }
 
     /** The delivery of this token, left in the table; null if none. */
-    Delivery find(String token) {
+    @Nullable Delivery find(String token) {
         return token == null ? null : byToken.get(token);
     }
 

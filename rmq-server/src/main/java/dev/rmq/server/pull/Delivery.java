@@ -1,6 +1,7 @@
 package dev.rmq.server.pull;
 
 import dev.rmq.pull.PulledMessage;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 
 import java.time.Instant;
@@ -13,7 +14,7 @@ import java.time.Instant;
  * @param fixedDeadline for an at-most-once message, which has no lease in Redis, until when the server keeps the
  *                      token; null for a message under lease, whose deadline is its lease's
  */
-public record Delivery(String token, PulledMessage<JsonNode> message, Instant fixedDeadline) {
+public record Delivery(String token, PulledMessage<JsonNode> message, @Nullable Instant fixedDeadline) {
 
     /** Until when the client may settle the message; an extension moves it. */
     public Instant leaseDeadline() {

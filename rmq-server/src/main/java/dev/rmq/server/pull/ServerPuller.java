@@ -9,6 +9,7 @@ import dev.rmq.pull.RmqPuller;
 import dev.rmq.topic.DeliveryGuarantee;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicRegistry;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -20,6 +21,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
 
@@ -50,7 +52,8 @@ public final class ServerPuller implements SmartLifecycle, AutoCloseable {
     private final Clock clock;
     private final Deliveries deliveries;
     private volatile boolean running;
-    private volatile RmqPuller<JsonNode> puller;
+    /** Null until the first start; a stop closes it but leaves it here. */
+    private volatile @Nullable RmqPuller<JsonNode> puller;
 
     /** @param pullers builds a puller over every topic of {@code topics}, not started */
     public ServerPuller(Supplier<RmqPuller<JsonNode>> pullers, TopicRegistry topics, Duration maxWait, Clock clock) {
@@ -98,7 +101,7 @@ public final class ServerPuller implements SmartLifecycle, AutoCloseable {
         requireRunning();
         List<PulledMessage<JsonNode>> got;
         try {
-            got = puller.poll(count, timeout, names.toArray(String[]::new));
+            got = startedPuller().poll(count, timeout, names.toArray(String[]::new));
         } catch (IllegalStateException e) {
             throw new PullerUnavailableException("the server is stopping and takes no more messages: " + e.getMessage());
         }
@@ -179,19 +182,20 @@ public final class ServerPuller implements SmartLifecycle, AutoCloseable {
      * not held is {@link AckOutcome#STALE}: nothing was done for it.
      */
     public List<AckOutcome> ackAll(List<String> tokens) {
-        List<Delivery> taken = new ArrayList<>(tokens.size());
+        List<@Nullable Delivery> taken = new ArrayList<>(tokens.size());
         List<PulledMessage<JsonNode>> live = new ArrayList<>();
         for (String token : tokens) {
             Delivery delivery = deliveries.take(token);
-            boolean usable = delivery != null && !delivery.message().isSettled();
-            taken.add(usable ? delivery : null);
-            if (usable) {
+            if (delivery != null && !delivery.message().isSettled()) {
+                taken.add(delivery);
                 live.add(delivery.message());
+            } else {
+                taken.add(null);
             }
         }
         List<AckOutcome> acked;
         try {
-            acked = live.isEmpty() ? List.of() : puller.ackAll(live);
+            acked = live.isEmpty() ? List.of() : startedPuller().ackAll(live);
         } catch (RmqUnavailableException e) {
             // Redis did not answer: the tokens stay, for the client to retry
             taken.stream().filter(java.util.Objects::nonNull).forEach(deliveries::putBack);
@@ -206,9 +210,19 @@ public final class ServerPuller implements SmartLifecycle, AutoCloseable {
     }
 
     /** An at-most-once message left Redis when it was taken; the server keeps its token for a lease's time. */
-    private Instant fixedDeadlineOf(PulledMessage<JsonNode> message) {
+    private @Nullable Instant fixedDeadlineOf(PulledMessage<JsonNode> message) {
         TopicDefinition topic = topics.require(message.topic());
         return topic.delivery() == DeliveryGuarantee.AT_MOST_ONCE ? clock.instant().plus(topic.leaseTimeout()) : null;
+    }
+
+    /** A reason {@link #settle} checked already: every settlement but an ack has one. */
+    private static String given(@Nullable String reason) {
+        return Objects.requireNonNull(reason, "a settlement other than an ack has its reason");
+    }
+
+    /** The puller of the last start: every caller comes after one (it runs, or it handed out the messages at hand). */
+    private RmqPuller<JsonNode> startedPuller() {
+        return Objects.requireNonNull(puller, "the puller was started");
     }
 
     private static UnknownDeliveryException unknown() {
@@ -244,7 +258,7 @@ public final class ServerPuller implements SmartLifecycle, AutoCloseable {
         }
         running = false;
         int held = deliveries.size();
-        puller.close();
+        startedPuller().close();
         deliveries.close();
         if (held > 0) {
             log.info("{} pulled message(s) not settled by their clients were handed back; their tokens are void", held);

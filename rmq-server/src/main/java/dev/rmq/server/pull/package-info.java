@@ -3,4 +3,7 @@
  * the table of the messages clients hold, by random token, until they settle them or their lease passes.
  * Nothing here knows of HTTP; the {@code api.delivery} package serves it.
  */
+@NullMarked
 package dev.rmq.server.pull;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,5 +1,6 @@
 package dev.rmq.server.security;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.Environment;
@@ -17,7 +18,7 @@ import java.util.List;
  * @param address the configured {@code server.address}, or null when none is
  * @param keys    how many API keys are configured
  */
-public record Exposure(Kind kind, String address, int keys) {
+public record Exposure(Kind kind, @Nullable String address, int keys) {
 
     /** The address the server binds to when no key is configured and no address is given. */
     public static final String LOOPBACK = "127.0.0.1";

@@ -10,6 +10,7 @@ import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Keeps a server without API keys off the network: it binds to {@value Exposure#LOOPBACK} unless told otherwise,
@@ -51,7 +52,8 @@ public class LoopbackDefault implements EnvironmentPostProcessor, Ordered {
             case CONFIGURED_LOOPBACK -> log.info("No API key is configured (rmq.server.api-keys), so the server"
                     + " listens on loopback only (" + exposure.address() + "): it can be reached from this machine"
                     + " alone. Configure an API key to serve other machines.");
-            case UNPROTECTED -> throw new UnprotectedAddressException(exposure.address());
+            case UNPROTECTED -> throw new UnprotectedAddressException(
+                    Objects.requireNonNull(exposure.address(), "an unprotected server has its address"));
         }
     }
 }

@@ -5,4 +5,7 @@
  * start on a reachable address ({@link dev.rmq.server.security.LoopbackDefault}). There is no Spring Security: one
  * filter is all this takes.
  */
+@NullMarked
 package dev.rmq.server.security;
+
+import org.jspecify.annotations.NullMarked;

@@ -39,6 +39,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -208,7 +209,8 @@ public class RmqEndpoint {
         try {
             return read.get();
         } catch (IllegalArgumentException e) {
-            throw new InvalidEndpointRequestException(e.getMessage(), "bad page");
+            // the inspector and the dead queue always say what they refuse
+            throw new InvalidEndpointRequestException(Objects.requireNonNullElse(e.getMessage(), "bad page"), "bad page");
         }
     }
 

@@ -3,4 +3,7 @@
  * {@link dev.rmq.spring.actuate.RmqEndpointViews}), and the Redis, listener-container and ZooKeeper health
  * indicators.
  */
+@NullMarked
 package dev.rmq.spring.actuate;
+
+import org.jspecify.annotations.NullMarked;

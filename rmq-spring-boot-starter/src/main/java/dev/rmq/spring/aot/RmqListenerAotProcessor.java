@@ -2,6 +2,7 @@ package dev.rmq.spring.aot;
 
 import dev.rmq.spring.annotation.RmqListener;
 import dev.rmq.spring.listener.ListenerSignature;
+import org.jspecify.annotations.Nullable;
 import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
 import org.springframework.aot.hint.ExecutableMode;
 import org.springframework.aot.hint.ReflectionHints;
@@ -25,7 +26,7 @@ public class RmqListenerAotProcessor implements BeanRegistrationAotProcessor {
     private final BindingReflectionHintsRegistrar bindings = new BindingReflectionHintsRegistrar();
 
     @Override
-    public BeanRegistrationAotContribution processAheadOfTime(RegisteredBean bean) {
+    public @Nullable BeanRegistrationAotContribution processAheadOfTime(RegisteredBean bean) {
         Class<?> type = ClassUtils.getUserClass(bean.getBeanClass());
         Map<Method, RmqListener> listeners = MethodIntrospector.selectMethods(type,
                 (MethodIntrospector.MetadataLookup<RmqListener>) m -> AnnotatedElementUtils.findMergedAnnotation(m,

@@ -1,6 +1,7 @@
 package dev.rmq.spring.aot;
 
 import dev.rmq.spring.autoconfigure.RmqProperties;
+import org.jspecify.annotations.Nullable;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
 
@@ -16,7 +17,7 @@ public class RmqRuntimeHints implements RuntimeHintsRegistrar {
     static final String SCRIPTS = "dev/rmq/internal/script/*.lua";
 
     @Override
-    public void registerHints(RuntimeHints hints, ClassLoader classLoader) {
+    public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
         hints.resources().registerPattern(SCRIPTS);
         for (Class<? extends Throwable> type : RmqProperties.Listener.NOT_RETRYABLE) {
             hints.reflection().registerType(type);

@@ -1,5 +1,6 @@
 package dev.rmq.spring.autoconfigure;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.BeanFactory;
@@ -24,7 +25,7 @@ final class ListenerThreads {
     private ListenerThreads() {
     }
 
-    static Executor choose(RmqProperties.Listener.Threads threads, Environment environment, BeanFactory beans) {
+    static @Nullable Executor choose(RmqProperties.Listener.Threads threads, Environment environment, BeanFactory beans) {
         if (beans.containsBean(EXECUTOR_BEAN)) {
             return beans.getBean(EXECUTOR_BEAN, Executor.class);
         }

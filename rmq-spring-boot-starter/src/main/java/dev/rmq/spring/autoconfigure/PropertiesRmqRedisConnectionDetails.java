@@ -1,5 +1,6 @@
 package dev.rmq.spring.autoconfigure;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.env.Environment;
 
 import java.util.List;
@@ -15,7 +16,7 @@ public final class PropertiesRmqRedisConnectionDetails implements RmqRedisConnec
 
     private final RmqRedisProperties properties;
     private final Environment environment;
-    private RedisConnection resolved;
+    private @Nullable RedisConnection resolved;
 
     PropertiesRmqRedisConnectionDetails(RmqRedisProperties properties, Environment environment) {
         this.properties = properties;
@@ -45,22 +46,22 @@ public final class PropertiesRmqRedisConnectionDetails implements RmqRedisConnec
     }
 
     @Override
-    public String sentinelMaster() {
+    public @Nullable String sentinelMaster() {
         return connection().sentinelMaster();
     }
 
     @Override
-    public String username() {
+    public @Nullable String username() {
         return connection().username();
     }
 
     @Override
-    public String password() {
+    public @Nullable String password() {
         return connection().password();
     }
 
     @Override
-    public Integer database() {
+    public @Nullable Integer database() {
         return connection().database();
     }
 

@@ -1,5 +1,6 @@
 package dev.rmq.spring.autoconfigure;
 
+import org.jspecify.annotations.Nullable;
 import org.redisson.config.SslVerificationMode;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -9,6 +10,7 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Where and how rmq reaches Redis, in one shape whichever properties said it. {@code rmq.redis.*} wins as
@@ -18,9 +20,10 @@ import java.util.List;
  *
  * @param source where the settings came from, for the log and error messages
  */
-record RedisConnection(Mode mode, List<String> addresses, String sentinelMaster, String sentinelUsername,
-                       String sentinelPassword, String username, String password, Integer database,
-                       Duration timeout, Duration connectTimeout, String clientName, boolean ssl, String sslBundle,
+record RedisConnection(Mode mode, List<String> addresses, @Nullable String sentinelMaster,
+                       @Nullable String sentinelUsername, @Nullable String sentinelPassword, @Nullable String username,
+                       @Nullable String password, @Nullable Integer database, Duration timeout, Duration connectTimeout,
+                       @Nullable String clientName, boolean ssl, @Nullable String sslBundle,
                        SslVerificationMode verification, String source) {
 
     enum Mode {
@@ -69,7 +72,8 @@ record RedisConnection(Mode mode, List<String> addresses, String sentinelMaster,
                 || rmq.sentinel().nodes().stream().anyMatch(RedisConnection::startsWithRediss);
         Mode mode = hasText(rmq.sentinel().master()) ? Mode.SENTINEL : !rmq.nodes().isEmpty() ? Mode.CLUSTER : Mode.SINGLE;
         List<String> addresses = switch (mode) {
-            case SINGLE -> List.of(rmq.address());
+            // rmq.redis names a server, and with neither a Sentinel master nor nodes that is its address
+            case SINGLE -> List.of(Objects.requireNonNull(rmq.address(), "rmq.redis.address"));
             case CLUSTER -> rmq.nodes();
             case SENTINEL -> rmq.sentinel().nodes();
         };
@@ -168,11 +172,11 @@ record RedisConnection(Mode mode, List<String> addresses, String sentinelMaster,
         return what + (username != null ? " as user '" + username + "'" : "") + " (from " + source + ")";
     }
 
-    private static boolean startsWithRediss(String address) {
+    private static boolean startsWithRediss(@Nullable String address) {
         return address != null && address.trim().startsWith("rediss://");
     }
 
-    private static boolean hasText(String value) {
+    private static boolean hasText(@Nullable String value) {
         return value != null && !value.isBlank();
     }
 }

@@ -1,5 +1,6 @@
 package dev.rmq.spring.autoconfigure;
 
+import org.jspecify.annotations.Nullable;
 import org.redisson.config.BaseConfig;
 import org.redisson.config.BaseMasterSlaveServersConfig;
 import org.redisson.config.ClusterServersConfig;
@@ -34,7 +35,8 @@ final class RedissonConfigFactory {
      * @param sslBundles the application's SSL bundles, or null when it has none
      * @throws IllegalArgumentException naming the problem and where the settings came from
      */
-    static Config create(RedisConnection connection, SslBundles sslBundles, RmqRedisProperties.Pool pool) {
+    static Config create(RedisConnection connection, @Nullable SslBundles sslBundles,
+                         RmqRedisProperties.@Nullable Pool pool) {
         int minimumIdle = pool == null || pool.minimumIdle() == null ? Math.min(MINIMUM_IDLE, sizeOf(pool))
                 : pool.minimumIdle();
         int size = sizeOf(pool);
@@ -88,7 +90,7 @@ final class RedissonConfigFactory {
         return config;
     }
 
-    private static int sizeOf(RmqRedisProperties.Pool pool) {
+    private static int sizeOf(RmqRedisProperties.@Nullable Pool pool) {
         return pool == null || pool.size() == null ? POOL_SIZE : pool.size();
     }
 
@@ -107,7 +109,7 @@ final class RedissonConfigFactory {
         }
     }
 
-    private static void ssl(Config config, RedisConnection connection, SslBundles sslBundles) {
+    private static void ssl(Config config, RedisConnection connection, @Nullable SslBundles sslBundles) {
         config.setSslVerificationMode(connection.verification());
         String bundleName = connection.sslBundle();
         if (bundleName == null || bundleName.isBlank()) {
@@ -136,7 +138,7 @@ final class RedissonConfigFactory {
         }
     }
 
-    private static int millis(Duration value, String what, RedisConnection connection) {
+    private static int millis(@Nullable Duration value, String what, RedisConnection connection) {
         if (value == null || value.isNegative() || value.toMillis() > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("Redis " + what + " in " + connection.source()
                     + " must be between 0 and " + Integer.MAX_VALUE + " ms, was " + value);

@@ -6,6 +6,7 @@ import dev.rmq.spring.actuate.RmqEndpoint;
 import dev.rmq.spring.actuate.RmqEndpointWriteFilter;
 import dev.rmq.spring.listener.RmqListenerEndpointRegistry;
 import dev.rmq.spring.listener.RmqSlotAssignmentFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.Access;
@@ -58,7 +59,7 @@ public final class RmqEndpointAutoConfiguration {
     }
 
     /** Whether the endpoint's access, as Spring Boot resolves it, lets writes through. */
-    static BooleanSupplier writesAllowed(EndpointAccessResolver access) {
+    static BooleanSupplier writesAllowed(@Nullable EndpointAccessResolver access) {
         return () -> access != null
                 && access.accessFor(EndpointId.of(RmqEndpoint.ID), Access.READ_ONLY) == Access.UNRESTRICTED;
     }

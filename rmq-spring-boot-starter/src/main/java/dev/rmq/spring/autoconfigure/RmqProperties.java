@@ -60,7 +60,7 @@ public record RmqProperties(@DefaultValue("") String namespace,
                             @DefaultValue @NestedConfigurationProperty RmqRedisProperties redis,
                             @DefaultValue ZooKeeper zookeeper,
                             @DefaultValue Metrics metrics,
-                            String zone,
+                            @Nullable String zone,
                             @DefaultValue Puller puller) {
 
     public RmqProperties {
@@ -290,11 +290,11 @@ public record RmqProperties(@DefaultValue("") String namespace,
      * @param digest            user:password for digest authentication. The znodes rmq creates are then
      *                          readable and writable only by that user.
      */
-    public record ZooKeeper(String connectString,
+    public record ZooKeeper(@Nullable String connectString,
                             @DefaultValue("/rmq") String root,
                             @DefaultValue("30s") Duration sessionTimeout,
                             @DefaultValue("15s") Duration connectionTimeout,
-                            String digest) {
+                            @Nullable String digest) {
 
         public ZooKeeper {
             // "/" itself is refused: rmq's topics/ would sit beside every other application's znodes.
@@ -302,7 +302,7 @@ public record RmqProperties(@DefaultValue("") String namespace,
                 throw new IllegalArgumentException("rmq.zookeeper.root must be an absolute znode path below /, like"
                         + " /rmq, without a trailing slash; was '" + root + "'");
             }
-            if (hasText(digest) && digest.indexOf(':') < 1) {
+            if (digest != null && !digest.isBlank() && digest.indexOf(':') < 1) {
                 throw new IllegalArgumentException("rmq.zookeeper.digest must be 'user:password'");
             }
         }
@@ -352,11 +352,6 @@ public record RmqProperties(@DefaultValue("") String namespace,
                 throw new IllegalArgumentException("rmq.producer.durability: " + e.getMessage(), e);
             }
         }
-    }
-
-
-    private static boolean hasText(String value) {
-        return value != null && !value.isBlank();
     }
 
     /**

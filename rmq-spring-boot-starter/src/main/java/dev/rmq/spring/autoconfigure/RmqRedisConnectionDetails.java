@@ -1,5 +1,6 @@
 package dev.rmq.spring.autoconfigure;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.autoconfigure.service.connection.ConnectionDetails;
 
 import java.util.List;
@@ -30,21 +31,21 @@ public interface RmqRedisConnectionDetails extends ConnectionDetails {
     }
 
     /** The master's name, for {@link Mode#SENTINEL}. */
-    default String sentinelMaster() {
+    default @Nullable String sentinelMaster() {
         return null;
     }
 
     /** The ACL user, or null for the default user. */
-    default String username() {
+    default @Nullable String username() {
         return null;
     }
 
-    default String password() {
+    default @Nullable String password() {
         return null;
     }
 
     /** The database index, or null for 0. */
-    default Integer database() {
+    default @Nullable Integer database() {
         return null;
     }
 

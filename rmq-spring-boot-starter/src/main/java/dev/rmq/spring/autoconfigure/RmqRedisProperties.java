@@ -1,5 +1,6 @@
 package dev.rmq.spring.autoconfigure;
 
+import org.jspecify.annotations.Nullable;
 import org.redisson.config.SslVerificationMode;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.StringUtils;
@@ -27,18 +28,18 @@ import java.util.List;
  * @param pool           The connections rmq's Redisson client keeps to each Redis node (not used when the
  *                       application brings its own RedissonClient).
  */
-public record RmqRedisProperties(String address,
+public record RmqRedisProperties(@Nullable String address,
                                  List<String> nodes,
                                  @DefaultValue Sentinel sentinel,
-                                 String username,
-                                 String password,
-                                 Integer database,
+                                 @Nullable String username,
+                                 @Nullable String password,
+                                 @Nullable Integer database,
                                  @DefaultValue("3s") Duration timeout,
                                  @DefaultValue("10s") Duration connectTimeout,
-                                 String clientName,
+                                 @Nullable String clientName,
                                  @DefaultValue Ssl ssl,
                                  @DefaultValue("2s") Duration outageThreshold,
-                                 Pool pool) {
+                                 @Nullable Pool pool) {
 
     public RmqRedisProperties {
         nodes = nodes == null ? List.of() : List.copyOf(nodes);
@@ -67,7 +68,7 @@ public record RmqRedisProperties(String address,
      * @param minimumIdle Connections opened at start and kept open to each node (2 by default).
      * @param size        The most connections to each node (32 by default).
      */
-    public record Pool(Integer minimumIdle, Integer size) {
+    public record Pool(@Nullable Integer minimumIdle, @Nullable Integer size) {
 
         public Pool {
             if (size != null && size < 1) {
@@ -89,7 +90,8 @@ public record RmqRedisProperties(String address,
      * @param username ACL user name for the Sentinels.
      * @param password Password for the Sentinels.
      */
-    public record Sentinel(String master, List<String> nodes, String username, String password) {
+    public record Sentinel(@Nullable String master, List<String> nodes, @Nullable String username,
+                           @Nullable String password) {
 
         public Sentinel {
             nodes = nodes == null ? List.of() : List.copyOf(nodes);
@@ -105,7 +107,7 @@ public record RmqRedisProperties(String address,
      * @param verification How the server's certificate is checked: STRICT (chain and host name), CA_ONLY or NONE.
      */
     public record Ssl(@DefaultValue("false") boolean enabled,
-                                   String bundle,
+                                   @Nullable String bundle,
                                    @DefaultValue("STRICT") SslVerificationMode verification) {
     }
 }

@@ -18,6 +18,7 @@ import org.springframework.context.annotation.Bean;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -37,7 +38,8 @@ public final class RmqZooKeeperAutoConfiguration {
     @ConditionalOnMissingBean(RmqZooKeeperConnectionDetails.class)
     @ConditionalOnProperty(prefix = "rmq.zookeeper", name = "connect-string")
     RmqZooKeeperConnectionDetails rmqZooKeeperConnectionDetails(RmqProperties properties) {
-        return new PropertiesZooKeeperConnectionDetails(properties.zookeeper().connectString());
+        return new PropertiesZooKeeperConnectionDetails(Objects.requireNonNull(properties.zookeeper().connectString(),
+                "rmq.zookeeper.connect-string, set as the condition requires"));
     }
 
     @Bean(destroyMethod = "close")

@@ -13,4 +13,7 @@
  * <li>metrics: {@link dev.rmq.spring.autoconfigure.metrics.RmqMetricsAutoConfiguration}.</li>
  * </ul>
  */
+@NullMarked
 package dev.rmq.spring.autoconfigure;
+
+import org.jspecify.annotations.NullMarked;

@@ -3,6 +3,7 @@ package dev.rmq.spring.listener;
 import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.consumer.RmqAsyncHandler;
 import dev.rmq.consumer.RmqMessage;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.ReactiveAdapter;
 import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
@@ -28,7 +29,7 @@ final class AsyncListenerMethodAdapter implements RmqAsyncHandler<Object> {
     }
 
     @Override
-    public CompletionStage<ConsumeResult> handle(RmqMessage<Object> message) throws Exception {
+    public @Nullable CompletionStage<ConsumeResult> handle(RmqMessage<Object> message) throws Exception {
         if (message.payload() == null) {
             return CompletableFuture.completedFuture(ListenerMethodAdapter.NULL_PAYLOAD);
         }
@@ -43,7 +44,7 @@ final class AsyncListenerMethodAdapter implements RmqAsyncHandler<Object> {
     }
 
     /** The listener's result as a stage; null (a success) when it returned null. */
-    private static CompletionStage<?> stage(Object returned) {
+    private static @Nullable CompletionStage<?> stage(@Nullable Object returned) {
         if (returned == null || returned instanceof CompletionStage<?>) {
             return (CompletionStage<?>) returned;
         }

@@ -6,6 +6,7 @@ import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.consumer.RmqErrorHandler;
 import dev.rmq.topic.TopicDefinition;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
@@ -32,8 +33,8 @@ public class DefaultRmqListenerContainerFactory implements RmqListenerContainerF
     private boolean autoStartup = true;
     private MessageHandlerMethodFactory methodFactory = defaultMethodFactory();
     private RmqErrorHandler errorHandler = RmqErrorHandler.DEFAULT;
-    private BeanFactory beanFactory;
-    private Executor executor;
+    private @Nullable BeanFactory beanFactory;
+    private @Nullable Executor executor;
 
     /**
      * Per-topic overrides of the factory's defaults; null means "not set".
@@ -41,7 +42,7 @@ public class DefaultRmqListenerContainerFactory implements RmqListenerContainerF
      * @param concurrency worker threads
      * @param batchSize   messages per poll
      */
-    public record TopicSettings(Integer concurrency, Integer batchSize) {
+    public record TopicSettings(@Nullable Integer concurrency, @Nullable Integer batchSize) {
     }
 
     public DefaultRmqListenerContainerFactory(RmqClient client, RmqSlotAssignmentFactory assignments) {
@@ -81,11 +82,11 @@ public class DefaultRmqListenerContainerFactory implements RmqListenerContainerF
      * Runs the workers of the containers, and with them the listeners; each worker holds one of its threads while its
      * container runs. Null (the default) gives each worker a platform thread of its own.
      */
-    public void setExecutor(Executor executor) {
+    public void setExecutor(@Nullable Executor executor) {
         this.executor = executor;
     }
 
-    public Executor getExecutor() {
+    public @Nullable Executor getExecutor() {
         return executor;
     }
 
@@ -160,7 +161,7 @@ public class DefaultRmqListenerContainerFactory implements RmqListenerContainerF
         return defaults.withConcurrency(concurrency).withBatchSize(batchSize);
     }
 
-    private static int firstNonNull(Integer first, Integer second, int otherwise) {
+    private static int firstNonNull(@Nullable Integer first, @Nullable Integer second, int otherwise) {
         return first != null ? first : second != null ? second : otherwise;
     }
 

@@ -5,6 +5,7 @@ import kotlin.coroutines.Continuation;
 import kotlin.coroutines.CoroutineContext;
 import kotlin.coroutines.EmptyCoroutineContext;
 import kotlin.coroutines.intrinsics.IntrinsicsKt;
+import org.jspecify.annotations.Nullable;
 
 import java.util.concurrent.CompletableFuture;
 
@@ -17,7 +18,7 @@ final class KotlinSuspension {
     /** A call of a suspend function that takes the continuation it must resume. */
     @FunctionalInterface
     interface SuspendingCall {
-        Object call(Continuation<Object> continuation) throws Exception;
+        @Nullable Object call(Continuation<Object> continuation) throws Exception;
     }
 
     private KotlinSuspension() {

@@ -4,6 +4,7 @@ import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.consumer.RmqHandler;
 import dev.rmq.consumer.RmqMessage;
 import dev.rmq.spring.annotation.RmqHeaders;
+import org.jspecify.annotations.Nullable;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
@@ -37,7 +38,7 @@ final class ListenerMethodAdapter implements RmqHandler<Object> {
         return toResult(method.invoke(toSpringMessage(message)));
     }
 
-    static ConsumeResult toResult(Object returned) {
+    static ConsumeResult toResult(@Nullable Object returned) {
         if (returned instanceof ConsumeResult result) {
             return result;
         }

@@ -3,6 +3,7 @@ package dev.rmq.spring.listener;
 import dev.rmq.consumer.BatchResult;
 import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.consumer.RmqMessage;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.KotlinDetector;
 import org.springframework.core.MethodParameter;
@@ -65,7 +66,7 @@ final class ListenerMethodSignature {
     }
 
     /** The type of the method's List parameter, or null when it takes none. */
-    private static ResolvableType batchParameter(Class<?> beanType, Method method) {
+    private static @Nullable ResolvableType batchParameter(Class<?> beanType, Method method) {
         for (int i = 0; i < method.getParameterCount(); i++) {
             if (List.class.isAssignableFrom(method.getParameterTypes()[i]) && !annotated(parameter(beanType, method, i))) {
                 return ResolvableType.forMethodParameter(parameter(beanType, method, i));
@@ -134,7 +135,8 @@ final class ListenerMethodSignature {
             payloadParameter = name(parameter);
             checkResolved(payloadType, "the type of parameter " + payloadParameter);
         }
-        if (messageType == null && payloadType == null) {
+        ResolvableType chosen = payloadType != null ? payloadType : messageType;
+        if (chosen == null) {
             throw new IllegalArgumentException("it takes neither a payload nor an RmqMessage<T> parameter");
         }
         if (messageType != null && payloadType != null
@@ -142,7 +144,7 @@ final class ListenerMethodSignature {
             throw new IllegalArgumentException("its payload parameter " + payloadParameter + " is a " + payloadType
                     + " but its RmqMessage parameter carries a " + messageType);
         }
-        return resolved(payloadType != null ? payloadType : messageType);
+        return resolved(chosen);
     }
 
     private static Type resolved(ResolvableType chosen) {

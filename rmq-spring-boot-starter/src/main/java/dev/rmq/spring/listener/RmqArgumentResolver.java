@@ -2,6 +2,7 @@ package dev.rmq.spring.listener;
 
 import dev.rmq.consumer.RmqMessage;
 import dev.rmq.spring.annotation.RmqHeaders;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.MethodParameter;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.handler.annotation.Header;
@@ -22,7 +23,7 @@ final class RmqArgumentResolver implements HandlerMethodArgumentResolver {
     }
 
     @Override
-    public Object resolveArgument(MethodParameter parameter, Message<?> message) {
+    public @Nullable Object resolveArgument(MethodParameter parameter, Message<?> message) {
         if (RmqMessage.class.isAssignableFrom(parameter.getParameterType())) {
             return message.getHeaders().get(RmqHeaders.MESSAGE);
         }

@@ -1,6 +1,7 @@
 package dev.rmq.spring.listener;
 
 import dev.rmq.spring.annotation.RmqListener;
+import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
@@ -34,7 +35,10 @@ public class RmqListenerAnnotationBeanPostProcessor
     private final RmqListenerEndpointRegistrar registrar = new RmqListenerEndpointRegistrar();
     private final Set<Class<?>> nonAnnotatedClasses = ConcurrentHashMap.newKeySet();
     private final Map<String, AtomicInteger> idCounters = new ConcurrentHashMap<>();
+    // Both set by the container through setBeanFactory, before it hands this post-processor any bean.
+    @SuppressWarnings("NullAway.Init")
     private ConfigurableListableBeanFactory beanFactory;
+    @SuppressWarnings("NullAway.Init")
     private BeanExpressionContext expressionContext;
 
     @Override
@@ -101,13 +105,13 @@ public class RmqListenerAnnotationBeanPostProcessor
     }
 
     /** The attribute with placeholders and expressions resolved; null when empty. */
-    private String text(String attribute) {
+    private @Nullable String text(String attribute) {
         Object value = resolve(attribute);
         String text = value == null ? null : value.toString().trim();
         return text == null || text.isEmpty() ? null : text;
     }
 
-    private Object resolve(String attribute) {
+    private @Nullable Object resolve(String attribute) {
         if (attribute == null || attribute.isEmpty()) {
             return null;
         }
@@ -116,7 +120,7 @@ public class RmqListenerAnnotationBeanPostProcessor
         return expressions != null ? expressions.evaluate(resolved, expressionContext) : resolved;
     }
 
-    private Integer number(String attribute, String name) {
+    private @Nullable Integer number(String attribute, String name) {
         Object value = resolve(attribute);
         if (value == null || value instanceof String s && s.isBlank()) {
             return null;
@@ -132,7 +136,7 @@ public class RmqListenerAnnotationBeanPostProcessor
         }
     }
 
-    private Boolean flag(String attribute) {
+    private @Nullable Boolean flag(String attribute) {
         Object value = resolve(attribute);
         if (value == null || value instanceof String s && s.isBlank()) {
             return null;

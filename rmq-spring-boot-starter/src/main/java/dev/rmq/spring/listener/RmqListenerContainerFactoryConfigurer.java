@@ -3,6 +3,7 @@ package dev.rmq.spring.listener;
 import dev.rmq.RmqClient;
 import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.consumer.RmqErrorHandler;
+import org.jspecify.annotations.Nullable;
 
 import java.util.Map;
 import java.util.Objects;
@@ -30,7 +31,7 @@ public final class RmqListenerContainerFactoryConfigurer {
     private final Map<String, DefaultRmqListenerContainerFactory.TopicSettings> topics;
     private final boolean autoStartup;
     private final RmqErrorHandler errorHandler;
-    private final Executor executor;
+    private final @Nullable Executor executor;
 
     public RmqListenerContainerFactoryConfigurer(RmqClient client, RmqSlotAssignmentFactory assignments,
                                                  ConsumerSettings defaults,
@@ -47,7 +48,7 @@ public final class RmqListenerContainerFactoryConfigurer {
                                                  ConsumerSettings defaults,
                                                  Map<String, DefaultRmqListenerContainerFactory.TopicSettings> topics,
                                                  boolean autoStartup, RmqErrorHandler errorHandler,
-                                                 Executor executor) {
+                                                 @Nullable Executor executor) {
         this.executor = executor;
         this.client = Objects.requireNonNull(client, "client");
         this.assignments = Objects.requireNonNull(assignments, "assignments");

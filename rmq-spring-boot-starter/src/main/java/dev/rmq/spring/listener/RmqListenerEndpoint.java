@@ -1,5 +1,6 @@
 package dev.rmq.spring.listener;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.util.ClassUtils;
 
 import java.lang.reflect.Method;
@@ -25,8 +26,9 @@ import java.util.stream.Collectors;
  * @param errorHandler     the bean name of the listener's error handler, or null for the factory's
  */
 public record RmqListenerEndpoint(String id, String topic, String beanName, Object bean, Method method,
-                                  ListenerSignature signature, Integer concurrency, Integer batchSize, Boolean autoStartup,
-                                  String containerFactory, String errorHandler) {
+                                  ListenerSignature signature, @Nullable Integer concurrency,
+                                  @Nullable Integer batchSize, @Nullable Boolean autoStartup,
+                                  @Nullable String containerFactory, @Nullable String errorHandler) {
 
     public RmqListenerEndpoint {
         Objects.requireNonNull(id, "id");

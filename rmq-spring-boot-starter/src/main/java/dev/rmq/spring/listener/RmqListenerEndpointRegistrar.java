@@ -1,5 +1,6 @@
 package dev.rmq.spring.listener;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanInitializationException;
 
@@ -15,33 +16,33 @@ import java.util.Objects;
 public class RmqListenerEndpointRegistrar {
 
     private final List<RmqListenerEndpoint> pending = new ArrayList<>();
-    private BeanFactory beanFactory;
-    private RmqListenerEndpointRegistry registry;
-    private boolean staged = true;
+    private @Nullable BeanFactory beanFactory;
+    /** Null while the endpoints are staged. */
+    private @Nullable RmqListenerEndpointRegistry registry;
 
     public void setBeanFactory(BeanFactory beanFactory) {
         this.beanFactory = beanFactory;
     }
 
     public synchronized void registerEndpoint(RmqListenerEndpoint endpoint) {
-        if (staged) {
+        RmqListenerEndpointRegistry registry = this.registry;
+        if (registry == null) {
             pending.add(endpoint);
         } else {
-            register(endpoint);
+            register(endpoint, registry);
         }
     }
 
     /** Registers the staged endpoints; from now on endpoints are registered as they come. */
     public synchronized void registerAllEndpoints(RmqListenerEndpointRegistry endpointRegistry) {
         this.registry = Objects.requireNonNull(endpointRegistry, "endpointRegistry");
-        staged = false;
         for (RmqListenerEndpoint endpoint : pending) {
-            register(endpoint);
+            register(endpoint, endpointRegistry);
         }
         pending.clear();
     }
 
-    private void register(RmqListenerEndpoint endpoint) {
+    private void register(RmqListenerEndpoint endpoint, RmqListenerEndpointRegistry registry) {
         RmqListenerContainerFactory factory = containerFactory(endpoint);
         try {
             registry.registerListenerContainer(endpoint, factory);
@@ -51,6 +52,7 @@ public class RmqListenerEndpointRegistrar {
     }
 
     private RmqListenerContainerFactory containerFactory(RmqListenerEndpoint endpoint) {
+        BeanFactory beanFactory = Objects.requireNonNull(this.beanFactory, "beanFactory, set by the post-processor");
         String name = endpoint.containerFactory() != null ? endpoint.containerFactory()
                 : RmqListenerContainerFactory.DEFAULT_BEAN_NAME;
         if (!beanFactory.containsBean(name)) {

@@ -2,6 +2,7 @@ package dev.rmq.spring.listener;
 
 import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.consumer.StopReport;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
@@ -79,7 +80,7 @@ public class RmqListenerEndpointRegistry implements SmartLifecycle, DisposableBe
     }
 
     /** The container with this id, or null. */
-    public RmqConsumerContainer<?> getListenerContainer(String id) {
+    public @Nullable RmqConsumerContainer<?> getListenerContainer(String id) {
         lock.lock();
         try {
             Registration registration = containers.get(id);

@@ -10,4 +10,7 @@
  *
  * <p>{@link dev.rmq.spring.listener.RmqSlotAssignmentFactory} is the single point where slot assignment is chosen.
  */
+@NullMarked
 package dev.rmq.spring.listener;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,5 +1,6 @@
 package dev.rmq.testsupport.db;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -13,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -37,7 +39,8 @@ abstract class DatabaseProcess implements AutoCloseable {
 
     protected final Path dir;
     protected final int port;
-    private Process process;
+    /** Null until {@link #startServer} runs it. */
+    private @Nullable Process process;
 
     DatabaseProcess(String name) {
         try {
@@ -133,7 +136,7 @@ abstract class DatabaseProcess implements AutoCloseable {
 
     /** The server's pid, for a test that kills it. */
     public long pid() {
-        return process.pid();
+        return Objects.requireNonNull(process, "the server was never started").pid();
     }
 
     /** Stops the server (SIGTERM, then SIGKILL after 10 s) and deletes its directory. */

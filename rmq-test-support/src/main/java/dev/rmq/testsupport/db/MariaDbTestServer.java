@@ -1,5 +1,7 @@
 package dev.rmq.testsupport.db;
 
+import org.jspecify.annotations.Nullable;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -67,7 +69,7 @@ public final class MariaDbTestServer extends DatabaseProcess {
         return "jdbc:mariadb://127.0.0.1:" + port + "/rmq?user=root&createDatabaseIfNotExist=true";
     }
 
-    private static String find(List<String> candidates) {
+    private static @Nullable String find(List<String> candidates) {
         for (String candidate : candidates) {
             if (Files.isExecutable(Path.of(candidate))) {
                 return candidate;

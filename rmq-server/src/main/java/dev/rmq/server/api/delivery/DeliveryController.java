@@ -8,6 +8,7 @@ import dev.rmq.server.api.problem.ApiException;
 import dev.rmq.server.api.problem.Problem;
 import dev.rmq.server.pull.Delivery;
 import dev.rmq.server.pull.ServerPuller;
+import org.jspecify.annotations.Nullable;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -46,7 +47,7 @@ public class DeliveryController {
      * (none by default) for the first, and answers with none if none came.
      */
     @PostMapping("/pull")
-    public PullView pull(@RequestBody(required = false) JsonNode body) {
+    public PullView pull(@RequestBody(required = false) @Nullable JsonNode body) {
         JsonBody request = JsonBody.optional(body).allowOnly(List.of("topics", "count", "timeout"));
         List<String> topics = request.strings("topics");
         if (topics == null) {
@@ -136,7 +137,7 @@ public class DeliveryController {
         return new AckAllView(results);
     }
 
-    private OutcomeView settle(String token, ServerPuller.Settlement how, JsonNode body) {
+    private OutcomeView settle(String token, ServerPuller.Settlement how, @Nullable JsonNode body) {
         JsonBody request = JsonBody.of(body).allowOnly(List.of("reason"));
         String reason = request.requireString("reason", "why the message failed; the next attempt and the dead"
                 + " queue show it");

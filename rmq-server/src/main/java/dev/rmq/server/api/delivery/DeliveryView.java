@@ -3,6 +3,7 @@ package dev.rmq.server.api.delivery;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.rmq.pull.PulledMessage;
 import dev.rmq.server.pull.Delivery;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 
 import java.time.Instant;
@@ -18,9 +19,9 @@ import java.util.Map;
  * @param leaseDeadline until when the token settles the message; after it the message is delivered again
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record DeliveryView(String token, String topic, String key, int slot, int attempt, String dueTime,
-                           Long priority, String lastError, Map<String, String> headers, JsonNode payload,
-                           String leaseDeadline) {
+public record DeliveryView(String token, String topic, String key, int slot, int attempt, @Nullable String dueTime,
+                           @Nullable Long priority, @Nullable String lastError, Map<String, String> headers,
+                           JsonNode payload, String leaseDeadline) {
 
     static DeliveryView of(Delivery delivery) {
         PulledMessage<JsonNode> message = delivery.message();

@@ -1,6 +1,7 @@
 package dev.rmq.server.api.delivery;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a settle did, as rmq's {@code AckOutcome}: {@code COMMITTED}, {@code RETRY}, {@code DEAD}, {@code EXPIRED},
@@ -8,5 +9,5 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * new lease deadline.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record OutcomeView(String outcome, String leaseDeadline) {
+public record OutcomeView(String outcome, @Nullable String leaseDeadline) {
 }

@@ -1,6 +1,7 @@
 package dev.rmq.server.api.message;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 
 import java.util.List;
@@ -18,8 +19,8 @@ public record BatchView(int stored, int refused, int unknown, List<Item> results
      * One message's outcome: {@code STORED} with its receipt, or {@code REFUSED} / {@code UNKNOWN} with the problem.
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Item(int index, String status, String topic, String key, Integer slot, Boolean merged,
-                       String lateBy, JsonNode problem) {
+    public record Item(int index, String status, @Nullable String topic, @Nullable String key, @Nullable Integer slot,
+                       @Nullable Boolean merged, @Nullable String lateBy, @Nullable JsonNode problem) {
 
         static Item stored(int index, ReceiptView receipt) {
             return new Item(index, "STORED", receipt.topic(), receipt.key(), receipt.slot(), receipt.merged(),

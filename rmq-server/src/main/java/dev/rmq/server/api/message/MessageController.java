@@ -19,6 +19,7 @@ import dev.rmq.server.api.problem.Problem;
 import dev.rmq.server.api.problem.ProblemJson;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
@@ -39,6 +40,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Sending messages, one or a batch, and operating on one by key: look it up, cancel it, move it to another due
@@ -72,7 +74,7 @@ public class MessageController {
         if (outcome.status() != SendOutcome.Status.STORED) {
             throw failure(outcome);
         }
-        ReceiptView receipt = ReceiptView.of(outcome.receipt());
+        ReceiptView receipt = ReceiptView.of(receiptOf(outcome));
         return ResponseEntity.created(location(topic, receipt.key(), message.slotBasis())).body(receipt);
     }
 
@@ -103,7 +105,7 @@ public class MessageController {
             switch (outcome.status()) {
                 case STORED -> {
                     stored++;
-                    results.add(BatchView.Item.stored(i, ReceiptView.of(outcome.receipt())));
+                    results.add(BatchView.Item.stored(i, ReceiptView.of(receiptOf(outcome))));
                 }
                 case REFUSED, UNKNOWN -> {
                     refused += outcome.status() == SendOutcome.Status.REFUSED ? 1 : 0;
@@ -118,7 +120,7 @@ public class MessageController {
 
     @GetMapping("/messages/{key}")
     public MessageView get(@PathVariable String topic, @PathVariable String key,
-                           @RequestParam(required = false) String slotBasis) {
+                           @RequestParam(required = false) @Nullable String slotBasis) {
         TopicDefinition definition = client.topics().require(topic);
         MessageRef ref = new MessageRef(topic, key, slotBasis);
         return client.inspector().find(ref).map(message -> MessageView.of(message, definition.type(), payloads))
@@ -130,7 +132,7 @@ public class MessageController {
     /** Cancels a waiting or retrying message; one in flight or dead is left alone. */
     @DeleteMapping("/messages/{key}")
     public CancelView cancel(@PathVariable String topic, @PathVariable String key,
-                             @RequestParam(required = false) String slotBasis) {
+                             @RequestParam(required = false) @Nullable String slotBasis) {
         client.topics().require(topic);
         if (!producer.cancel(new MessageRef(topic, key, slotBasis))) {
             throw new ApiException(Problem.NOT_FOUND, "topic '" + topic + "' has no waiting message with key '" + key
@@ -146,7 +148,8 @@ public class MessageController {
      */
     @PostMapping("/messages/{key}/reschedule")
     public RescheduleView reschedule(@PathVariable String topic, @PathVariable String key,
-                                     @RequestParam(required = false) String slotBasis, @RequestBody JsonNode body) {
+                                     @RequestParam(required = false) @Nullable String slotBasis,
+                                     @RequestBody JsonNode body) {
         TopicDefinition definition = client.topics().require(topic);
         JsonBody request = JsonBody.of(body).allowOnly(List.of("dueTime", "priority", "notBefore"));
         MessageRef ref = new MessageRef(topic, key, slotBasis);
@@ -232,9 +235,14 @@ public class MessageController {
         }
     }
 
+    /** The receipt of a message that was stored. */
+    private static SendReceipt receiptOf(SendOutcome outcome) {
+        return Objects.requireNonNull(outcome.receipt(), "a stored outcome has its receipt");
+    }
+
     /** The problem of a message that was not stored. */
     private static ApiException failure(SendOutcome outcome) {
-        RuntimeException error = outcome.error();
+        RuntimeException error = Objects.requireNonNull(outcome.error(), "an outcome not stored has its error");
         if (outcome.status() == SendOutcome.Status.UNKNOWN) {
             return new ApiException(Problem.UNAVAILABLE, "Redis did not answer for the message, which may or may not"
                     + " be stored (" + error.getMessage() + "); sending it again is safe while it waits, as a send of"
@@ -267,11 +275,11 @@ public class MessageController {
         return priority;
     }
 
-    private static String basis(String slotBasis) {
+    private static String basis(@Nullable String slotBasis) {
         return slotBasis == null ? "" : " and slot basis '" + slotBasis + "'";
     }
 
-    private static URI location(String topic, String key, String slotBasis) {
+    private static URI location(String topic, String key, @Nullable String slotBasis) {
         UriComponentsBuilder uri = UriComponentsBuilder.fromPath(Api.V1).pathSegment("topics", topic, "messages", key);
         if (slotBasis != null) {
             uri.queryParam("slotBasis", slotBasis);
@@ -285,6 +293,7 @@ public class MessageController {
 
     /** Where a message was moved: its new due time, or its new priority. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record RescheduleView(String topic, String key, String dueTime, Long priority, String notBefore) {
+    public record RescheduleView(String topic, String key, @Nullable String dueTime, @Nullable Long priority,
+                                 @Nullable String notBefore) {
     }
 }

@@ -1,5 +1,6 @@
 package dev.rmq.server.api.problem;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.ProblemDetail;
 
 import java.util.LinkedHashMap;
@@ -22,7 +23,7 @@ public class ApiException extends RuntimeException {
         this.problem = problem;
     }
 
-    public ApiException(Problem problem, String detail, Throwable cause) {
+    public ApiException(Problem problem, @Nullable String detail, Throwable cause) {
         super(detail, cause);
         this.problem = problem;
     }

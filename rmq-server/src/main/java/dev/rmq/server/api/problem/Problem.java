@@ -1,5 +1,6 @@
 package dev.rmq.server.api.problem;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 
@@ -62,7 +63,7 @@ public enum Problem {
     }
 
     /** A problem detail of this type. */
-    public ProblemDetail with(String detail) {
+    public ProblemDetail with(@Nullable String detail) {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
         problem.setType(type());
         problem.setTitle(title);

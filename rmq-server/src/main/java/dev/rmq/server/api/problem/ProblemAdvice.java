@@ -11,6 +11,7 @@ import dev.rmq.server.pull.PullerUnavailableException;
 import dev.rmq.server.pull.UnknownDeliveryException;
 import dev.rmq.topic.UnknownTopicException;
 import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
@@ -129,7 +130,7 @@ public final class ProblemAdvice {
     }
 
     /** The parser's own words, without the location and source notes it appends for Java developers. */
-    private static String firstLine(String message) {
+    private static String firstLine(@Nullable String message) {
         if (message == null) {
             return "unreadable";
         }

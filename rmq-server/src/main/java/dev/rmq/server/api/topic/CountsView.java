@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.rmq.admin.PauseState;
 import dev.rmq.inspect.SlotCounts;
 import dev.rmq.inspect.TopicCounts;
+import org.jspecify.annotations.Nullable;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,7 +23,7 @@ public record CountsView(String topic, String state, Counts total, List<Counts> 
      * {@code retrying} counts those of the waiting ones that failed before.
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Counts(Integer slot, long waiting, long dueNow, long later, long retrying, long parked,
+    public record Counts(@Nullable Integer slot, long waiting, long dueNow, long later, long retrying, long parked,
                          long inFlight, long dead, boolean paused) {
 
         static Counts of(SlotCounts counts) {

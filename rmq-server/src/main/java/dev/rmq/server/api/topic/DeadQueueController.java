@@ -10,6 +10,7 @@ import dev.rmq.server.api.Payloads;
 import dev.rmq.server.api.problem.ApiException;
 import dev.rmq.server.api.problem.Problem;
 import dev.rmq.topic.TopicDefinition;
+import org.jspecify.annotations.Nullable;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -44,7 +45,8 @@ public class DeadQueueController {
      */
     @GetMapping("/dead")
     public DeadPage list(@PathVariable String topic, @RequestParam(defaultValue = "100") int count,
-                         @RequestParam(defaultValue = "0") long offset, @RequestParam(required = false) Integer slot) {
+                         @RequestParam(defaultValue = "0") long offset,
+                         @RequestParam(required = false) @Nullable Integer slot) {
         TopicDefinition definition = client.topics().require(topic);
         if (count < 1 || count > RmqDeadQueue.MAX_PAGE || offset < 0) {
             throw new ApiException(Problem.INVALID_ARGUMENT, "a page of the dead queue takes count from 1 to "
@@ -78,8 +80,8 @@ public class DeadQueueController {
     /** Puts one dead message back, from attempt 0: due now, or at its priority. */
     @PostMapping("/dead/{key}/requeue")
     public DeadChange requeue(@PathVariable String topic, @PathVariable String key,
-                              @RequestParam(required = false) Integer slot,
-                              @RequestParam(required = false) String slotBasis) {
+                              @RequestParam(required = false) @Nullable Integer slot,
+                              @RequestParam(required = false) @Nullable String slotBasis) {
         int at = slotOf(topic, key, slot, slotBasis);
         if (!client.deadQueue().requeue(topic, at, key)) {
             throw notDead(topic, key, at);
@@ -96,8 +98,8 @@ public class DeadQueueController {
     /** Removes one dead message for good. */
     @DeleteMapping("/dead/{key}")
     public DeadChange delete(@PathVariable String topic, @PathVariable String key,
-                             @RequestParam(required = false) Integer slot,
-                             @RequestParam(required = false) String slotBasis) {
+                             @RequestParam(required = false) @Nullable Integer slot,
+                             @RequestParam(required = false) @Nullable String slotBasis) {
         int at = slotOf(topic, key, slot, slotBasis);
         if (!client.deadQueue().delete(topic, at, key)) {
             throw notDead(topic, key, at);
@@ -113,7 +115,7 @@ public class DeadQueueController {
     }
 
     /** The slot given, or the one the slot basis (the key by default) routes to from this server's zone. */
-    private int slotOf(String topic, String key, Integer slot, String slotBasis) {
+    private int slotOf(String topic, String key, @Nullable Integer slot, @Nullable String slotBasis) {
         TopicDefinition definition = client.topics().require(topic);
         if (slot != null) {
             return definition.requireSlot(slot);
@@ -136,6 +138,7 @@ public class DeadQueueController {
 
     /** What an operation on the dead queue did, and to how many messages. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record DeadChange(String topic, String key, Integer slot, String operation, long messages) {
+    public record DeadChange(String topic, @Nullable String key, @Nullable Integer slot, String operation,
+                             long messages) {
     }
 }

@@ -4,4 +4,7 @@
  * {@code MicrometerRmqMetrics}, and gauges of backlog, in-flight and dead sizes and of owned slots. Tags
  * are {@code topic}, {@code type} and {@code result} only; never a message key.
  */
+@NullMarked
 package dev.rmq.spring.autoconfigure.metrics;
+
+import org.jspecify.annotations.NullMarked;
