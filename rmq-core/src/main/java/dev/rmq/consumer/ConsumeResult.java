@@ -10,7 +10,9 @@ public final class ConsumeResult {
         /** Roll back: retry after backoff, or dead once the retries are spent. */
         RETRY,
         /** Dead at once, without further retries. */
-        DEAD
+        DEAD,
+        /** Handed back: due again at once at its place, not counted as an attempt; see {@link #release(String)}. */
+        RELEASE
     }
 
     private static final ConsumeResult SUCCESS = new ConsumeResult(Outcome.SUCCESS, "", false);
@@ -40,6 +42,19 @@ public final class ConsumeResult {
      */
     public static ConsumeResult retryNow(String reason) {
         return new ConsumeResult(Outcome.RETRY, reason == null ? "" : reason, true);
+    }
+
+    /**
+     * Hand the message back without handling it: it is due again at once, at its place (a priority message at its
+     * priority, a timed one at its due time), for this consumer or another. It is not an attempt, so a consumer
+     * that cannot take work now (shutting down, a downstream that refuses) does not spend the message's retries.
+     * Releases are counted apart, and the topic's {@code maxReleases} sends a message released too often to the
+     * dead queue (reason {@code releases_spent}).
+     *
+     * @param reason why it was handed back, kept as its last error if the release sends it dead; may be empty
+     */
+    public static ConsumeResult release(String reason) {
+        return new ConsumeResult(Outcome.RELEASE, reason == null ? "" : reason, false);
     }
 
     public static ConsumeResult dead(String reason) {

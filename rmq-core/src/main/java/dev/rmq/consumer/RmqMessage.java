@@ -19,6 +19,14 @@ public interface RmqMessage<T> {
     /** Which delivery this is: 1 the first time, 2 on the first retry, and so on. */
     int attempt();
 
+    /**
+     * How many times it was handed back without an attempt ({@link ConsumeResult#release(String)}); 0 for a
+     * message never released.
+     */
+    default int releases() {
+        return 0;
+    }
+
     /** For range-merge and fixed-time messages, when the message was due (by the Redis clock). */
     Optional<Instant> dueTime();
 

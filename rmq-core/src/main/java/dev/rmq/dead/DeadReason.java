@@ -11,6 +11,8 @@ public enum DeadReason {
     LEASE_EXPIRED("lease_expired"),
     /** The handler failed on its last allowed attempt. */
     RETRIES_SPENT("retries_spent"),
+    /** It was released (handed back without an attempt) once more than its topic's {@code maxReleases} allow. */
+    RELEASES_SPENT("releases_spent"),
     /** Its stored bytes or its payload could not be decoded. */
     UNDECODABLE("undecodable"),
     /** The handler or the error handler sent it to dead ({@code ConsumeResult.dead}, {@code message.dead(...)}). */

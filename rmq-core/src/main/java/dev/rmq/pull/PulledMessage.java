@@ -33,7 +33,16 @@ public interface PulledMessage<T> extends RmqMessage<T> {
     AckOutcome dead(String reason);
 
     /**
-     * Extends the lease to {@code duration} from now, by the Redis clock.
+     * Hands it back without handling it: due again at once at its place, not counted as an attempt
+     * ({@link dev.rmq.consumer.ConsumeResult#release(String)} says more). Returns {@link AckOutcome#RELEASED}, or
+     * {@link AckOutcome#DEAD} when it was released more often than its topic's {@code maxReleases} allow, or
+     * {@link AckOutcome#MERGED} when a newer send of its key already waits. Throws as {@link #ack()}.
+     */
+    AckOutcome release();
+
+    /**
+     * Extends the lease to {@code duration} from now, by the Redis clock. {@code Duration.ZERO} hands the message
+     * back at once, as {@link #release()}.
      *
      * @throws LeaseExpiredException when the lease already ran out
      */

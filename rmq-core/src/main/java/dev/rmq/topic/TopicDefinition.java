@@ -25,6 +25,8 @@ public final class TopicDefinition {
     public static final int MAX_RETRIES_LIMIT = 65_000;
     /** Default number of dead messages kept per slot; the oldest are dropped beyond it. */
     public static final int DEFAULT_DEAD_CAPACITY = 100_000;
+    /** Default number of releases a message may have; one more sends it dead. */
+    public static final int DEFAULT_MAX_RELEASES = 1_000;
     /**
      * Default late tolerance: how far behind the Redis clock a fixed time may lie and still be taken, due at once.
      * It covers what can pass between computing a time and the send reaching Redis: clock skew between hosts, a
@@ -43,6 +45,7 @@ public final class TopicDefinition {
     private final int maxRetries;
     private final BackoffPolicy backoff;
     private final int deadCapacity;
+    private final int maxReleases;
     private final Duration ttl;
     private final ExpiryAction expiry;
     private final int maxBacklog;
@@ -60,24 +63,14 @@ public final class TopicDefinition {
         this.type = b.type;
         this.slotAmount = checkSlotAmount(name, b.slotAmount);
         this.leaseTimeout = Durations.requirePositive("lease timeout of topic '" + name + "'", b.leaseTimeout);
-        if (b.maxRetries < 0 || b.maxRetries > MAX_RETRIES_LIMIT) {
-            throw new IllegalArgumentException("maxRetries of topic '" + name + "' must be in 0.." + MAX_RETRIES_LIMIT
-                    + ", was " + b.maxRetries);
-        }
-        this.maxRetries = b.maxRetries;
+        this.maxRetries = count("maxRetries", b.maxRetries, MAX_RETRIES_LIMIT, "in 0.." + MAX_RETRIES_LIMIT);
         this.backoff = Objects.requireNonNull(b.backoff, "backoff of topic '" + name + "' must not be null");
-        if (b.deadCapacity < 0) {
-            throw new IllegalArgumentException("deadCapacity of topic '" + name
-                    + "' must be 0 (unbounded) or positive, was " + b.deadCapacity);
-        }
-        this.deadCapacity = b.deadCapacity;
+        this.deadCapacity = count("deadCapacity", b.deadCapacity, Integer.MAX_VALUE, "0 (unbounded) or positive");
+        this.maxReleases = count("maxReleases", b.maxReleases, MAX_RETRIES_LIMIT, "0 (no cap) or up to "
+                + MAX_RETRIES_LIMIT);
         this.ttl = checkTtl("ttl of topic '" + name + "'", b.ttl);
         this.expiry = Objects.requireNonNull(b.expiry, "expiry of topic '" + name + "' must be DROP or DEAD, was null");
-        if (b.maxBacklog < 0) {
-            throw new IllegalArgumentException("maxBacklog of topic '" + name
-                    + "' must be 0 (no cap) or positive, was " + b.maxBacklog);
-        }
-        this.maxBacklog = b.maxBacklog;
+        this.maxBacklog = count("maxBacklog", b.maxBacklog, Integer.MAX_VALUE, "0 (no cap) or positive");
         this.delivery = Objects.requireNonNull(b.delivery,
                 "delivery of topic '" + name + "' must be AT_LEAST_ONCE or AT_MOST_ONCE, was null");
         if (!(b.rateLimit >= 0 && b.rateLimit <= MAX_RATE_LIMIT)) {
@@ -154,6 +147,14 @@ public final class TopicDefinition {
     /** Dead messages kept per slot, the oldest dropped beyond it; 0 keeps all. */
     public int deadCapacity() {
         return deadCapacity;
+    }
+
+    /**
+     * How many times a message may be released (handed back without an attempt) before a further release sends it
+     * dead, so that a message handed back for ever still ends; 0 for no cap.
+     */
+    public int maxReleases() {
+        return maxReleases;
     }
 
     /** How long a message may wait before it is delivered; zero when messages wait for ever. A send may set its own. */
@@ -233,7 +234,8 @@ public final class TopicDefinition {
     /** A builder holding this definition's values. */
     public Builder toBuilder() {
         return new Builder().name(name).type(type).slotAmount(slotAmount).leaseTimeout(leaseTimeout)
-                .maxRetries(maxRetries).backoff(backoff).deadCapacity(deadCapacity).ttl(ttl).expiry(expiry)
+                .maxRetries(maxRetries).backoff(backoff).deadCapacity(deadCapacity).maxReleases(maxReleases).ttl(ttl)
+                .expiry(expiry)
                 .maxBacklog(maxBacklog).delivery(delivery).rateLimit(rateLimit).lateTolerance(lateTolerance)
                 .fifo(fifo).zones(zones);
     }
@@ -245,7 +247,8 @@ public final class TopicDefinition {
     public String controls() {
         return "ttl=" + ttl + ",expiry=" + expiry + ",maxBacklog=" + maxBacklog + ",delivery=" + delivery
                 + ",rateLimit=" + rateLimit + ",lateTolerance=" + lateTolerance + ",fifo=" + fifo
-                + (zones.isEmpty() && zones.routing() == TopicZones.DEFAULT_ROUTING ? "" : ",zones=" + zones);
+                + (zones.isEmpty() && zones.routing() == TopicZones.DEFAULT_ROUTING ? "" : ",zones=" + zones)
+                + (maxReleases == DEFAULT_MAX_RELEASES ? "" : ",maxReleases=" + maxReleases);
     }
 
     @Override
@@ -269,13 +272,16 @@ public final class TopicDefinition {
 
     /** Collects the values of a definition; {@link #build()} checks them all. */
     public static final class Builder {
-        private String name;
-        private TopicType type;
+        /** Null until given; {@link #build()} refuses a definition without it. */
+        private @Nullable String name;
+        /** Null until given; {@link #build()} refuses a definition without it. */
+        private @Nullable TopicType type;
         private int slotAmount = 16;
         private Duration leaseTimeout = DEFAULT_LEASE;
         private int maxRetries = DEFAULT_MAX_RETRIES;
         private BackoffPolicy backoff = BackoffPolicy.DEFAULT;
         private int deadCapacity = DEFAULT_DEAD_CAPACITY;
+        private int maxReleases = DEFAULT_MAX_RELEASES;
         private Duration ttl = Duration.ZERO;
         private ExpiryAction expiry = ExpiryAction.DROP;
         private int maxBacklog;
@@ -321,6 +327,12 @@ public final class TopicDefinition {
 
         public Builder deadCapacity(int deadCapacity) {
             this.deadCapacity = deadCapacity;
+            return this;
+        }
+
+        /** Releases a message may have before a further one sends it dead; 1,000 by default, 0 for no cap. */
+        public Builder maxReleases(int maxReleases) {
+            this.maxReleases = maxReleases;
             return this;
         }
 

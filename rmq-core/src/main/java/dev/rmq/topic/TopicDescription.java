@@ -17,6 +17,7 @@ import java.util.List;
  * @param maxRetries   retries after the first attempt before the dead queue
  * @param backoff      the wait before each retry
  * @param deadCapacity dead messages kept per slot, 0 for all
+ * @param maxReleases  releases a message may have before a further one sends it dead, 0 for no cap
  * @param ttl          how long a message may wait before it is delivered; null for ever
  * @param expiry       what a message whose time to live ran out becomes: {@code DROP} or {@code DEAD}
  * @param maxBacklog   the most messages that may wait; null for no cap
@@ -29,10 +30,10 @@ import java.util.List;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record TopicDescription(String name, String type, int slotAmount, String leaseTimeout, int maxRetries,
-                               Backoff backoff, int deadCapacity, String ttl, String expiry,
-                               Integer maxBacklog, String delivery, Double rateLimit,
-                               String lateTolerance, boolean fifo, List<String> zones,
-                               String zoneRouting) {
+                               Backoff backoff, int deadCapacity, int maxReleases, @Nullable String ttl, String expiry,
+                               @Nullable Integer maxBacklog, String delivery, @Nullable Double rateLimit,
+                               @Nullable String lateTolerance, boolean fifo, @Nullable List<String> zones,
+                               @Nullable String zoneRouting) {
 
     /** Retry delays: {@code initial × multiplier^(attempt-1)}, capped at {@code max}, less up to {@code jitter}. */
     public record Backoff(String initial, double multiplier, String max, double jitter) {
@@ -44,7 +45,7 @@ public record TopicDescription(String name, String type, int slotAmount, String 
         boolean zoned = !topic.zones().isEmpty();
         return new TopicDescription(topic.name(), topic.type().name(), topic.slotAmount(),
                 topic.leaseTimeout().toString(), topic.maxRetries(), new Backoff(backoff.initial().toString(),
-                backoff.multiplier(), backoff.max().toString(), backoff.jitter()), topic.deadCapacity(),
+                backoff.multiplier(), backoff.max().toString(), backoff.jitter()), topic.deadCapacity(), topic.maxReleases(),
                 topic.ttl().isZero() ? null : topic.ttl().toString(), topic.expiry().name(),
                 topic.maxBacklog() == 0 ? null : topic.maxBacklog(), topic.delivery().name(),
                 topic.rateLimit() == 0 ? null : topic.rateLimit(),

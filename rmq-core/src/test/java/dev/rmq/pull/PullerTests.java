@@ -303,8 +303,8 @@ class PullerTests extends StandaloneRedisTest {
         rmq.producer().send(OutgoingMessage.priority(TASKS.name(), "r", 100).withKey("r"));
         PulledMessage<String> got = puller.poll(1, Duration.ofSeconds(5)).get(0);
         assertThatIllegalArgumentException().isThrownBy(() -> got.retry(" ")).withMessageContaining("reason");
-        assertThatIllegalArgumentException().isThrownBy(() -> got.extend(Duration.ZERO))
-                .withMessageContaining("at least 1 ms");
+        assertThatIllegalArgumentException().isThrownBy(() -> got.extend(Duration.ofMillis(-1)))
+                .withMessageContaining("at least 1 ms, or Duration.ZERO to hand the message back");
         got.ack();
         assertThatIllegalArgumentException().isThrownBy(() -> puller.ackAll(List.of(got)))
                 .withMessageContaining("already ended");

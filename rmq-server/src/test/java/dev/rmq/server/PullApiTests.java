@@ -135,6 +135,22 @@ class PullApiTests {
     }
 
     @Test
+    void aReleasedMessageComesBackAtOnceAsTheSameAttempt() {
+        api.send("t-pull", Map.of("payload", "x", "key", "release-1", "priority", 20));
+        JsonNode first = api.pullKey("t-pull", "release-1");
+
+        JsonNode outcome = api.post("/api/v1/deliveries/" + first.path("token").asString() + "/release", "")
+                .expect(200);
+
+        assertThat(outcome.path("outcome").asString()).isEqualTo("RELEASED");
+        JsonNode second = api.pullKey("t-pull", "release-1");
+        assertThat(second.path("attempt").asInt()).as("a release is not an attempt").isEqualTo(1);
+        api.ack(second);
+        // the token was withdrawn by the release
+        api.post("/api/v1/deliveries/" + first.path("token").asString() + "/release", "").expect(410);
+    }
+
+    @Test
     void aBuriedMessageGoesToTheDeadQueueWithItsReason() {
         api.send("t-pull", Map.of("payload", "x", "key", "dead-1", "priority", 20));
         JsonNode delivery = api.pullKey("t-pull", "dead-1");

@@ -162,6 +162,7 @@ final class BatchRunner<T> {
             case SUCCESS -> AckCall.Op.COMMIT;
             case RETRY -> result.immediate() ? AckCall.Op.RETRY_NOW : AckCall.Op.ROLL_BACK;
             case DEAD -> AckCall.Op.DEAD;
+            case RELEASE -> AckCall.Op.HAND_BACK;
         };
     }
 }

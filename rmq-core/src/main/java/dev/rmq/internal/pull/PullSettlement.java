@@ -105,6 +105,7 @@ final class PullSettlement<T> {
     private static ConsumeResult.Outcome resultOf(AckCall.Op op) {
         return switch (op) {
             case COMMIT, RELEASE -> ConsumeResult.Outcome.SUCCESS;
+            case HAND_BACK -> ConsumeResult.Outcome.RELEASE;
             case ROLL_BACK, RETRY_NOW -> ConsumeResult.Outcome.RETRY;
             case DEAD, UNDECODABLE -> ConsumeResult.Outcome.DEAD;
         };

@@ -57,7 +57,20 @@ final class PulledDelivery<T> extends Delivery<T> implements PulledMessage<T> {
     }
 
     @Override
+    public AckOutcome release() {
+        return settlement.settle(this, AckCall.Op.HAND_BACK, "");
+    }
+
+    @Override
     public void extend(Duration duration) {
+        if (duration != null && duration.isZero()) {
+            release();
+            return;
+        }
+        if (duration == null || duration.toMillis() < 1) {
+            throw new IllegalArgumentException("lease extension must be at least 1 ms, or Duration.ZERO to hand the"
+                    + " message back, was " + duration);
+        }
         extendLease(duration);
     }
 

@@ -14,7 +14,7 @@ import java.util.Map;
  *
  * <pre>
  * u8 version (2) | u8 flags | u16 attempts | f64 score | place among equals (8 bytes, flag 4)
- *   | f64 expire-at ms (flag 1) | f64 not-before ms (flag 2) | u16 error length | error (UTF-8)
+ *   | f64 expire-at ms (flag 1) | f64 not-before ms (flag 2) | u16 releases (flag 8) | u16 error length | error (UTF-8)
  * varint header count | (varint length, UTF-8 name, varint length, UTF-8 value)* | payload (to the end)
  * </pre>
  *
@@ -26,6 +26,7 @@ import java.util.Map;
  * @param score     due time (epoch ms) or priority, as of the last delivery
  * @param expireAt  when its time to live runs out (epoch ms), 0 when it has none
  * @param notBefore for a priority message, when it became visible (epoch ms), 0 when at once
+ * @param releases  how many times the program handed it back without an attempt (only the scripts write it)
  * @param lastError the reason of the last failure, empty when none
  * @param deadReason for a dead message, the code of why it died ({@code expired}, {@code retries_spent}, ...), as
  *                   the scripts write it in front of the error with byte 31; empty otherwise, and for a message that
@@ -33,7 +34,7 @@ import java.util.Map;
  * @param headers   the message headers, in the order they were given
  * @param payload   the payload bytes
  */
-public record Envelope(int attempts, double score, long expireAt, long notBefore, String lastError,
+public record Envelope(int attempts, double score, long expireAt, long notBefore, int releases, String lastError,
                        String deadReason, Map<String, String> headers, byte[] payload) {
 
     static final int VERSION = 2;
@@ -42,6 +43,7 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
     private static final int FLAG_EXPIRES = 1;
     private static final int FLAG_NOT_BEFORE = 2;
     private static final int FLAG_ORDERED = 4;
+    private static final int FLAG_RELEASED = 8;
     /** The longest error the scripts keep, in bytes (lib.lua's MAX_ERROR_LEN). */
     static final int MAX_ERROR_BYTES = 1024;
     /** Ends a dead message's reason code, in front of its error. */
@@ -141,6 +143,7 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
             }
             long expireAt = (flags & FLAG_EXPIRES) != 0 ? (long) in.getDouble() : 0;
             long notBefore = (flags & FLAG_NOT_BEFORE) != 0 ? (long) in.getDouble() : 0;
+            int releases = (flags & FLAG_RELEASED) != 0 ? in.getShort() & 0xFFFF : 0;
             int errorLength = in.getShort() & 0xFFFF;
             String error = readBytes(in, errorLength);
             String reason = "";
@@ -156,7 +159,7 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
                 headers.put(name, readBytes(in, readVarint(in)));
             }
             byte[] payload = Arrays.copyOfRange(raw, in.position(), raw.length);
-            return new Envelope(attempts, score, expireAt, notBefore, error, reason, headers, payload);
+            return new Envelope(attempts, score, expireAt, notBefore, releases, error, reason, headers, payload);
         } catch (RuntimeException e) {
             throw new MalformedEnvelopeException("envelope is truncated or corrupt: " + e, e);
         }

@@ -30,7 +30,12 @@ public record AckCall(RetryPolicy policy, String fence, String wakeChannel, int 
         /** Dead at once: it cannot be decoded. */
         UNDECODABLE('X'),
         /** Never started: back to waiting at its place, the attempt not counted. */
-        RELEASE('U');
+        RELEASE('U'),
+        /**
+         * Handed back by the program: back to waiting at its place, the attempt not counted but the release
+         * counted, and dead once the topic's releases are spent.
+         */
+        HAND_BACK('H');
 
         private final char code;
 
@@ -45,7 +50,7 @@ public record AckCall(RetryPolicy policy, String fence, String wakeChannel, int 
      * @param op    how
      * @param key   the message key
      * @param token the lease deadline the delivery holds
-     * @param error why it failed; empty on commit and release
+     * @param error why it failed, or why it was handed back; empty on commit and release
      */
     public record Ack(Op op, String key, long token, String error) {
     }

@@ -15,10 +15,11 @@ import dev.rmq.topic.TopicDefinition;
  * @param maxMs        backoff cap
  * @param jitter       the fraction by which a backoff is shortened at random
  * @param deadCapacity dead messages kept per slot (0 keeps all)
+ * @param maxReleases  releases a message may have before a further one sends it dead (0: no cap)
  * @param expiry       what becomes of a message whose time to live ran out: {@code drop} or {@code dead}
  */
 public record RetryPolicy(String type, int maxRetries, long initialMs, double multiplier, long maxMs, double jitter,
-                          int deadCapacity, String expiry) {
+                          int deadCapacity, int maxReleases, String expiry) {
 
     static final Argv<RetryPolicy> ARGV = Argv.<RetryPolicy>builder()
             .arg("type", RetryPolicy::type)
@@ -28,6 +29,7 @@ public record RetryPolicy(String type, int maxRetries, long initialMs, double mu
             .arg("max_ms", RetryPolicy::maxMs)
             .arg("jitter", RetryPolicy::jitter)
             .arg("dead_capacity", RetryPolicy::deadCapacity)
+            .arg("max_releases", RetryPolicy::maxReleases)
             .arg("expiry", RetryPolicy::expiry)
             .build();
 
@@ -35,6 +37,6 @@ public record RetryPolicy(String type, int maxRetries, long initialMs, double mu
         BackoffPolicy backoff = topic.backoff();
         return new RetryPolicy(topic.type().scriptCode(), topic.maxRetries(), backoff.initial().toMillis(),
                 backoff.multiplier(), backoff.max().toMillis(), backoff.jitter(), topic.deadCapacity(),
-                topic.expiry() == ExpiryAction.DEAD ? "dead" : "drop");
+                topic.maxReleases(), topic.expiry() == ExpiryAction.DEAD ? "dead" : "drop");
     }
 }

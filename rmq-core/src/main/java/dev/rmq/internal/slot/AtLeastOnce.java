@@ -41,10 +41,12 @@ final class AtLeastOnce implements Guarantee {
             AckOutcome outcome = outcomes.get(i);
             owner.acknowledged(session, ending.key(), outcome, ending.reason());
             if (ending.failed() && owner.logsFailures()) {
-                owner.failures().failed(ending.delivery(), ending.cause(), ending.reason(), outcome,
+                owner.failures().failed(ending.decoded(), ending.cause(), ending.reason(), outcome,
                         ending.op() == AckCall.Op.RETRY_NOW);
             } else if (ending.op() == AckCall.Op.UNDECODABLE && outcome == AckOutcome.DEAD) {
                 owner.failures().undecodable(ending.key(), session.slot, ending.reason());
+            } else if (ending.op() == AckCall.Op.HAND_BACK && outcome == AckOutcome.DEAD && owner.logsFailures()) {
+                owner.failures().releasesSpent(ending.decoded(), ending.reason());
             }
         }
     }

@@ -36,8 +36,9 @@ final class AtMostOnce implements Guarantee {
         for (Ending ending : endings) {
             switch (ending.op()) {
                 case COMMIT -> outcomes.add(AckOutcome.COMMITTED);
-                case RELEASE -> {
-                    back.add(new PrepareCall.Message(ending.key(), ending.delivery().rawEnvelope()));
+                // it left Redis as it was taken: a hand-back puts it back as a stop does, uncounted
+                case RELEASE, HAND_BACK -> {
+                    back.add(new PrepareCall.Message(ending.key(), ending.decoded().rawEnvelope()));
                     outcomes.add(AckOutcome.RELEASED);
                 }
                 case UNDECODABLE -> {

@@ -106,6 +106,11 @@ public class Delivery<T> implements RmqMessage<T> {
     }
 
     @Override
+    public int releases() {
+        return envelope.releases();
+    }
+
+    @Override
     public Optional<Instant> dueTime() {
         return type.isTimed() ? Optional.of(Instant.ofEpochMilli((long) envelope.score())) : Optional.empty();
     }

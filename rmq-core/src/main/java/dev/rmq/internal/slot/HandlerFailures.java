@@ -90,6 +90,16 @@ public final class HandlerFailures {
         }
     }
 
+    /** A message released once more than its topic allows, and so moved to the dead queue; rate-limited as failures. */
+    public void releasesSpent(RmqMessage<?> message, String reason) {
+        if (!log.isWarnEnabled() || admit("releases spent") < 0) {
+            return;
+        }
+        log.warn("topic {}: message '{}' (slot {}) was handed back once more than its {} releases allow; moved to the"
+                + " dead queue with reason releases_spent{}", topic.name(), message.key(), message.slot(),
+                topic.maxReleases(), reason.isEmpty() ? "" : ": " + reason);
+    }
+
     /** What happens to the message now, in words. */
     private String next(RmqMessage<?> message, AckOutcome outcome, boolean immediate) {
         int attempts = message.attempt();

@@ -9,10 +9,11 @@
 --     op            'C' commit, 'R' roll back (retry after backoff, or dead after the maximum retries),
 --                   'N' retry now (no backoff; an attempt all the same, so the maximum retries hold),
 --                   'D' dead at once (the handler said so), 'X' dead at once (the message cannot be decoded),
---                   'U' release unstarted (back to waiting at its place, the delivery not counted)
+--                   'U' release unstarted (back to waiting at its place, the delivery not counted),
+--                   'H' hand back (as 'U', counted as a release: dead once the topic's releases are spent)
 --     key           the message key
 --     token         the lease deadline the delivery was given; a different one means the lease was lost
---     reason        why it failed ('' on commit)
+--     reason        why it failed, or was handed back ('' on commit)
 -- RETURNS
 --   results[]       one per ack, in order, each:
 --     outcome       one of: committed retry dead expired merged released stale gone

@@ -65,10 +65,11 @@
 --   max_ms          backoff cap
 --   jitter          the fraction in [0, 1) by which a backoff is shortened at random
 --   dead_capacity   dead messages kept per slot, the oldest dropped beyond it (0 keeps all)
+--   max_releases    releases a message may have before a further one sends it dead (0: no cap)
 --   expiry          what becomes of a message whose time to live ran out: 'drop' or 'dead'
 --
--- Envelope (big-endian): u8 version=2 | u8 flags (its low three bits) | u16 attempts | f64 score | place (8 bytes, flag 4)
---   | f64 expire-at ms (flag 1) | f64 not-before ms (flag 2) | u16 errlen | err | content
+-- Envelope (big-endian): u8 version=2 | u8 flags (its low four bits) | u16 attempts | f64 score | place (8 bytes, flag 4)
+--   | f64 expire-at ms (flag 1) | f64 not-before ms (flag 2) | u16 releases (flag 8) | u16 errlen | err | content
 -- "score" is the due ms or the priority; "content" (headers and payload) is opaque here, only Java reads it.
 -- A dead message's "err" starts with its reason code and byte 31 (see dead_err).
 -- Java writes the envelope of a send. The time fields it writes are relative (a time to live; a not-before
@@ -85,6 +86,7 @@ local ENV_FIXED = 12
 local FLAG_EXPIRES = 1
 local FLAG_NOT_BEFORE = 2
 local FLAG_ORDERED = 4
+local FLAG_RELEASED = 8
 local MAX_ERROR_LEN = 1024
 local FIFO_MARK = '\255'
 
@@ -132,8 +134,8 @@ local function member_of(env, key)
     return key
 end
 
--- The envelope as a table {attempts, score, order, expire_at, not_before, err, content}; nil when the bytes
--- are not an envelope this version reads. order is nil without a place.
+-- The envelope as a table {attempts, score, order, expire_at, not_before, releases, err, content}; nil when the
+-- bytes are not an envelope this version reads. order is nil without a place.
 local function env_read(env)
     if #env < ENV_FIXED + 2 then
         return nil
@@ -142,7 +144,7 @@ local function env_read(env)
     if version ~= ENV_VERSION then
         return nil
     end
-    local m = { attempts = attempts, score = score, expire_at = 0, not_before = 0 }
+    local m = { attempts = attempts, score = score, expire_at = 0, not_before = 0, releases = 0 }
     local at = ENV_FIXED + 1
     if flags % 8 >= FLAG_ORDERED then
         m.order = string.sub(env, at, at + 7)
@@ -155,6 +157,10 @@ local function env_read(env)
     if flags % 4 >= FLAG_NOT_BEFORE then
         m.not_before = struct.unpack('>d', env, at)
         at = at + 8
+    end
+    if flags % 16 >= FLAG_RELEASED then
+        m.releases = struct.unpack('>H', env, at)
+        at = at + 2
     end
     if #env < at + 1 then
         return nil
@@ -186,6 +192,10 @@ local function env_write(m)
     if m.not_before > 0 then
         flags = flags + FLAG_NOT_BEFORE
         extra = extra .. struct.pack('>d', m.not_before)
+    end
+    if (m.releases or 0) > 0 then
+        flags = flags + FLAG_RELEASED
+        extra = extra .. struct.pack('>H', math.min(m.releases, 65535))
     end
     return struct.pack('>BBHd', ENV_VERSION, flags, math.min(m.attempts, 65535), m.score) .. extra
         .. struct.pack('>H', #err) .. err .. m.content
@@ -241,6 +251,7 @@ local function policy_from(group)
         max_ms = tonumber(group.max_ms),
         jitter = tonumber(group.jitter),
         dead_capacity = tonumber(group.dead_capacity),
+        max_releases = tonumber(group.max_releases),
         expiry = group.expiry,
     }
 end
@@ -267,7 +278,7 @@ local function bury_env(key, env, policy)
 end
 
 -- A dead message's error: why it died, one of the reason codes Java reads (expired, lease_expired,
--- retries_spent, undecodable, handler_verdict), byte 31, then the text of its last failure.
+-- retries_spent, releases_spent, undecodable, handler_verdict), byte 31, then the text of its last failure.
 local function dead_err(reason, err)
     return reason .. '\31' .. err
 end
@@ -485,8 +496,9 @@ local function end_deliveries(typ, policy, n, row)
     if n == 0 then
         return results
     end
-    -- Puts an unstarted delivery back to waiting at its place, its attempt not counted.
-    local function release(key)
+    -- Puts a delivery back to waiting at its place, its attempt not counted. One the program hands back
+    -- (counted) counts as a release, and goes dead once the topic's releases are spent; one never started does not.
+    local function release(key, counted, reason)
         local env = take_inflight(key)
         if redis.call('HEXISTS', K_BODY, key) == 1 or unpark(typ, key) then
             return 'merged'
@@ -496,6 +508,15 @@ local function end_deliveries(typ, policy, n, row)
             if m then
                 m.attempts = math.max(m.attempts - 1, 0)
                 m.not_before = 0
+                if counted then
+                    m.releases = m.releases + 1
+                    if policy.max_releases > 0 and m.releases > policy.max_releases then
+                        m.err = dead_err('releases_spent', reason ~= '' and reason
+                            or ('released ' .. m.releases .. ' times'))
+                        bury_env(key, env_write(m), policy)
+                        return 'dead'
+                    end
+                end
                 place(typ, key, env_write(m), m)
                 if m.attempts > 0 then
                     -- a retry handed back unstarted is still a retry
@@ -525,8 +546,8 @@ local function end_deliveries(typ, policy, n, row)
         elseif op == 'C' then
             committed[#committed + 1] = key
             result = 'committed'
-        elseif op == 'U' then
-            result = release(key)
+        elseif op == 'U' or op == 'H' then
+            result = release(key, op == 'H', reason)
         else
             result = fail(key, reason, policy, op)
         end

@@ -28,7 +28,7 @@ class DeadReasonTests extends StandaloneRedisTest {
     private final SlotKeys keys = new KeyLayout("").slot("jobs", 0);
     private final ScriptRunner scripts = new ScriptRunner(redisson);
     /** No retry after the first attempt; expired messages go dead. */
-    private final RetryPolicy policy = new RetryPolicy("P", 0, 10, 1.0, 10, 0, 0, "dead");
+    private final RetryPolicy policy = new RetryPolicy("P", 0, 10, 1.0, 10, 0, 0, 3, "dead");
 
     @Test
     void eachWayIntoTheDeadQueueKeepsItsReason() {

@@ -103,7 +103,7 @@ class SendScriptsTests extends StandaloneRedisTest {
 
         /** Takes every due message and rolls {@code key} back once; the others are committed. */
         void failOnce(String key) {
-            RetryPolicy policy = new RetryPolicy(type.scriptCode(), 5, HOUR, 1.0, HOUR, 0, 0, "drop");
+            RetryPolicy policy = new RetryPolicy(type.scriptCode(), 5, HOUR, 1.0, HOUR, 0, 0, 0, "drop");
             PrepareCall.Polled polled = Futures.join(scripts.run(keys, new PrepareCall(policy, 100, 60_000, "", 1000,
                     100, false, null)));
             List<AckCall.Ack> acks = new ArrayList<>();

@@ -42,7 +42,7 @@ public final class ServerPuller implements SmartLifecycle, AutoCloseable {
 
     /** How a client ends a message. */
     public enum Settlement {
-        ACK, RETRY, RETRY_NOW, DEAD
+        ACK, RETRY, RETRY_NOW, DEAD, RELEASE
     }
 
     private final Supplier<RmqPuller<JsonNode>> pullers;
@@ -119,8 +119,9 @@ public final class ServerPuller implements SmartLifecycle, AutoCloseable {
      * @throws UnknownDeliveryException for a token not held
      * @throws LeaseExpiredException    when the lease ran out first: nothing was done, it will be delivered again
      */
-    public AckOutcome settle(String token, Settlement how, String reason) {
-        if (how != Settlement.ACK && (reason == null || reason.isBlank())) {
+    public AckOutcome settle(String token, Settlement how, @Nullable String reason) {
+        boolean failure = how != Settlement.ACK && how != Settlement.RELEASE;
+        if (failure && (reason == null || reason.isBlank())) {
             throw new IllegalArgumentException("a " + how.name().toLowerCase().replace('_', '-') + " needs a reason,"
                     + " which the next attempt and the dead queue show; it was " + (reason == null ? "missing" : "blank"));
         }
@@ -132,9 +133,10 @@ public final class ServerPuller implements SmartLifecycle, AutoCloseable {
         try {
             return switch (how) {
                 case ACK -> message.ack();
-                case RETRY -> message.retry(reason);
-                case RETRY_NOW -> message.retryNow(reason);
-                case DEAD -> message.dead(reason);
+                case RETRY -> message.retry(given(reason));
+                case RETRY_NOW -> message.retryNow(given(reason));
+                case DEAD -> message.dead(given(reason));
+                case RELEASE -> message.release();
             };
         } catch (RmqUnavailableException e) {
             // Redis did not answer: the message may or may not be ended; the token stays, for the client to retry

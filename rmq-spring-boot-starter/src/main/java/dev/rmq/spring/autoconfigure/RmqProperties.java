@@ -93,6 +93,8 @@ public record RmqProperties(@DefaultValue("") String namespace,
      * @param maxRetries   Retries after the first attempt before a message goes to the dead queue.
      * @param backoff      How long a failed message waits before its next attempt.
      * @param deadCapacity Dead messages kept per slot, the oldest dropped beyond it. 0 keeps all.
+     * @param maxReleases  Releases (hand-backs without an attempt) a message may have; one more sends it to the dead
+     *                     queue (reason "releases_spent"). 0 for no cap.
      * @param ttl          How long a message may wait before it is delivered; 0 for ever. A send may set its own.
      *                     A message still waiting (or waiting for a retry) when it runs out never reaches a handler.
      * @param expiry       What becomes of a message whose ttl ran out: DROP, or DEAD (the dead queue, reason
@@ -121,6 +123,7 @@ public record RmqProperties(@DefaultValue("") String namespace,
                         @Nullable Integer maxRetries,
                         @Nullable Backoff backoff,
                         @Nullable Integer deadCapacity,
+                        @Nullable Integer maxReleases,
                         @Nullable Duration ttl,
                         @Nullable ExpiryAction expiry,
                         @Nullable Integer maxBacklog,
@@ -147,19 +150,22 @@ public record RmqProperties(@DefaultValue("") String namespace,
          * onto the core's builder, which holds every default and checks every value.
          */
         public TopicDefinition toDefinition(String key) {
-            boolean named = name != null && !name.isBlank();
+            String named = name != null && !name.isBlank() ? name : null;
             // A YAML list binds with the indexes as keys; an index must not silently become a topic name.
-            if (!named && key.chars().allMatch(Character::isDigit)) {
+            if (named == null && key.chars().allMatch(Character::isDigit)) {
                 throw new IllegalArgumentException("rmq.topics[" + key + "] needs a name: entries of a topic list must"
                         + " say 'name', or define the topics as a map (rmq.topics.<name>.type=...)");
             }
-            TopicDefinition.Builder topic = TopicDefinition.builder(named ? name : key, type);
+            TopicDefinition.Builder topic = TopicDefinition.builder().name(named != null ? named : key);
             PropertyMapper map = PropertyMapper.get();
+            // type is required: without it, build() says the topic needs one
+            map.from(type).to(topic::type);
             map.from(slotAmount).to(topic::slotAmount);
             map.from(leaseTimeout).to(topic::leaseTimeout);
             map.from(maxRetries).to(topic::maxRetries);
             map.from(backoff).as(Backoff::toPolicy).to(topic::backoff);
             map.from(deadCapacity).to(topic::deadCapacity);
+            map.from(maxReleases).to(topic::maxReleases);
             map.from(ttl).to(topic::ttl);
             map.from(expiry).to(topic::expiry);
             map.from(maxBacklog).to(topic::maxBacklog);

@@ -82,25 +82,34 @@ public class DeliveryController {
 
     /** Failed: retried after the topic's backoff, or dead once its retries are spent. */
     @PostMapping("/deliveries/{token}/retry")
-    public OutcomeView retry(@PathVariable String token, @RequestBody(required = false) JsonNode body) {
+    public OutcomeView retry(@PathVariable String token, @RequestBody(required = false) @Nullable JsonNode body) {
         return settle(token, ServerPuller.Settlement.RETRY, body);
     }
 
     /** Failed: retried at once, skipping the backoff; it still counts as an attempt. */
     @PostMapping("/deliveries/{token}/retry-now")
-    public OutcomeView retryNow(@PathVariable String token, @RequestBody(required = false) JsonNode body) {
+    public OutcomeView retryNow(@PathVariable String token, @RequestBody(required = false) @Nullable JsonNode body) {
         return settle(token, ServerPuller.Settlement.RETRY_NOW, body);
     }
 
     /** Failed for good: moved to the dead queue with its reason. */
     @PostMapping("/deliveries/{token}/dead")
-    public OutcomeView dead(@PathVariable String token, @RequestBody(required = false) JsonNode body) {
+    public OutcomeView dead(@PathVariable String token, @RequestBody(required = false) @Nullable JsonNode body) {
         return settle(token, ServerPuller.Settlement.DEAD, body);
+    }
+
+    /**
+     * Handed back without handling it: due again at once at its place, not counted as an attempt; dead once
+     * released more often than the topic's {@code maxReleases} allow.
+     */
+    @PostMapping("/deliveries/{token}/release")
+    public OutcomeView release(@PathVariable String token) {
+        return new OutcomeView(puller.settle(token, ServerPuller.Settlement.RELEASE, null).name(), null);
     }
 
     /** {@code {"duration": "PT1M"}}: the lease now ends that long from now, by the Redis clock. */
     @PostMapping("/deliveries/{token}/extend")
-    public OutcomeView extend(@PathVariable String token, @RequestBody(required = false) JsonNode body) {
+    public OutcomeView extend(@PathVariable String token, @RequestBody(required = false) @Nullable JsonNode body) {
         JsonBody request = JsonBody.of(body).allowOnly(List.of("duration"));
         Duration duration = request.duration("duration");
         if (duration == null) {
@@ -108,7 +117,8 @@ public class DeliveryController {
                     + " lease should last, an ISO-8601 duration such as PT1M");
         }
         if (duration.isNegative() || duration.toMillis() < 1) {
-            throw new ApiException(Problem.INVALID_ARGUMENT, "field 'duration' must be at least 1 ms, was " + duration);
+            throw new ApiException(Problem.INVALID_ARGUMENT, "field 'duration' must be at least 1 ms, was " + duration
+                    + "; to hand the message back at once, POST .../release");
         }
         return new OutcomeView("EXTENDED", puller.extend(token, duration).toString());
     }

@@ -10,7 +10,7 @@ import java.util.Map;
  * A message in the dead queue.
  *
  * @param slot          its slot: give it to the requeue and delete of this message when its slot basis is not its key
- * @param reason        why it died, as a code: {@code expired}, {@code lease_expired}, {@code retries_spent},
+ * @param reason        why it died, as a code: {@code expired}, {@code lease_expired}, {@code retries_spent}, {@code releases_spent},
  *                      {@code undecodable}, {@code handler_verdict}, or empty for a message that died before codes were
  *                      kept
  * @param lastError     the text of its last failure
