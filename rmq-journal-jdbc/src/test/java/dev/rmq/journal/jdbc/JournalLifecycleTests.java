@@ -7,7 +7,6 @@ import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.Test;
 
-import javax.sql.DataSource;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -18,18 +17,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** How a journal starts, stops and finds the Redis a restore writes to, on PostgreSQL. */
 class JournalLifecycleTests extends JournalTestBase {
-
-    private final PostgresDatabase postgres = new PostgresDatabase();
-
-    @Override
-    DataSource startDatabase() {
-        return postgres.start();
-    }
-
-    @Override
-    void stopDatabase() {
-        postgres.stop();
-    }
 
     @Test
     void aRestoreWritesToTheClientItIsGivenEvenOneThatJournalsNothing() {

@@ -29,8 +29,8 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * A real redis-server and a real database server per test class (the subclass starts the database), a journal and
- * a client on them per test, with tables and Redis emptied between tests.
+ * A real redis-server and a real database server per test class (PostgreSQL, unless the subclass starts another), a
+ * journal and a client on them per test, with tables and Redis emptied between tests.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class JournalTestBase {
@@ -49,10 +49,16 @@ abstract class JournalTestBase {
     RmqClient client;
     private final List<AutoCloseable> closeAfterTest = new ArrayList<>();
 
-    /** Starts the database server and returns a DataSource of it. */
-    abstract DataSource startDatabase();
+    private final PostgresDatabase postgres = new PostgresDatabase();
 
-    abstract void stopDatabase();
+    /** Starts the database server and returns a DataSource of it: PostgreSQL, unless a subclass starts another. */
+    DataSource startDatabase() {
+        return postgres.start();
+    }
+
+    void stopDatabase() {
+        postgres.stop();
+    }
 
     @BeforeAll
     void startServers() {

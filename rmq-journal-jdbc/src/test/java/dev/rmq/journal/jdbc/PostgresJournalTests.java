@@ -1,19 +1,5 @@
 package dev.rmq.journal.jdbc;
 
-import javax.sql.DataSource;
-
-/** The journal on a PostgreSQL server of its own. */
+/** The journal on a PostgreSQL server of its own (the base class starts it). */
 class PostgresJournalTests extends JournalBehaviour {
-
-    private final PostgresDatabase postgres = new PostgresDatabase();
-
-    @Override
-    DataSource startDatabase() {
-        return postgres.start();
-    }
-
-    @Override
-    void stopDatabase() {
-        postgres.stop();
-    }
 }
