@@ -149,10 +149,7 @@ public final class TopicDefinition {
         return deadCapacity;
     }
 
-    /**
-     * How many times a message may be released (handed back without an attempt) before a further release sends it
-     * dead, so that a message handed back for ever still ends; 0 for no cap.
-     */
+    /** Releases (hand-backs without an attempt) a message may have before one more sends it dead; 0 for no cap. */
     public int maxReleases() {
         return maxReleases;
     }
