@@ -34,6 +34,17 @@ public interface RmqInspector extends TopicInspector {
      */
     List<StoredMessage> peek(String topic, int offset, int limit);
 
+    /**
+     * A page of a topic's waiting messages from where {@code cursor} left off, with no depth limit: start with
+     * {@link PeekCursor#first()} (the order of {@link #peek(String, int, int)}) or {@link PeekCursor#newestFirst()}
+     * (the reverse), and pass each page's {@link PeekPage#next()} to get the next. Each page reads at most
+     * {@code limit + 1} entries of each slot, however deep it is.
+     *
+     * @param limit 1 to {@value #MAX_PAGE}
+     * @throws IllegalArgumentException when the cursor names a slot the topic does not have
+     */
+    PeekPage peek(String topic, PeekCursor cursor, int limit);
+
     /** A page of one slot's waiting messages in the order a poll takes them; offset any, limit 1 to {@value #MAX_PAGE}. */
     List<StoredMessage> peek(String topic, int slot, long offset, int limit);
 

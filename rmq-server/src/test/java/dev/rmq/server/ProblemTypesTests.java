@@ -140,6 +140,7 @@ class ProblemTypesTests {
         assertThat(key.path("detail").asString()).as("rmq's own message").contains("1024");
         api.post("/api/v1/pull", HttpApi.json(Map.of("timeout", "PT10M"))).problem("invalid-argument", 400);
         api.get("/api/v1/topics/t-inspect/peek?count=900&offset=200").problem("invalid-argument", 400);
+        api.get("/api/v1/topics/t-inspect/peek?count=1001&order=first").problem("invalid-argument", 400);
     }
 
     @Test

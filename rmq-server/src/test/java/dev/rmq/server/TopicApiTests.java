@@ -83,6 +83,25 @@ class TopicApiTests {
         JsonNode rest = api.get("/api/v1/topics/t-inspect/peek?count=5&offset=2").expect(200);
         assertThat(rest.path("messages").size()).isEqualTo(1);
         assertThat(rest.path("messages").get(0).path("key").asString()).isEqualTo("low");
+        assertThat(rest.has("next")).as("a page by offset past the first gives no cursor").isFalse();
+
+        // by cursor: the first page's next goes on where it ended, and the last page has none
+        String next = peek.path("next").asString();
+        JsonNode onward = api.get("/api/v1/topics/t-inspect/peek?count=2&cursor=" + next).expect(200);
+        assertThat(onward.path("messages").size()).isEqualTo(1);
+        assertThat(onward.path("messages").get(0).path("key").asString()).isEqualTo("low");
+        assertThat(onward.has("next")).isFalse();
+        assertThat(onward.has("offset")).isFalse();
+        JsonNode newest = api.get("/api/v1/topics/t-inspect/peek?count=3&order=newest").expect(200);
+        List<String> reversed = new ArrayList<>();
+        newest.path("messages").forEach(message -> reversed.add(message.path("key").asString()));
+        assertThat(reversed).containsExactly("low", "middle", "high");
+
+        api.get("/api/v1/topics/t-inspect/peek?cursor=" + next + "&offset=1").problem("invalid-argument", 400);
+        api.get("/api/v1/topics/t-inspect/peek?cursor=" + next + "&order=newest").problem("invalid-argument", 400);
+        api.get("/api/v1/topics/t-inspect/peek?order=oldest").problem("invalid-argument", 400);
+        JsonNode forged = api.get("/api/v1/topics/t-inspect/peek?cursor=forged").problem("invalid-argument", 400);
+        assertThat(forged.path("detail").asString()).contains("not a cursor");
         for (String key : List.of("low", "high", "middle")) {
             api.delete("/api/v1/topics/t-inspect/messages/" + key).expect(200);
         }

@@ -1,5 +1,7 @@
 package dev.rmq.internal.inspect;
 
+import dev.rmq.inspect.PeekCursor;
+import dev.rmq.inspect.PeekPage;
 import dev.rmq.inspect.RmqInspector;
 import dev.rmq.inspect.SlotCounts;
 import dev.rmq.inspect.TopicCounts;
@@ -18,6 +20,7 @@ import dev.rmq.topic.TopicType;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,7 +32,7 @@ import java.util.function.Function;
 /**
  * Reads counts and pages with one script call per slot (counts.lua, peek.lua), all of a topic's in one pipeline:
  * one round trip per Redis node. A page of a whole topic reads the first {@code offset + limit} of every slot and
- * merges them in consume order.
+ * merges them in consume order; a cursor's page reads the next {@code limit} of every slot after its offset there.
  */
 public final class RedisTopicInspector implements RmqInspector {
 
@@ -115,6 +118,42 @@ public final class RedisTopicInspector implements RmqInspector {
     }
 
     @Override
+    public PeekPage peek(String topic, PeekCursor cursor, int limit) {
+        TopicDefinition definition = topics.require(topic);
+        if (cursor == null) {
+            throw new IllegalArgumentException("cursor must not be null; start with PeekCursor.first() or"
+                    + " PeekCursor.newestFirst()");
+        }
+        checkPage(0, limit, MAX_PAGE);
+        if (cursor.slots().stream().anyMatch(slot -> slot >= definition.slotAmount())) {
+            throw new IllegalArgumentException("the cursor reads slots that topic '" + topic + "' does not have (it has "
+                    + definition.slotAmount() + "): it is a cursor of another topic");
+        }
+        // each slot's next entries after its offset: the page can only hold what comes first of them, and one more
+        // of a slot tells that the slot goes on beyond the page
+        ScriptRunner.Pipeline pipeline = scripts.readPipeline();
+        List<CompletableFuture<List<PeekCall.Entry>>> replies = new ArrayList<>(definition.slotAmount());
+        for (int slot = 0; slot < definition.slotAmount(); slot++) {
+            replies.add(pipeline.add(keys.slot(topic, slot), new PeekCall(definition.type(), false,
+                    cursor.isNewestFirst(), cursor.offset(slot), limit + 1)));
+        }
+        Futures.join(pipeline.execute());
+        List<StoredMessage> all = new ArrayList<>();
+        for (int slot = 0; slot < replies.size(); slot++) {
+            for (PeekCall.Entry entry : Futures.join(replies.get(slot))) {
+                all.add(StoredMessages.of(topic, slot, entry.key(), entry.state(), entry.score(), entry.envelope()));
+            }
+        }
+        Comparator<StoredMessage> order = consumeOrder(definition.type());
+        // a stable sort keeps each slot's own order among equals
+        all.sort(cursor.isNewestFirst() ? order.reversed() : order);
+        List<StoredMessage> page = all.subList(0, Math.min(limit, all.size()));
+        Map<Integer, Integer> taken = new HashMap<>();
+        page.forEach(message -> taken.merge(message.slot(), 1, Integer::sum));
+        return new PeekPage(page, all.size() <= limit ? null : cursor.advance(taken));
+    }
+
+    @Override
     public List<StoredMessage> peek(String topic, int slot, long offset, int limit) {
         return slotPage(topic, slot, false, offset, limit);
     }
@@ -173,7 +212,8 @@ public final class RedisTopicInspector implements RmqInspector {
         ScriptRunner.Pipeline pipeline = scripts.readPipeline();
         List<CompletableFuture<List<PeekCall.Entry>>> replies = new ArrayList<>(to - from);
         for (int slot = from; slot < to; slot++) {
-            replies.add(pipeline.add(keys.slot(topic.name(), slot), new PeekCall(topic.type(), inFlight, offset, limit)));
+            replies.add(pipeline.add(keys.slot(topic.name(), slot), new PeekCall(topic.type(), inFlight, false, offset,
+                    limit)));
         }
         Futures.join(pipeline.execute());
         List<StoredMessage> page = new ArrayList<>();

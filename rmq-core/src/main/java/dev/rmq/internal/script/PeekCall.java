@@ -10,11 +10,12 @@ import java.util.Map;
  * peek.lua: a page of one slot's waiting messages in consume order, or of its in-flight ones, without taking them.
  *
  * @param type     the topic's type
- * @param inFlight true for the in-flight messages by lease deadline, false for the waiting ones
- * @param offset   the first entry, from 0
- * @param count    the most entries
+ * @param inFlight    true for the in-flight messages by lease deadline, false for the waiting ones
+ * @param newestFirst for the waiting ones, the reverse of consume order: what consumers take last comes first
+ * @param offset      the first entry, from 0
+ * @param count       the most entries
  */
-public record PeekCall(TopicType type, boolean inFlight, long offset, int count)
+public record PeekCall(TopicType type, boolean inFlight, boolean newestFirst, long offset, int count)
         implements ScriptCall<List<PeekCall.Entry>> {
 
     /**
@@ -32,6 +33,7 @@ public record PeekCall(TopicType type, boolean inFlight, long offset, int count)
     static final Argv<PeekCall> ARGV = Argv.<PeekCall>builder()
             .arg("type", call -> call.type().scriptCode())
             .arg("what", call -> call.inFlight() ? "I" : "W")
+            .arg("order", call -> call.newestFirst() ? "N" : "F")
             .arg("offset", PeekCall::offset)
             .arg("count", PeekCall::count)
             .build();

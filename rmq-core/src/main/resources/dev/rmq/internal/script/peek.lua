@@ -4,6 +4,9 @@
 --   type            'R' range-merge, 'P' priority, 'F' fixed-time
 --   what            'W' waiting messages: the store in consume order (earliest due, or highest priority, first),
 --                   then, on a priority topic, those not visible yet by when they become visible; 'I' in flight
+--   order           'F' the order above (first taken first); 'N' newest first, the reverse: on a priority topic the
+--                   messages not visible yet, the last to become visible first, then the store from the lowest
+--                   priority; otherwise the latest due first. In flight ('I') is always by lease deadline
 --   offset          the first entry, from 0
 --   count           the most entries
 -- RETURNS
@@ -60,6 +63,16 @@ if ARG.what == 'I' then
     return out
 end
 local priority = ARG.type == 'P'
+if ARG.order == 'N' then
+    if priority then
+        local delayed = redis.call('ZCARD', K_DELAYED)
+        page(K_DELAYED, K_BODY, offset, math.min(count, delayed - offset), true, 'delayed')
+        page(K_STORE, K_BODY, math.max(0, offset - delayed), count - out[1], false, 'waiting')
+    else
+        page(K_STORE, K_BODY, offset, count, true, 'waiting')
+    end
+    return out
+end
 local stored = redis.call('ZCARD', K_STORE)
 page(K_STORE, K_BODY, offset, math.min(count, stored - offset), priority, 'waiting')
 if priority then

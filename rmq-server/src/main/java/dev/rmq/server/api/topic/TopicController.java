@@ -1,9 +1,12 @@
 package dev.rmq.server.api.topic;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.rmq.RmqClient;
 import dev.rmq.admin.ClearReport;
 import dev.rmq.admin.ClearScope;
 import dev.rmq.admin.PauseState;
+import dev.rmq.inspect.PeekCursor;
+import dev.rmq.inspect.PeekPage;
 import dev.rmq.inspect.RmqInspector;
 import dev.rmq.server.api.Api;
 import dev.rmq.server.api.MessageView;
@@ -12,8 +15,10 @@ import dev.rmq.server.api.problem.ApiException;
 import dev.rmq.server.api.problem.Problem;
 import dev.rmq.server.pull.ServerPuller;
 import dev.rmq.server.security.ApiKeyFilter;
+import dev.rmq.producer.StoredMessage;
 import dev.rmq.topic.TopicDefinition;
 import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -68,19 +73,69 @@ public class TopicController {
 
     /**
      * The next waiting messages in the order consumers take them: earliest due first, or highest priority first,
-     * over every slot, as one puller holding every slot takes them. {@code offset + count} may reach {@value RmqInspector#MAX_PAGE}.
+     * over every slot, as one puller holding every slot takes them. By offset, {@code offset + count} may reach
+     * {@value RmqInspector#MAX_PAGE}; the first page, and every page by {@code cursor} or {@code order}, give the
+     * cursor of the next page as {@code next}, with no depth limit.
      */
     @GetMapping("/{topic}/peek")
     public PeekView peek(@PathVariable String topic, @RequestParam(defaultValue = "10") int count,
-                         @RequestParam(defaultValue = "0") int offset) {
+                         @RequestParam(required = false) @Nullable Integer offset,
+                         @RequestParam(required = false) @Nullable String cursor,
+                         @RequestParam(required = false) @Nullable String order) {
         TopicDefinition definition = client.topics().require(topic);
-        if (count < 1 || offset < 0 || offset + count > RmqInspector.MAX_PAGE) {
-            throw new ApiException(Problem.INVALID_ARGUMENT, "peek takes count from 1 and offset from 0, with offset"
-                    + " + count at most " + RmqInspector.MAX_PAGE + "; was count " + count + ", offset " + offset);
+        if (count < 1 || count > RmqInspector.MAX_PAGE) {
+            throw new ApiException(Problem.INVALID_ARGUMENT, "peek takes count from 1 to " + RmqInspector.MAX_PAGE
+                    + "; was " + count);
         }
-        List<MessageView> messages = client.inspector().peek(topic, offset, count).stream()
-                .map(message -> MessageView.of(message, definition.type(), payloads)).toList();
-        return new PeekView(topic, offset, messages);
+        if (cursor != null || order != null) {
+            if (offset != null) {
+                throw new ApiException(Problem.INVALID_ARGUMENT, "offset goes with neither cursor nor order: a cursor"
+                        + " says where its page starts");
+            }
+            PeekPage page = client.inspector().peek(topic, start(cursor, order), count);
+            return new PeekView(topic, null, views(page.messages(), definition), token(page));
+        }
+        int from = offset == null ? 0 : offset;
+        if (from < 0 || from + count > RmqInspector.MAX_PAGE) {
+            throw new ApiException(Problem.INVALID_ARGUMENT, "peek takes count from 1 and offset from 0, with offset"
+                    + " + count at most " + RmqInspector.MAX_PAGE + "; was count " + count + ", offset " + from
+                    + "; to go deeper, page on with the first page's next cursor");
+        }
+        if (from == 0) {
+            // the same page as by offset, with the cursor of the next
+            PeekPage page = client.inspector().peek(topic, PeekCursor.first(), count);
+            return new PeekView(topic, 0, views(page.messages(), definition), token(page));
+        }
+        return new PeekView(topic, from, views(client.inspector().peek(topic, from, count), definition), null);
+    }
+
+    private static PeekCursor start(@Nullable String cursor, @Nullable String order) {
+        if (cursor != null) {
+            if (order != null) {
+                throw new ApiException(Problem.INVALID_ARGUMENT, "order goes only with a first page: the cursor"
+                        + " carries the order it was started with");
+            }
+            try {
+                return PeekCursor.parse(cursor);
+            } catch (IllegalArgumentException e) {
+                throw new ApiException(Problem.INVALID_ARGUMENT, "cursor: " + e.getMessage());
+            }
+        }
+        return switch (String.valueOf(order)) {
+            case "first" -> PeekCursor.first();
+            case "newest" -> PeekCursor.newestFirst();
+            default -> throw new ApiException(Problem.INVALID_ARGUMENT, "order is first (the order consumers take"
+                    + " messages in) or newest (the reverse), was '" + order + "'");
+        };
+    }
+
+    private List<MessageView> views(List<StoredMessage> messages, TopicDefinition definition) {
+        return messages.stream().map(message -> MessageView.of(message, definition.type(), payloads)).toList();
+    }
+
+    private static @Nullable String token(PeekPage page) {
+        PeekCursor next = page.next();
+        return next == null ? null : next.token();
     }
 
     /** Stops every consumer of the topic, in every application, from taking messages; sends are still accepted. */
@@ -122,7 +177,9 @@ public class TopicController {
         }
     }
 
-    public record PeekView(String topic, int offset, List<MessageView> messages) {
+    /** @param offset the offset asked for; null for a page by cursor. @param next the next page's cursor; null at the end */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record PeekView(String topic, @Nullable Integer offset, List<MessageView> messages, @Nullable String next) {
     }
 
     /** @param state {@code running}, {@code paused}, or {@code partly paused (n of m slots)}: then repeat the call */
