@@ -36,7 +36,9 @@ public interface PulledMessage<T> extends RmqMessage<T> {
      * Hands it back without handling it: due again at once at its place, not counted as an attempt
      * ({@link dev.rmq.consumer.ConsumeResult#release(String)} says more). Returns {@link AckOutcome#RELEASED}, or
      * {@link AckOutcome#DEAD} when it was released more often than its topic's {@code maxReleases} allow, or
-     * {@link AckOutcome#MERGED} when a newer send of its key already waits. Throws as {@link #ack()}.
+     * {@link AckOutcome#MERGED} when a newer send of its key already waits. On an at-most-once topic the message is
+     * put back as it was taken, uncounted and not capped, and the answer is {@link AckOutcome#RELEASED}. Throws as
+     * {@link #ack()}.
      */
     AckOutcome release();
 

@@ -3,6 +3,8 @@ package dev.rmq.controls;
 import dev.rmq.RmqClient;
 import dev.rmq.consumer.AckOutcome;
 import dev.rmq.consumer.ConsumeResult;
+import dev.rmq.consumer.ConsumerSettings;
+import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.dead.DeadMessage;
 import dev.rmq.dead.DeadReason;
 import dev.rmq.producer.OutgoingMessage;
@@ -18,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -31,6 +34,9 @@ class ReleaseTests extends ControlsTest {
             .maxRetries(1).maxReleases(2).backoff(BackoffPolicy.fixed(Duration.ofMinutes(1))).build();
     private static final TopicDefinition ORDERS = TopicDefinition.builder("orders", TopicType.FIXED_TIME)
             .slotAmount(1).leaseTimeout(Duration.ofMillis(300)).build();
+    /** Its lease of 30 s keeps an idle consumer from polling again before it runs out. */
+    private static final TopicDefinition TIMED = TopicDefinition.builder("timed", TopicType.FIXED_TIME)
+            .slotAmount(1).build();
 
     private RmqClient rmq;
     private RmqPuller<String> puller;
@@ -46,7 +52,7 @@ class ReleaseTests extends ControlsTest {
     }
 
     private RmqPuller<String> puller(String topic) {
-        rmq = client(JOBS, ORDERS);
+        rmq = client(JOBS, ORDERS, TIMED);
         puller = rmq.puller(String.class).topics(topic).build();
         puller.start();
         return puller;
@@ -97,6 +103,45 @@ class ReleaseTests extends ControlsTest {
             assertThat(message.attempts()).isEqualTo(0);
         });
         assertThat(puller.poll(1, Duration.ofMillis(300), "jobs")).isEmpty();
+
+        // requeued, it starts over, its releases included
+        assertThat(rmq.deadQueue().requeue("jobs", 0, "j")).isTrue();
+        PulledMessage<String> requeued = pollOne("jobs");
+        assertThat(requeued.releases()).isZero();
+        assertThat(requeued.release()).isEqualTo(AckOutcome.RELEASED);
+    }
+
+    @Test
+    void aReleaseOnATimedTopicWakesAnIdleConsumerRatherThanWaitingForItsNextPoll() {
+        puller("timed");
+        rmq.producer().send(OutgoingMessage.fixedTime("timed", "o", Instant.ofEpochMilli(redisTimeMs()))
+                .withKey("o"));
+        PulledMessage<String> taken = pollOne("timed");
+        List<String> seen = new CopyOnWriteArrayList<>();
+        long calls = evalshaCalls();
+        // a listener that would poll again only after a minute: only a wake brings it the message in time
+        RmqConsumerContainer<String> listener = start(rmq, "timed", String.class, m -> {
+            seen.add(m.key() + "/" + m.releases());
+            return ConsumeResult.success();
+        }, ConsumerSettings.DEFAULTS.withIdlePoll(Duration.ofMinutes(1)));
+        // it has made its first poll, which found the message in flight, and the topic's wake channel is subscribed
+        // (the client's one subscription, which the puller opened and the listener joins as it starts)
+        await().atMost(Duration.ofSeconds(10)).until(() -> evalshaCalls() > calls && wakeSubscribers() > 0);
+
+        assertThat(taken.release()).isEqualTo(AckOutcome.RELEASED);
+        await().atMost(Duration.ofSeconds(10)).until(() -> seen.equals(List.of("o/1")));
+        listener.stop(Duration.ofSeconds(5));
+    }
+
+    /** How many subscribers the timed topic's wake channel has. */
+    private static long wakeSubscribers() {
+        long count = 0;
+        List<?> channels = (List<?>) Objects.requireNonNull(redis.command("PUBSUB", "CHANNELS", "*timed*"));
+        for (Object channel : channels) {
+            List<?> reply = (List<?>) Objects.requireNonNull(redis.command("PUBSUB", "NUMSUB", String.valueOf(channel)));
+            count += (Long) reply.get(1);
+        }
+        return count;
     }
 
     @Test

@@ -222,7 +222,9 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
     @Override
     public boolean equals(Object o) {
         return o instanceof Envelope e && attempts == e.attempts && Double.compare(score, e.score) == 0
-                && expireAt == e.expireAt && notBefore == e.notBefore && lastError.equals(e.lastError) && deadReason.equals(e.deadReason) && headers.equals(e.headers) && Arrays.equals(payload, e.payload);
+                && expireAt == e.expireAt && notBefore == e.notBefore && releases == e.releases
+                && lastError.equals(e.lastError) && deadReason.equals(e.deadReason) && headers.equals(e.headers)
+                && Arrays.equals(payload, e.payload);
     }
 
     @Override
@@ -233,7 +235,7 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
     @Override
     public String toString() {
         return "Envelope[attempts=" + attempts + ", score=" + score + ", expireAt=" + expireAt + ", notBefore="
-                + notBefore + ", lastError=" + lastError + ", deadReason=" + deadReason + ", headers=" + headers
+                + notBefore + ", releases=" + releases + ", lastError=" + lastError + ", deadReason=" + deadReason + ", headers=" + headers
                 + ", payload=" + payload.length + " bytes]";
     }
 }

@@ -511,13 +511,17 @@ local function end_deliveries(typ, policy, n, row)
                 if counted then
                     m.releases = m.releases + 1
                     if policy.max_releases > 0 and m.releases > policy.max_releases then
-                        m.err = dead_err('releases_spent', reason ~= '' and reason
-                            or ('released ' .. m.releases .. ' times'))
+                        m.err = dead_err('releases_spent', 'released ' .. m.releases .. ' times'
+                            .. (reason ~= '' and (': ' .. reason) or ''))
                         bury_env(key, env_write(m), policy)
                         return 'dead'
                     end
                 end
-                place(typ, key, env_write(m), m)
+                local due = place(typ, key, env_write(m), m)
+                -- due again at once (or at its due time): idle consumers are woken for it, as for an unparked one
+                if UNPARKED_DUE == nil or due < UNPARKED_DUE then
+                    UNPARKED_DUE = due
+                end
                 if m.attempts > 0 then
                     -- a retry handed back unstarted is still a retry
                     redis.call('ZADD', K_RETRY, NOW_MS, key)
@@ -617,7 +621,7 @@ local function requeue_dead(typ, key)
     if m == nil then
         m = { score = 0, content = '\0' .. env }
     end
-    m.attempts, m.err, m.expire_at, m.not_before = 0, '', 0, 0
+    m.attempts, m.err, m.expire_at, m.not_before, m.releases = 0, '', 0, 0, 0
     if typ ~= 'P' then
         m.score = NOW_MS
     end

@@ -21,6 +21,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
@@ -53,13 +55,17 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
     private final JournalWriter writer;
     private final JournalRestore restorer;
     private final AtomicReference<State> lifecycle = new AtomicReference<>(State.LATENT);
-    /** Completes waiting senders' stages, off the writer's and the overflow's threads. */
-    private final java.util.concurrent.ExecutorService callbacks = java.util.concurrent.Executors.newCachedThreadPool(
-            runnable -> {
+    /**
+     * Completes waiting senders' stages, off the writer's and the overflow's threads. Once closed it runs what still
+     * comes (rows the writer completes after a close that timed out) on the caller's thread, so that no sender's
+     * stage is left uncompleted by a refused task.
+     */
+    private final ThreadPoolExecutor callbacks = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
+            new SynchronousQueue<>(), runnable -> {
                 Thread thread = new Thread(runnable, "rmq-journal-callback");
                 thread.setDaemon(true);
                 return thread;
-            });
+            }, (task, pool) -> task.run());
 
     private JdbcJournal(JournalSettings settings, Dialect dialect) {
         this.settings = settings;
