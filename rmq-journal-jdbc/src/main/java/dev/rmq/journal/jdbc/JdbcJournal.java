@@ -96,9 +96,6 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
 
     @Override
     public CompletionStage<Void> sent(List<JournaledSend> sends) {
-        if (lifecycle.get() == State.STOPPED) {
-            return CompletableFuture.failedFuture(closed());
-        }
         List<CompletableFuture<Void>> waits = null;
         for (JournaledSend send : sends) {
             JournalMode mode = settings.modeOf(send.topic());
@@ -173,9 +170,6 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
         if (keys.isEmpty() || !journals(topic)) {
             return CompletableFuture.completedFuture(null);
         }
-        if (lifecycle.get() == State.STOPPED) {
-            return CompletableFuture.failedFuture(closed());
-        }
         return CompletableFuture.runAsync(() -> {
             for (String key : keys) {
                 try {
@@ -208,11 +202,6 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
                         state.finished(), acknowledged.time(), acknowledged.worker(), detail));
             }
         }
-    }
-
-    private static JournalUnavailableException closed() {
-        return new JournalUnavailableException("the journal is closed: Redis holds the message, but the journal takes"
-                + " no more rows, so a restore would not bring it back");
     }
 
     /** The journal's state after an acknowledgement; null for one that changed nothing in Redis. */
