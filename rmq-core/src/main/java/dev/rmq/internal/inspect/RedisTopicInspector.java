@@ -28,6 +28,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
+import java.util.function.IntToLongFunction;
 
 /**
  * Reads counts and pages with one script call per slot (counts.lua, peek.lua), all of a topic's in one pipeline:
@@ -131,19 +132,8 @@ public final class RedisTopicInspector implements RmqInspector {
         }
         // each slot's next entries after its offset: the page can only hold what comes first of them, and one more
         // of a slot tells that the slot goes on beyond the page
-        ScriptRunner.Pipeline pipeline = scripts.readPipeline();
-        List<CompletableFuture<List<PeekCall.Entry>>> replies = new ArrayList<>(definition.slotAmount());
-        for (int slot = 0; slot < definition.slotAmount(); slot++) {
-            replies.add(pipeline.add(keys.slot(topic, slot), new PeekCall(definition.type(), false,
-                    cursor.isNewestFirst(), cursor.offset(slot), limit + 1)));
-        }
-        Futures.join(pipeline.execute());
-        List<StoredMessage> all = new ArrayList<>();
-        for (int slot = 0; slot < replies.size(); slot++) {
-            for (PeekCall.Entry entry : Futures.join(replies.get(slot))) {
-                all.add(StoredMessages.of(topic, slot, entry.key(), entry.state(), entry.score(), entry.envelope()));
-            }
-        }
+        List<StoredMessage> all = read(definition, 0, definition.slotAmount(), false, cursor.isNewestFirst(),
+                cursor::offset, limit + 1);
         Comparator<StoredMessage> order = consumeOrder(definition.type());
         // a stable sort keeps each slot's own order among equals
         all.sort(cursor.isNewestFirst() ? order.reversed() : order);
@@ -172,13 +162,14 @@ public final class RedisTopicInspector implements RmqInspector {
         TopicDefinition definition = topics.require(topic);
         definition.requireSlot(slot);
         checkPage(offset, limit, Long.MAX_VALUE);
-        return read(definition, slot, slot + 1, inFlight, offset, limit);
+        return read(definition, slot, slot + 1, inFlight, false, any -> offset, limit);
     }
 
     private List<StoredMessage> topicPage(String topic, boolean inFlight, int offset, int limit) {
         TopicDefinition definition = topics.require(topic);
         checkPage(offset, limit, MAX_PAGE);
-        List<StoredMessage> all = read(definition, 0, definition.slotAmount(), inFlight, 0, offset + limit);
+        List<StoredMessage> all = read(definition, 0, definition.slotAmount(), inFlight, false, any -> 0,
+                offset + limit);
         all.sort(inFlight ? Comparator.comparingDouble(StoredMessage::score) : consumeOrder(definition.type()));
         return all.subList(Math.min(offset, all.size()), Math.min(offset + limit, all.size()));
     }
@@ -208,12 +199,14 @@ public final class RedisTopicInspector implements RmqInspector {
         return visibleFirst.thenComparingDouble(m -> m.state() == MessageState.WAITING ? -m.score() : m.score());
     }
 
-    private List<StoredMessage> read(TopicDefinition topic, int from, int to, boolean inFlight, long offset, int limit) {
+    /** Up to {@code limit} entries of each slot in [from, to), from the slot's offset, in one pipeline. */
+    private List<StoredMessage> read(TopicDefinition topic, int from, int to, boolean inFlight, boolean newestFirst,
+                                     IntToLongFunction offsetOf, int limit) {
         ScriptRunner.Pipeline pipeline = scripts.readPipeline();
         List<CompletableFuture<List<PeekCall.Entry>>> replies = new ArrayList<>(to - from);
         for (int slot = from; slot < to; slot++) {
-            replies.add(pipeline.add(keys.slot(topic.name(), slot), new PeekCall(topic.type(), inFlight, false, offset,
-                    limit)));
+            replies.add(pipeline.add(keys.slot(topic.name(), slot), new PeekCall(topic.type(), inFlight, newestFirst,
+                    offsetOf.applyAsLong(slot), limit)));
         }
         Futures.join(pipeline.execute());
         List<StoredMessage> page = new ArrayList<>();
