@@ -101,7 +101,7 @@ public final class RmqClient implements AutoCloseable {
         this.redisson = b.redisson;
         this.topics = TopicRegistry.of(b.topics);
         this.keys = new KeyLayout(b.namespace);
-        this.scripts = new ScriptRunner(redisson);
+        this.scripts = new ScriptRunner(redisson, b.scriptMode == ScriptMode.FUNCTIONS);
         this.codec = b.codec != null ? b.codec : new JsonPayloadCodec();
         this.metrics = b.metrics;
         this.events = b.journal == null ? b.events : both(b.events, b.journal);
@@ -264,6 +264,7 @@ public final class RmqClient implements AutoCloseable {
         private @Nullable MessageJournal journal;
         private @Nullable String zone;
         private @Nullable ObservationRegistry observationRegistry;
+        private ScriptMode scriptMode = ScriptMode.FUNCTIONS;
 
         private Builder(RedissonClient redisson) {
             if (redisson == null) {
@@ -366,6 +367,15 @@ public final class RmqClient implements AutoCloseable {
                 throw new IllegalArgumentException("journal must not be null; leave it unset for none");
             }
             this.journal = value;
+            return this;
+        }
+
+        /** How rmq's scripts run in Redis: as Redis Functions where Redis has them, by default. */
+        public Builder scriptMode(ScriptMode value) {
+            if (value == null) {
+                throw new IllegalArgumentException("scriptMode must not be null; it is FUNCTIONS or EVALSHA");
+            }
+            this.scriptMode = value;
             return this;
         }
 

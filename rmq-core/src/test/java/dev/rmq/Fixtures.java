@@ -45,6 +45,27 @@ public final class Fixtures {
         return Long.parseLong(String.valueOf(time.get(0))) * 1000 + Long.parseLong(String.valueOf(time.get(1))) / 1000;
     }
 
+    /** Whether the server has Redis Functions (Redis 7 and later), which rmq then runs its scripts as. */
+    public static boolean hasFunctions(RedisServer server) {
+        return Integer.parseInt(server.version().split("\\.")[0]) >= 7;
+    }
+
+    /**
+     * Makes the server forget rmq's scripts, as a restart without persistence does: the script cache, and on
+     * Redis 7 the function libraries.
+     */
+    public static void forgetScripts(RedisServer server) {
+        server.command("SCRIPT", "FLUSH");
+        if (hasFunctions(server)) {
+            server.command("FUNCTION", "FLUSH");
+        }
+    }
+
+    /** The error INFO errorstats counts when a call finds its script forgotten: NOSCRIPT, or ERR for a function. */
+    public static String forgottenScriptError(RedisServer server) {
+        return hasFunctions(server) ? "ERR" : "NOSCRIPT";
+    }
+
     /** A topic with fast leases and backoff, so failure tests run in seconds. */
     public static TopicDefinition topic(String name, TopicType type, int slots) {
         return TopicDefinition.builder(name, type).slotAmount(slots).leaseTimeout(Duration.ofSeconds(2))

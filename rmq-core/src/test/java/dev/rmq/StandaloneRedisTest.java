@@ -7,6 +7,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.redisson.api.RedissonClient;
 
+import java.util.List;
+import java.util.Map;
+
 /** Base of the tests that share one real standalone redis-server per class, emptied before each test. */
 public abstract class StandaloneRedisTest {
 
@@ -41,9 +44,16 @@ public abstract class StandaloneRedisTest {
         return Fixtures.redisTimeMs(redis);
     }
 
-    /** How many EVALSHA calls Redis has counted since it started or since {@code CONFIG RESETSTAT}. */
-    protected static long evalshaCalls() {
-        String calls = redis.info("commandstats").getOrDefault("cmdstat_evalsha", "calls=0,");
-        return Long.parseLong(calls.replaceAll("^calls=(\\d+),.*", "$1"));
+    /**
+     * How many script calls Redis has counted since it started or since {@code CONFIG RESETSTAT}: FCALL of rmq's
+     * functions where Redis has them, else EVALSHA, and EVAL.
+     */
+    protected static long scriptCalls() {
+        Map<String, String> stats = redis.info("commandstats");
+        long calls = 0;
+        for (String command : List.of("fcall", "evalsha", "eval")) {
+            calls += Long.parseLong(stats.getOrDefault("cmdstat_" + command, "calls=0,").replaceAll("^calls=(\\d+),.*", "$1"));
+        }
+        return calls;
     }
 }

@@ -43,8 +43,8 @@ final class Charts {
         List<Chart<?, ?>> charts = new ArrayList<>();
         charts.add(bars("Throughput, msgs/s (median)", "k msgs/s", 1e-3, List.of(
                 new Bar("ZADD", report.get("limit.zadd_pipelined_per_s"), LIMIT),
-                new Bar("EVALSHA x" + ProduceRound.PER_CALL, report.get("limit.produce_script_msgs_per_s"), LIMIT),
-                new Bar("EVALSHA x1", report.get("limit.produce_script_single_msgs_per_s"), LIMIT),
+                new Bar("script x" + ProduceRound.PER_CALL, report.get("limit.produce_script_msgs_per_s"), LIMIT),
+                new Bar("script x1", report.get("limit.produce_script_single_msgs_per_s"), LIMIT),
                 new Bar("rmq batch", report.get("produce.msgs_per_s"), RMQ),
                 new Bar("rmq single", report.get("produce_single.msgs_per_s"), RMQ),
                 new Bar("RStream add", report.get("peers.redisson_rstream.produce_msgs_per_s"), PEER),
@@ -55,8 +55,8 @@ final class Charts {
                 new Bar("RDelayedQ consume", report.get("peers.redisson_delayed_queue.consume_msgs_per_s"), PEER))));
         charts.add(lateness(rmq, delayed));
         charts.add(bars("Redis CPU per message, µs (median)", "µs/msg", 1, List.of(
-                new Bar("EVALSHA x1", report.get("limit.produce_script_single_redis_cpu_us_per_msg"), LIMIT),
-                new Bar("EVALSHA x" + ProduceRound.PER_CALL, report.get("limit.produce_script_redis_cpu_us_per_msg"), LIMIT),
+                new Bar("script x1", report.get("limit.produce_script_single_redis_cpu_us_per_msg"), LIMIT),
+                new Bar("script x" + ProduceRound.PER_CALL, report.get("limit.produce_script_redis_cpu_us_per_msg"), LIMIT),
                 new Bar("rmq batch", report.get("produce.redis_cpu_us_per_msg"), RMQ),
                 new Bar("rmq single", report.get("produce_single.redis_cpu_us_per_msg"), RMQ),
                 new Bar("rmq consume", report.get("consume.redis_cpu_us_per_msg"), RMQ),
@@ -104,7 +104,7 @@ final class Charts {
             for (Bar bar : present) {
                 values.add(bar.group().equals(group) ? bar.figure().median() * scale : 0.0);
             }
-            String name = group == LIMIT ? "the limit: redis-benchmark, EVALSHA of rmq's send script or ZADD" : group == RMQ ? "rmq" : "Redisson 4.7 peers";
+            String name = group == LIMIT ? "the limit: redis-benchmark, rmq's send script (FCALL, or EVALSHA before Redis 7) or ZADD" : group == RMQ ? "rmq" : "Redisson 4.7 peers";
             chart.addSeries(name, labels, values).setFillColor(group);
         }
         if (present.isEmpty()) {

@@ -11,7 +11,7 @@ import java.util.List;
 final class CommandProfile {
 
     /** The commands whose calls and time per message INFO commandstats reports (Redis 7 counts those scripts run). */
-    static final List<String> COMMANDS = List.of("evalsha", "zadd", "zrangebyscore", "zremrangebyrank", "hmget",
+    static final List<String> COMMANDS = List.of("evalsha", "fcall", "zadd", "zrangebyscore", "zremrangebyrank", "hmget",
             "hdel", "hset", "zscore", "zrem", "time", "get", "set", "del", "zrange", "publish");
 
     private CommandProfile() {

@@ -48,7 +48,7 @@ final class ConsumeRound {
         rmq.fillDue(client, topic.name(), count);
         Measured m = rmq.consume(client, topic.name(), count, setting.consumerSettings());
         samples.add("consume", m);
-        samples.add("consume.evalsha", m.callsPerMessage("evalsha"));
+        samples.add("consume.scripts", m.callsPerMessage(RedisProbe.SCRIPTS));
         CommandProfile.sample(samples, "consume", m);
         context.probe().flushAll();
 
@@ -100,7 +100,7 @@ final class ConsumeRound {
         report.figure("consume.redis_cpu_us_per_msg", samples.figure("consume.cpu"), MICROS, section, "  Redis CPU", "");
         report.figure("consume.client_cpu_us_per_msg", samples.figure("consume.jvm"), MICROS, section,
                 "  client (JVM) CPU", "");
-        report.figure("consume.evalsha_calls_per_msg", samples.figure("consume.evalsha"), CALLS, section,
+        report.figure("consume.script_calls_per_msg", samples.figure("consume.scripts"), CALLS, section,
                 "  script calls (= round trips)", "prepare + ack per batch");
         report.figure("consume.rstream_ratio", samples.figure("consume.rstream_ratio"), RATIO, section,
                 "  / Redisson RStream group", "per round; the target's base");

@@ -1,6 +1,9 @@
 package dev.rmq.benchmarks;
 
 import dev.rmq.RmqClient;
+import dev.rmq.internal.redis.KeyLayout;
+import dev.rmq.internal.script.AckCall;
+import dev.rmq.internal.script.ExtendCall;
 import dev.rmq.internal.script.PrepareCall;
 import dev.rmq.internal.script.RetryPolicy;
 import dev.rmq.producer.OutgoingMessage;
@@ -8,6 +11,7 @@ import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.jspecify.annotations.Nullable;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -15,7 +19,7 @@ import static dev.rmq.benchmarks.Report.Unit.MICROS;
 
 /**
  * The fixed-cost section: what one script call costs Redis when it handles one message or none, from
- * {@code INFO commandstats} (the EVALSHA time over its calls), with {@code redis-benchmark} making the calls so that
+ * {@code INFO commandstats} (the FCALL or EVALSHA time over its calls), with {@code redis-benchmark} making the calls so that
  * no client sits between. A poll of an empty slot is what an idle consumer pays every idle poll; a poll that takes
  * one message and a send of one are what a message pays at light load. Needs {@code redis-benchmark}; without it
  * the section is skipped.
@@ -46,26 +50,57 @@ final class FixedCostSection {
         TopicDefinition range = RmqCases.topic("fixed-r", TopicType.RANGE_MERGE, 1);
         RmqClient client = rmq.client(priority);
         int reps = Math.max(context.reps(), 3);
+        // as rmq calls (FCALL where Redis has Functions), and by EVALSHA beside it to show what Functions save
+        List<Boolean> ways = limit.functions() ? List.of(false, true) : List.of(false);
         for (int rep = 1; rep <= reps; rep++) {
             context.probe().flushAll();
-            sample("send_one", limit.sendScript(CALLS, 1));
-            context.probe().flushAll();
-            sample("prepare_empty_priority", limit.scriptCall(CALLS, priority.name(), poll(priority)));
-            context.probe().flushAll();
-            sample("prepare_empty_range_merge", limit.scriptCall(CALLS, range.name(), poll(range)));
-            context.probe().flushAll();
-            rmq.fill(client, CALLS + 1_000, i -> OutgoingMessage.priority(priority.name(), Payloads.next(),
-                    17 + ThreadLocalRandom.current().nextInt(1_000_000)));
-            sample("prepare_one_priority", limit.scriptCall(CALLS, priority.name(), poll(priority)));
+            for (boolean evalsha : ways) {
+                String suffix = evalsha && limit.functions() ? "_evalsha" : "";
+                context.probe().flushAll();
+                sample("send_one" + suffix, limit.sendScript(CALLS, 1, evalsha));
+                context.probe().flushAll();
+                sample("prepare_empty_priority" + suffix, limit.scriptCall(CALLS, priority.name(), poll(priority), evalsha));
+                context.probe().flushAll();
+                sample("prepare_empty_range_merge" + suffix, limit.scriptCall(CALLS, range.name(), poll(range), evalsha));
+                context.probe().flushAll();
+                rmq.fill(client, CALLS + 1_000, i -> OutgoingMessage.priority(priority.name(), Payloads.next(),
+                        17 + ThreadLocalRandom.current().nextInt(1_000_000)));
+                sample("prepare_one_priority" + suffix, limit.scriptCall(CALLS, priority.name(), poll(priority), evalsha));
+                sample("ack_stale" + suffix, limit.scriptCall(CALLS, priority.name(), staleAck(priority), evalsha));
+                sample("extend_stale" + suffix, limit.scriptCall(CALLS, priority.name(), STALE_EXTEND, evalsha));
+            }
         }
         context.probe().flushAll();
         Report report = context.report();
-        String section = String.format(Locale.ROOT, "Fixed cost of a script call (Redis CPU per EVALSHA, INFO"
-                + " commandstats; %,d calls by redis-benchmark per case, one slot)", CALLS);
-        row(report, section, "send_one", "send.lua, one message", "as a single send makes it");
-        row(report, section, "prepare_one_priority", "prepare.lua, taking one message", "a priority slot with a backlog, polls of 1");
-        row(report, section, "prepare_empty_priority", "prepare.lua, empty priority slot", "an idle consumer's poll");
-        row(report, section, "prepare_empty_range_merge", "prepare.lua, empty range-merge slot", "");
+        String section = String.format(Locale.ROOT, "Fixed cost of a script call (Redis CPU per %s, INFO"
+                + " commandstats; %,d calls by redis-benchmark per case, one slot)",
+                limit.functions() ? "FCALL" : "EVALSHA", CALLS);
+        for (boolean evalsha : ways) {
+            String suffix = evalsha && limit.functions() ? "_evalsha" : "";
+            String how = suffix.isEmpty() ? "" : ", by EVALSHA";
+            row(report, section, "send_one" + suffix, "send.lua, one message" + how, "as a single send makes it");
+            row(report, section, "prepare_one_priority" + suffix, "prepare.lua, taking one message" + how,
+                    "a priority slot with a backlog, polls of 1");
+            row(report, section, "prepare_empty_priority" + suffix, "prepare.lua, empty priority slot" + how,
+                    "an idle consumer's poll");
+            row(report, section, "prepare_empty_range_merge" + suffix, "prepare.lua, empty range-merge slot" + how, "");
+            row(report, section, "ack_stale" + suffix, "ack.lua, one ack" + how,
+                    "its lease gone: the call before it changes anything");
+            row(report, section, "extend_stale" + suffix, "extend.lua, one lease" + how, "the same, for an extension");
+        }
+    }
+
+    /** An extension of one lease that no longer runs: the extension's call up to its first change. */
+    private static final ExtendCall STALE_EXTEND = new ExtendCall(LEASE_MS, "",
+            List.of(new ExtendCall.Lease("gone", 1)));
+
+    /**
+     * A commit of one delivery whose lease is gone: what an ack's call costs before it ends anything (redis-benchmark
+     * repeats one command, so it cannot quote the token of a lease it was given).
+     */
+    private static AckCall staleAck(TopicDefinition topic) {
+        return new AckCall(RetryPolicy.of(topic), "", new KeyLayout("").wakeChannel(topic.name()), 0,
+                List.of(new AckCall.Ack(AckCall.Op.COMMIT, "gone", 1, "")));
     }
 
     /** A container worker's poll of one message, leased, unfenced. */
@@ -74,7 +109,7 @@ final class FixedCostSection {
     }
 
     private void sample(String name, Measured m) {
-        context.samples().add("fixed_cost." + name, m.cost().usecPer("evalsha", m.messages()));
+        context.samples().add("fixed_cost." + name, m.cost().usecPer(RedisProbe.SCRIPTS, m.messages()));
     }
 
     private void row(Report report, String section, String name, String label, String note) {

@@ -91,7 +91,7 @@ final class LatenessSection {
         RedisProbe.Cost cost = Objects.requireNonNull(run.cost(), "a single run has its cost");
         samples.add(prefix + ".cpu", cost.cpuMicrosPer(run.sent()));
         samples.add(prefix + ".jvm", cost.jvmCpuMicrosPer(run.sent()));
-        samples.add(prefix + ".evalsha", cost.callsPer("evalsha", run.sent()));
+        samples.add(prefix + ".scripts", cost.callsPer(RedisProbe.SCRIPTS, run.sent()));
     }
 
     /** The section's title, with a note on the quick run's shorter production. */
@@ -128,7 +128,7 @@ final class LatenessSection {
                 "sum over all repetitions");
         report.total("lateness_ms.send_errors", samples.figure("late.sendErrors"), section,
                 "rmq sends refused (fixed time already past)", "sum over all repetitions");
-        report.figure("lateness_ms.evalsha_calls_per_msg", samples.figure("late.evalsha"), CALLS, section,
+        report.figure("lateness_ms.script_calls_per_msg", samples.figure("late.scripts"), CALLS, section,
                 "rmq script calls per message", "sends + polls + acks");
         report.figure("lateness_ms.redis_cpu_us_per_msg", samples.figure("late.cpu"), MICROS, section,
                 "rmq Redis CPU", "send + consume");

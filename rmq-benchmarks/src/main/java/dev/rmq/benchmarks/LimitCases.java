@@ -20,7 +20,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * "The limit": what the same Redis does for {@code redis-benchmark}, a C client with nothing between it
- * and the socket. rmq's send script by EVALSHA (one message per call, as a single send makes it, and
+ * and the socket. rmq's send script as rmq runs it, by FCALL of its Redis Function on Redis 7 and later and by
+ * EVALSHA before (one message per call, as a single send makes it, and
  * {@link ProduceRound#PER_CALL} per call, as the batched produce case does), and plain ZADD, all pipelined. Keys and members are randomized with
  * {@code __rand_int__}, so every call adds a new message.
  */
@@ -62,23 +63,20 @@ final class LimitCases {
     }
 
     /**
-     * rmq's send script with {@code perCall} messages of one slot per EVALSHA; returns messages/s. One
+     * rmq's send script with {@code perCall} messages of one slot per call; returns messages/s. One
      * message per call runs it as {@code sendAsync} does (the slot's keys); more run it as a pipelined
      * {@code sendAllAsync} call does, with one key more, the call key under which the reply is kept for a replay.
      */
     Measured sendScript(long calls, int perCall) {
-        Object sha = probe.server().command("SCRIPT", "LOAD", Script.SEND.source());
-        if (!Script.SEND.sha().equals(sha)) {
-            throw new IllegalStateException("SCRIPT LOAD gave " + sha + ", rmq computes " + Script.SEND.sha());
-        }
+        return sendScript(calls, perCall, false);
+    }
+
+    /** @param evalsha by EVALSHA even where Redis has Functions, to compare the two ways of calling */
+    Measured sendScript(long calls, int perCall, boolean evalsha) {
         SlotKeys keys = new KeyLayout("").slot("limit", 0);
-        List<String> command = new ArrayList<>(List.of("EVALSHA", Script.SEND.sha(), "0"));
         List<Object> scriptKeys = perCall == 1 ? keys.asScriptKeys(Script.SEND.keys())
                 : keys.asScriptKeys(Script.SEND.keys(), "__rand_int__");
-        command.set(2, Integer.toString(scriptKeys.size()));
-        for (Object key : scriptKeys) {
-            command.add((String) key);
-        }
+        List<String> command = call(Script.SEND, scriptKeys, evalsha);
         // the arguments exactly as the producer's SendCall encodes them, keys randomised by redis-benchmark
         List<SendCall.Message> messages = new ArrayList<>(perCall);
         for (int i = 0; i < perCall; i++) {
@@ -98,21 +96,42 @@ final class LimitCases {
      * One script call made {@code calls} times by {@code redis-benchmark}, on the keys of slot 0 of {@code topic},
      * with the arguments exactly as rmq encodes them; for what a call costs Redis that handles one message or none.
      */
-    Measured scriptCall(long calls, String topic, ScriptCall<?> call) {
+    Measured scriptCall(long calls, String topic, ScriptCall<?> call, boolean evalsha) {
         Script script = call.script();
-        Object sha = probe.server().command("SCRIPT", "LOAD", script.source());
-        if (!script.sha().equals(sha)) {
-            throw new IllegalStateException("SCRIPT LOAD gave " + sha + ", rmq computes " + script.sha());
-        }
         List<Object> scriptKeys = new KeyLayout("").slot(topic, 0).asScriptKeys(script.keys());
-        List<String> command = new ArrayList<>(List.of("EVALSHA", script.sha(), Integer.toString(scriptKeys.size())));
-        for (Object key : scriptKeys) {
-            command.add((String) key);
-        }
+        List<String> command = call(script, scriptKeys, evalsha);
         for (byte[] arg : call.argv()) {
             command.add(new String(arg, StandardCharsets.US_ASCII));
         }
         return run(calls, command);
+    }
+
+    /** Whether this Redis has Functions, and so rmq calls its scripts by FCALL. */
+    boolean functions() {
+        return Integer.parseInt(probe.server().version().split("\\.")[0]) >= 7;
+    }
+
+    /**
+     * The start of a call of {@code script} on {@code scriptKeys}, its arguments to follow, as rmq makes it (FCALL
+     * where Redis has Functions) or by EVALSHA; the script or library is loaded first.
+     */
+    private List<String> call(Script script, List<Object> scriptKeys, boolean evalsha) {
+        List<String> command;
+        if (evalsha || !functions()) {
+            Object sha = probe.server().command("SCRIPT", "LOAD", script.source());
+            if (!script.sha().equals(sha)) {
+                throw new IllegalStateException("SCRIPT LOAD gave " + sha + ", rmq computes " + script.sha());
+            }
+            command = new ArrayList<>(List.of("EVALSHA", script.sha(), Integer.toString(scriptKeys.size())));
+        } else {
+            probe.server().command("FUNCTION", "LOAD", "REPLACE", "#!lua name=" + script.functionName() + "\n"
+                    + script.functionCode());
+            command = new ArrayList<>(List.of("FCALL", script.functionName(), Integer.toString(scriptKeys.size())));
+        }
+        for (Object key : scriptKeys) {
+            command.add((String) key);
+        }
+        return command;
     }
 
     /** Plain ZADD of a new member to one sorted set. */

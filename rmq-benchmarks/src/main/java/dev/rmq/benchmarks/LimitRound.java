@@ -47,12 +47,12 @@ final class LimitRound {
         }
         String section = "The limit (redis-benchmark -P " + LimitCases.PIPELINE + " -c " + LimitCases.CLIENTS + ", same Redis)";
         report.figure("limit.produce_script_msgs_per_s", samples.figure("limit.script_batch"), RATE, section,
-                "EVALSHA send script, " + ProduceRound.PER_CALL + " msgs/call", "rmq's batched shape: the target's base");
+                "send script, " + ProduceRound.PER_CALL + " msgs/call", "rmq's batched shape: the target's base");
         report.figure("limit.produce_script_redis_cpu_us_per_msg", samples.figure("limit.script_batch.cpu"), MICROS,
                 section, "  Redis CPU", "");
         report.value("limit.produce_script_msgs_per_call", ProduceRound.PER_CALL);
         report.figure("limit.produce_script_single_msgs_per_s", samples.figure("limit.script"), RATE, section,
-                "EVALSHA send script, 1 msg/call", "a single send's shape");
+                "send script, 1 msg/call", "a single send's shape");
         report.figure("limit.produce_script_single_redis_cpu_us_per_msg", samples.figure("limit.script.cpu"), MICROS,
                 section, "  Redis CPU", "");
         report.figure("limit.zadd_pipelined_per_s", samples.figure("limit.zadd"), RATE, section, "ZADD", "");

@@ -67,7 +67,7 @@ final class OrderSection {
                     String name = "order." + levels + "." + order + "." + poll;
                     context.samples().add(name, m.rate());
                     context.samples().add(name + ".cpu", m.cpuMicrosPerMessage());
-                    context.samples().add(name + ".evalsha", m.callsPerMessage("evalsha"));
+                    context.samples().add(name + ".scripts", m.callsPerMessage(RedisProbe.SCRIPTS));
                 }
             }
             for (SlotOrder order : SlotOrder.values()) {
@@ -75,7 +75,7 @@ final class OrderSection {
                 String label = String.format(Locale.ROOT, "%s, polls of %d", order, poll);
                 Figure rate = context.samples().figure(name);
                 Figure cpu = context.samples().figure(name + ".cpu");
-                Figure calls = context.samples().figure(name + ".evalsha");
+                Figure calls = context.samples().figure(name + ".scripts");
                 report.row(section, label, rate, RATE, "");
                 report.row(section, "  Redis CPU", cpu, MICROS, "");
                 report.row(section, "  script calls", calls, CALLS, "");

@@ -20,8 +20,8 @@ import java.util.List;
  * @param backlogWindow    messages consumed per repetition from the head of each backlog
  * @param latenessMillis   how long the lateness cases produce at 5k msgs/s: 10 s in the full run, 2 s in the
  *                         quick one, which would otherwise spend 2 of its 3 minutes on lateness alone
- * @param limitCalls       EVALSHA calls, one message each (a single send's shape), per repetition of the limit
- * @param limitBatchCalls  EVALSHA calls of {@link ProduceRound#PER_CALL} messages each (a batched send's shape)
+ * @param limitCalls       send script calls, one message each (a single send's shape), per repetition of the limit
+ * @param limitBatchCalls  send script calls of {@link ProduceRound#PER_CALL} messages each (a batched send's shape)
  * @param zaddCalls        ZADD calls per repetition
  * @param delayed          offers per repetition of the RDelayedQueue produce and consume cases (and per candidate)
  */

@@ -48,7 +48,7 @@ final class ProduceRound {
         for (TopicType type : TopicType.values()) {
             Measured m = rmq.produceBatched(client(type), context.plan().produce(), BATCH, IN_FLIGHT, waiting(type));
             samples.add("produce." + type, m);
-            samples.add("produce." + type + ".evalsha", m.callsPerMessage("evalsha"));
+            samples.add("produce." + type + ".scripts", m.callsPerMessage(RedisProbe.SCRIPTS));
             if (type == TopicType.RANGE_MERGE) {
                 CommandProfile.sample(samples, "produce", m);
             }
@@ -71,11 +71,11 @@ final class ProduceRound {
                 "  Redis CPU", "INFO cpu delta");
         report.figure("produce.client_cpu_us_per_msg", samples.figure("produce.RANGE_MERGE.jvm"), MICROS, section,
                 "  client (JVM) CPU", "all threads of the benchmark JVM");
-        Figure calls = samples.figure("produce.RANGE_MERGE.evalsha");
-        report.figure("produce.evalsha_calls_per_msg", calls, CALLS, null, null, null);
+        Figure calls = samples.figure("produce.RANGE_MERGE.scripts");
+        report.figure("produce.script_calls_per_msg", calls, CALLS, null, null, null);
         report.value("produce.script_msgs_per_call", calls.isPresent() && calls.median() > 0 ? 1 / calls.median() : null);
         report.figure("produce.limit_ratio", samples.figure("produce.limit_ratio"), RATIO, section,
-                "  / the limit, same call shape", "per round; EVALSHA x" + PER_CALL + " (the target's base)");
+                "  / the limit, same call shape", "per round; script x" + PER_CALL + " (the target's base)");
         report.value("produce.api", api);
         report.value("produce.round_trips_per_msg", 1.0 / BATCH);
         CommandProfile.report(report, samples, "produce");
@@ -93,7 +93,7 @@ final class ProduceRound {
         report.figure("produce_single.client_cpu_us_per_msg", samples.figure("produce_single.jvm"), MICROS, section,
                 "  client (JVM) CPU", "");
         report.figure("produce_single.limit_ratio", samples.figure("produce_single.limit_ratio"), RATIO, section,
-                "  / the limit, same call shape", "per round; EVALSHA x1");
+                "  / the limit, same call shape", "per round; script x1");
         report.value("produce_single.in_flight", SINGLE_IN_FLIGHT);
     }
 

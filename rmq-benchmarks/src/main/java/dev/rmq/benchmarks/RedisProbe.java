@@ -14,6 +14,12 @@ import java.util.Objects;
  */
 final class RedisProbe {
 
+    /**
+     * The entry of {@link Snapshot} that sums every script call, whichever command made it: EVALSHA (and EVAL) of
+     * a script, or FCALL of a Redis Function, which is how rmq runs its scripts on Redis 7 and later.
+     */
+    static final String SCRIPTS = "scripts";
+
     private final RedisServer server;
 
     RedisProbe(RedisServer server) {
@@ -34,6 +40,13 @@ final class RedisProbe {
                 commands.put(field.substring("cmdstat_".length()), new long[] {stat(value, "calls"), stat(value, "usec")});
             }
         });
+        long[] scripts = new long[2];
+        for (String command : List.of("evalsha", "eval", "fcall")) {
+            long[] counted = commands.getOrDefault(command, new long[2]);
+            scripts[0] += counted[0];
+            scripts[1] += counted[1];
+        }
+        commands.put(SCRIPTS, scripts);
         double cpuSeconds = Double.parseDouble(cpu.get("used_cpu_sys")) + Double.parseDouble(cpu.get("used_cpu_user"));
         return new Snapshot(System.nanoTime(), cpuSeconds, commands, jvmCpuNanos());
     }

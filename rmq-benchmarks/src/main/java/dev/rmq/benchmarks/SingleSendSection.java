@@ -55,7 +55,7 @@ final class SingleSendSection {
                         return latencies.timed(() -> client.producer().sendAsync(message));
                     });
                     context.samples().add(name, m);
-                    context.samples().add(name + ".evalsha", m.callsPerMessage("evalsha"));
+                    context.samples().add(name + ".scripts", m.callsPerMessage(RedisProbe.SCRIPTS));
                     context.samples().add(name + ".p50", latencies.percentile(0.50));
                     context.samples().add(name + ".p99", latencies.percentile(0.99));
                 }
@@ -67,7 +67,7 @@ final class SingleSendSection {
                         "  latency p99", "");
                 report.figure(name + ".redis_cpu_us_per_msg", context.samples().figure(name + ".cpu"), MICROS, section,
                         "  Redis CPU", "INFO cpu delta");
-                report.figure(name + ".evalsha_calls_per_msg", context.samples().figure(name + ".evalsha"), CALLS,
+                report.figure(name + ".script_calls_per_msg", context.samples().figure(name + ".scripts"), CALLS,
                         section, "  script calls", "");
             }
         }

@@ -78,7 +78,7 @@ abstract class ClusterFixture {
 
     static void flushScriptsOnEveryMaster() {
         for (RedisServer master : cluster.masters()) {
-            master.command("SCRIPT", "FLUSH");
+            Fixtures.forgetScripts(master);
         }
     }
 

@@ -51,7 +51,7 @@ class CarriedEndingsTests extends StandaloneRedisTest {
         }
         rmq.producer().sendAll(batch);
         Map<String, Integer> handled = new ConcurrentHashMap<>();
-        long before = evalshaCalls();
+        long before = scriptCalls();
         container = rmq.container(topic.name(), String.class, message -> {
             handled.merge(message.key(), 1, Integer::sum);
             // every tenth fails once: its ending, a retry, rides with the next poll like a commit
@@ -60,7 +60,7 @@ class CarriedEndingsTests extends StandaloneRedisTest {
         container.start();
         await().atMost(Duration.ofSeconds(30)).until(() -> handled.size() == MESSAGES
                 && rmq.inspector().counts(topic.name()).total().inFlight() == 0);
-        long calls = evalshaCalls() - before;
+        long calls = scriptCalls() - before;
 
         assertThat(handled.values()).as("each handled once").containsOnly(1);
         assertThat(rmq.inspector().counts(topic.name()).total().retrying()).as("the failures, waiting out the backoff")

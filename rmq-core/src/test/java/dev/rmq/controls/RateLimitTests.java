@@ -14,8 +14,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -70,15 +68,5 @@ class RateLimitTests extends ControlsTest {
                 .isBetween((long) (RATE * 10 * 0.9), (long) (RATE * 10 * 1.1));
         // a consumer waiting for a token asks Redis when the next one is due, not in a loop
         assertThat(calls).as("script calls for %d deliveries", starts.size()).isLessThan(starts.size() * 2L);
-    }
-
-    private long scriptCalls() {
-        String stats = String.valueOf(redis.command("INFO", "commandstats"));
-        long calls = 0;
-        Matcher matcher = Pattern.compile("cmdstat_(?:evalsha|eval):calls=(\\d+)").matcher(stats);
-        while (matcher.find()) {
-            calls += Long.parseLong(matcher.group(1));
-        }
-        return calls;
     }
 }

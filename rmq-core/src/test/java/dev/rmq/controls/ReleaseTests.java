@@ -118,7 +118,7 @@ class ReleaseTests extends ControlsTest {
                 .withKey("o"));
         PulledMessage<String> taken = pollOne("timed");
         List<String> seen = new CopyOnWriteArrayList<>();
-        long calls = evalshaCalls();
+        long calls = scriptCalls();
         // a listener that would poll again only after a minute: only a wake brings it the message in time
         RmqConsumerContainer<String> listener = start(rmq, "timed", String.class, m -> {
             seen.add(m.key() + "/" + m.releases());
@@ -126,7 +126,7 @@ class ReleaseTests extends ControlsTest {
         }, ConsumerSettings.DEFAULTS.withIdlePoll(Duration.ofMinutes(1)));
         // it has made its first poll, which found the message in flight, and the topic's wake channel is subscribed
         // (the client's one subscription, which the puller opened and the listener joins as it starts)
-        await().atMost(Duration.ofSeconds(10)).until(() -> evalshaCalls() > calls && wakeSubscribers() > 0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> scriptCalls() > calls && wakeSubscribers() > 0);
 
         assertThat(taken.release()).isEqualTo(AckOutcome.RELEASED);
         await().atMost(Duration.ofSeconds(10)).until(() -> seen.equals(List.of("o/1")));

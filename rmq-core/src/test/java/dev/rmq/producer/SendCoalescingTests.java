@@ -85,7 +85,7 @@ class SendCoalescingTests extends StandaloneRedisTest {
             assertThat(receipt.key()).isEqualTo("k" + i);
             assertThat(receipt.merged()).isFalse();
         }
-        assertThat(evalshaCalls()).as("the first send alone, then the 99 that came while it was out").isEqualTo(2);
+        assertThat(scriptCalls()).as("the first send alone, then the 99 that came while it was out").isEqualTo(2);
         assertThat(rmq.inspector().counts(topic.name()).total().waiting()).isEqualTo(101);
         assertThat(producer.get(MessageRef.of(topic.name(), "k57"))).hasValueSatisfying(m ->
                 assertThat(m.payloadText()).isEqualTo("m57"));
@@ -104,7 +104,7 @@ class SendCoalescingTests extends StandaloneRedisTest {
         link.heal();
 
         assertThat(sends.stream().map(s -> s.join().merged()).toList()).containsExactly(false, true, true);
-        assertThat(evalshaCalls()).isEqualTo(2);
+        assertThat(scriptCalls()).isEqualTo(2);
         assertThat(producer.get(MessageRef.of(topic.name(), "same"))).hasValueSatisfying(m ->
                 assertThat(m.payloadText()).isEqualTo("third"));
     }
@@ -131,7 +131,7 @@ class SendCoalescingTests extends StandaloneRedisTest {
             assertThatThrownBy(refused::join).isInstanceOf(CompletionException.class)
                     .cause().isInstanceOf(BacklogFullException.class).hasMessageContaining("k" + i);
         }
-        assertThat(evalshaCalls()).isEqualTo(2);
+        assertThat(scriptCalls()).isEqualTo(2);
         assertThat(rmq.inspector().counts(topic.name()).total().waiting()).isEqualTo(5);
     }
 

@@ -10,15 +10,18 @@ import java.util.HexFormat;
 import java.util.Map;
 
 /**
- * rmq's Lua scripts, one per file, each loaded once and run by EVALSHA. A script of one slot is assembled by
- * {@link ScriptSource} from lib.lua, a prologue generated from its header's ARGV block, its own file and
- * replay.lua; a script of a whole topic (on a key of its own, such as the rate-limit bucket) from the prologue
- * and its file alone. Its SHA-1 is computed here, so that it can be run without a round trip to load it first.
+ * rmq's Lua scripts, one per file. A script of one slot is assembled by {@link ScriptSource} from lib.lua, a
+ * prologue generated from its header's ARGV block, its own file and replay.lua; a script of a whole topic (on a key
+ * of its own, such as the rate-limit bucket) from the prologue and its file alone. Each is loaded once, as a Redis
+ * Function library where the server has Functions (Redis 7 and later), else into the script cache, and run by
+ * FCALL or EVALSHA (see {@link ScriptRunner}). Its SHA-1 is computed here, so that it can be run by EVALSHA
+ * without a round trip to load it first; the library and function are named after it ({@link #functionName}), so
+ * that clients of two versions of rmq can share a Redis without replacing each other's functions.
  * The Java side of each script's call is one {@link ScriptCall} type.
  */
 public enum Script {
-    SEND("send.lua"),
-    SEND_CONTROLLED("send_controlled.lua"),
+    SEND("send.lua", true, true),
+    SEND_CONTROLLED("send_controlled.lua", true, true),
     PREPARE("prepare.lua"),
     ACK("ack.lua"),
     EXTEND("extend.lua"),
@@ -36,8 +39,8 @@ public enum Script {
     PUTBACK("putback.lua"),
     COUNTS("counts.lua"),
     PEEK("peek.lua"),
-    RESTORE("restore.lua"),
-    RATE("rate.lua", false);
+    RESTORE("restore.lua", true, true),
+    RATE("rate.lua", false, false);
 
     /** The library every script is built on; its header declares the KEYS and the ARGV groups. */
     public static final String LIBRARY = "lib.lua";
@@ -47,20 +50,27 @@ public enum Script {
     private final ScriptSource source;
     private final String sha;
     private final boolean ofSlot;
+    private final String functionCode;
 
     Script(String file) {
-        this(file, true);
+        this(file, true, false);
     }
 
-    /** @param ofSlot whether the script runs on a slot's keys, with lib.lua, or on a topic's key of its own */
-    Script(String file, boolean ofSlot) {
+    /**
+     * @param ofSlot          whether the script runs on a slot's keys, with lib.lua, or on a topic's key of its own
+     * @param refusedWhenFull whether Redis refuses its calls while its memory is full: the scripts that bring new
+     *                        messages in, not those that take, end or move what is there
+     */
+    Script(String file, boolean ofSlot, boolean refusedWhenFull) {
         this.file = file;
         this.ofSlot = ofSlot;
+
         String body = read(file);
         this.header = ScriptHeader.parse(file, body, Library.HEADER.groups());
         this.source = ofSlot ? ScriptSource.assemble(file, body, header, Library.PARTS, read("replay.lua"),
                 Library.HEADER.keys()) : ScriptSource.assemble(file, body, header);
         this.sha = sha1(source.text());
+        this.functionCode = source.functionCode(functionName(), refusedWhenFull);
     }
 
     /** Whether the script runs on the keys of one slot (lib.lua's KEYS), rather than a topic key of its own. */
@@ -92,6 +102,19 @@ public enum Script {
 
     public String sha() {
         return sha;
+    }
+
+    /**
+     * The name of the script's Redis Function, which is also its library's: {@code rmq_<file>_<start of the
+     * SHA-1>}, e.g. {@code rmq_send_0123456789abcdef}.
+     */
+    public String functionName() {
+        return "rmq_" + file.substring(0, file.length() - ".lua".length()) + "_" + sha.substring(0, 16);
+    }
+
+    /** The library's code, to load after Redis's {@code #!lua name=}{@link #functionName()} line. */
+    public String functionCode() {
+        return functionCode;
     }
 
     /** A Redis error message with the script's line numbers told as the file and line they came from. */

@@ -5,6 +5,7 @@ import dev.rmq.exceptions.RmqUnavailableException;
 import dev.rmq.internal.redis.RedisFailures;
 import dev.rmq.internal.redis.SlotFencedException;
 import org.jspecify.annotations.Nullable;
+import org.redisson.client.RedisOutOfMemoryException;
 
 
 /**
@@ -26,9 +27,14 @@ final class ScriptErrors {
             return new RmqUnavailableException("Redis did not answer " + script + " on " + where + ": "
                     + unreachable.getClass().getSimpleName() + ": " + unreachable.getMessage(), cause);
         }
+        if (message.startsWith("OOM ") || cause instanceof RedisOutOfMemoryException) {
+            return new RmqException("Redis refused " + script.file() + " on " + where + ": its memory is full (used"
+                    + " memory above maxmemory), so it takes nothing new; nothing was written. Acknowledgements"
+                    + " still run, and free memory as consumers work through what waits", cause);
+        }
         int at = message.indexOf("RMQ_");
         if (at < 0) {
-            if (message.contains("user_script:")) {
+            if (message.contains("user_script:") || message.contains("user_function:")) {
                 return new RmqException("script " + script.file() + " failed on " + where + ": "
                         + script.relocate(message), cause);
             }
@@ -60,9 +66,26 @@ final class ScriptErrors {
         return message != null && message.contains("RMQ_");
     }
 
-    static boolean isNoScript(Throwable error) {
+    /**
+     * Whether Redis answered that it does not know the script called: NOSCRIPT to EVALSHA, or an unknown function
+     * to FCALL. A restart without persistence, a flush, or a failover to a replica never sent it: load and repeat.
+     */
+    static boolean isNotLoaded(Throwable error) {
         String message = RedisFailures.unwrap(error).getMessage();
-        return message != null && message.contains("NOSCRIPT");
+        return message != null && (message.contains("NOSCRIPT") || message.contains("Function not found"));
+    }
+
+    /**
+     * Whether a FUNCTION LOAD failed because this Redis cannot take functions from this client: a Redis before 7
+     * does not know the command, and an ACL may forbid it. Not a failure to reach Redis, which says nothing of it.
+     */
+    static boolean isFunctionsRefused(Throwable error) {
+        if (RedisFailures.unreachableCause(error) != null) {
+            return false;
+        }
+        String message = RedisFailures.unwrap(error).getMessage();
+        return message != null && (message.contains("unknown command") || message.contains("NOPERM")
+                || message.contains("unknown subcommand"));
     }
 
 

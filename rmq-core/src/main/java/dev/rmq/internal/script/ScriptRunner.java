@@ -3,8 +3,12 @@ package dev.rmq.internal.script;
 import dev.rmq.exceptions.RmqException;
 import dev.rmq.internal.redis.SlotKeys;
 import org.jspecify.annotations.Nullable;
+import dev.rmq.internal.redis.RedisFailures;
 import org.redisson.api.BatchOptions;
+import org.redisson.api.FunctionMode;
+import org.redisson.api.FunctionResult;
 import org.redisson.api.RBatch;
+import org.redisson.api.RFunctionAsync;
 import org.redisson.api.RFuture;
 import org.redisson.api.RScoredSortedSetAsync;
 import org.redisson.api.RScript;
@@ -13,6 +17,8 @@ import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.ByteArrayCodec;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.client.protocol.ScoredEntry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,24 +28,46 @@ import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Runs script calls by EVALSHA, routed by the slot's hash tag. When a server does not know a script (after a
- * restart or a failover) the call is repeated once with EVAL, which also caches it there. Failures are
- * translated by {@link ScriptErrors}. Beside the scripts it makes the one plain read consumers need, of the
- * slots' heads ({@link #tops}): a script call's fixed cost would be many times that of the read.
+ * Runs script calls, routed by the slot's hash tag: by FCALL where Redis has Functions (Redis 7 and later), else by
+ * EVALSHA. The scripts are loaded on every master before the first call, as Function libraries or into the script
+ * cache; Redis 6.2, or a user not allowed to load functions, is answered by using EVALSHA for the client's life.
+ * A library is defined once per load, where an EVAL script defines lib.lua's functions again on every call: that
+ * is most of what a call that handles one message costs before it does any work. When a server does not know a
+ * script (after a restart without persistence, a failover to a replica that was not sent it, or a flush) the
+ * scripts are loaded again and the call repeated once. Failures are translated by {@link ScriptErrors}. Beside
+ * the scripts it makes the one plain read consumers need, of the slots' heads ({@link #tops}): a script call's
+ * fixed cost would be many times that of the read.
  */
 public final class ScriptRunner {
 
-    private final RedissonClient redisson;
-    /** Whether every master is believed to have the scripts; a NOSCRIPT reply resets it. */
-    private volatile boolean scriptsLoaded;
+    private static final Logger log = LoggerFactory.getLogger(ScriptRunner.class);
+    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
+    private final RedissonClient redisson;
+    /** Whether to load the scripts as Functions where Redis can, or always use EVALSHA. */
+    private final boolean functionsWanted;
+    /** Whether calls run by FCALL: null until a load tells (calls meanwhile use EVALSHA, which every Redis has). */
+    private volatile @Nullable Boolean functions;
+    /** Whether every master is believed to have the scripts; a reply that a script is unknown resets it. */
+    private volatile boolean scriptsLoaded;
+    /** The load under way, which callers that need the scripts share. */
+    private final AtomicReference<@Nullable CompletableFuture<Void>> loading = new AtomicReference<>();
+
+    /** A runner that uses Redis Functions where the server has them. */
     public ScriptRunner(RedissonClient redisson) {
+        this(redisson, true);
+    }
+
+    /** @param functionsWanted false to run every call by EVALSHA, even where Redis has Functions */
+    public ScriptRunner(RedissonClient redisson, boolean functionsWanted) {
         if (redisson == null) {
             throw new IllegalArgumentException("a RedissonClient is required");
         }
         this.redisson = redisson;
+        this.functionsWanted = functionsWanted;
     }
 
     /** Runs one call on its own, on a slot's keys. */
@@ -54,23 +82,34 @@ public final class ScriptRunner {
         return run(key, List.of(key), key, call);
     }
 
+    /** Whether calls now run by FCALL, as Redis Functions; false while that is not known, or after EVALSHA was chosen. */
+    public boolean usesFunctions() {
+        return Boolean.TRUE.equals(functions);
+    }
+
     private <R> CompletableFuture<R> run(String route, List<Object> scriptKeys, String where, ScriptCall<R> call) {
         Script script = call.script();
         Object[] args = call.argv();
-        RScriptAsync async = redisson.getScript(ByteArrayCodec.INSTANCE);
-        return async.<Object>evalShaAsync(route, RScript.Mode.READ_WRITE, script.sha(), RScript.ReturnType.LIST,
-                        scriptKeys, args).toCompletableFuture()
+        return ensureLoaded().thenCompose(v -> invoke(route, scriptKeys, script, args))
                 .exceptionallyCompose(error -> {
-                    if (!ScriptErrors.isNoScript(error)) {
+                    if (!ScriptErrors.isNotLoaded(error)) {
                         return CompletableFuture.failedFuture(ScriptErrors.translate(error, script, where));
                     }
                     scriptsLoaded = false;
-                    return async.<Object>evalAsync(route, RScript.Mode.READ_WRITE, script.source(),
-                                    RScript.ReturnType.LIST, scriptKeys, args).toCompletableFuture()
+                    return ensureLoaded().thenCompose(v -> invoke(route, scriptKeys, script, args))
                             .exceptionallyCompose(again -> CompletableFuture.failedFuture(
                                     ScriptErrors.translate(again, script, where)));
                 })
                 .thenApply(call::decode);
+    }
+
+    private CompletableFuture<Object> invoke(String route, List<Object> scriptKeys, Script script, Object[] args) {
+        if (usesFunctions()) {
+            return redisson.getFunction(ByteArrayCodec.INSTANCE).<Object>callAsync(route, FunctionMode.WRITE,
+                    script.functionName(), FunctionResult.LIST, scriptKeys, args).toCompletableFuture();
+        }
+        return redisson.getScript(ByteArrayCodec.INSTANCE).<Object>evalShaAsync(route, RScript.Mode.READ_WRITE,
+                script.sha(), RScript.ReturnType.LIST, scriptKeys, args).toCompletableFuture();
     }
 
     private static void requireScope(ScriptCall<?> call, boolean ofSlot) {
@@ -168,14 +207,65 @@ public final class ScriptRunner {
     }
 
     /**
-     * Loads every script on every master before a pipeline: a pipelined EVALSHA that meets NOSCRIPT can
-     * only be repeated one call at a time, which would cost a pipeline its single round trip per node and
-     * a durable one its WAIT.
+     * Loads every script on every master, once, and again after a call found one missing: a pipelined call that
+     * meets an unknown script can only be repeated one call at a time, which would cost a pipeline its single
+     * round trip per node and a durable one its WAIT. Never fails: a load that Redis does not answer leaves the
+     * scripts to be loaded before the next call, and the calls to fail on their own.
      */
     private CompletableFuture<Void> ensureLoaded() {
-        if (scriptsLoaded) {
-            return CompletableFuture.completedFuture(null);
+        while (!scriptsLoaded) {
+            CompletableFuture<Void> current = loading.get();
+            if (current != null) {
+                return current;
+            }
+            CompletableFuture<Void> mine = new CompletableFuture<>();
+            if (loading.compareAndSet(null, mine)) {
+                CompletableFuture<Void> load;
+                try {
+                    load = load();
+                } catch (RuntimeException e) {
+                    // Redisson throws rather than fails a command sent to all masters when it cannot connect
+                    load = DONE;
+                }
+                load.whenComplete((v, error) -> {
+                    loading.set(null);
+                    mine.complete(null);
+                });
+                return mine;
+            }
         }
+        return DONE;
+    }
+
+    private CompletableFuture<Void> load() {
+        if (!functionsWanted || Boolean.FALSE.equals(functions)) {
+            return loadScripts();
+        }
+        RFunctionAsync library = redisson.getFunction(StringCodec.INSTANCE);
+        CompletableFuture<?>[] loads = Arrays.stream(Script.values())
+                .map(script -> library.loadAndReplaceAsync(script.functionName(), script.functionCode())
+                        .toCompletableFuture())
+                .toArray(CompletableFuture[]::new);
+        return CompletableFuture.allOf(loads).handle((v, error) -> {
+            if (error == null) {
+                if (functions == null) {
+                    log.info("rmq runs its scripts as Redis Functions, loaded on every master");
+                }
+                functions = true;
+                scriptsLoaded = true;
+                return DONE;
+            }
+            if (ScriptErrors.isFunctionsRefused(error)) {
+                log.info("Redis refused to load rmq's scripts as Functions ({}): rmq runs them by EVALSHA",
+                        RedisFailures.unwrap(error).getMessage());
+                functions = false;
+                return loadScripts();
+            }
+            return DONE;
+        }).thenCompose(next -> next);
+    }
+
+    private CompletableFuture<Void> loadScripts() {
         RScriptAsync async = redisson.getScript(StringCodec.INSTANCE);
         CompletableFuture<?>[] loads = Arrays.stream(Script.values())
                 .map(script -> async.scriptLoadAsync(script.source()).toCompletableFuture())
@@ -250,9 +340,14 @@ public final class ScriptRunner {
         private CompletableFuture<Integer> send(List<Pending<?>> pending, int round) {
             RBatch batch = redisson.createBatch(options);
             List<RFuture<Object>> replies = new ArrayList<>(pending.size());
+            boolean byFunction = usesFunctions();
             for (Pending<?> p : pending) {
-                replies.add(batch.getScript(ByteArrayCodec.INSTANCE).evalShaAsync(p.keys.store(),
-                        RScript.Mode.READ_WRITE, p.call.script().sha(), RScript.ReturnType.LIST, p.scriptKeys, p.args));
+                Script script = p.call.script();
+                replies.add(byFunction
+                        ? batch.getFunction(ByteArrayCodec.INSTANCE).callAsync(p.keys.store(), FunctionMode.WRITE,
+                                script.functionName(), FunctionResult.LIST, p.scriptKeys, p.args)
+                        : batch.getScript(ByteArrayCodec.INSTANCE).evalShaAsync(p.keys.store(),
+                                RScript.Mode.READ_WRITE, script.sha(), RScript.ReturnType.LIST, p.scriptKeys, p.args));
             }
             return batch.executeAsync().toCompletableFuture().handle((result, batchError) -> {
                 List<Pending<?>> failed = new ArrayList<>();
@@ -281,7 +376,7 @@ public final class ScriptRunner {
                     }
                     return CompletableFuture.completedFuture(synced);
                 }
-                if (errors.stream().anyMatch(ScriptErrors::isNoScript)) {
+                if (errors.stream().anyMatch(ScriptErrors::isNotLoaded)) {
                     scriptsLoaded = false;
                 }
                 // Everything goes again, not only what failed: calls that ran replay their reply and refresh

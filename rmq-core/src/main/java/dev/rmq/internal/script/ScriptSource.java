@@ -6,17 +6,25 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The Lua source Redis runs for one script, put together from its parts: lib.lua (its header, and the functions
- * the script calls: see {@link LibraryParts}), a prologue generated from the script's ARGV block (it builds the
- * table {@code ARG} and checks the argument count), the script's own file as the body of {@code rmq_main}, and
- * replay.lua. It remembers where each part starts, so that an error Redis reports at a line of the whole source
- * can be told at the line of the file it came from.
+ * The Lua source Redis runs for one script, put together from its parts, in two forms with one body: for EVAL,
+ * and as a Redis Function library (see {@link #functionCode}). Both define the script as {@code rmq_call(KEYS,
+ * ARGV)}: lib.lua (its header, and the functions the script calls: see {@link LibraryParts}) outside it, once per
+ * load; inside it, what each call needs: the slot's keys bound, lib.lua's {@code begin_call}, a prologue generated
+ * from the script's ARGV block (it builds the table {@code ARG} and checks the argument count), the script's own
+ * file as the body of {@code rmq_main}, and replay.lua. The EVAL form ends by calling it; the library registers
+ * it, so that Redis defines lib.lua's functions once instead of on every call. The source remembers where each
+ * part starts, so that an error Redis reports at a line of the whole source can be told at the line of the file
+ * it came from.
  */
 final class ScriptSource {
 
-    private static final Pattern REDIS_LINE = Pattern.compile("user_script:(\\d+)");
+    /** A line of an EVAL script, or of a Function library, in a Redis error. */
+    private static final Pattern REDIS_LINE = Pattern.compile("user_(script|function):(\\d+)");
+    /** The line Redis adds before a library's code: its {@code #!lua name=...} line. */
+    private static final int LIBRARY_HEADER_LINES = 1;
 
     private final String text;
+    private final String body;
     private final List<Part> parts;
 
     /** Lines {@code first .. first + lines - 1} of the whole source are lines {@code fileLine..} of {@code file}. */
@@ -27,9 +35,10 @@ final class ScriptSource {
 
     private final int[] keys;
 
-    private ScriptSource(String text, List<Part> parts, int[] keys) {
-        this.text = text;
-        this.parts = parts;
+    private ScriptSource(Builder builder, int[] keys) {
+        this.body = builder.text.toString();
+        this.text = body + "return rmq_call(KEYS, ARGV)\n";
+        this.parts = List.copyOf(builder.parts);
         this.keys = keys;
     }
 
@@ -40,31 +49,47 @@ final class ScriptSource {
      */
     static ScriptSource assemble(String file, String body, ScriptHeader header, LibraryParts lib, String replay,
                                  List<String> keyNames) {
-        List<LibraryParts.Part> needed = lib.neededBy(body, replay);
+        List<LibraryParts.Part> needed = lib.neededBy(body, replay, BEGIN_CALL);
         StringBuilder code = new StringBuilder(body).append('\n').append(replay);
         needed.forEach(part -> code.append('\n').append(part.text()));
         int[] keys = usedKeys(file, code.toString(), keyNames);
         Builder builder = new Builder();
-        builder.add(file + " (KEYS)", bindings(keys, keyNames));
+        builder.add(file + " (KEYS)", declarations(keys, keyNames));
         for (LibraryParts.Part part : needed) {
             builder.add("lib.lua", part.text(), part.firstLine());
         }
+        builder.add(file + " (call)", "local function rmq_call(KEYS, ARGV)\n" + bindings(keys, keyNames) + "\n"
+                + BEGIN_CALL);
         builder.add(file + " (ARGV prologue)", Prologue.of(file, header.argv()));
-        builder.add(file + " (wrapper)", "local function rmq_main()");
+        builder.add(file + " (call)", "local function rmq_main()");
         builder.add(file, body);
-        builder.add(file + " (wrapper)", "end");
+        builder.add(file + " (call)", "end");
         builder.add("replay.lua", replay);
-        return new ScriptSource(builder.text.toString(), List.copyOf(builder.parts), keys);
+        builder.add(file + " (call)", "end");
+        return new ScriptSource(builder, keys);
     }
 
     /** A script on keys of its own: its prologue and its file, without lib.lua and replay.lua. */
     static ScriptSource assemble(String file, String body, ScriptHeader header) {
         Builder builder = new Builder();
+        builder.add(file + " (call)", "local function rmq_call(KEYS, ARGV)");
         builder.add(file + " (ARGV prologue)", Prologue.of(file, header.argv()));
-        builder.add(file + " (wrapper)", "local function rmq_main()");
+        builder.add(file + " (call)", "local function rmq_main()");
         builder.add(file, body);
-        builder.add(file + " (wrapper)", "end\nreturn rmq_main()");
-        return new ScriptSource(builder.text.toString(), List.copyOf(builder.parts), new int[0]);
+        builder.add(file + " (call)", "end\nreturn rmq_main()\nend");
+        return new ScriptSource(builder, new int[0]);
+    }
+
+    /** The call of lib.lua's function that starts every call of a slot's script. */
+    private static final String BEGIN_CALL = "begin_call()";
+
+    /** The Lua that declares the keys a script receives, bound on each call: {@code local K_STORE, ..., CALL_KEY}. */
+    private static String declarations(int[] keys, List<String> keyNames) {
+        StringBuilder lua = new StringBuilder("local ");
+        for (int key : keys) {
+            lua.append("K_").append(keyNames.get(key).toUpperCase(java.util.Locale.ROOT)).append(", ");
+        }
+        return lua.append("CALL_KEY").toString();
     }
 
     /** Indexes into the slot's key names of the keys the code uses, in that order. */
@@ -82,18 +107,30 @@ final class ScriptSource {
         return used.stream().mapToInt(Integer::intValue).toArray();
     }
 
-    /** The Lua that binds the keys a script receives: {@code local K_STORE = KEYS[1]}, ..., then the call key. */
+    /** The Lua that binds the keys a call receives: {@code K_STORE = KEYS[1]}, ..., then the call key. */
     private static String bindings(int[] keys, List<String> keyNames) {
         StringBuilder lua = new StringBuilder();
         for (int i = 0; i < keys.length; i++) {
-            lua.append("local K_").append(keyNames.get(keys[i]).toUpperCase(java.util.Locale.ROOT)).append(" = KEYS[")
+            lua.append("K_").append(keyNames.get(keys[i]).toUpperCase(java.util.Locale.ROOT)).append(" = KEYS[")
                     .append(i + 1).append("]\n");
         }
-        return lua.append("local CALL_KEY = KEYS[").append(keys.length + 1).append(']').toString();
+        return lua.append("CALL_KEY = KEYS[").append(keys.length + 1).append(']').toString();
     }
 
+    /** The EVAL form. */
     String text() {
         return text;
+    }
+
+    /**
+     * The library form's code, to follow the {@code #!lua name=<library>} line Redis needs first: the script's
+     * call registered as the function {@code name}. {@code refusedWhenFull} leaves out the {@code allow-oom} flag,
+     * so that Redis refuses the call while its memory is full, as it refuses a write; without the flag Redis would
+     * refuse every call of the function then, even one that frees memory, such as an acknowledgement.
+     */
+    String functionCode(String name, boolean refusedWhenFull) {
+        return body + "redis.register_function{function_name='" + name + "', callback=rmq_call"
+                + (refusedWhenFull ? "" : ", flags={'allow-oom'}") + "}\n";
     }
 
     /**
@@ -104,7 +141,7 @@ final class ScriptSource {
         return keys;
     }
 
-    /** The file and line of a line of the whole source, e.g. {@code send.lua:12}. */
+    /** The file and line of a line of the EVAL form, e.g. {@code send.lua:12}. */
     String locate(int line) {
         for (Part part : parts) {
             if (line >= part.first && line < part.first + part.lines) {
@@ -114,12 +151,14 @@ final class ScriptSource {
         return "line " + line + " of the assembled script";
     }
 
-    /** {@code message} with every {@code user_script:N} told as the file and line it came from. */
+    /** {@code message} with every {@code user_script:N} and {@code user_function:N} told as the file and line. */
     String relocate(String message) {
         Matcher matcher = REDIS_LINE.matcher(message);
         StringBuilder out = new StringBuilder();
         while (matcher.find()) {
-            matcher.appendReplacement(out, Matcher.quoteReplacement(locate(Integer.parseInt(matcher.group(1)))));
+            int line = Integer.parseInt(matcher.group(2));
+            int offset = matcher.group(1).equals("function") ? LIBRARY_HEADER_LINES : 0;
+            matcher.appendReplacement(out, Matcher.quoteReplacement(locate(line - offset)));
         }
         matcher.appendTail(out);
         return out.toString();

@@ -77,8 +77,9 @@
 -- The lease deadline in prepare doubles as the delivery token: an ack must quote it,
 -- so an ack from a delivery whose lease was recovered and redelivered is refused.
 
--- Globals read in loops, as locals: a global is a table lookup on every use, a local is not.
-local redis, tonumber, string, struct, math, ARGV = redis, tonumber, string, struct, math, ARGV
+-- Globals read in loops, as locals: a global is a table lookup on every use, a local is not. A Function library
+-- cannot read them while it loads (Redis gives it only `redis` then), so begin_call binds them as each call starts.
+local tonumber, string, struct, math
 
 local ENV_VERSION = 2
 -- version, flags, attempts, score
@@ -95,9 +96,26 @@ local function now_us()
     return tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 
-local NOW_US = now_us()
-local NOW_MS = math.floor(NOW_US / 1000)
-math.randomseed(NOW_US % 2147483647)
+-- What one call knows of itself. A script's source is loaded once and its functions kept between calls (a
+-- Redis Function is defined once, not per call), so each call starts with begin_call, which reads the clock and
+-- forgets what the call before noted.
+-- The Redis clock when the call began, in microseconds and milliseconds.
+local NOW_US, NOW_MS = 0, 0
+-- The highest priority this call placed among the waiting messages, for wake_if_earlier.
+local PLACED_TOP = nil
+-- Whether any message is parked in the slot, asked at most once per call (see any_parked).
+local PARKED_SEEN = nil
+-- The earliest due time of the messages unparked in this call, for the caller to wake consumers by.
+local UNPARKED_DUE = nil
+
+local function begin_call()
+    tonumber, string, struct, math = _G.tonumber, _G.string, _G.struct, _G.math
+    NOW_US = now_us()
+    NOW_MS = math.floor(NOW_US / 1000)
+    math.randomseed(NOW_US % 2147483647)
+    PLACED_TOP, PARKED_SEEN, UNPARKED_DUE = nil, nil, nil
+end
+
 -- The place among equals of the index-th message (from 0) of this call, for a topic of type typ. The clock part
 -- is split in two, so that each half stays an exact Lua number.
 local function order_of(typ, index)
@@ -309,9 +327,6 @@ local function expire(key, env, policy)
     end
 end
 
--- The highest priority this call placed among the waiting messages, for wake_if_earlier.
-local PLACED_TOP = nil
-
 -- Notes a priority placed among the waiting messages, for wake_if_earlier.
 local function note_priority(score)
     if PLACED_TOP == nil or score > PLACED_TOP then
@@ -366,7 +381,6 @@ local function place(typ, key, env, m)
     return m.score
 end
 
-local PARKED_SEEN = nil
 -- Whether any message is parked in the slot, asked once per call.
 local function any_parked()
     if PARKED_SEEN == nil then
@@ -374,9 +388,6 @@ local function any_parked()
     end
     return PARKED_SEEN
 end
-
--- The earliest due time of the messages unparked in this call, for the caller to wake consumers by.
-local UNPARKED_DUE = nil
 
 -- A delivery of key ended: the message parked behind it, if any, joins the waiting messages as a new one.
 -- Returns true when there was one.

@@ -111,7 +111,7 @@ class ScriptProtocolTests {
     @Test
     void theLibrarysKeysAreTheSlotKeysAndEachScriptIsGivenTheOnesItUsesInThatOrder() {
         assertThat(Script.libraryHeader().keys()).containsExactlyElementsOf(SlotKeys.NAMES);
-        Pattern binding = Pattern.compile("(?m)^local K_([A-Z]+) = KEYS\\[(\\d+)]$");
+        Pattern binding = Pattern.compile("(?m)^K_([A-Z]+) = KEYS\\[(\\d+)]$");
         for (Script script : Script.values()) {
             if (!script.ofSlot()) {
                 continue;
@@ -128,7 +128,7 @@ class ScriptProtocolTests {
             List<String> expected = java.util.Arrays.stream(keys).mapToObj(SlotKeys.NAMES::get).toList();
             assertThat(bound).as("the keys %s binds", script.file()).containsExactlyElementsOf(expected);
             assertThat(script.source()).as("%s binds the call key after them", script.file())
-                    .contains("local CALL_KEY = KEYS[" + (keys.length + 1) + "]");
+                    .contains("\nCALL_KEY = KEYS[" + (keys.length + 1) + "]\n");
         }
         assertThat(java.util.Arrays.stream(Script.SEND.keys()).mapToObj(SlotKeys.NAMES::get))
                 .as("a send touches only these").containsExactly("store", "body", "delayed", "wake", "expiry");
@@ -158,6 +158,9 @@ class ScriptProtocolTests {
         int lineInLibrary = Script.read(Script.LIBRARY).lines().toList().indexOf("local function take_inflight(key)") + 1;
         int lineInPrepare = Script.PREPARE.source().lines().toList().indexOf("local function take_inflight(key)") + 1;
         assertThat(Script.PREPARE.relocate("user_script:" + lineInPrepare + ": boom"))
+                .isEqualTo("lib.lua:" + lineInLibrary + ": boom");
+        // a library's code follows the #!lua line Redis requires, so its lines are one further on
+        assertThat(Script.PREPARE.relocate("user_function:" + (lineInPrepare + 1) + ": boom"))
                 .isEqualTo("lib.lua:" + lineInLibrary + ": boom");
     }
 

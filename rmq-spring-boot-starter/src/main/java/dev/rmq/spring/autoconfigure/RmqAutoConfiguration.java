@@ -74,6 +74,7 @@ public final class RmqAutoConfiguration {
                 .maxPayloadBytes(Math.toIntExact(properties.maxPayloadSize().toBytes()))
                 .metrics(metrics.getIfUnique(() -> RmqMetrics.NONE))
                 .outageThreshold(properties.redis().outageThreshold())
+                .scriptMode(properties.redis().scriptMode())
                 .zone(properties.zone());
         List<MessageJournal> journals = journal.orderedStream().toList();
         if (journals.size() > 1) {

@@ -1,5 +1,6 @@
 package dev.rmq.spring.autoconfigure;
 
+import dev.rmq.ScriptMode;
 import org.jspecify.annotations.Nullable;
 import org.redisson.config.SslVerificationMode;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -27,6 +28,8 @@ import java.util.List;
  *                       down); one INFO line gives its length when Redis answers again.
  * @param pool           The connections rmq's Redisson client keeps to each Redis node (not used when the
  *                       application brings its own RedissonClient).
+ * @param scriptMode     How rmq runs its scripts: FUNCTIONS (Redis Functions where every master can load them,
+ *                       else EVALSHA) or EVALSHA (always, for a proxy that passes EVALSHA but not FCALL).
  */
 public record RmqRedisProperties(@Nullable String address,
                                  List<String> nodes,
@@ -39,7 +42,8 @@ public record RmqRedisProperties(@Nullable String address,
                                  @Nullable String clientName,
                                  @DefaultValue Ssl ssl,
                                  @DefaultValue("2s") Duration outageThreshold,
-                                 @Nullable Pool pool) {
+                                 @Nullable Pool pool,
+                                 @DefaultValue("FUNCTIONS") ScriptMode scriptMode) {
 
     public RmqRedisProperties {
         nodes = nodes == null ? List.of() : List.copyOf(nodes);

@@ -102,6 +102,19 @@ class RmqRedisAutoConfigurationTests {
     }
 
     @Test
+    void runsTheScriptsByEvalshaWhenToldTo() {
+        contextRunner.withPropertyValues("rmq.redis.address=" + redis.address(), "rmq.redis.script-mode=evalsha")
+                .run(context -> {
+                    redis.command("CONFIG", "RESETSTAT");
+                    sendsAndCounts(context.getBean(RmqClient.class));
+                    assertThat(redis.info("commandstats")).containsKey("cmdstat_evalsha").doesNotContainKey("cmdstat_fcall");
+                });
+        contextRunner.withPropertyValues("rmq.redis.address=" + redis.address(), "rmq.redis.script-mode=eval")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("No enum constant dev.rmq.ScriptMode.eval"));
+    }
+
+    @Test
     void authenticatesAsAnAclUser() {
         contextRunner.withPropertyValues("rmq.redis.address=" + redis.address(), "rmq.redis.username=alice",
                 "rmq.redis.password=s3cret", "rmq.redis.client-name=acl-user").run(context -> {
