@@ -62,12 +62,18 @@ if lease_head[2] and tonumber(lease_head[2]) <= NOW_US then
     end
     lease_head = nil
 end
-local expired = sweep_expired(limit, policy)
+-- One command asks whether any message has a time to live and whether the topic is paused: on most slots
+-- neither, and then neither the sweep nor the pause costs a command of its own.
+local rare = redis.call('EXISTS', K_EXPIRY, K_PAUSED)
+local expired = 0
+if rare > 0 then
+    expired = sweep_expired(limit, policy)
+end
 local deadline = NOW_US + lease_ms * 1000
 local out = { deadline, 0, #recovered, expired, 0, '', ended, 0 }
 local NEXT, HEAD = 6, 8
 
-if redis.call('EXISTS', K_PAUSED) == 1 then
+if rare > 0 and redis.call('EXISTS', K_PAUSED) == 1 then
     -- no planned poll, so that sends do not wake a consumer that would take nothing; a resume wakes every slot
     redis.call('DEL', K_WAKE)
     out[2] = idle_ms
@@ -128,8 +134,16 @@ if count > 0 then
     if redis.call('EXISTS', K_RETRY) == 1 then
         redis.call('ZREM', K_RETRY, unpack(keys))
     end
+    -- a taken key still in flight is parked; the lease head read above says whether any is, unless the
+    -- recovery changed it
+    local any_in_flight
+    if lease_head then
+        any_in_flight = lease_head[1] ~= nil
+    else
+        any_in_flight = redis.call('EXISTS', K_PREPARE) == 1
+    end
     local in_flight = nil
-    if leased and redis.call('EXISTS', K_PREPARE) == 1 then
+    if leased and any_in_flight then
         in_flight = redis.call('ZMSCORE', K_PREPARE, unpack(keys))
     end
     local leases, bodies, leaving_expiry = {}, {}, {}
