@@ -22,7 +22,6 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -241,12 +240,14 @@ public final class ScriptRunner {
         if (!functionsWanted || Boolean.FALSE.equals(functions)) {
             return loadScripts();
         }
-        RFunctionAsync library = redisson.getFunction(StringCodec.INSTANCE);
-        CompletableFuture<?>[] loads = Arrays.stream(Script.values())
-                .map(script -> library.loadAndReplaceAsync(script.functionName(), script.functionCode())
-                        .toCompletableFuture())
-                .toArray(CompletableFuture[]::new);
-        return CompletableFuture.allOf(loads).handle((v, error) -> {
+        // one batch: one round trip and one connection per master, where separate loads would open a connection
+        // each for the moment
+        RBatch batch = redisson.createBatch(BatchOptions.defaults());
+        RFunctionAsync library = batch.getFunction(StringCodec.INSTANCE);
+        for (Script script : Script.values()) {
+            library.loadAndReplaceAsync(script.functionName(), script.functionCode());
+        }
+        return batch.executeAsync().toCompletableFuture().handle((v, error) -> {
             if (error == null) {
                 if (functions == null) {
                     log.info("rmq runs its scripts as Redis Functions, loaded on every master");
@@ -266,11 +267,12 @@ public final class ScriptRunner {
     }
 
     private CompletableFuture<Void> loadScripts() {
-        RScriptAsync async = redisson.getScript(StringCodec.INSTANCE);
-        CompletableFuture<?>[] loads = Arrays.stream(Script.values())
-                .map(script -> async.scriptLoadAsync(script.source()).toCompletableFuture())
-                .toArray(CompletableFuture[]::new);
-        return CompletableFuture.allOf(loads).handle((v, error) -> {
+        RBatch batch = redisson.createBatch(BatchOptions.defaults());
+        RScriptAsync async = batch.getScript(StringCodec.INSTANCE);
+        for (Script script : Script.values()) {
+            async.scriptLoadAsync(script.source());
+        }
+        return batch.executeAsync().toCompletableFuture().handle((v, error) -> {
             scriptsLoaded = error == null;
             return null;
         });
