@@ -1,6 +1,9 @@
 package dev.rmq.consumer;
 
-/** What Redis did when a delivery was ended: committed, rolled back, buried, expired, released, or nothing. */
+/**
+ * What Redis did when a delivery was ended: committed, rolled back, buried, expired, released, or nothing (its lease
+ * was lost, or a cancel removed it).
+ */
 public enum AckOutcome {
     /** The message is done and gone. */
     COMMITTED("committed"),
@@ -17,7 +20,12 @@ public enum AckOutcome {
     /** The lease had already run out (the message was recovered and may be redelivered); nothing was done. */
     STALE("stale"),
     /** The in-flight message was missing; nothing was done. */
-    GONE("gone");
+    GONE("gone"),
+    /**
+     * A cancel removed the delivery while it was in flight; nothing more was done. A newer send of the key, if any,
+     * waits as usual.
+     */
+    CANCELLED("cancelled");
 
     private final String scriptName;
 

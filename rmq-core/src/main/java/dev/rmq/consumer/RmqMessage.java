@@ -44,9 +44,20 @@ public interface RmqMessage<T> {
     Instant leaseDeadline();
 
     /**
+     * Whether the message was cancelled while this delivery was in flight ({@code RmqProducer.cancel}): a handler
+     * with long work can ask between its steps and stop early, since its ending will change nothing. Asks Redis
+     * (one read) until it learns that the delivery was cancelled; a renewal of the lease may also have learnt it.
+     * Always false where no lease is held (at most once), since the message left Redis when it was taken.
+     */
+    default boolean cancelled() {
+        return false;
+    }
+
+    /**
      * Extends the lease to {@code duration} from now (by the Redis clock), for a handler that needs longer.
      *
-     * @throws dev.rmq.RmqException when the lease was already lost: the message may be redelivered elsewhere
+     * @throws dev.rmq.exceptions.RmqException when the lease was already lost: the message may be redelivered elsewhere
+     * @throws dev.rmq.exceptions.MessageCancelledException when the message was cancelled while in flight
      */
     void extendLease(Duration duration);
 }

@@ -111,6 +111,8 @@ public final class MicrometerRmqMetrics implements RmqMetrics {
             case RETRY -> counter("rmq.retries", "Messages rolled back for a retry", topic, null).increment();
             case DEAD -> counter("rmq.dead", "Messages moved to the dead queue", topic, null).increment();
             case STALE -> counter("rmq.ack.stale", "Acks refused because the lease was lost", topic, null).increment();
+            case CANCELLED -> counter("rmq.ack.cancelled", "Deliveries ended after a cancel removed them in flight",
+                    topic, null).increment();
             case EXPIRED -> expired(topic, 1);
             case RELEASED -> counter("rmq.released", "Messages handed back without an attempt: by the handler or the"
                     + " program, or unstarted at a stop", topic, null).increment();

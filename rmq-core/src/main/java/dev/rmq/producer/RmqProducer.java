@@ -53,7 +53,16 @@ public interface RmqProducer {
         return Futures.join(sendAllAsync(messages));
     }
 
-    /** Removes a waiting (or retrying) message; in-flight and dead ones are left alone. */
+    /**
+     * Removes the message of a key: the one that waits (or retries, or waits behind a delivery of its key), and the
+     * delivery in flight, if any; dead ones are left alone. Yields whether either was there.
+     *
+     * <p>A handler that holds a cancelled delivery is not interrupted: it can ask {@link
+     * dev.rmq.consumer.RmqMessage#cancelled()}, its lease extensions fail, and its ending reports {@link
+     * dev.rmq.consumer.AckOutcome#CANCELLED} instead of committing, retrying or burying. A cancel and an ending of
+     * the same delivery are ordered by Redis: the one that comes first wins, and the other says so (a cancel that
+     * comes second finds nothing in flight; an ending that comes second reports {@code CANCELLED}).
+     */
     CompletionStage<Boolean> cancelAsync(MessageRef ref);
 
     default boolean cancel(MessageRef ref) {

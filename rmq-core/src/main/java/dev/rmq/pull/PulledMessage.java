@@ -9,7 +9,8 @@ import java.time.Duration;
  * A message an {@link RmqPuller} handed over, under a lease ({@link #leaseDeadline()}). The program ends it once,
  * with one of the methods below; each is one call to Redis and says what Redis did. On an at-most-once topic the
  * message left Redis when it was taken: {@link #ack()} needs no call, and a retry or a burial cannot bring it back
- * ({@link AckOutcome#GONE}, logged).
+ * ({@link AckOutcome#GONE}, logged). A message cancelled while it was held answers {@link AckOutcome#CANCELLED}
+ * to any of them, and changes nothing.
  *
  * @param <T> the payload type
  */

@@ -43,7 +43,7 @@ class ClusterKeyLayoutTests extends ClusterFixture {
                         "inflight{" + tag + "}", "delayed{" + tag + "}", "dead{" + tag + "}", "deadbody{" + tag + "}",
                         "wake{" + tag + "}", "owner{" + tag + "}", "parked{" + tag + "}", "expiry{" + tag + "}",
                         "paused{" + tag + "}", "hold{" + tag + "}",
-                        "retry{" + tag + "}");
+                        "retry{" + tag + "}", "cancelled{" + tag + "}");
                 int clusterSlot = cluster.keySlot(keys.store());
                 for (Object key : keys.asScriptKeys()) {
                     assertThat(cluster.keySlot((String) key))

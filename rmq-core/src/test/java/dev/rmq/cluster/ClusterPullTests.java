@@ -1,6 +1,7 @@
 package dev.rmq.cluster;
 
 import dev.rmq.RmqClient;
+import dev.rmq.consumer.AckOutcome;
 import dev.rmq.inspect.TopicCounts;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.producer.StoredMessage;
@@ -64,6 +65,37 @@ class ClusterPullTests extends ClusterFixture {
             for (TopicDefinition topic : topics) {
                 assertNothingLeftBehind(topic);
             }
+        }
+    }
+
+    /** A cancel in flight on every master: each delivery leaves at once, and each holder's ack says so. */
+    @Test
+    void aCancelInFlightOnEveryMasterEndsEachDeliveryAsCancelled() {
+        TopicDefinition topic = freshTopic("cluster-cancel", TopicType.PRIORITY);
+        try (RmqClient rmq = RmqClient.builder(redisson).topic(topic).build()) {
+            List<OutgoingMessage> batch = new ArrayList<>();
+            for (int i = 0; i < 48; i++) {
+                batch.add(message(topic, "k" + i, "payload-" + i, 17 + i));
+            }
+            rmq.producer().sendAll(batch);
+            RmqPuller<String> puller = rmq.puller(String.class).topics(topic.name()).build();
+            puller.start();
+            List<PulledMessage<String>> held = new ArrayList<>();
+            await().atMost(PATIENCE).until(() -> {
+                held.addAll(puller.poll(48 - held.size(), java.time.Duration.ofMillis(500)));
+                return held.size() == 48;
+            });
+            assertThat(held.stream().map(m -> topic.slotOf(m.key())).distinct()).hasSize(SLOTS);
+
+            for (PulledMessage<String> message : held) {
+                assertThat(rmq.producer().cancel(ref(topic.name(), message.key()))).isTrue();
+            }
+            assertThat(rmq.inspector().counts(topic.name()).total().inFlight()).isZero();
+            for (PulledMessage<String> message : held) {
+                assertThat(message.cancelled()).isTrue();
+                assertThat(message.ack()).as("the ack of %s", message.key()).isEqualTo(AckOutcome.CANCELLED);
+            }
+            assertNothingLeftBehind(topic);
         }
     }
 }

@@ -182,6 +182,23 @@ class PullApiTests {
     }
 
     @Test
+    void aMessageCancelledInFlightCannotBeExtendedAndItsSettleSaysCancelled() {
+        api.send("t-pull", Map.of("payload", "x", "key", "cancel-1", "priority", 20));
+        JsonNode delivery = api.pullKey("t-pull", "cancel-1");
+        String token = delivery.path("token").asString();
+
+        api.delete("/api/v1/topics/t-pull/messages/cancel-1").expect(200);
+
+        api.get("/api/v1/topics/t-pull/messages/cancel-1").problem("not-found", 404);
+        JsonNode refused = api.post("/api/v1/deliveries/" + token + "/extend",
+                HttpApi.json(Map.of("duration", "PT5M"))).problem("lease-expired", 410);
+        assertThat(refused.path("detail").asString()).contains("cancel-1", "was cancelled while in flight");
+        assertThat(api.ack(delivery).path("outcome").asString()).isEqualTo("CANCELLED");
+        api.post("/api/v1/deliveries/" + token + "/ack").problem("lease-expired", 410);
+        api.delete("/api/v1/topics/t-pull/messages/cancel-1").problem("not-found", 404);
+    }
+
+    @Test
     void manyDeliveriesAreAcknowledgedInOneCallAndAnUnknownTokenIsStale() {
         Set<String> keys = Set.of("many-1", "many-2", "many-3");
         keys.forEach(key -> api.send("t-pull", Map.of("payload", key, "key", key, "priority", 20)));

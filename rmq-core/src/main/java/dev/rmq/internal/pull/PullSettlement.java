@@ -3,7 +3,9 @@ package dev.rmq.internal.pull;
 import dev.rmq.consumer.AckOutcome;
 import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.internal.redis.SlotFencedException;
+import dev.rmq.exceptions.MessageCancelledException;
 import dev.rmq.internal.script.AckCall;
+import dev.rmq.internal.script.ExtendCall;
 import dev.rmq.internal.slot.Ending;
 import dev.rmq.internal.slot.SlotSession;
 import dev.rmq.metrics.RmqMetrics;
@@ -130,6 +132,10 @@ final class PullSettlement<T> {
             renewed = delivery.session().extendOne(delivery, duration);
         } catch (SlotFencedException e) {
             throw leaseExpired(delivery, "its slot was taken over by another consumer");
+        }
+        if (renewed == ExtendCall.CANCELLED) {
+            throw new MessageCancelledException("message '" + delivery.key() + "' of topic " + topic.name()
+                    + " was cancelled while in flight: its lease is not extended, and its ending changes nothing");
         }
         if (renewed == 0) {
             throw leaseExpired(delivery, "its lease ran out and it was recovered");

@@ -1,7 +1,8 @@
 package dev.rmq.internal.script;
 
 /**
- * cancel.lua: removes a waiting or retrying message; yields whether one was removed.
+ * cancel.lua: removes the message of a key that waits (or retries, or is parked) and cancels its delivery in
+ * flight; yields whether either was there.
  *
  * @param key the message key
  */
@@ -9,7 +10,8 @@ public record CancelCall(String key) implements ScriptCall<Boolean> {
 
     static final Argv<CancelCall> ARGV = Argv.<CancelCall>builder().arg("key", CancelCall::key).build();
 
-    static final Reply<Boolean> REPLY = Reply.of(Reply.fields().flag("removed"), head -> head.flag("removed"));
+    static final Reply<Boolean> REPLY = Reply.of(Reply.fields().flag("waiting").flag("in_flight"),
+            head -> head.flag("waiting") || head.flag("in_flight"));
 
     @Override
     public Script script() {

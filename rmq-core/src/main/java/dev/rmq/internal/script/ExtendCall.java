@@ -11,6 +11,9 @@ import java.util.List;
  */
 public record ExtendCall(long leaseMs, String fence, List<Lease> leases) implements ScriptCall<List<Long>> {
 
+    /** The token extend.lua answers for a delivery that a cancel removed, where a lost lease answers 0. */
+    public static final long CANCELLED = -1;
+
     /** A delivery's key and the lease deadline it holds now. */
     public record Lease(String key, long token) {
     }

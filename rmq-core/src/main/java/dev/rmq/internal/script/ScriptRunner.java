@@ -37,8 +37,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * is most of what a call that handles one message costs before it does any work. When a server does not know a
  * script (after a restart without persistence, a failover to a replica that was not sent it, or a flush) the
  * scripts are loaded again and the call repeated once. Failures are translated by {@link ScriptErrors}. Beside
- * the scripts it makes the one plain read consumers need, of the slots' heads ({@link #tops}): a script call's
- * fixed cost would be many times that of the read.
+ * the scripts it makes the plain reads consumers need, of the slots' heads ({@link #tops}) and of a cancel's mark
+ * ({@link #cancelMark}): a script call's fixed cost would be many times that of the read.
  */
 public final class ScriptRunner {
 
@@ -176,6 +176,15 @@ public final class ScriptRunner {
                 : store.entryRangeAsync(0, n - 1);
         return first.toCompletableFuture().thenApply(entries -> entries.stream()
                 .map(entry -> entry.getScore().longValue()).toList());
+    }
+
+    /**
+     * The lease deadline a cancel marked for the delivery of {@code key} (see cancel.lua), or null: a plain read,
+     * for a handler that asks whether it was cancelled.
+     */
+    public CompletableFuture<@Nullable Double> cancelMark(SlotKeys keys, String key) {
+        return redisson.<String>getScoredSortedSet(keys.cancelled(), StringCodec.INSTANCE).getScoreAsync(key)
+                .toCompletableFuture();
     }
 
     /** Whether a slot's wake key already tells its consumer of any priority above {@code head}. */

@@ -1,8 +1,10 @@
 package dev.rmq.internal.slot;
 
+import dev.rmq.exceptions.MessageCancelledException;
 import dev.rmq.exceptions.RmqException;
 import dev.rmq.consumer.RmqMessage;
 import dev.rmq.internal.redis.Envelope;
+import dev.rmq.internal.script.ExtendCall;
 import dev.rmq.topic.TopicType;
 
 import java.time.Duration;
@@ -30,6 +32,8 @@ public class Delivery<T> implements RmqMessage<T> {
     private volatile long token;
     /** When its lease ends, on this JVM's nano clock (estimated from the Redis clock at the poll). */
     private volatile long leaseEndsNanos;
+    /** Whether Redis said that a cancel removed it: its ending then reports the cancel, and nothing renews it. */
+    private volatile boolean cancelled;
 
     public Delivery(SlotSession<T> session, String key, Envelope envelope, byte[] rawEnvelope, T payload,
                        long token, long leaseEndsNanos) {
@@ -65,8 +69,15 @@ public class Delivery<T> implements RmqMessage<T> {
         return session.leased() && leaseEndsNanos - nowNanos <= 0;
     }
 
-    /** A renewal: the new token, and how long from {@code fromNanos} the lease now runs. */
+    /**
+     * A renewal: the new token, and how long from {@code fromNanos} the lease now runs. A cancelled delivery keeps
+     * its token, which its ending quotes so that Redis reports the cancel.
+     */
     final void renewed(long newToken, long fromNanos, Duration lease) {
+        if (newToken == ExtendCall.CANCELLED) {
+            cancelled = true;
+            return;
+        }
         this.token = newToken;
         if (newToken != 0) {
             this.leaseEndsNanos = fromNanos + lease.toNanos();
@@ -83,6 +94,19 @@ public class Delivery<T> implements RmqMessage<T> {
 
     public final boolean leaseLost() {
         return token == 0;
+    }
+
+    /** Whether its lease is worth renewing: neither lost nor cancelled, as far as this consumer knows. */
+    public final boolean renewable() {
+        return token != 0 && !cancelled;
+    }
+
+    @Override
+    public boolean cancelled() {
+        if (!cancelled && token != 0 && session.leased()) {
+            cancelled = session.cancelled(this);
+        }
+        return cancelled;
     }
 
     @Override
@@ -144,7 +168,12 @@ public class Delivery<T> implements RmqMessage<T> {
     @Override
     public void extendLease(Duration duration) {
         checkExtension(duration);
-        if (leaseLost() || session.extendOne(this, duration) == 0) {
+        long renewed = leaseLost() || cancelled ? token : session.extendOne(this, duration);
+        if (cancelled) {
+            throw new MessageCancelledException("message '" + key + "' in " + topic + "_" + slot()
+                    + " was cancelled while in flight: its lease is not extended, and its ending changes nothing");
+        }
+        if (renewed == 0) {
             throw new RmqException("the lease of message '" + key + "' in " + topic + "_" + slot()
                     + " was already lost; it may be delivered again", null);
         }

@@ -115,6 +115,7 @@ public final class HandlerFailures {
             case STALE -> "its lease had run out before, so nothing was done: it is delivered again";
             case GONE -> topic.delivery() == DeliveryGuarantee.AT_MOST_ONCE
                     ? "the topic is at-most-once, so it is gone" : "it was no longer in flight";
+            case CANCELLED -> "it was cancelled while in flight, so nothing more was done";
             case COMMITTED, RELEASED -> "it was " + outcome.scriptName();
         };
     }

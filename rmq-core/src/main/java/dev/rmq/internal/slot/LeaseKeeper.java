@@ -94,7 +94,7 @@ public final class LeaseKeeper {
             Delivery<?> left = unwatched.get();
             List<Delivery<?>> renewed = new ArrayList<>();
             for (Delivery<?> delivery : watched.outstanding()) {
-                if (delivery != left && !delivery.leaseLost()) {
+                if (delivery != left && delivery.renewable()) {
                     renewed.add(delivery);
                 }
             }

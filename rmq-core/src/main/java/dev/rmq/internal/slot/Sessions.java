@@ -299,6 +299,9 @@ public final class Sessions<T> {
         if (outcome == AckOutcome.STALE) {
             log.info("{} {}: the lease of '{}' in {} ran out before its ack; it is redelivered", kind(), id(),
                     key, session.keys.hashTag());
+        } else if (outcome == AckOutcome.CANCELLED) {
+            log.info("{} {}: '{}' in {} was cancelled while in flight; its ending changed nothing", kind(), id(),
+                    key, session.keys.hashTag());
         }
         events().emit(() -> new RmqEvent.Acknowledged(Instant.now(), topic().name(), session.slot, id(), key,
                 outcome, reason));

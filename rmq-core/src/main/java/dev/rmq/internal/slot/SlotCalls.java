@@ -97,6 +97,12 @@ public final class SlotCalls {
                 leases))));
     }
 
+    /** Whether a cancel removed the delivery of {@code key} that holds lease {@code token} (see cancel.lua). */
+    public boolean cancelled(SlotKeys keys, String key, long token) {
+        Double marked = watched(() -> Futures.joinBounded(scripts.cancelMark(keys, key)));
+        return marked != null && marked.longValue() == token;
+    }
+
     /** Runs a call under the container's outage watch. */
     private <R> R watched(Supplier<R> call) {
         long id = outage.begin();

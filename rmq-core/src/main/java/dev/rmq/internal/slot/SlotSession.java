@@ -316,7 +316,7 @@ public final class SlotSession<T> {
         List<Delivery<?>> live = new ArrayList<>();
         if (owner.guarantee().leased()) {
             for (Delivery<?> delivery : deliveries) {
-                if (!delivery.leaseLost()) {
+                if (delivery.renewable()) {
                     leases.add(new ExtendCall.Lease(delivery.key(), delivery.token()));
                     live.add(delivery);
                 }
@@ -349,8 +349,8 @@ public final class SlotSession<T> {
     }
 
     /**
-     * A handler's or the program's own extension of one delivery; returns the new token, or 0 when its lease was
-     * already lost, or when the topic holds no leases.
+     * A handler's or the program's own extension of one delivery; returns the new token, 0 when its lease was
+     * already lost or the topic holds no leases, or {@link ExtendCall#CANCELLED} when a cancel removed it.
      *
      * @throws SlotFencedException when the slot is another consumer's now
      */
@@ -372,6 +372,11 @@ public final class SlotSession<T> {
             delivery.renewed(renewed, before, duration);
             return renewed;
         }
+    }
+
+    /** Whether a cancel removed {@code delivery} while in flight (see cancel.lua): one read of the slot's marks. */
+    boolean cancelled(Delivery<?> delivery) {
+        return owner.calls().cancelled(keys, delivery.key(), delivery.token());
     }
 
     /** Redis refused the fencing token during {@code during}: the slot is another consumer's, said once. */

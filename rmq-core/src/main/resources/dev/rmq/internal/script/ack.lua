@@ -16,9 +16,10 @@
 --     reason        why it failed, or was handed back ('' on commit)
 -- RETURNS
 --   results[]       one per ack, in order, each:
---     outcome       one of: committed retry dead expired merged released stale gone
+--     outcome       one of: committed retry dead expired merged released stale gone cancelled
 --                   expired: its time to live ran out, so it is not retried; merged: a newer send of the key
---                   already waits; stale: the lease was lost, nothing done; gone: the in-flight body was missing
+--                   already waits; stale: the lease was lost, nothing done; gone: the in-flight body was missing;
+--                   cancelled: a cancel removed the delivery, nothing done
 -- ERRORS
 --   RMQ_FENCED      the fencing token is not the slot owner's
 local policy = policy_from(ARG.policy)

@@ -8,7 +8,8 @@
 --     token         the lease deadline the delivery holds now
 -- RETURNS
 --   leases[]        one per delivery, in order, each:
---     token         the new token (lease deadline in microseconds), or 0 where the lease was already lost
+--     token         the new token (lease deadline in microseconds), 0 where the lease was already lost, or -1
+--                   where a cancel removed the delivery
 -- ERRORS
 --   RMQ_FENCED      the fencing token is not the slot owner's
 if fenced(ARG.fence) then
@@ -22,6 +23,10 @@ for i = 1, ARG.leases do
     if held and tonumber(held) == tonumber(token) then
         redis.call('ZADD', K_PREPARE, deadline, key)
         results[i + 1] = deadline
+    elseif held == false and cancelled_or_stale(key, token) == 'cancelled' then
+        -- kept for the holder's ack, which reports the cancel too
+        redis.call('ZADD', K_CANCELLED, token, key)
+        results[i + 1] = -1
     else
         results[i + 1] = 0
     end

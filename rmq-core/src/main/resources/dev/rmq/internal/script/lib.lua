@@ -25,6 +25,9 @@
 --   retry       ZSET    waiting messages that failed before (see fail): member = key, score = when the retry
 --                       was due, ms. An index for counting retries only: the envelope's attempts decide, and a
 --                       poll removes what it takes
+--   cancelled   ZSET    in-flight deliveries cancelled before their holder ended them: member = key, score =
+--                       the lease deadline (µs) the holder quotes, so that its ack or extension learns of the
+--                       cancel; a poll drops what is past its deadline
 -- A pipelined call adds a call key after them, CALL_KEY (see replay.lua).
 --
 -- ORDER: on a FIFO topic a message's place among equals (one priority, or one due millisecond) is 8 bytes: the
@@ -500,6 +503,17 @@ local function fail(key, err, policy, mode)
     return 'retry'
 end
 
+-- What an ack or extension of a delivery that holds no lease learns: 'cancelled' when a cancel removed that very
+-- delivery (its marker quotes the holder's token, and is dropped now that the holder knows), else 'stale'.
+local function cancelled_or_stale(key, token)
+    local marked = redis.call('ZSCORE', K_CANCELLED, key)
+    if marked and tonumber(marked) == tonumber(token) then
+        redis.call('ZREM', K_CANCELLED, key)
+        return 'cancelled'
+    end
+    return 'stale'
+end
+
 -- Ends n in-flight deliveries, row(i) giving the i-th as op, key, token, reason (see ack.lua's acks[]), and returns
 -- their outcomes in order. A message parked behind a delivery that ends joins the waiting messages.
 local function end_deliveries(typ, policy, n, row)
@@ -557,7 +571,7 @@ local function end_deliveries(typ, policy, n, row)
         local lease = leases[i]
         local result
         if not lease or tonumber(lease) ~= tonumber(token) then
-            result = 'stale'
+            result = cancelled_or_stale(key, token)
         elseif op == 'C' then
             committed[#committed + 1] = key
             result = 'committed'

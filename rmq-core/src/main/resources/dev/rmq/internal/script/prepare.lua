@@ -3,7 +3,8 @@
 -- out, returns priority messages whose delay is over to the store, then takes up to a batch of due messages:
 -- under a lease into prepare (at least once), or out of Redis at once (at most once). A taken message whose
 -- key is still in flight is parked behind that delivery instead; one whose time to live ran out is expired.
--- While the topic is paused it recovers and expires, and takes nothing.
+-- While the topic is paused it recovers and expires, and takes nothing. It also drops the cancel marks (see
+-- cancel.lua) whose leases are over.
 -- ARGV
 --   policy{}        the topic's retry policy, for the expired leases it recovers and the expiries
 --   batch           the most messages to take
@@ -62,12 +63,14 @@ if lease_head[2] and tonumber(lease_head[2]) <= NOW_US then
     end
     lease_head = nil
 end
--- One command asks whether any message has a time to live and whether the topic is paused: on most slots
--- neither, and then neither the sweep nor the pause costs a command of its own.
-local rare = redis.call('EXISTS', K_EXPIRY, K_PAUSED)
+-- One command asks whether any message has a time to live, whether the topic is paused and whether a cancel
+-- marks a delivery: on most slots none of them, and then the sweeps and the pause cost no command of their own.
+local rare = redis.call('EXISTS', K_EXPIRY, K_PAUSED, K_CANCELLED)
 local expired = 0
 if rare > 0 then
     expired = sweep_expired(limit, policy)
+    -- cancel marks whose deliveries' leases are over: their holders' acks are stale by now
+    redis.call('ZREMRANGEBYSCORE', K_CANCELLED, '-inf', NOW_US)
 end
 local deadline = NOW_US + lease_ms * 1000
 local out = { deadline, 0, #recovered, expired, 0, '', ended, 0 }

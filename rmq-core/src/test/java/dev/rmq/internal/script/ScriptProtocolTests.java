@@ -237,8 +237,8 @@ class ScriptProtocolTests {
                 .withMessageContaining("messages[].envelope");
         assertThatIllegalStateException().isThrownBy(() -> AckCall.REPLY.decode(Script.ACK, List.of(1L, "done".getBytes())))
                 .withMessageContaining("ack.lua replied 'done' as its WORD field 'outcome', which holds one of");
-        assertThatIllegalStateException().isThrownBy(() -> CancelCall.REPLY.decode(Script.CANCEL, List.of(2L)))
-                .withMessageContaining("cancel.lua replied 2 as its FLAG field 'removed'");
+        assertThatIllegalStateException().isThrownBy(() -> CancelCall.REPLY.decode(Script.CANCEL, List.of(2L, 0L)))
+                .withMessageContaining("cancel.lua replied 2 as its FLAG field 'waiting'");
         assertThatIllegalStateException().isThrownBy(() -> CancelCall.REPLY.decode(Script.CANCEL, 1L))
                 .withMessageContaining("cancel.lua replied a reply that is not a list: 1");
         assertThatIllegalStateException().isThrownBy(() -> CountsCall.REPLY.decode(Script.COUNTS, List.of(1L, 2L)))

@@ -212,7 +212,8 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
             case DEAD -> JournalState.DEAD;
             case EXPIRED -> JournalState.EXPIRED;
             case RELEASED -> JournalState.RELEASED;
-            case STALE, GONE -> null;
+            // a cancel in flight is journaled by the producer that made it
+            case STALE, GONE, CANCELLED -> null;
         };
     }
 

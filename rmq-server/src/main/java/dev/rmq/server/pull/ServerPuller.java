@@ -2,6 +2,7 @@ package dev.rmq.server.pull;
 
 import dev.rmq.consumer.AckOutcome;
 import dev.rmq.exceptions.RmqException;
+import dev.rmq.exceptions.MessageCancelledException;
 import dev.rmq.exceptions.RmqUnavailableException;
 import dev.rmq.pull.LeaseExpiredException;
 import dev.rmq.pull.PulledMessage;
@@ -169,6 +170,9 @@ public final class ServerPuller implements SmartLifecycle, AutoCloseable {
         } catch (LeaseExpiredException e) {
             deliveries.forget(delivery);
             throw e;
+        } catch (MessageCancelledException e) {
+            // the token stays until a settle, which answers CANCELLED and clears the cancel's mark
+            throw new UnknownDeliveryException(e.getMessage() + "; settle the token to end it");
         } catch (RmqUnavailableException e) {
             throw e;
         } catch (IllegalStateException | RmqException e) {

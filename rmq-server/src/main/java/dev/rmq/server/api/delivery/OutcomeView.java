@@ -5,7 +5,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What a settle did, as rmq's {@code AckOutcome}: {@code COMMITTED}, {@code RETRY}, {@code DEAD}, {@code EXPIRED},
- * {@code MERGED}, {@code RELEASED}, {@code STALE} or {@code GONE}; or {@code EXTENDED} for an extension, with the
+ * {@code MERGED}, {@code RELEASED}, {@code STALE}, {@code GONE} or {@code CANCELLED} (a cancel removed the delivery
+ * while it was held: nothing was done); or {@code EXTENDED} for an extension, with the
  * new lease deadline.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)

@@ -129,15 +129,18 @@ public class MessageController {
                         + " or deleted"));
     }
 
-    /** Cancels a waiting or retrying message; one in flight or dead is left alone. */
+    /**
+     * Cancels the message of a key: the one that waits or retries, and its delivery in flight, whose holder's settle
+     * then answers {@code CANCELLED}. A dead one is left alone.
+     */
     @DeleteMapping("/messages/{key}")
     public CancelView cancel(@PathVariable String topic, @PathVariable String key,
                              @RequestParam(required = false) @Nullable String slotBasis) {
         client.topics().require(topic);
         if (!producer.cancel(new MessageRef(topic, key, slotBasis))) {
-            throw new ApiException(Problem.NOT_FOUND, "topic '" + topic + "' has no waiting message with key '" + key
-                    + "'" + basis(slotBasis) + " to cancel: it is not there, or it is in flight or dead, which a cancel"
-                    + " leaves alone");
+            throw new ApiException(Problem.NOT_FOUND, "topic '" + topic + "' has no message with key '" + key
+                    + "'" + basis(slotBasis) + " to cancel, waiting or in flight: it is not there, or it is dead, which"
+                    + " a cancel leaves alone");
         }
         return new CancelView(topic, key, true);
     }
