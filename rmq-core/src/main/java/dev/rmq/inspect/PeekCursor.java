@@ -1,5 +1,7 @@
 package dev.rmq.inspect;
 
+import org.jspecify.annotations.Nullable;
+
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Map;
@@ -68,6 +70,33 @@ public final class PeekCursor {
         StringBuilder text = new StringBuilder(newestFirst ? NEWEST : FIRST);
         new TreeMap<>(offsets).forEach((slot, offset) -> text.append(';').append(slot).append(':').append(offset));
         return Base64.getUrlEncoder().withoutPadding().encodeToString(text.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * The cursor a page asks for in text, as an HTTP query does: {@code cursor}, a token an earlier page gave, or for a
+     * first page {@code order}, {@code first} (the order consumers take messages in, also when both are null) or
+     * {@code newest} (the reverse).
+     *
+     * @throws IllegalArgumentException for both at once, an unknown order, or a cursor that is not one
+     */
+    public static PeekCursor of(@Nullable String cursor, @Nullable String order) {
+        if (cursor != null) {
+            if (order != null) {
+                throw new IllegalArgumentException("order goes only with a first page: the cursor carries the order"
+                        + " it was started with");
+            }
+            try {
+                return parse(cursor);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("cursor: " + e.getMessage(), e);
+            }
+        }
+        return switch (order == null ? "first" : order) {
+            case "first" -> first();
+            case "newest" -> newestFirst();
+            default -> throw new IllegalArgumentException("order is first (the order consumers take messages in) or"
+                    + " newest (the reverse), was '" + order + "'");
+        };
     }
 
     /**

@@ -92,7 +92,7 @@ class RmqCoordinationTests {
                 for (AssertableApplicationContext either : List.of(first, second)) {
                     RmqEndpoint endpoint = either.getBean(RmqEndpoint.class);
                     assertThat(endpoint.overview().assignment()).isEqualTo("zookeeper");
-                    List<RmqEndpointViews.SlotDetail> slots = endpoint.topic("jobs", null, null, null).slots();
+                    List<RmqEndpointViews.SlotDetail> slots = endpoint.topic("jobs", null, null, null, null, null).slots();
                     assertThat(slots).hasSize(8)
                             .allSatisfy(slot -> assertThat(slot.owners()).singleElement().isEqualTo(slot.planned()));
                     Map<String, Long> slotsPerOwner = slots.stream()

@@ -205,13 +205,13 @@ class RmqEndToEndTests {
         assertThat(overview.topics()).filteredOn(t -> t.definition().name().equals("payments")).singleElement()
                 .satisfies(t -> assertThat(t.dead()).isEqualTo(2));
 
-        RmqEndpointViews.TopicDetail orders = endpoint.topic("order-timeout", null, null, null);
+        RmqEndpointViews.TopicDetail orders = endpoint.topic("order-timeout", null, null, null, null, null);
         assertThat(orders.slots()).hasSize(8).allSatisfy(slot -> assertThat(slot.owners()).singleElement()
                 .isEqualTo(slot.planned()).satisfies(owner -> assertThat(owner).matches(".+-order-closer-[01]")));
         Map<String, Long> slotsPerOwner = orders.slots().stream()
                 .collect(Collectors.groupingBy(slot -> slot.owners().get(0), Collectors.counting()));
         assertThat(slotsPerOwner.values()).as("both closers, balanced").containsExactly(4L, 4L);
-        assertThat(endpoint.topic("no-such-topic", null, null, null)).isNull();
+        assertThat(endpoint.topic("no-such-topic", null, null, null, null, null)).isNull();
 
         RmqEndpointViews.SlotPage payments = endpoint.slot("payments", 0, null, null, null);
         assertThat(payments.dead()).isEqualTo(2);

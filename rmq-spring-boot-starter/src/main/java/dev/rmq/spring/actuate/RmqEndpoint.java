@@ -6,6 +6,8 @@ import dev.rmq.admin.PauseState;
 import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.consumer.SlotOwner;
 import dev.rmq.coordination.RmqCoordinator;
+import dev.rmq.inspect.PeekCursor;
+import dev.rmq.inspect.PeekPage;
 import dev.rmq.inspect.SlotCounts;
 import dev.rmq.inspect.TopicCounts;
 import dev.rmq.producer.StoredMessage;
@@ -52,7 +54,9 @@ import java.util.function.Supplier;
  * <li>{@code GET /actuator/rmq}: every topic, with its counts and its listener containers;</li>
  * <li>{@code GET /actuator/rmq/{topic}}: one topic slot by slot, each zone's sums, and the workers that own each
  * slot; with {@code ?view=waiting} (or {@code inflight}) {@code &offset=0&limit=20}, a page of the topic's waiting
- * messages in the order consumers take them (or of its in-flight ones, by lease deadline);</li>
+ * messages in the order consumers take them (or of its in-flight ones, by lease deadline). A first page of waiting
+ * messages gives {@code next}, a cursor: {@code ?view=waiting&cursor=...} pages on at any depth, and
+ * {@code &order=newest} starts from the messages consumers take last;</li>
  * <li>{@code GET /actuator/rmq/{topic}/{slot}?offset=0&limit=20}: one slot and a page of its dead messages, or with
  * {@code view=waiting} or {@code view=inflight} a page of those.</li>
  * </ul>
@@ -122,20 +126,17 @@ public class RmqEndpoint {
     /** One topic slot by slot, and a page of its messages when {@code view} asks; null (404) for an unknown topic. */
     @ReadOperation
     public @Nullable TopicDetail topic(@Selector String topic, @Nullable String view, @Nullable Long offset,
-                                       @Nullable Integer limit) {
+                                       @Nullable Integer limit, @Nullable String cursor, @Nullable String order) {
         if (!client.topics().contains(topic)) {
             return null;
         }
         TopicDefinition definition = client.topics().require(topic);
         MessagePage page = null;
         if (view != null) {
-            boolean waiting = checkView(view, false).equals("waiting");
-            // past an int, the inspector refuses the offset as too deep all the same
-            int from = (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, offsetOr0(offset)));
-            int size = limitOrDefault(limit);
-            List<StoredMessage> messages = pageOf(() -> waiting ? client.inspector().peek(topic, from, size)
-                    : client.inspector().inFlight(topic, from, size));
-            page = page(view, from, size, messages, definition);
+            page = topicPage(definition, checkView(view, false), offset, limitOrDefault(limit), cursor, order);
+        } else if (cursor != null || order != null) {
+            throw new InvalidEndpointRequestException("cursor and order page the waiting messages: add view=waiting",
+                    "bad page");
         }
         Map<Integer, List<String>> owners = owners(topic);
         Map<Integer, String> plan = coordinator != null ? coordinator.plan(topic) : Map.of();
@@ -151,6 +152,49 @@ public class RmqEndpoint {
         SlotCounts total = counts.total();
         return new TopicDetail(topic, definition.type().name(), state(definition, counts), total.waiting(),
                 total.inFlight(), total.dead(), Counts.of(total), zones, slots, page);
+    }
+
+    /**
+     * A page of the topic's waiting messages, by offset (at most 1,000 deep) or by cursor (at any depth, in consume
+     * order or newest first), or of its in-flight ones by offset. A first page of waiting messages, and every page
+     * by cursor, gives the cursor of the next page.
+     */
+    private MessagePage topicPage(TopicDefinition definition, String view, @Nullable Long offset, int size,
+                                  @Nullable String cursor, @Nullable String order) {
+        String topic = definition.name();
+        boolean byCursor = cursor != null || order != null;
+        if (byCursor && (offset != null || !view.equals("waiting"))) {
+            throw new InvalidEndpointRequestException("cursor and order page the waiting messages (view=waiting),"
+                    + " without an offset: a cursor says where its page starts", "bad page");
+        }
+        if (view.equals("inflight")) {
+            int from = intOffset(offset);
+            return page(view, (long) from, size, pageOf(() -> client.inspector().inFlight(topic, from, size)),
+                    null, definition);
+        }
+        if (!byCursor && offsetOr0(offset) != 0) {
+            int from = intOffset(offset);
+            return page(view, (long) from, size, pageOf(() -> client.inspector().peek(topic, from, size)), null,
+                    definition);
+        }
+        PeekPage peeked = pageOf(() -> client.inspector().peek(topic, pageStart(cursor, order), size));
+        PeekCursor next = peeked.next();
+        return page(view, byCursor ? null : 0L, size, peeked.messages(), next == null ? null : next.token(),
+                definition);
+    }
+
+    private static PeekCursor pageStart(@Nullable String cursor, @Nullable String order) {
+        try {
+            return PeekCursor.of(cursor, order);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidEndpointRequestException(Objects.requireNonNullElse(e.getMessage(), "bad cursor"),
+                    "bad cursor");
+        }
+    }
+
+    /** An offset for the inspector; past an int, it refuses the offset as too deep all the same. */
+    private static int intOffset(@Nullable Long offset) {
+        return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, offsetOr0(offset)));
     }
 
     /**
@@ -175,17 +219,18 @@ public class RmqEndpoint {
             case "dead" -> dead = pageOf(() -> client.deadQueue().list(topic, slot, from, size)).stream()
                     .map(DeadEntry::of).toList();
             case "waiting" -> page = page(what, from, size,
-                    pageOf(() -> client.inspector().peek(topic, slot, from, size)), definition);
+                    pageOf(() -> client.inspector().peek(topic, slot, from, size)), null, definition);
             default -> page = page(what, from, size,
-                    pageOf(() -> client.inspector().inFlight(topic, slot, from, size)), definition);
+                    pageOf(() -> client.inspector().inFlight(topic, slot, from, size)), null, definition);
         }
         return new SlotPage(topic, slot, counts.waiting(), counts.inFlight(), counts.dead(), Counts.of(counts),
                 owners(topic, slot), from, dead, page);
     }
 
-    private static MessagePage page(String view, long offset, int limit, List<StoredMessage> messages,
-                                    TopicDefinition topic) {
-        return new MessagePage(view, offset, limit, messages.stream().map(m -> MessageEntry.of(m, topic.type())).toList());
+    private static MessagePage page(String view, @Nullable Long offset, int limit, List<StoredMessage> messages,
+                                    @Nullable String next, TopicDefinition topic) {
+        return new MessagePage(view, offset, limit, messages.stream().map(m -> MessageEntry.of(m, topic.type())).toList(),
+                next);
     }
 
     private static String checkView(String view, boolean deadAllowed) {
@@ -205,7 +250,7 @@ public class RmqEndpoint {
     }
 
     /** Reads a page. The inspector and the dead queue check offset and limit; what they refuse is a 400 here. */
-    private static <M> List<M> pageOf(Supplier<List<M>> read) {
+    private static <R> R pageOf(Supplier<R> read) {
         try {
             return read.get();
         } catch (IllegalArgumentException e) {

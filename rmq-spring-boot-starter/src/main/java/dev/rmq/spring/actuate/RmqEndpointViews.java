@@ -75,8 +75,13 @@ public final class RmqEndpointViews {
         }
     }
 
-    /** A page of waiting messages in consume order, or of in-flight ones by lease deadline. */
-    public record MessagePage(String view, long offset, int limit, List<MessageEntry> entries) {
+    /**
+     * A page of waiting messages in consume order, or of in-flight ones by lease deadline. {@code offset} is null for
+     * a page by cursor; {@code next} is the cursor of the next page of waiting messages (null at the end, and for a
+     * page by an offset past 0 or of a slot).
+     */
+    public record MessagePage(String view, @Nullable Long offset, int limit, List<MessageEntry> entries,
+                              @Nullable String next) {
     }
 
     /**

@@ -200,18 +200,18 @@ class RmqActuatorAutoConfigurationTests {
     void pausesAndResumesATopicForEveryConsumerAndShowsItsState() {
         contextRunner.withPropertyValues("management.endpoint.rmq.access=UNRESTRICTED").run(context -> {
             RmqEndpoint endpoint = context.getBean(RmqEndpoint.class);
-            assertThat(endpoint.topic("jobs", null, null, null).state()).isEqualTo("running");
+            assertThat(endpoint.topic("jobs", null, null, null, null, null).state()).isEqualTo("running");
 
             RmqEndpoint.Change paused = endpoint.change("jobs", "pause", SecurityContext.NONE);
             assertThat(paused.operation()).isEqualTo("pause");
             assertThat(paused.state()).isEqualTo("paused");
             assertThat(endpoint.overview().topics()).filteredOn(t -> t.definition().name().equals("jobs")).singleElement()
                     .satisfies(t -> assertThat(t.state()).isEqualTo("paused"));
-            assertThat(endpoint.topic("jobs", null, null, null).slots()).allSatisfy(slot -> assertThat(slot.paused()).isTrue());
+            assertThat(endpoint.topic("jobs", null, null, null, null, null).slots()).allSatisfy(slot -> assertThat(slot.paused()).isTrue());
             assertThat(context.getBean(RmqAdmin.class).pauseState("jobs").paused()).isTrue();
 
             assertThat(endpoint.change("jobs", "resume", SecurityContext.NONE).state()).isEqualTo("running");
-            assertThat(endpoint.topic("jobs", null, null, null).state()).isEqualTo("running");
+            assertThat(endpoint.topic("jobs", null, null, null, null, null).state()).isEqualTo("running");
             assertThatThrownBy(() -> endpoint.change("jobs", "explode", SecurityContext.NONE))
                     .isInstanceOf(InvalidEndpointRequestException.class)
                     .hasMessage("action must be pause, resume, clear or requeue, was 'explode'");

@@ -91,7 +91,7 @@ class RmqPullerAutoConfigurationTests {
             }
             RmqEndpoint endpoint = context.getBean(RmqEndpoint.class);
 
-            RmqEndpointViews.TopicDetail detail = endpoint.topic("zoned", "waiting", 0L, 3);
+            RmqEndpointViews.TopicDetail detail = endpoint.topic("zoned", "waiting", 0L, 3, null, null);
 
             assertThat(detail.zones()).containsOnlyKeys("eu-1", "eu-2");
             assertThat(detail.zones().get("eu-2").later()).isEqualTo(5);
@@ -102,10 +102,27 @@ class RmqPullerAutoConfigurationTests {
                     .containsExactly("o0", "o1", "o2");
             assertThat(detail.messages().entries().get(0).dueTime()).isNotNull();
             assertThat(endpoint.overview().zone()).isEqualTo("eu-2");
-            assertThatThrownBy(() -> endpoint.topic("zoned", "sideways", null, null))
+            assertThatThrownBy(() -> endpoint.topic("zoned", "sideways", null, null, null, null))
                     .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("view must be");
-            assertThatThrownBy(() -> endpoint.topic("zoned", "waiting", 990L, 20))
+            assertThatThrownBy(() -> endpoint.topic("zoned", "waiting", 990L, 20, null, null))
                     .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("at most 1000 deep");
+
+            // the first page gives a cursor, which pages on at any depth; newest first runs the other way
+            String next = detail.messages().next();
+            RmqEndpointViews.MessagePage second = endpoint.topic("zoned", "waiting", null, 3, next, null).messages();
+            assertThat(second.offset()).isNull();
+            assertThat(second.entries()).extracting(RmqEndpointViews.MessageEntry::key).containsExactly("o3", "o4");
+            assertThat(second.next()).isNull();
+            assertThat(endpoint.topic("zoned", "waiting", null, 2, null, "newest").messages().entries())
+                    .extracting(RmqEndpointViews.MessageEntry::key).containsExactly("o4", "o3");
+            assertThatThrownBy(() -> endpoint.topic("zoned", "waiting", 3L, 3, next, null))
+                    .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("without an offset");
+            assertThatThrownBy(() -> endpoint.topic("zoned", "inflight", null, 3, null, "newest"))
+                    .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("view=waiting");
+            assertThatThrownBy(() -> endpoint.topic("zoned", "waiting", null, 3, "not-a-cursor", null))
+                    .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("cursor");
+            assertThatThrownBy(() -> endpoint.topic("zoned", "waiting", null, 3, null, "sideways"))
+                    .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("order is first");
         });
     }
 

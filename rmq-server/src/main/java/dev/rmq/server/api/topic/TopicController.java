@@ -30,6 +30,7 @@ import org.springframework.web.bind.annotation.RestController;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -110,23 +111,11 @@ public class TopicController {
     }
 
     private static PeekCursor start(@Nullable String cursor, @Nullable String order) {
-        if (cursor != null) {
-            if (order != null) {
-                throw new ApiException(Problem.INVALID_ARGUMENT, "order goes only with a first page: the cursor"
-                        + " carries the order it was started with");
-            }
-            try {
-                return PeekCursor.parse(cursor);
-            } catch (IllegalArgumentException e) {
-                throw new ApiException(Problem.INVALID_ARGUMENT, "cursor: " + e.getMessage());
-            }
+        try {
+            return PeekCursor.of(cursor, order);
+        } catch (IllegalArgumentException e) {
+            throw new ApiException(Problem.INVALID_ARGUMENT, Objects.requireNonNullElse(e.getMessage(), "bad cursor"));
         }
-        return switch (String.valueOf(order)) {
-            case "first" -> PeekCursor.first();
-            case "newest" -> PeekCursor.newestFirst();
-            default -> throw new ApiException(Problem.INVALID_ARGUMENT, "order is first (the order consumers take"
-                    + " messages in) or newest (the reverse), was '" + order + "'");
-        };
     }
 
     private List<MessageView> views(List<StoredMessage> messages, TopicDefinition definition) {
