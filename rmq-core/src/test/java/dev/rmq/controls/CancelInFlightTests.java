@@ -11,7 +11,6 @@ import dev.rmq.pull.PulledMessage;
 import dev.rmq.pull.RmqPuller;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -43,20 +42,9 @@ class CancelInFlightTests extends ControlsTest {
     private RmqClient rmq;
     private RmqPuller<String> puller;
 
-    @AfterEach
-    void closeClient() {
-        if (puller != null) {
-            puller.close();
-        }
-        if (rmq != null) {
-            rmq.close();
-        }
-    }
-
     private RmqPuller<String> puller(String topic) {
-        rmq = client(JOBS, MANY);
-        puller = rmq.puller(String.class).topics(topic).build();
-        puller.start();
+        rmq = closedAfterTest(client(JOBS, MANY));
+        puller = startPuller(rmq, topic);
         return puller;
     }
 
@@ -147,7 +135,7 @@ class CancelInFlightTests extends ControlsTest {
 
     @Test
     void aHandlerCanAskWhetherItsMessageWasCancelledAndItsEndingIsCounted() throws Exception {
-        rmq = client(JOBS, MANY);
+        rmq = closedAfterTest(client(JOBS, MANY));
         CountDownLatch running = new CountDownLatch(1);
         CountDownLatch cancelled = new CountDownLatch(1);
         AtomicBoolean sawCancel = new AtomicBoolean();

@@ -6,6 +6,7 @@ import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.consumer.RmqHandler;
 import dev.rmq.metrics.MicrometerRmqMetrics;
+import dev.rmq.pull.RmqPuller;
 import dev.rmq.topic.TopicDefinition;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -13,7 +14,9 @@ import org.awaitility.core.ThrowingRunnable;
 import org.junit.jupiter.api.AfterEach;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 
 import static org.awaitility.Awaitility.await;
@@ -23,10 +26,27 @@ abstract class ControlsTest extends StandaloneRedisTest {
 
     protected final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final List<RmqConsumerContainer<?>> containers = new ArrayList<>();
+    private final Deque<AutoCloseable> closing = new ArrayDeque<>();
 
     @AfterEach
-    void stopContainers() {
+    void stopContainers() throws Exception {
         containers.forEach(c -> c.stop(Duration.ofSeconds(5)));
+        while (!closing.isEmpty()) {
+            closing.pop().close();
+        }
+    }
+
+    /** {@code resource}, closed after the test, after what was registered later. */
+    protected <C extends AutoCloseable> C closedAfterTest(C resource) {
+        closing.push(resource);
+        return resource;
+    }
+
+    /** A started puller of {@code topic}, closed after the test. */
+    protected RmqPuller<String> startPuller(RmqClient rmq, String topic) {
+        RmqPuller<String> puller = closedAfterTest(rmq.puller(String.class).topics(topic).build());
+        puller.start();
+        return puller;
     }
 
     protected RmqClient client(TopicDefinition... topics) {

@@ -14,7 +14,6 @@ import dev.rmq.pull.RmqPuller;
 import dev.rmq.topic.BackoffPolicy;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -41,20 +40,9 @@ class ReleaseTests extends ControlsTest {
     private RmqClient rmq;
     private RmqPuller<String> puller;
 
-    @AfterEach
-    void closeClient() {
-        if (puller != null) {
-            puller.close();
-        }
-        if (rmq != null) {
-            rmq.close();
-        }
-    }
-
     private RmqPuller<String> puller(String topic) {
-        rmq = client(JOBS, ORDERS, TIMED);
-        puller = rmq.puller(String.class).topics(topic).build();
-        puller.start();
+        rmq = closedAfterTest(client(JOBS, ORDERS, TIMED));
+        puller = startPuller(rmq, topic);
         return puller;
     }
 
