@@ -3,22 +3,17 @@ package dev.rmq.internal.script;
 import dev.rmq.exceptions.RmqException;
 import dev.rmq.internal.redis.SlotKeys;
 import org.jspecify.annotations.Nullable;
-import dev.rmq.internal.redis.RedisFailures;
 import org.redisson.api.BatchOptions;
 import org.redisson.api.FunctionMode;
 import org.redisson.api.FunctionResult;
 import org.redisson.api.RBatch;
-import org.redisson.api.RFunctionAsync;
 import org.redisson.api.RFuture;
 import org.redisson.api.RScoredSortedSetAsync;
 import org.redisson.api.RScript;
-import org.redisson.api.RScriptAsync;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.ByteArrayCodec;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.client.protocol.ScoredEntry;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,33 +22,19 @@ import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Runs script calls, routed by the slot's hash tag: by FCALL where Redis has Functions (Redis 7 and later), else by
- * EVALSHA. The scripts are loaded on every master before the first call, as Function libraries or into the script
- * cache; Redis 6.2, or a user not allowed to load functions, is answered by using EVALSHA for the client's life.
- * A library is defined once per load, where an EVAL script defines lib.lua's functions again on every call: that
- * is most of what a call that handles one message costs before it does any work. When a server does not know a
- * script (after a restart without persistence, a failover to a replica that was not sent it, or a flush) the
- * scripts are loaded again and the call repeated once. Failures are translated by {@link ScriptErrors}. Beside
+ * EVALSHA, as its {@link ScriptLoader} found at the first load. When a server does not know a script (after a
+ * restart without persistence, a failover to a replica that was not sent it, or a flush) the scripts are loaded
+ * again and the call repeated once. Failures are translated by {@link ScriptErrors}. Beside
  * the scripts it makes the plain reads consumers need, of the slots' heads ({@link #tops}) and of a cancel's mark
  * ({@link #cancelMark}): a script call's fixed cost would be many times that of the read.
  */
 public final class ScriptRunner {
 
-    private static final Logger log = LoggerFactory.getLogger(ScriptRunner.class);
-    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
-
     private final RedissonClient redisson;
-    /** Whether to load the scripts as Functions where Redis can, or always use EVALSHA. */
-    private final boolean functionsWanted;
-    /** Whether calls run by FCALL: null until a load tells (calls meanwhile use EVALSHA, which every Redis has). */
-    private volatile @Nullable Boolean functions;
-    /** Whether every master is believed to have the scripts; a reply that a script is unknown resets it. */
-    private volatile boolean scriptsLoaded;
-    /** The load under way, which callers that need the scripts share. */
-    private final AtomicReference<@Nullable CompletableFuture<Void>> loading = new AtomicReference<>();
+    private final ScriptLoader loader;
 
     /** A runner that uses Redis Functions where the server has them. */
     public ScriptRunner(RedissonClient redisson) {
@@ -66,7 +47,7 @@ public final class ScriptRunner {
             throw new IllegalArgumentException("a RedissonClient is required");
         }
         this.redisson = redisson;
-        this.functionsWanted = functionsWanted;
+        this.loader = new ScriptLoader(redisson, functionsWanted);
     }
 
     /** Runs one call on its own, on a slot's keys. */
@@ -83,19 +64,19 @@ public final class ScriptRunner {
 
     /** Whether calls now run by FCALL, as Redis Functions; false while that is not known, or after EVALSHA was chosen. */
     public boolean usesFunctions() {
-        return Boolean.TRUE.equals(functions);
+        return loader.usesFunctions();
     }
 
     private <R> CompletableFuture<R> run(String route, List<Object> scriptKeys, String where, ScriptCall<R> call) {
         Script script = call.script();
         Object[] args = call.argv();
-        return ensureLoaded().thenCompose(v -> invoke(route, scriptKeys, script, args))
+        return loader.ensureLoaded().thenCompose(v -> invoke(route, scriptKeys, script, args))
                 .exceptionallyCompose(error -> {
                     if (!ScriptErrors.isNotLoaded(error)) {
                         return CompletableFuture.failedFuture(ScriptErrors.translate(error, script, where));
                     }
-                    scriptsLoaded = false;
-                    return ensureLoaded().thenCompose(v -> invoke(route, scriptKeys, script, args))
+                    loader.forget();
+                    return loader.ensureLoaded().thenCompose(v -> invoke(route, scriptKeys, script, args))
                             .exceptionallyCompose(again -> CompletableFuture.failedFuture(
                                     ScriptErrors.translate(again, script, where)));
                 })
@@ -215,79 +196,6 @@ public final class ScriptRunner {
     }
 
     /**
-     * Loads every script on every master, once, and again after a call found one missing: a pipelined call that
-     * meets an unknown script can only be repeated one call at a time, which would cost a pipeline its single
-     * round trip per node and a durable one its WAIT. Never fails: a load that Redis does not answer leaves the
-     * scripts to be loaded before the next call, and the calls to fail on their own.
-     */
-    private CompletableFuture<Void> ensureLoaded() {
-        while (!scriptsLoaded) {
-            CompletableFuture<Void> current = loading.get();
-            if (current != null) {
-                return current;
-            }
-            CompletableFuture<Void> mine = new CompletableFuture<>();
-            if (loading.compareAndSet(null, mine)) {
-                CompletableFuture<Void> load;
-                try {
-                    load = load();
-                } catch (RuntimeException e) {
-                    // Redisson throws rather than fails a command sent to all masters when it cannot connect
-                    load = DONE;
-                }
-                load.whenComplete((v, error) -> {
-                    loading.set(null);
-                    mine.complete(null);
-                });
-                return mine;
-            }
-        }
-        return DONE;
-    }
-
-    private CompletableFuture<Void> load() {
-        if (!functionsWanted || Boolean.FALSE.equals(functions)) {
-            return loadScripts();
-        }
-        // one batch: one round trip and one connection per master, where separate loads would open a connection
-        // each for the moment
-        RBatch batch = redisson.createBatch(BatchOptions.defaults());
-        RFunctionAsync library = batch.getFunction(StringCodec.INSTANCE);
-        for (Script script : Script.values()) {
-            library.loadAndReplaceAsync(script.functionName(), script.functionCode());
-        }
-        return batch.executeAsync().toCompletableFuture().handle((v, error) -> {
-            if (error == null) {
-                if (functions == null) {
-                    log.info("rmq runs its scripts as Redis Functions, loaded on every master");
-                }
-                functions = true;
-                scriptsLoaded = true;
-                return DONE;
-            }
-            if (ScriptErrors.isFunctionsRefused(error)) {
-                log.info("Redis refused to load rmq's scripts as Functions ({}): rmq runs them by EVALSHA",
-                        RedisFailures.unwrap(error).getMessage());
-                functions = false;
-                return loadScripts();
-            }
-            return DONE;
-        }).thenCompose(next -> next);
-    }
-
-    private CompletableFuture<Void> loadScripts() {
-        RBatch batch = redisson.createBatch(BatchOptions.defaults());
-        RScriptAsync async = batch.getScript(StringCodec.INSTANCE);
-        for (Script script : Script.values()) {
-            async.scriptLoadAsync(script.source());
-        }
-        return batch.executeAsync().toCompletableFuture().handle((v, error) -> {
-            scriptsLoaded = error == null;
-            return null;
-        });
-    }
-
-    /**
      * Script calls sent together, one round trip per Redis node. Each call carries a call key, so when a
      * batch fails as a whole (Redisson fails every reply of a multi-node batch when one node fails, for
      * example with NOSCRIPT after a failover) the failed calls can be sent again: those that had run
@@ -345,7 +253,7 @@ public final class ScriptRunner {
             if (calls.isEmpty()) {
                 return CompletableFuture.completedFuture(0);
             }
-            return ensureLoaded().thenCompose(v -> send(calls, 1));
+            return loader.ensureLoaded().thenCompose(v -> send(calls, 1));
         }
 
         private CompletableFuture<Integer> send(List<Pending<?>> pending, int round) {
@@ -388,12 +296,12 @@ public final class ScriptRunner {
                     return CompletableFuture.completedFuture(synced);
                 }
                 if (errors.stream().anyMatch(ScriptErrors::isNotLoaded)) {
-                    scriptsLoaded = false;
+                    loader.forget();
                 }
                 // Everything goes again, not only what failed: calls that ran replay their reply and refresh
                 // their call key, so this round's WAIT also covers the writes of the round that failed.
                 List<Pending<?>> again = pending.stream().filter(p -> !p.result.isCompletedExceptionally()).toList();
-                return ensureLoaded().thenCompose(v -> send(again, round + 1));
+                return loader.ensureLoaded().thenCompose(v -> send(again, round + 1));
             }).thenCompose(next -> next);
         }
     }

@@ -1,0 +1,126 @@
+package dev.rmq.internal.script;
+
+import dev.rmq.internal.redis.RedisFailures;
+import org.jspecify.annotations.Nullable;
+import org.redisson.api.BatchOptions;
+import org.redisson.api.RBatch;
+import org.redisson.api.RFunctionAsync;
+import org.redisson.api.RScriptAsync;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Loads every script on every master: as Function libraries where Redis has them (Redis 7 and later), else into
+ * the script cache, and so tells how calls run. Redis 6.2, or a user not allowed to load functions, is answered
+ * by EVALSHA for the client's life. A library is defined once per load, where an EVAL script defines lib.lua's
+ * functions again on every call: that is most of what a call that handles one message costs before it does any
+ * work.
+ */
+final class ScriptLoader {
+
+    private static final Logger log = LoggerFactory.getLogger(ScriptLoader.class);
+    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
+
+    private final RedissonClient redisson;
+    /** Whether to load the scripts as Functions where Redis can, or always use EVALSHA. */
+    private final boolean functionsWanted;
+    /** Whether calls run by FCALL: null until a load tells (calls meanwhile use EVALSHA, which every Redis has). */
+    private volatile @Nullable Boolean functions;
+    /** Whether every master is believed to have the scripts; a reply that a script is unknown resets it. */
+    private volatile boolean scriptsLoaded;
+    /** The load under way, which callers that need the scripts share. */
+    private final AtomicReference<@Nullable CompletableFuture<Void>> loading = new AtomicReference<>();
+
+    ScriptLoader(RedissonClient redisson, boolean functionsWanted) {
+        this.redisson = redisson;
+        this.functionsWanted = functionsWanted;
+    }
+
+    /** Whether calls run by FCALL; false while that is not known, or after EVALSHA was chosen. */
+    boolean usesFunctions() {
+        return Boolean.TRUE.equals(functions);
+    }
+
+    /** A call found a script missing on a master: load them all again before the next call. */
+    void forget() {
+        scriptsLoaded = false;
+    }
+
+    /**
+     * Loads every script on every master, once, and again after a call found one missing: a pipelined call that
+     * meets an unknown script can only be repeated one call at a time, which would cost a pipeline its single
+     * round trip per node and a durable one its WAIT. Never fails: a load that Redis does not answer leaves the
+     * scripts to be loaded before the next call, and the calls to fail on their own.
+     */
+    CompletableFuture<Void> ensureLoaded() {
+        while (!scriptsLoaded) {
+            CompletableFuture<Void> current = loading.get();
+            if (current != null) {
+                return current;
+            }
+            CompletableFuture<Void> mine = new CompletableFuture<>();
+            if (loading.compareAndSet(null, mine)) {
+                CompletableFuture<Void> load;
+                try {
+                    load = load();
+                } catch (RuntimeException e) {
+                    // Redisson throws rather than fails a command sent to all masters when it cannot connect
+                    load = DONE;
+                }
+                load.whenComplete((v, error) -> {
+                    loading.set(null);
+                    mine.complete(null);
+                });
+                return mine;
+            }
+        }
+        return DONE;
+    }
+
+    private CompletableFuture<Void> load() {
+        if (!functionsWanted || Boolean.FALSE.equals(functions)) {
+            return loadScripts();
+        }
+        // one batch: one round trip and one connection per master, where separate loads would open a connection
+        // each for the moment
+        RBatch batch = redisson.createBatch(BatchOptions.defaults());
+        RFunctionAsync library = batch.getFunction(StringCodec.INSTANCE);
+        for (Script script : Script.values()) {
+            library.loadAndReplaceAsync(script.functionName(), script.functionCode());
+        }
+        return batch.executeAsync().toCompletableFuture().handle((v, error) -> {
+            if (error == null) {
+                if (functions == null) {
+                    log.info("rmq runs its scripts as Redis Functions, loaded on every master");
+                }
+                functions = true;
+                scriptsLoaded = true;
+                return DONE;
+            }
+            if (ScriptErrors.isFunctionsRefused(error)) {
+                log.info("Redis refused to load rmq's scripts as Functions ({}): rmq runs them by EVALSHA",
+                        RedisFailures.unwrap(error).getMessage());
+                functions = false;
+                return loadScripts();
+            }
+            return DONE;
+        }).thenCompose(next -> next);
+    }
+
+    private CompletableFuture<Void> loadScripts() {
+        RBatch batch = redisson.createBatch(BatchOptions.defaults());
+        RScriptAsync async = batch.getScript(StringCodec.INSTANCE);
+        for (Script script : Script.values()) {
+            async.scriptLoadAsync(script.source());
+        }
+        return batch.executeAsync().toCompletableFuture().handle((v, error) -> {
+            scriptsLoaded = error == null;
+            return null;
+        });
+    }
+}
