@@ -5,6 +5,7 @@ import dev.rmq.consumer.AckOutcome;
 import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.consumer.RmqMessage;
 import dev.rmq.exceptions.MessageCancelledException;
+import dev.rmq.internal.redis.Futures;
 import dev.rmq.producer.MessageRef;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.pull.PulledMessage;
@@ -116,6 +117,51 @@ class CancelInFlightTests extends ControlsTest {
         PulledMessage<String> third = pollOne();
         assertThat(third.payload()).isEqualTo("third");
         assertThat(third.ack()).isEqualTo(AckOutcome.COMMITTED);
+    }
+
+    @Test
+    void aCancelRemovesTheCopiesOfTheKeyWaitingAndParkedBehindTheDelivery() {
+        puller("jobs");
+        RmqClient other = closedAfterTest(client(JOBS, MANY));
+        RmqPuller<String> second = startPuller(other, "jobs");
+        rmq.producer().send(OutgoingMessage.priority("jobs", "first", 50).withKey("k"));
+        PulledMessage<String> held = pollOne();
+        // taken by the second puller while the key is in flight: parked behind the delivery
+        rmq.producer().send(OutgoingMessage.priority("jobs", "second", 50).withKey("k"));
+        assertThat(second.poll(1, Duration.ofMillis(300), "jobs")).isEmpty();
+        assertThat(rmq.inspector().counts("jobs").total().parked()).isEqualTo(1);
+        // and one more, waiting in the store beside the parked one
+        rmq.producer().send(OutgoingMessage.priority("jobs", "third", 50).withKey("k"));
+
+        assertThat(rmq.producer().cancel(MessageRef.of("jobs", "k"))).isTrue();
+
+        assertThat(rmq.inspector().counts("jobs").total().parked()).isZero();
+        assertThat(rmq.inspector().counts("jobs").total().waiting()).isZero();
+        assertThat(held.ack()).isEqualTo(AckOutcome.CANCELLED);
+        assertThat(second.poll(1, Duration.ofMillis(300), "jobs")).isEmpty();
+    }
+
+    @Test
+    void aNewOwnerOfTheSlotWaitsForTheHandlerOfACancelledDelivery() {
+        puller("jobs");
+        rmq.producer().send(OutgoingMessage.priority("jobs", "p", 50).withKey("k"));
+        pollOne();
+        assertThat(rmq.producer().cancel(MessageRef.of("jobs", "k"))).isTrue();
+
+        // the lease is gone from prepare, but its handler may still run until it would have ended
+        Duration holdOff = Futures.join(rmq.slotFencing().take(JOBS, 0, "b/1")).holdOff();
+        assertThat(holdOff).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1));
+    }
+
+    @Test
+    void aCancelledDeliverySettledAfterItsLeaseStillSaysCancelled() {
+        puller("jobs");
+        rmq.producer().send(OutgoingMessage.priority("jobs", "p", 50).withKey("k"));
+        PulledMessage<String> held = pollOne();
+        assertThat(rmq.producer().cancel(MessageRef.of("jobs", "k"))).isTrue();
+        awaitRedisClockPast(redisTimeMs(), 1_100);
+
+        assertThat(held.ack()).as("rather than that it will be delivered again").isEqualTo(AckOutcome.CANCELLED);
     }
 
     @Test

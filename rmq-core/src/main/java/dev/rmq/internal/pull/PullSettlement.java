@@ -67,6 +67,10 @@ final class PullSettlement<T> {
         List<AckOutcome> outcomes = new ArrayList<>();
         for (PulledDelivery<T> delivery : deliveries) {
             boolean expired = delivery.leaseOver(now);
+            if (expired && cancelledBefore(delivery)) {
+                outcomes.add(AckOutcome.CANCELLED);
+                continue;
+            }
             outcomes.add(expired ? AckOutcome.STALE : null);
             if (expired) {
                 session.expiredBeforeEnding(delivery, reason);
@@ -92,6 +96,19 @@ final class PullSettlement<T> {
             throw leaseExpired(deliveries.get(0), "its lease ran out and it was recovered before the acknowledgement");
         }
         return outcomes;
+    }
+
+    /**
+     * Whether a delivery whose lease is over was cancelled while in flight, so that its ending says so rather than
+     * that it will be delivered again. Asks Redis (one read) while the cancel's mark is kept; when Redis does not
+     * answer, the lease's end is all that is known.
+     */
+    private static boolean cancelledBefore(PulledDelivery<?> delivery) {
+        try {
+            return delivery.cancelled();
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     private List<AckOutcome> end(SlotSession<T> session, List<Ending> endings, List<PulledDelivery<T>> deliveries) {

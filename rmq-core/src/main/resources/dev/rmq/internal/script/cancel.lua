@@ -15,8 +15,10 @@ if env then
     redis.call('ZREM', K_DELAYED, key)
     redis.call('HDEL', K_BODY, key)
     waiting = 1
-else
-    waiting = redis.call('HDEL', K_PARKED, key)
+end
+-- a key can wait both in the store (sent after its parked copy was taken) and in parked
+if redis.call('HDEL', K_PARKED, key) == 1 then
+    waiting = 1
 end
 if waiting == 1 then
     redis.call('ZREM', K_EXPIRY, key)

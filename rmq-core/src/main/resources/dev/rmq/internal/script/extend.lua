@@ -23,7 +23,8 @@ for i = 1, ARG.leases do
     if held and tonumber(held) == tonumber(token) then
         redis.call('ZADD', K_PREPARE, deadline, key)
         results[i + 1] = deadline
-    elseif held == false and cancelled_or_stale(key, token) == 'cancelled' then
+    elseif cancelled_or_stale(key, token) == 'cancelled' then
+        -- (also when a newer delivery of the key holds a lease: this holder's was cancelled all the same)
         -- kept for the holder's ack, which reports the cancel too
         redis.call('ZADD', K_CANCELLED, token, key)
         results[i + 1] = -1

@@ -1,5 +1,6 @@
 -- fence_take: makes a worker the slot's owner, which fences out whoever held it before.
--- The hold-off is how long the latest lease in prepare (or an at-most-once batch's, in hold) still runs.
+-- The hold-off is how long the latest lease in prepare (or of a delivery cancelled in flight, or an at-most-once
+-- batch's, in hold) still runs.
 -- A worker that lost the slot without releasing it (it died, paused or lost its session) may still be running a handler; it can no longer
 -- extend a lease, poll or acknowledge, so once those leases are over the new owner may poll without
 -- running beside it. This holds even when an owner in between released cleanly: it never polled, so the
@@ -15,6 +16,11 @@ local hold = 0
 local latest = redis.call('ZREVRANGE', K_PREPARE, 0, 0, 'WITHSCORES')
 if latest[2] then
     hold = math.max(0, math.ceil(tonumber(latest[2]) / 1000) - NOW_MS)
+end
+-- a delivery cancelled in flight left prepare, but its handler may still run until its lease would have ended
+local cancelled = redis.call('ZREVRANGE', K_CANCELLED, 0, 0, 'WITHSCORES')
+if cancelled[2] then
+    hold = math.max(hold, math.ceil(tonumber(cancelled[2]) / 1000) - NOW_MS)
 end
 -- an at-most-once batch holds no leases; its deadline stands in for them
 local batch = redis.call('GET', K_HOLD)
