@@ -11,9 +11,9 @@ import java.util.regex.Pattern;
 
 /**
  * lib.lua cut into what every script needs (its header: the keys, constants and the clock) and its functions, so
- * that each script carries only the functions it calls. Redis runs a script's whole source on every call, and
- * every function definition it passes costs a closure: a single send would otherwise pay for the dozens of
- * functions only other scripts call. A function is a {@code local function name(...)} at the start of a line
+ * that each script carries only the functions it calls. By EVALSHA, Redis runs a script's whole source on every
+ * call, and every function definition it passes costs a closure: a single send would otherwise pay for the dozens
+ * of functions only other scripts call. (A Function library defines them once per load.) A function is a {@code local function name(...)} at the start of a line
  * through the next line that is exactly {@code end}, with the comment lines right above it.
  */
 final class LibraryParts {

@@ -15,8 +15,9 @@ import java.util.Map;
  * of its own, such as the rate-limit bucket) from the prologue and its file alone. Each is loaded once, as a Redis
  * Function library where the server has Functions (Redis 7 and later), else into the script cache, and run by
  * FCALL or EVALSHA (see {@link ScriptRunner}). Its SHA-1 is computed here, so that it can be run by EVALSHA
- * without a round trip to load it first; the library and function are named after it ({@link #functionName}), so
- * that clients of two versions of rmq can share a Redis without replacing each other's functions.
+ * without a round trip to load it first. The library and function are named after the library's code
+ * ({@link #functionName}), so that clients of two versions of rmq can share a Redis without replacing each other's
+ * functions.
  * The Java side of each script's call is one {@link ScriptCall} type.
  */
 public enum Script {
@@ -50,6 +51,7 @@ public enum Script {
     private final ScriptSource source;
     private final String sha;
     private final boolean ofSlot;
+    private final String functionName;
     private final String functionCode;
 
     Script(String file) {
@@ -70,7 +72,11 @@ public enum Script {
         this.source = ofSlot ? ScriptSource.assemble(file, body, header, Library.PARTS, read("replay.lua"),
                 Library.HEADER.keys()) : ScriptSource.assemble(file, body, header);
         this.sha = sha1(source.text());
-        this.functionCode = source.functionCode(functionName(), refusedWhenFull);
+        // named after the library's own code, its flags included, so that a library differing in anything is
+        // another library
+        this.functionName = "rmq_" + file.substring(0, file.length() - ".lua".length()) + "_"
+                + sha1(source.functionCode("", refusedWhenFull)).substring(0, 16);
+        this.functionCode = source.functionCode(functionName, refusedWhenFull);
     }
 
     /** Whether the script runs on the keys of one slot (lib.lua's KEYS), rather than a topic key of its own. */
@@ -106,10 +112,10 @@ public enum Script {
 
     /**
      * The name of the script's Redis Function, which is also its library's: {@code rmq_<file>_<start of the
-     * SHA-1>}, e.g. {@code rmq_send_0123456789abcdef}.
+     * SHA-1 of the library's code>}, e.g. {@code rmq_send_0123456789abcdef}.
      */
     public String functionName() {
-        return "rmq_" + file.substring(0, file.length() - ".lua".length()) + "_" + sha.substring(0, 16);
+        return functionName;
     }
 
     /** The library's code, to load after Redis's {@code #!lua name=}{@link #functionName()} line. */

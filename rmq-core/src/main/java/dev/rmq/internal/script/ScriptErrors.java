@@ -57,6 +57,16 @@ final class ScriptErrors {
         };
     }
 
+    /**
+     * What Redis answered, without what Redisson appends to it (the channel, and the whole command with its
+     * arguments: for a FUNCTION LOAD, a library's source).
+     */
+    static String redisAnswer(Throwable error) {
+        String message = String.valueOf(RedisFailures.unwrap(error).getMessage());
+        int suffix = message.indexOf(". channel:");
+        return suffix >= 0 ? message.substring(0, suffix) : message;
+    }
+
     /** Whether a script reported an {@code RMQ_} error code itself, rather than Redis failing to run it. */
     static boolean isScriptsOwnError(@Nullable Throwable error) {
         if (error == null || RedisFailures.unreachableCause(error) != null) {

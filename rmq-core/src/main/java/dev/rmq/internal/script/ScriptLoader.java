@@ -84,6 +84,10 @@ final class ScriptLoader {
 
     private CompletableFuture<Void> load() {
         if (!functionsWanted || Boolean.FALSE.equals(functions)) {
+            if (!functionsWanted && functions == null) {
+                functions = false;
+                log.info("rmq runs its scripts by EVALSHA, as its script mode says");
+            }
             return loadScripts();
         }
         // one batch: one round trip and one connection per master, where separate loads would open a connection
@@ -104,8 +108,16 @@ final class ScriptLoader {
             }
             if (ScriptErrors.isFunctionsRefused(error)) {
                 log.info("Redis refused to load rmq's scripts as Functions ({}): rmq runs them by EVALSHA",
-                        RedisFailures.unwrap(error).getMessage());
+                        ScriptErrors.redisAnswer(error));
                 functions = false;
+                return loadScripts();
+            }
+            if (RedisFailures.unreachableCause(error) == null) {
+                // FUNCTION LOAD is refused while Redis's memory is full, where SCRIPT LOAD is not: the calls that
+                // free memory must run all the same. Functions are tried again at the next load.
+                log.warn("Redis did not load rmq's scripts as Functions ({}): until a later load does, rmq runs them"
+                        + " by EVALSHA", ScriptErrors.redisAnswer(error));
+                functions = null;
                 return loadScripts();
             }
             return DONE;

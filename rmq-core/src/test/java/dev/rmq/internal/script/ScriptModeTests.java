@@ -112,6 +112,20 @@ class ScriptModeTests extends StandaloneRedisTest {
         }
     }
 
+    /** FUNCTION LOAD is refused while memory is full: a client that starts then still runs, by EVALSHA. */
+    @Test
+    void aClientThatStartsWhileRedisMemoryIsFullRunsItsScriptsByEvalsha() {
+        redis.command("CONFIG", "RESETSTAT");
+        redis.command("CONFIG", "SET", "maxmemory", "1");
+        try (RmqClient rmq = RmqClient.builder(redisson).topic(TASKS).build()) {
+            assertThat(rmq.inspector().counts("tasks").total().waiting()).isZero();
+        } finally {
+            redis.command("CONFIG", "SET", "maxmemory", "0");
+        }
+        assertThat(calls("evalsha")).as("EVALSHA calls").isPositive();
+        assertThat(calls("fcall")).as("FCALL calls").isZero();
+    }
+
     /** Sends three messages by single sends, pulls them one by one and acknowledges each; returns the payloads. */
     private static List<String> sendPullAndAck(RedissonClient client, ScriptMode mode) {
         redis.command("CONFIG", "RESETSTAT");
