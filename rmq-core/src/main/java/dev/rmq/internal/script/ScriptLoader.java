@@ -2,9 +2,9 @@ package dev.rmq.internal.script;
 
 import dev.rmq.internal.redis.RedisFailures;
 import org.jspecify.annotations.Nullable;
-import org.redisson.api.BatchOptions;
-import org.redisson.api.RBatch;
 import org.redisson.api.RFunctionAsync;
+import org.redisson.api.RFuture;
+import org.redisson.api.RScript;
 import org.redisson.api.RScriptAsync;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
 /**
  * Loads every script on every master: as Function libraries where Redis has them (Redis 7 and later), else into
@@ -25,6 +26,8 @@ final class ScriptLoader {
 
     private static final Logger log = LoggerFactory.getLogger(ScriptLoader.class);
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
+    /** Redis 7.0.0 as {@code redis.REDIS_VERSION_NUM} gives it: the first version with Functions. */
+    private static final long REDIS_7 = 0x070000;
 
     private final RedissonClient redisson;
     /** Whether to load the scripts as Functions where Redis can, or always use EVALSHA. */
@@ -90,14 +93,29 @@ final class ScriptLoader {
             }
             return loadScripts();
         }
-        // one batch: one round trip and one connection per master, where separate loads would open a connection
-        // each for the moment
-        RBatch batch = redisson.createBatch(BatchOptions.defaults());
-        RFunctionAsync library = batch.getFunction(StringCodec.INSTANCE);
-        for (Script script : Script.values()) {
-            library.loadAndReplaceAsync(script.functionName(), script.functionCode());
+        if (functions == null) {
+            // asked first, so that a Redis without Functions is not made to answer an unknown command on every master
+            return redisson.getScript(StringCodec.INSTANCE).<@Nullable Long>evalAsync(RScript.Mode.READ_ONLY,
+                            "return redis.REDIS_VERSION_NUM", RScript.ReturnType.LONG).toCompletableFuture()
+                    .handle((version, error) -> {
+                        if (error != null) {
+                            return DONE;
+                        }
+                        if (version == null || version < REDIS_7) {
+                            functions = false;
+                            log.info("Redis has no Functions before version 7: rmq runs its scripts by EVALSHA");
+                            return loadScripts();
+                        }
+                        return loadFunctions();
+                    }).thenCompose(next -> next);
         }
-        return batch.executeAsync().toCompletableFuture().handle((v, error) -> {
+        return loadFunctions();
+    }
+
+    private CompletableFuture<Void> loadFunctions() {
+        RFunctionAsync library = redisson.getFunction(StringCodec.INSTANCE);
+        return oneAfterAnother(script -> library.loadAndReplaceAsync(script.functionName(), script.functionCode()))
+                .handle((v, error) -> {
             if (error == null) {
                 if (functions == null) {
                     log.info("rmq runs its scripts as Redis Functions, loaded on every master");
@@ -125,14 +143,23 @@ final class ScriptLoader {
     }
 
     private CompletableFuture<Void> loadScripts() {
-        RBatch batch = redisson.createBatch(BatchOptions.defaults());
-        RScriptAsync async = batch.getScript(StringCodec.INSTANCE);
-        for (Script script : Script.values()) {
-            async.scriptLoadAsync(script.source());
-        }
-        return batch.executeAsync().toCompletableFuture().handle((v, error) -> {
+        RScriptAsync async = redisson.getScript(StringCodec.INSTANCE);
+        return oneAfterAnother(script -> async.scriptLoadAsync(script.source())).handle((v, error) -> {
             scriptsLoaded = error == null;
             return null;
         });
+    }
+
+    /**
+     * Loads the scripts one after another, each on every master at once. Loads sent together would each take a
+     * pooled connection of their own for the moment, and a batch that fails on several masters (a Redis without
+     * Functions) makes Redisson log an error of its own; one after another, the first refusal ends the load.
+     */
+    private static CompletableFuture<Void> oneAfterAnother(Function<Script, RFuture<?>> load) {
+        CompletableFuture<?> chain = DONE;
+        for (Script script : Script.values()) {
+            chain = chain.thenCompose(v -> load.apply(script).toCompletableFuture());
+        }
+        return chain.thenApply(v -> null);
     }
 }
