@@ -55,6 +55,15 @@ class CancelInFlightTests extends ControlsTest {
         return got.get(0);
     }
 
+    /** A message of key "k" pulled, then cancelled while it is held; returns the holder's handle. */
+    private PulledMessage<String> heldThenCancelled() {
+        puller("jobs");
+        rmq.producer().send(OutgoingMessage.priority("jobs", "p", 50).withKey("k"));
+        PulledMessage<String> held = pollOne();
+        assertThat(rmq.producer().cancel(MessageRef.of("jobs", "k"))).isTrue();
+        return held;
+    }
+
     private long cancelMarks(String topic, int slot) {
         return (Long) redis.command("ZCARD", "cancelled{" + topic + "_" + slot + "}");
     }
@@ -143,10 +152,7 @@ class CancelInFlightTests extends ControlsTest {
 
     @Test
     void aNewOwnerOfTheSlotWaitsForTheHandlerOfACancelledDelivery() {
-        puller("jobs");
-        rmq.producer().send(OutgoingMessage.priority("jobs", "p", 50).withKey("k"));
-        pollOne();
-        assertThat(rmq.producer().cancel(MessageRef.of("jobs", "k"))).isTrue();
+        heldThenCancelled();
 
         // the lease is gone from prepare, but its handler may still run until it would have ended
         Duration holdOff = Futures.join(rmq.slotFencing().take(JOBS, 0, "b/1")).holdOff();
@@ -155,10 +161,7 @@ class CancelInFlightTests extends ControlsTest {
 
     @Test
     void aCancelledDeliverySettledAfterItsLeaseStillSaysCancelled() {
-        puller("jobs");
-        rmq.producer().send(OutgoingMessage.priority("jobs", "p", 50).withKey("k"));
-        PulledMessage<String> held = pollOne();
-        assertThat(rmq.producer().cancel(MessageRef.of("jobs", "k"))).isTrue();
+        PulledMessage<String> held = heldThenCancelled();
         awaitRedisClockPast(redisTimeMs(), 1_100);
 
         assertThat(held.ack()).as("rather than that it will be delivered again").isEqualTo(AckOutcome.CANCELLED);
@@ -166,10 +169,7 @@ class CancelInFlightTests extends ControlsTest {
 
     @Test
     void aMarkWhoseHolderNeverEndsGoesWithItsLease() {
-        puller("jobs");
-        rmq.producer().send(OutgoingMessage.priority("jobs", "p", 50).withKey("k"));
-        pollOne();
-        assertThat(rmq.producer().cancel(MessageRef.of("jobs", "k"))).isTrue();
+        heldThenCancelled();
         assertThat(cancelMarks("jobs", 0)).isEqualTo(1);
 
         long cancelledAt = redisTimeMs();
