@@ -111,6 +111,20 @@ class CancelInFlightTests extends ControlsTest {
     }
 
     @Test
+    void anExtensionOfACancelledDeliveryFailsAsCancelledAfterItsKeyWasDeliveredAgain() {
+        PulledMessage<String> held = heldThenCancelled();
+        RmqPuller<String> second = startPuller(closedAfterTest(client(JOBS, MANY)), "jobs");
+        rmq.producer().send(OutgoingMessage.priority("jobs", "again", 50).withKey("k"));
+        List<PulledMessage<String>> again = second.poll(1, Duration.ofSeconds(2), "jobs");
+        assertThat(again).extracting(PulledMessage::payload).containsExactly("again");
+
+        // the key holds a lease again, another delivery's: this holder's was cancelled all the same
+        assertThatThrownBy(() -> held.extendLease(Duration.ofSeconds(5))).isInstanceOf(MessageCancelledException.class);
+        assertThat(held.ack()).isEqualTo(AckOutcome.CANCELLED);
+        assertThat(again.get(0).ack()).isEqualTo(AckOutcome.COMMITTED);
+    }
+
+    @Test
     void aCancelRemovesTheNewerMessageWaitingBehindTheDeliveryToo() {
         puller("jobs");
         rmq.producer().send(OutgoingMessage.priority("jobs", "first", 50).withKey("k"));
