@@ -9,7 +9,6 @@ import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.consumer.RmqHandler;
 import dev.rmq.consumer.SlotAssignment;
 import dev.rmq.consumer.SlotFencing;
-import dev.rmq.consumer.StopReport;
 import dev.rmq.dead.RmqDeadQueue;
 import dev.rmq.events.RmqEventListener;
 import dev.rmq.inspect.RmqInspector;
@@ -48,7 +47,6 @@ import java.lang.reflect.Type;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -188,28 +186,9 @@ public final class RmqClient implements AutoCloseable {
     public void close() {
         try {
             pullers.forEach(RmqPuller::close);
-            stopContainers();
+            ContainerStops.stopRunning(containers);
         } finally {
             outages.close();
-        }
-    }
-
-    private void stopContainers() {
-        List<CompletableFuture<StopReport>> stops = new ArrayList<>();
-        for (RmqConsumerContainer<?> container : containers) {
-            if (container.isRunning()) {
-                stops.add(CompletableFuture.supplyAsync(() -> container.stop(container.settings().shutdownTimeout()),
-                        runnable -> new Thread(runnable, "rmq-stop-" + container.id()).start()));
-            }
-        }
-        if (stops.isEmpty()) {
-            return;
-        }
-        StopReport report = StopReport.sum(stops.stream().map(CompletableFuture::join).toList());
-        if (report.needsAttention()) {
-            log.warn("rmq {}", report.describe());
-        } else {
-            log.info("rmq {}", report.describe());
         }
     }
 
