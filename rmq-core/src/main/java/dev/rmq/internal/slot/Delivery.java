@@ -104,7 +104,8 @@ public class Delivery<T> implements RmqMessage<T> {
     @Override
     public boolean cancelled() {
         if (!cancelled && token != 0 && session.leased()) {
-            cancelled = session.cancelled(this);
+            // one read of the slot's cancel marks (see cancel.lua)
+            cancelled = session.owner().calls().cancelled(session.keys, key, token);
         }
         return cancelled;
     }

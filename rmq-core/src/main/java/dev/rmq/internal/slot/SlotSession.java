@@ -374,11 +374,6 @@ public final class SlotSession<T> {
         }
     }
 
-    /** Whether a cancel removed {@code delivery} while in flight (see cancel.lua): one read of the slot's marks. */
-    boolean cancelled(Delivery<?> delivery) {
-        return owner.calls().cancelled(keys, delivery.key(), delivery.token());
-    }
-
     /** Redis refused the fencing token during {@code during}: the slot is another consumer's, said once. */
     private synchronized void lostTo(String during, int messages) {
         if (!lost) {
