@@ -17,6 +17,7 @@ import org.redisson.config.Config;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import java.time.Instant;
@@ -239,25 +240,22 @@ class RmqRedisAutoConfigurationTests {
         // the service connection points nowhere: rmq must not use it
         withSpringDataRedis.withBean(DataRedisConnectionDetails.class, () -> serviceConnection(1))
                 .withPropertyValues("rmq.redis.address=" + redis.address(), "rmq.redis.client-name=from-rmq")
-                .run(context -> {
-                    assertThat(context).hasNotFailed();
-                    assertThat(context.getBean(RmqRedisConnectionDetails.class))
-                            .isInstanceOf(PropertiesRmqRedisConnectionDetails.class);
-                    sendsAndCounts(context.getBean(RmqClient.class));
-                    assertThat(clientLines("name=from-rmq")).isNotEmpty();
-                });
+                .run(context -> connectsByRmqsOwnProperties(context, "from-rmq"));
     }
 
     @Test
     void bootsOwnDetailsOfSpringDataRedisPropertiesAreReadByRmqsProperties() {
         withSpringDataRedis.withPropertyValues("spring.data.redis.host=127.0.0.1",
-                "spring.data.redis.port=" + redis.port(), "spring.data.redis.client-name=from-spring-data").run(context -> {
-            assertThat(context).hasNotFailed();
-            assertThat(context.getBean(RmqRedisConnectionDetails.class))
-                    .isInstanceOf(PropertiesRmqRedisConnectionDetails.class);
-            sendsAndCounts(context.getBean(RmqClient.class));
-            assertThat(clientLines("name=from-spring-data")).isNotEmpty();
-        });
+                "spring.data.redis.port=" + redis.port(), "spring.data.redis.client-name=from-spring-data")
+                .run(context -> connectsByRmqsOwnProperties(context, "from-spring-data"));
+    }
+
+    /** The client connected through rmq's properties-based details, under {@code clientName}, and works. */
+    private static void connectsByRmqsOwnProperties(AssertableApplicationContext context, String clientName) {
+        assertThat(context).hasNotFailed();
+        assertThat(context.getBean(RmqRedisConnectionDetails.class)).isInstanceOf(PropertiesRmqRedisConnectionDetails.class);
+        sendsAndCounts(context.getBean(RmqClient.class));
+        assertThat(clientLines("name=" + clientName)).isNotEmpty();
     }
 
     @Test
