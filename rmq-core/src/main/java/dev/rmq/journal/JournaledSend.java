@@ -14,15 +14,18 @@ import java.util.Map;
  * @param slot      the slot it went to
  * @param key       its key
  * @param merged    whether it merged into a message of the same key that was waiting
+ * @param debounced whether that merge moved a range-merge message's due time to this send's (the DEBOUNCE rule);
+ *                  otherwise a merged range-merge message keeps the first send's due time
  * @param score     its due time (epoch ms) for range-merge and fixed-time messages, its priority otherwise; for a
- *                  range-merge message, the due time by the sender's clock (Redis keeps the first send's on a merge)
+ *                  range-merge message, the due time by the sender's clock
  * @param notBefore for a priority message, when it becomes visible; null for at once
  * @param expireAt  when its time to live runs out; null for never
  * @param headers   its headers
  * @param payload   its payload, as the client's codec wrote it
  * @param sentAt    when it was sent, by the sender's clock
  */
-public record JournaledSend(String topic, TopicType type, int slot, String key, boolean merged, long score,
+public record JournaledSend(String topic, TopicType type, int slot, String key, boolean merged, boolean debounced,
+                            long score,
                             @Nullable Instant notBefore, @Nullable Instant expireAt, Map<String, String> headers,
                             byte[] payload, Instant sentAt) {
 

@@ -2,6 +2,7 @@ package dev.rmq.metrics;
 
 import dev.rmq.consumer.AckOutcome;
 import dev.rmq.consumer.ConsumeResult;
+import dev.rmq.producer.SendReceipt;
 import dev.rmq.topic.ExpiryAction;
 import dev.rmq.topic.TopicDefinition;
 import io.micrometer.core.instrument.Counter;
@@ -21,7 +22,8 @@ import java.util.function.Supplier;
  * Micrometer meters for rmq, tagged only with {@code topic}, {@code type} and {@code result}:
  * <ul>
  * <li>{@code rmq.send} timer per send call, {@code rmq.send.messages} counter of messages sent,
- * {@code rmq.send.refused} counter of messages refused by a full backlog, {@code rmq.send.late} distribution (ms)
+ * {@code rmq.send.refused} counter of messages refused by a full backlog, {@code rmq.send.duplicates} counter of
+ * sends their repeated-key rule left out (result {@code kept} or {@code throttled}), {@code rmq.send.late} distribution (ms)
  * of how late fixed times arrived;</li>
  * <li>{@code rmq.expired} counter of messages whose time to live ran out, result {@code dropped} or {@code dead};</li>
  * <li>{@code rmq.consume} timer per handled message, result {@code success}, {@code retry} or {@code dead};</li>
@@ -71,6 +73,13 @@ public final class MicrometerRmqMetrics implements RmqMetrics {
     public void refused(TopicDefinition topic, int messages) {
         counter("rmq.send.refused", "Messages refused because the slot's backlog was full", topic, null)
                 .increment(messages);
+    }
+
+    @Override
+    public void duplicate(TopicDefinition topic, SendReceipt.Outcome outcome) {
+        String result = outcome.name().toLowerCase(Locale.ROOT);
+        counter("rmq.send.duplicates", "Sends their repeated-key rule left out (result kept or throttled)", topic,
+                result).increment();
     }
 
     @Override

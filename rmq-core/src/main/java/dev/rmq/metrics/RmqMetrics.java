@@ -2,6 +2,7 @@ package dev.rmq.metrics;
 
 import dev.rmq.consumer.AckOutcome;
 import dev.rmq.consumer.ConsumeResult;
+import dev.rmq.producer.SendReceipt;
 import dev.rmq.topic.TopicDefinition;
 import org.jspecify.annotations.Nullable;
 
@@ -33,6 +34,10 @@ public interface RmqMetrics {
 
     /** Sends that would have added a message past the slot's backlog cap, refused. */
     default void refused(TopicDefinition topic, int messages) {
+    }
+
+    /** A send its repeated-key rule left out: KEPT or THROTTLED. */
+    default void duplicate(TopicDefinition topic, SendReceipt.Outcome outcome) {
     }
 
     /** A fixed-time message arrived this long after its time (within the late tolerance) and is due at once. */

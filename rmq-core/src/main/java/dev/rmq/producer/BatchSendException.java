@@ -10,7 +10,8 @@ import java.util.stream.Collectors;
 
 /**
  * A batch not all of whose messages are known to be stored. It says, message by message and in the order given,
- * which were stored (with their receipts), which were refused and why, and which have an unknown outcome
+ * which were stored or left out as duplicates (with their receipts), which were refused and why, and which have an
+ * unknown outcome
  * because Redis did not answer for them. It never claims more than rmq knows: a message is
  * {@link SendOutcome.Status#STORED stored} only when its script call replied.
  *
@@ -49,9 +50,15 @@ public class BatchSendException extends RmqException {
         return messages(SendOutcome.Status.UNKNOWN);
     }
 
-    /** Every message not known to be stored, refused or unknown, in the order given: what a resend should send. */
+    /** The receipts of the messages their repeated-key rule left out (kept, throttled). */
+    public List<SendReceipt> duplicates() {
+        return outcomes.stream().filter(o -> o.status() == SendOutcome.Status.DUPLICATE).map(SendOutcome::receipt)
+                .toList();
+    }
+
+    /** Every message refused or of unknown outcome, in the order given: what a resend should send. */
     public List<OutgoingMessage> toResend() {
-        return outcomes.stream().filter(o -> o.status() != SendOutcome.Status.STORED).map(SendOutcome::message).toList();
+        return outcomes.stream().filter(o -> o.receipt() == null).map(SendOutcome::message).toList();
     }
 
     private List<OutgoingMessage> messages(SendOutcome.Status status) {
@@ -63,8 +70,10 @@ public class BatchSendException extends RmqException {
                 .collect(Collectors.groupingBy(SendOutcome::status, TreeMap::new, Collectors.counting()));
         RuntimeException first = firstError(outcomes);
         long unknown = counts.getOrDefault(SendOutcome.Status.UNKNOWN, 0L);
+        long duplicates = counts.getOrDefault(SendOutcome.Status.DUPLICATE, 0L);
         return "batch of " + outcomes.size() + " message(s): " + counts.getOrDefault(SendOutcome.Status.STORED, 0L)
-                + " stored, " + counts.getOrDefault(SendOutcome.Status.REFUSED, 0L) + " refused, " + unknown + " unknown"
+                + " stored, " + (duplicates > 0 ? duplicates + " duplicate(s), " : "")
+                + counts.getOrDefault(SendOutcome.Status.REFUSED, 0L) + " refused, " + unknown + " unknown"
                 + (unknown > 0 ? " (Redis did not answer for them: they may be stored)" : "")
                 + "; toResend() gives the messages to send again"
                 + (first == null ? "" : ". The first error: " + first.getMessage());

@@ -2,6 +2,7 @@ package dev.rmq.producer;
 
 import dev.rmq.internal.validation.Durations;
 import dev.rmq.internal.validation.MessageArguments;
+import dev.rmq.topic.RepeatedKey;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.jspecify.annotations.Nullable;
@@ -38,10 +39,11 @@ public final class OutgoingMessage {
     private final @Nullable Duration ttl;
     /** For a priority message: a positive epoch ms (not before), a negative delay in ms, or 0 for at once. */
     private final long notBefore;
+    private final @Nullable RepeatedKey repeatedKey;
 
     private OutgoingMessage(String topic, TopicType type, Object payload, long value, @Nullable String key,
                             @Nullable String slotBasis, Map<String, String> headers, @Nullable Duration ttl,
-                            long notBefore) {
+                            long notBefore, @Nullable RepeatedKey repeatedKey) {
         this.topic = topic;
         this.type = type;
         this.payload = payload;
@@ -51,6 +53,7 @@ public final class OutgoingMessage {
         this.headers = headers;
         this.ttl = ttl;
         this.notBefore = notBefore;
+        this.repeatedKey = repeatedKey;
     }
 
     /** A range-merge message: due {@code timeRange} after it first arrives; duplicates until then merge into it. */
@@ -80,19 +83,19 @@ public final class OutgoingMessage {
         if (payload == null) {
             throw new IllegalArgumentException("payload of a message to topic '" + topic + "' must not be null");
         }
-        return new OutgoingMessage(topic, type, payload, value, null, null, Map.of(), null, 0);
+        return new OutgoingMessage(topic, type, payload, value, null, null, Map.of(), null, 0, null);
     }
 
     /** The same message with an explicit merge key instead of one derived from the payload. */
     public OutgoingMessage withKey(String key) {
         return new OutgoingMessage(topic, type, payload, value, MessageArguments.checkKey("key", key), slotBasis, headers,
-                ttl, notBefore);
+                ttl, notBefore, repeatedKey);
     }
 
     /** The same message routed by {@code slotBasis}: messages sharing one are consumed one after another. */
     public OutgoingMessage withSlotBasis(String slotBasis) {
         return new OutgoingMessage(topic, type, payload, value, key, MessageArguments.checkKey("slotBasis", slotBasis),
-                headers, ttl, notBefore);
+                headers, ttl, notBefore, repeatedKey);
     }
 
     /** The same message with one more header; a header of the same name is replaced. */
@@ -106,7 +109,7 @@ public final class OutgoingMessage {
         Map<String, String> copy = new LinkedHashMap<>(headers);
         copy.put(name, headerValue);
         return new OutgoingMessage(topic, type, payload, value, key, slotBasis, Collections.unmodifiableMap(copy), ttl,
-                notBefore);
+                notBefore, repeatedKey);
     }
 
     /** The same message with these headers added. */
@@ -128,7 +131,7 @@ public final class OutgoingMessage {
      */
     public OutgoingMessage withTtl(Duration timeToLive) {
         return new OutgoingMessage(topic, type, payload, value, key, slotBasis, headers,
-                TopicDefinition.checkTtl("ttl of a message to topic '" + topic + "'", timeToLive), notBefore);
+                TopicDefinition.checkTtl("ttl of a message to topic '" + topic + "'", timeToLive), notBefore, repeatedKey);
     }
 
     /**
@@ -141,7 +144,7 @@ public final class OutgoingMessage {
                     + topic + "' has its due time from " + (type == TopicType.FIXED_TIME ? "its fixed time" : "its time range"));
         }
         return new OutgoingMessage(topic, type, payload, value, key, slotBasis, headers, ttl,
-                MessageArguments.checkTime("notBefore", time));
+                MessageArguments.checkTime("notBefore", time), repeatedKey);
     }
 
     /**
@@ -154,7 +157,25 @@ public final class OutgoingMessage {
                     + topic + "' has its due time from " + (type == TopicType.FIXED_TIME ? "its fixed time" : "its time range"));
         }
         return new OutgoingMessage(topic, type, payload, value, key, slotBasis, headers, ttl,
-                -Durations.requirePositive("delay", delay).toMillis());
+                -Durations.requirePositive("delay", delay).toMillis(), repeatedKey);
+    }
+
+    /**
+     * The same message with its own rule for a key already known to its slot, in place of the topic's (see
+     * {@link RepeatedKey}). DEBOUNCE is refused for a priority message.
+     */
+    public OutgoingMessage withRepeatedKey(RepeatedKey rule) {
+        if (rule == null) {
+            throw new IllegalArgumentException("the repeated-key rule of a message to topic '" + topic
+                    + "' must not be null; leave it unset for the topic's");
+        }
+        return new OutgoingMessage(topic, type, payload, value, key, slotBasis, headers, ttl, notBefore,
+                rule.checkFor(topic, type));
+    }
+
+    /** The rule set by {@link #withRepeatedKey}, or null for the topic's. */
+    public @Nullable RepeatedKey repeatedKey() {
+        return repeatedKey;
     }
 
     public String topic() {
@@ -208,6 +229,7 @@ public final class OutgoingMessage {
         return "OutgoingMessage[" + type + " to " + topic + ", value=" + value + ", key=" + key + ", slotBasis=" + slotBasis
                 + ", headers=" + headers.keySet() + (ttl == null ? "" : ", ttl=" + ttl)
                 + (notBefore > 0 ? ", notBefore=" + Instant.ofEpochMilli(notBefore) : "")
-                + (notBefore < 0 ? ", delay=" + Duration.ofMillis(-notBefore) : "") + "]";
+                + (notBefore < 0 ? ", delay=" + Duration.ofMillis(-notBefore) : "")
+                + (repeatedKey == null ? "" : ", repeatedKey=" + repeatedKey) + "]";
     }
 }

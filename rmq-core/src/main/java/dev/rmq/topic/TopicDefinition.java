@@ -10,8 +10,9 @@ import java.util.Objects;
 /**
  * An immutable, validated topic: its name, type and number of slots, the consumer settings that travel with it
  * (lease, retries, backoff, dead-queue capacity), and its job controls (time to live, backlog cap, delivery
- * guarantee, rate limit, late tolerance of fixed times, FIFO among equals). Two definitions of one name must agree on type and slot
- * amount everywhere in a cluster; with ZooKeeper, the applications running at once must agree on the controls.
+ * guarantee, rate limit, late tolerance of fixed times, FIFO among equals, what a repeated key does). Two definitions
+ * of one name must agree on type and slot amount everywhere in a cluster; with ZooKeeper, the applications running
+ * at once must agree on the controls.
  */
 public final class TopicDefinition {
 
@@ -53,6 +54,7 @@ public final class TopicDefinition {
     private final double rateLimit;
     private final Duration lateTolerance;
     private final boolean fifo;
+    private final RepeatedKey repeatedKey;
     private final TopicZones zones;
 
     private TopicDefinition(Builder b) {
@@ -84,6 +86,8 @@ public final class TopicDefinition {
         }
         this.lateTolerance = b.lateTolerance;
         this.fifo = b.fifo;
+        this.repeatedKey = Objects.requireNonNull(b.repeatedKey, "repeatedKey of topic '" + name
+                + "' must not be null; REPLACE is the default").checkFor(name, type);
         this.zones = Objects.requireNonNull(b.zones, "zones of topic '" + name + "' must not be null");
         zones.check(name, slotAmount);
     }
@@ -204,6 +208,11 @@ public final class TopicDefinition {
         return fifo;
     }
 
+    /** What a send of a key already known to its slot does, unless the send says otherwise; REPLACE by default. */
+    public RepeatedKey repeatedKey() {
+        return repeatedKey;
+    }
+
     /** Refuses a slot index outside this topic. */
     public int requireSlot(int slot) {
         if (slot < 0 || slot >= slotAmount) {
@@ -232,9 +241,8 @@ public final class TopicDefinition {
     public Builder toBuilder() {
         return new Builder().name(name).type(type).slotAmount(slotAmount).leaseTimeout(leaseTimeout)
                 .maxRetries(maxRetries).backoff(backoff).deadCapacity(deadCapacity).maxReleases(maxReleases).ttl(ttl)
-                .expiry(expiry)
-                .maxBacklog(maxBacklog).delivery(delivery).rateLimit(rateLimit).lateTolerance(lateTolerance)
-                .fifo(fifo).zones(zones);
+                .expiry(expiry).maxBacklog(maxBacklog).delivery(delivery).rateLimit(rateLimit).lateTolerance(lateTolerance)
+                .fifo(fifo).repeatedKey(repeatedKey).zones(zones);
     }
 
     /**
@@ -245,7 +253,8 @@ public final class TopicDefinition {
         return "ttl=" + ttl + ",expiry=" + expiry + ",maxBacklog=" + maxBacklog + ",delivery=" + delivery
                 + ",rateLimit=" + rateLimit + ",lateTolerance=" + lateTolerance + ",fifo=" + fifo
                 + (zones.isEmpty() && zones.routing() == TopicZones.DEFAULT_ROUTING ? "" : ",zones=" + zones)
-                + (maxReleases == DEFAULT_MAX_RELEASES ? "" : ",maxReleases=" + maxReleases);
+                + (maxReleases == DEFAULT_MAX_RELEASES ? "" : ",maxReleases=" + maxReleases)
+                + (repeatedKey.equals(RepeatedKey.REPLACE) ? "" : ",repeatedKey=" + repeatedKey);
     }
 
     @Override
@@ -286,6 +295,7 @@ public final class TopicDefinition {
         private double rateLimit;
         private Duration lateTolerance = DEFAULT_LATE_TOLERANCE;
         private boolean fifo;
+        private RepeatedKey repeatedKey = RepeatedKey.REPLACE;
         private TopicZones zones = TopicZones.NONE;
 
         private Builder() {
@@ -372,6 +382,12 @@ public final class TopicDefinition {
         /** Equals consumed in the order first sent, rather than by key; off by default. */
         public Builder fifo(boolean value) {
             this.fifo = value;
+            return this;
+        }
+
+        /** What a send of a key already known to its slot does; {@link RepeatedKey#REPLACE} by default. */
+        public Builder repeatedKey(RepeatedKey value) {
+            this.repeatedKey = value;
             return this;
         }
 

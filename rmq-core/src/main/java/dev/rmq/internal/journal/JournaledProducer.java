@@ -13,6 +13,7 @@ import dev.rmq.producer.RmqProducer;
 import dev.rmq.producer.SendOutcome;
 import dev.rmq.producer.SendReceipt;
 import dev.rmq.producer.StoredMessage;
+import dev.rmq.topic.RepeatedKey;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicRegistry;
 import dev.rmq.topic.TopicType;
@@ -59,8 +60,9 @@ public final class JournaledProducer implements RmqProducer {
     @Override
     public CompletionStage<SendReceipt> sendAsync(OutgoingMessage message) {
         Instant sentAt = Instant.now();
-        return producer.sendAsync(message).thenCompose(receipt ->
-                journal.sent(List.of(entry(message, receipt, sentAt))).thenApply(done -> receipt));
+        // a send its repeated-key rule left out (kept, throttled) changed nothing: nothing to journal
+        return producer.sendAsync(message).thenCompose(receipt -> !receipt.written()
+                ? CompletableFuture.completedFuture(receipt) : journal.sent(List.of(entry(message, receipt, sentAt))).thenApply(done -> receipt));
     }
 
     @Override
@@ -70,7 +72,9 @@ public final class JournaledProducer implements RmqProducer {
             if (error == null) {
                 List<JournaledSend> entries = new ArrayList<>(receipts.size());
                 for (int i = 0; i < receipts.size(); i++) {
-                    entries.add(entry(messages.get(i), receipts.get(i), sentAt));
+                    if (receipts.get(i).written()) {
+                        entries.add(entry(messages.get(i), receipts.get(i), sentAt));
+                    }
                 }
                 return journal.sent(entries).thenApply(done -> receipts);
             }
@@ -100,9 +104,16 @@ public final class JournaledProducer implements RmqProducer {
         // restored message can be late by a round trip but never early
         long score = message.type() == TopicType.RANGE_MERGE ? System.currentTimeMillis() + message.value()
                 : message.value();
-        return new JournaledSend(topic.name(), topic.type(), receipt.slot(), receipt.key(), receipt.merged(), score,
+        return new JournaledSend(topic.name(), topic.type(), receipt.slot(), receipt.key(), receipt.merged(),
+                receipt.merged() && debounced(message, topic), score,
                 notBefore, ttl.isZero() ? null : sentAt.plus(ttl), message.headers(), codec.encode(message.payload()),
                 sentAt);
+    }
+
+    /** Whether the message's rule, its own or its topic's, is DEBOUNCE: a merge moved its due time. */
+    private static boolean debounced(OutgoingMessage message, TopicDefinition topic) {
+        RepeatedKey rule = message.repeatedKey() != null ? message.repeatedKey() : topic.repeatedKey();
+        return rule.kind() == RepeatedKey.Kind.DEBOUNCE;
     }
 
     @Override

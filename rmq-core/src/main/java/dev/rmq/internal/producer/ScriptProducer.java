@@ -23,6 +23,7 @@ import dev.rmq.producer.SendOutcome;
 import dev.rmq.producer.SendReceipt;
 import dev.rmq.producer.StoredMessage;
 import dev.rmq.producer.TimeInPastException;
+import dev.rmq.topic.RepeatedKey;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicRegistry;
 import org.jspecify.annotations.Nullable;
@@ -109,7 +110,7 @@ public final class ScriptProducer implements RmqProducer {
                 .whenComplete((result, error) -> settle(watched, error))
                 .thenApply(result -> {
                     report(send.topic(), result);
-                    if (!result.outcome().stored()) {
+                    if (result.outcome().refused()) {
                         throw send.refusal(result);
                     }
                     return send.receipt(result);
@@ -124,12 +125,20 @@ public final class ScriptProducer implements RmqProducer {
                 topic.lateTolerance().toMillis(), topic.fifo(), messages);
     }
 
-    /** Counts what the metrics count per message: refusals for a full backlog, and late fixed times. */
+    /** Counts what the metrics count per message: refusals for a full backlog, duplicates, and late fixed times. */
     private void report(TopicDefinition topic, SendCall.Result result) {
-        if (result.outcome() == SendCall.Outcome.BACKLOG_FULL) {
-            metrics.refused(topic, 1);
-        } else if (result.outcome().stored() && result.lateMs() > 0) {
-            metrics.sentLate(topic, result.lateMs());
+        switch (result.outcome()) {
+            case BACKLOG_FULL -> metrics.refused(topic, 1);
+            case KEPT -> metrics.duplicate(topic, SendReceipt.Outcome.KEPT);
+            case THROTTLED -> metrics.duplicate(topic, SendReceipt.Outcome.THROTTLED);
+            case ADDED, MERGED -> {
+                if (result.lateMs() > 0) {
+                    metrics.sentLate(topic, result.lateMs());
+                }
+            }
+            case TOO_LATE -> {
+                // the sender is told by its exception
+            }
         }
     }
 
@@ -249,14 +258,17 @@ public final class ScriptProducer implements RmqProducer {
             }
         }
 
-        /** The receipts in the input order; when any message is not known to be stored, the account as an exception. */
+        /**
+         * The receipts in the input order; when any message was refused or is of unknown outcome, the account as an
+         * exception. A duplicate (kept, throttled) has its receipt: its send was answered.
+         */
         synchronized List<SendReceipt> receipts(List<PreparedSend> sends, int synced) {
             List<SendReceipt> receipts = new ArrayList<>(sends.size());
             boolean complete = true;
             for (int i = 0; i < sends.size(); i++) {
-                boolean stored = results[i] != null && results[i].outcome().stored();
-                complete &= stored;
-                receipts.add(stored ? sends.get(i).receipt(results[i]) : null);
+                boolean answered = results[i] != null && !results[i].outcome().refused();
+                complete &= answered;
+                receipts.add(answered ? sends.get(i).receipt(results[i]) : null);
             }
             if (complete) {
                 checkReplicated(synced, sends.size());
@@ -265,7 +277,7 @@ public final class ScriptProducer implements RmqProducer {
             List<SendOutcome> outcomes = new ArrayList<>(sends.size());
             for (int i = 0; i < sends.size(); i++) {
                 PreparedSend send = sends.get(i);
-                outcomes.add(receipts.get(i) != null ? SendOutcome.stored(send.original(), receipts.get(i))
+                outcomes.add(receipts.get(i) != null ? SendOutcome.of(send.original(), receipts.get(i))
                         : results[i] != null ? SendOutcome.refused(send.original(), send.refusal(results[i]))
                         : SendOutcome.unknown(send.original(), failures[i]));
             }
@@ -316,7 +328,9 @@ public final class ScriptProducer implements RmqProducer {
         long notBefore = message.notBeforeTime().map(Instant::toEpochMilli)
                 .orElseGet(() -> message.delay().map(delay -> -delay.toMillis()).orElse(0L));
         byte[] envelope = Envelope.encodeNew(message.headers(), payload, ttl.toMillis(), notBefore);
-        return new PreparedSend(topic, slot, message, new SendCall.Message(key, message.value(), envelope));
+        RepeatedKey repeated = message.repeatedKey() != null
+                ? message.repeatedKey().checkFor(topic.name(), topic.type()) : topic.repeatedKey();
+        return new PreparedSend(topic, slot, message, new SendCall.Message(key, message.value(), envelope, repeated));
     }
 
     // ---- operations by key ------------------------------------------------------------------------
@@ -345,8 +359,14 @@ public final class ScriptProducer implements RmqProducer {
     private record PreparedSend(TopicDefinition topic, SlotKeys keys, OutgoingMessage original, SendCall.Message message) {
 
         SendReceipt receipt(SendCall.Result result) {
-            return new SendReceipt(topic.name(), keys.slot(), message.key(), result.outcome() == SendCall.Outcome.MERGED,
-                    Duration.ofMillis(result.lateMs()));
+            SendReceipt.Outcome outcome = switch (result.outcome()) {
+                case ADDED -> SendReceipt.Outcome.ADDED;
+                case MERGED -> SendReceipt.Outcome.MERGED;
+                case KEPT -> SendReceipt.Outcome.KEPT;
+                case THROTTLED -> SendReceipt.Outcome.THROTTLED;
+                case BACKLOG_FULL, TOO_LATE -> throw new IllegalStateException("a refused send has no receipt");
+            };
+            return new SendReceipt(topic.name(), keys.slot(), message.key(), outcome, Duration.ofMillis(result.lateMs()));
         }
 
         /** Why the script refused it. */

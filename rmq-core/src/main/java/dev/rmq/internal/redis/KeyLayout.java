@@ -25,7 +25,8 @@ public final class KeyLayout {
         return new SlotKeys(topic, slot, tag, tagged("body", tag), tagged("prepare", tag), tagged("inflight", tag),
                 tagged("delayed", tag), tagged("dead", tag), tagged("deadbody", tag), tagged("wake", tag),
                 tagged("owner", tag), tagged("parked", tag), tagged("expiry", tag), tagged("paused", tag),
-                tagged("hold", tag), tagged("retry", tag), tagged("cancelled", tag));
+                tagged("hold", tag), tagged("retry", tag), tagged("cancelled", tag),
+                tagged("throttled", tag));
     }
 
     /**

@@ -11,16 +11,17 @@ import java.util.List;
  */
 public record SlotKeys(String topic, int slot, String store, String body, String prepare, String inflight,
                        String delayed, String dead, String deadBody, String wake, String owner, String parked,
-                       String expiry, String paused, String hold, String retry, String cancelled) {
+                       String expiry, String paused, String hold, String retry, String cancelled,
+                       String throttled) {
 
     /** The keys' names in the order every script receives them as KEYS, as lib.lua's KEYS block lists them. */
     public static final List<String> NAMES = List.of("store", "body", "prepare", "inflight", "delayed", "dead",
-            "deadbody", "wake", "owner", "parked", "expiry", "paused", "hold", "retry", "cancelled");
+            "deadbody", "wake", "owner", "parked", "expiry", "paused", "hold", "retry", "cancelled", "throttled");
 
     /** Every key, in the order of {@link #NAMES}. */
     public List<Object> asScriptKeys() {
         return List.of(store, body, prepare, inflight, delayed, dead, deadBody, wake, owner, parked, expiry, paused,
-                hold, retry, cancelled);
+                hold, retry, cancelled, throttled);
     }
 
     /** The keys a script uses: {@code indexes} into {@link #NAMES}, in that order. */
@@ -62,6 +63,7 @@ public record SlotKeys(String topic, int slot, String store, String body, String
             case 12 -> hold;
             case 13 -> retry;
             case 14 -> cancelled;
+            case 15 -> throttled;
             default -> throw new IllegalArgumentException("no slot key at index " + index + " of " + NAMES);
         };
     }

@@ -1,5 +1,6 @@
 package dev.rmq.internal.script;
 
+import dev.rmq.topic.RepeatedKey;
 import dev.rmq.topic.TopicType;
 
 import dev.rmq.internal.redis.Envelope;
@@ -17,7 +18,7 @@ import java.util.List;
  * @param fifo            whether equals are taken in the order first sent (each message gets its place)
  * @param messages        the messages, in order
  * @param controlled      whether the call needs send_controlled.lua: a backlog cap, FIFO, or a message with a
- *                        not-before time; the others go to send.lua, which carries nothing for them. Decided once, by
+ *                        not-before time or a rule for a repeated key other than REPLACE; the others go to send.lua, which carries nothing for them. Decided once, by
  *                        {@link #of}
  */
 public record SendCall(TopicType type, String wakeChannel, int slot, int maxBacklog, long lateToleranceMs,
@@ -30,13 +31,33 @@ public record SendCall(TopicType type, String wakeChannel, int slot, int maxBack
      * @param key      the merge key
      * @param value    the time range (ms), the priority or the fixed time (epoch ms)
      * @param envelope its envelope ({@code Envelope.encodeNew}), with its time to live and not-before time
+     * @param repeated what it does when its key is known to the slot
      */
-    public record Message(String key, long value, byte[] envelope) {
+    public record Message(String key, long value, byte[] envelope, RepeatedKey repeated) {
+
+        /** A message that replaces a waiting one of its key. */
+        public Message(String key, long value, byte[] envelope) {
+            this(key, value, envelope, RepeatedKey.REPLACE);
+        }
+
+        /** The rule's letter in send_controlled.lua. */
+        String rule() {
+            return switch (repeated.kind()) {
+                case REPLACE -> "R";
+                case KEEP_FIRST -> "K";
+                case DEBOUNCE -> "D";
+                case THROTTLE -> "T";
+            };
+        }
     }
 
     /** What the script did with one message. */
     public enum Outcome {
         ADDED("added"), MERGED("merged"),
+        /** Not written: its key waits or is parked, and the rule keeps the first. */
+        KEPT("kept"),
+        /** Not written: its key was accepted within the throttle window. */
+        THROTTLED("throttled"),
         /** Refused: the slot's backlog is full. */
         BACKLOG_FULL("backlog_full"),
         /** Refused: its fixed time lies further behind the Redis clock than the late tolerance. */
@@ -48,8 +69,9 @@ public record SendCall(TopicType type, String wakeChannel, int slot, int maxBack
             this.word = word;
         }
 
-        public boolean stored() {
-            return this == ADDED || this == MERGED;
+        /** Whether the script refused it: not written, for a reason the sender is told as an error. */
+        public boolean refused() {
+            return this == BACKLOG_FULL || this == TOO_LATE;
         }
     }
 
@@ -71,6 +93,14 @@ public record SendCall(TopicType type, String wakeChannel, int slot, int maxBack
             .arg("envelope", Message::envelope)
             .build();
 
+    private static final Argv<Message> CONTROLLED_MESSAGE = Argv.<Message>builder()
+            .arg("key", Message::key)
+            .arg("value", Message::value)
+            .arg("envelope", Message::envelope)
+            .arg("repeated", Message::rule)
+            .arg("window_ms", message -> message.repeated().window().toMillis())
+            .build();
+
     /** send.lua's arguments: the common way. */
     static final Argv<SendCall> ARGV = Argv.<SendCall>builder()
             .arg("type", call -> call.type().scriptCode())
@@ -88,7 +118,7 @@ public record SendCall(TopicType type, String wakeChannel, int slot, int maxBack
             .arg("max_backlog", SendCall::maxBacklog)
             .arg("late_tolerance_ms", SendCall::lateToleranceMs)
             .arg("fifo", call -> call.fifo() ? "1" : "0")
-            .rows("messages", SendCall::messages, MESSAGE)
+            .rows("messages", SendCall::messages, CONTROLLED_MESSAGE)
             .build();
 
     /** A call of the script its messages need. */
@@ -96,7 +126,9 @@ public record SendCall(TopicType type, String wakeChannel, int slot, int maxBack
                               boolean fifo, List<Message> messages) {
         boolean controlled = maxBacklog > 0 || fifo;
         for (int i = 0; !controlled && i < messages.size(); i++) {
-            controlled = Envelope.hasNotBefore(messages.get(i).envelope());
+            Message message = messages.get(i);
+            controlled = message.repeated().kind() != RepeatedKey.Kind.REPLACE
+                    || Envelope.hasNotBefore(message.envelope());
         }
         return new SendCall(type, wakeChannel, slot, maxBacklog, lateToleranceMs, fifo, messages, controlled);
     }

@@ -28,6 +28,8 @@
 --   cancelled   ZSET    in-flight deliveries cancelled before their holder ended them: member = key, score =
 --                       the lease deadline (µs) the holder quotes, so that its ack or extension learns of the
 --                       cancel; a poll drops what is past its deadline
+--   throttled   ZSET    keys sent under a throttle rule: member = key, score = when its window ends, ms. The key
+--                       expires with its latest mark (see send_controlled)
 -- A pipelined call adds a call key after them, CALL_KEY (see replay.lua).
 --
 -- ORDER: on a FIFO topic a message's place among equals (one priority, or one due millisecond) is 8 bytes: the

@@ -1,11 +1,17 @@
 -- send_controlled: adds or merges messages of one slot, with the job controls that send.lua leaves out: a
--- not-before time, FIFO places among equals, and a backlog cap. Java sends a call here instead of send.lua when
--- its topic has FIFO or a cap, or one of its messages has a not-before time, so that a plain send pays nothing for
--- them (Redis runs a script's whole top level, every function definition included, on each call).
+-- not-before time, FIFO places among equals, a backlog cap, and what a repeated key does other than replace. Java
+-- sends a call here instead of send.lua when its topic has FIFO or a cap, or one of its messages has a not-before
+-- time or another rule for a repeated key, so that a plain send pays nothing for them.
 -- A merge keeps the message's place among equals and the score the type dictates, and replaces the content
 -- (payload, headers), the time to live and the not-before time with the latest send's. A send whose key is
 -- parked behind its in-flight delivery is added, and merges into the parked message when a poll takes it (see
 -- park).
+-- What a send of a key known to the slot does is each message's own rule (its `repeated` field):
+--   R  replace: merge as above;
+--   K  keep the first: a key waiting or parked is left as it is (kept);
+--   D  debounce: merge, and a range-merge message is due a range after this send rather than the first;
+--   T  throttle: a key accepted within the last window_ms is refused (throttled), even if it was consumed since;
+--      otherwise the send goes as R, and the key is marked in throttled until the window has passed.
 -- ARGV
 --   type            'R' range-merge, 'P' priority, 'F' fixed-time
 --   wake_channel    the channel on which idle consumers of the topic are woken
@@ -19,11 +25,15 @@
 --                   P: priority (the latest wins); F: fixed time ms (the latest wins)
 --     envelope      the envelope as Java wrote it (see lib.lua): its time to live, and for a priority message
 --                   its not-before time (an epoch ms, or when negative a delay), are made absolute here
+--     repeated      what a send of a known key does: R, K, D or T, as above
+--     window_ms     for T, how long a key accepted stays refused; 0 otherwise
 -- RETURNS
 --   results[]       one per message, in order; a refused message is not written, the others of the call are.
 --                   Each:
---     outcome       one of: added merged backlog_full too_late
---                   merged: into a waiting message; backlog_full: refused, the slot's backlog is full;
+--     outcome       one of: added merged kept throttled backlog_full too_late
+--                   merged: into a waiting message; kept: not written, its key waits or is parked (K);
+--                   throttled: not written, its key was accepted within the window (T);
+--                   backlog_full: refused, the slot's backlog is full;
 --                   too_late: refused, its fixed time lies further behind the Redis clock than the tolerance
 --     late_ms       how far behind the Redis clock a fixed time was, 0 when it was ahead
 -- ERRORS
@@ -59,12 +69,31 @@ local function controlled(envelope, score, index)
     return m
 end
 
--- Merges a send (m, its envelope made absolute) into a waiting message. Returns the new due time when the
--- send moved the message, else nil.
-local function merge(key, old, m)
+-- Whether a key was accepted within its throttle window. Marks past their window go first, once per call.
+local throttle_swept = false
+local function throttled(key)
+    if not throttle_swept then
+        redis.call('ZREMRANGEBYSCORE', K_THROTTLED, '-inf', NOW_MS)
+        throttle_swept = true
+    end
+    return redis.call('ZSCORE', K_THROTTLED, key) ~= false
+end
+
+-- Marks a key accepted for window ms. The set lives as long as its latest mark, so that a topic that stops
+-- throttling leaves nothing behind.
+local function mark_throttled(key, window)
+    redis.call('ZADD', K_THROTTLED, NOW_MS + window, key)
+    if redis.call('PTTL', K_THROTTLED) < window then
+        redis.call('PEXPIRE', K_THROTTLED, window)
+    end
+end
+
+-- Merges a send (m, its envelope made absolute) into a waiting message; debounce moves a range-merge message's
+-- due time to this send's. Returns the new due time when the send moved the message, else nil.
+local function merge(key, old, m, debounce)
     local o = env_read(old) or { score = m.score, expire_at = 0 }
     m.order = o.order
-    if typ == 'R' then
+    if typ == 'R' and not debounce then
         -- the first due time stays: the store has it (an envelope sent by send.lua carries no score)
         local first = redis.call('ZSCORE', K_STORE, member(o.order, key))
         m.score = first and tonumber(first) or o.score
@@ -86,7 +115,7 @@ local function merge(key, old, m)
         redis.call('ZADD', K_STORE, m.score, at)
         note_priority(m.score)
         return NOW_MS
-    elseif typ == 'F' then
+    elseif typ == 'F' or debounce then
         redis.call('ZADD', K_STORE, m.score, at)
         return m.score
     end
@@ -96,7 +125,7 @@ end
 local out = { ARG.messages }
 local earliest = nil
 for i = 1, ARG.messages do
-    local key, value, envelope = ARG_messages(i)
+    local key, value, envelope, repeated, window_ms = ARG_messages(i)
     local score = tonumber(value)
     local late = 0
     if typ == 'R' then
@@ -108,14 +137,18 @@ for i = 1, ARG.messages do
     if late > tolerance then
         -- too late to be a time that was meant: this message only is refused, the rest of the call goes on
         outcome = 'too_late'
+    elseif repeated == 'T' and throttled(key) then
+        outcome = 'throttled'
     else
         local m = controlled(envelope, score, i - 1)
         if m == nil then
             return redis.error_reply('RMQ_ENVELOPE the envelope of key "' .. key .. '" is not one this version reads')
         end
         local waiting_env = redis.call('HGET', K_BODY, key)
-        if waiting_env then
-            moved = merge(key, waiting_env, m)
+        if repeated == 'K' and (waiting_env or (any_parked() and redis.call('HEXISTS', K_PARKED, key) == 1)) then
+            outcome = 'kept'
+        elseif waiting_env then
+            moved = merge(key, waiting_env, m, repeated == 'D')
         elseif waiting and waiting >= cap then
             outcome = 'backlog_full'
         else
@@ -124,6 +157,9 @@ for i = 1, ARG.messages do
                 waiting = waiting + 1
             end
             moved = place(typ, key, env_write(m), m)
+        end
+        if repeated == 'T' and outcome ~= 'backlog_full' then
+            mark_throttled(key, tonumber(window_ms))
         end
     end
     out[2 * i] = outcome

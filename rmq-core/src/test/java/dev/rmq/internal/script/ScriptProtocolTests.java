@@ -134,7 +134,7 @@ class ScriptProtocolTests {
                 .as("a send touches only these").containsExactly("store", "body", "delayed", "wake", "expiry");
         assertThat(java.util.Arrays.stream(Script.SEND_CONTROLLED.keys()).mapToObj(SlotKeys.NAMES::get))
                 .as("a controlled send touches only these")
-                .containsExactly("store", "body", "delayed", "wake", "parked", "expiry");
+                .containsExactly("store", "body", "delayed", "wake", "parked", "expiry", "throttled");
     }
 
     @Test
@@ -274,7 +274,8 @@ class ScriptProtocolTests {
         for (byte[] arg : call.argv()) {
             args.add(arg.length == 1 && arg[0] < 10 ? "<" + arg[0] + ">" : new String(arg));
         }
-        assertThat(args).containsExactly("P", "rmq:wake:t", "3", "0", "10000", "1", "2", "a", "20", "<1>", "b", "30", "<2>");
+        assertThat(args).containsExactly("P", "rmq:wake:t", "3", "0", "10000", "1", "2", "a", "20", "<1>", "R", "0", "b", "30",
+                "<2>", "R", "0");
     }
 
     @Test

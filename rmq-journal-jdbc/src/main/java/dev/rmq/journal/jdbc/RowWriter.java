@@ -35,8 +35,9 @@ final class RowWriter {
 
     private static final String INSERT_TRANSITION = "INSERT INTO rmq_transitions (message_id, state, attempt, at,"
             + " worker, host, detail) VALUES (?, ?, ?, ?, ?, ?, ?)";
-    private static final String MERGE = "UPDATE rmq_messages SET score = CASE WHEN type = 'R' THEN score ELSE ? END,"
-            + " not_before = ?, expire_at = ?, headers = ?, payload = ?, state = 'merged', updated_at = ? WHERE id = ?";
+    /** A merge keeps a range-merge message's first due time, unless the send debounced it (parameter 1). */
+    private static final String MERGE = "UPDATE rmq_messages"
+            + " SET score = CASE WHEN type = 'R' AND NOT ? THEN score ELSE ? END, not_before = ?, expire_at = ?, headers = ?, payload = ?, state = 'merged', updated_at = ? WHERE id = ?";
     private static final String CHANGE = "UPDATE rmq_messages SET state = ?, attempts = ?, score = COALESCE(?, score),"
             + " not_before = CASE WHEN ? THEN not_before ELSE NULLIF(?, 0) END, finished = ?, updated_at = ? WHERE id = ?";
     private static final String SUPERSEDE = "UPDATE rmq_messages SET state = 'merged', finished = TRUE, updated_at = ?"
@@ -200,13 +201,14 @@ final class RowWriter {
                     unknown.add(send);
                     continue;
                 }
-                update.setLong(1, send.score());
-                setMillis(update, 2, send.notBefore());
-                setMillis(update, 3, send.expireAt());
-                update.setString(4, headers(send.headers()));
-                update.setBytes(5, send.payload());
-                update.setTimestamp(6, Timestamp.from(send.sentAt()), Transactions.utc());
-                update.setLong(7, newest.id());
+                update.setBoolean(1, send.debounced());
+                update.setLong(2, send.score());
+                setMillis(update, 3, send.notBefore());
+                setMillis(update, 4, send.expireAt());
+                update.setString(5, headers(send.headers()));
+                update.setBytes(6, send.payload());
+                update.setTimestamp(7, Timestamp.from(send.sentAt()), Transactions.utc());
+                update.setLong(8, newest.id());
                 update.addBatch();
                 addTransition(transition, newest.id(), JournalState.MERGED, newest.attempts(), send.sentAt(),
                         PRODUCER, null);
