@@ -25,6 +25,9 @@ import java.util.List;
  * @param rateLimit    the most deliveries per second; null for no limit
  * @param lateTolerance how far in the past a fixed time may be and still be taken; null unless FIXED_TIME
  * @param fifo         whether equals are consumed in the order first sent
+ * @param repeatedKey  what a send of a key already known to its slot does: {@code REPLACE}, {@code KEEP_FIRST},
+ *                     {@code DEBOUNCE} or {@code THROTTLE}
+ * @param throttleWindow with {@code THROTTLE}, how long a key accepted stays refused; null otherwise
  * @param zones        the availability zones its slots are spread over; null for none
  * @param zoneRouting  with zones, where a producer sends: {@code SENDER_ZONE} or {@code BASIS}; null without zones
  */
@@ -32,7 +35,8 @@ import java.util.List;
 public record TopicDescription(String name, String type, int slotAmount, String leaseTimeout, int maxRetries,
                                Backoff backoff, int deadCapacity, int maxReleases, @Nullable String ttl, String expiry,
                                @Nullable Integer maxBacklog, String delivery, @Nullable Double rateLimit,
-                               @Nullable String lateTolerance, boolean fifo, @Nullable List<String> zones,
+                               @Nullable String lateTolerance, boolean fifo, String repeatedKey,
+                               @Nullable String throttleWindow, @Nullable List<String> zones,
                                @Nullable String zoneRouting) {
 
     /** Retry delays: {@code initial × multiplier^(attempt-1)}, capped at {@code max}, less up to {@code jitter}. */
@@ -50,6 +54,8 @@ public record TopicDescription(String name, String type, int slotAmount, String 
                 topic.maxBacklog() == 0 ? null : topic.maxBacklog(), topic.delivery().name(),
                 topic.rateLimit() == 0 ? null : topic.rateLimit(),
                 topic.type() == TopicType.FIXED_TIME ? topic.lateTolerance().toString() : null, topic.fifo(),
+                topic.repeatedKey().kind().name(),
+                topic.repeatedKey().window().isZero() ? null : topic.repeatedKey().window().toString(),
                 zoned ? topic.zones().names() : null, zoned ? topic.zones().routing().name() : null);
     }
 }

@@ -89,6 +89,43 @@ class MessageApiTests {
     }
 
     @Test
+    void aSendChoosesWhatItsRepeatedKeyDoesAndTheReceiptSaysWhatHappened() {
+        JsonNode first = api.send("t-range", Map.of("payload", "first", "key", "rk-1", "timeRange", "PT1H"));
+        assertThat(first.path("outcome").asString()).isEqualTo("ADDED");
+
+        JsonNode kept = api.post("/api/v1/topics/t-range/messages", HttpApi.json(Map.of("payload", "second",
+                "key", "rk-1", "timeRange", "PT1H", "repeatedKey", "KEEP_FIRST"))).expect(200);
+        assertThat(kept.path("outcome").asString()).isEqualTo("KEPT");
+        assertThat(api.get("/api/v1/topics/t-range/messages/rk-1").expect(200).path("payload").asString())
+                .isEqualTo("first");
+
+        Map<String, Object> throttled = Map.of("payload", "t", "key", "rk-2", "timeRange", "PT1H",
+                "repeatedKey", "THROTTLE", "throttleWindow", "PT1H");
+        assertThat(api.send("t-range", throttled).path("outcome").asString()).isEqualTo("ADDED");
+        api.delete("/api/v1/topics/t-range/messages/rk-2").expect(200);
+        assertThat(api.post("/api/v1/topics/t-range/messages", HttpApi.json(throttled)).expect(200)
+                .path("outcome").asString()).as("refused for the window, though cancelled").isEqualTo("THROTTLED");
+
+        JsonNode batch = api.post("/api/v1/topics/t-range/messages:batch", HttpApi.json(Map.of("messages",
+                List.of(throttled, Map.of("payload", "n", "key", "rk-3", "timeRange", "PT1H"))))).expect(200);
+        assertThat(batch.path("duplicates").asInt()).isEqualTo(1);
+        assertThat(batch.path("stored").asInt()).isEqualTo(1);
+        assertThat(batch.path("results").get(0).path("status").asString()).isEqualTo("DUPLICATE");
+        assertThat(batch.path("results").get(0).path("outcome").asString()).isEqualTo("THROTTLED");
+
+        api.post("/api/v1/topics/t-range/messages", HttpApi.json(Map.of("payload", "x", "timeRange", "PT1H",
+                "repeatedKey", "THROTTLE"))).problem("invalid-argument", 400);
+        api.post("/api/v1/topics/t-range/messages", HttpApi.json(Map.of("payload", "x", "timeRange", "PT1H",
+                "repeatedKey", "ONCE"))).problem("invalid-argument", 400);
+        JsonNode priority = api.post("/api/v1/topics/t-priority/messages", HttpApi.json(Map.of("payload", "x",
+                "priority", 30, "repeatedKey", "DEBOUNCE"))).problem("invalid-argument", 400);
+        assertThat(priority.path("detail").asString()).contains("DEBOUNCE");
+        for (String key : List.of("rk-1", "rk-3")) {
+            api.delete("/api/v1/topics/t-range/messages/" + key).expect(200);
+        }
+    }
+
+    @Test
     void aKeyDerivedFromThePayloadMergesEqualPayloads() {
         JsonNode first = api.send("t-range", Map.of("payload", Map.of("b", 2, "a", 1), "timeRange", "PT1H"));
         JsonNode second = api.send("t-range", Map.of("payload", Map.of("a", 1, "b", 2), "timeRange", "PT1H"));

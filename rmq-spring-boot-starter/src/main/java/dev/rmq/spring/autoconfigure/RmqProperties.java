@@ -8,6 +8,7 @@ import dev.rmq.topic.BackoffPolicy;
 import dev.rmq.topic.DeliveryGuarantee;
 import dev.rmq.topic.ExpiryAction;
 import dev.rmq.topic.Names;
+import dev.rmq.topic.RepeatedKey;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import dev.rmq.topic.TopicZones;
@@ -110,6 +111,11 @@ public record RmqProperties(@DefaultValue("") String namespace,
      *                     taken, delivered at once and reported late; a time further behind is refused.
      * @param fifo         Whether messages of one priority, or due in one millisecond, are consumed in the order
      *                     first sent (a little Redis CPU per send); otherwise by key.
+     * @param repeatedKey  What a send of a key already known to its slot does: REPLACE (merge, the latest content
+     *                     winning), KEEP_FIRST (leave the waiting message as it is), DEBOUNCE (merge, and move the
+     *                     due time to the latest send's; not for PRIORITY topics) or THROTTLE (refuse the key for
+     *                     throttle-window after it was accepted, even once consumed). A send may choose its own.
+     * @param throttleWindow With repeated-key THROTTLE, how long a key accepted stays refused; required there.
      * @param zones        Availability zones the slots are spread over (slot s in zone s mod n); none by default.
      * @param zoneRouting  With zones, where a producer sends: SENDER_ZONE (its own zone's slots; a key sent from two
      *                     zones is two messages) or BASIS (by the slot basis alone, one message per key).
@@ -131,6 +137,8 @@ public record RmqProperties(@DefaultValue("") String namespace,
                         @Nullable Double rateLimit,
                         @Nullable Duration lateTolerance,
                         @Nullable Boolean fifo,
+                        RepeatedKey.@Nullable Kind repeatedKey,
+                        @Nullable Duration throttleWindow,
                         @Nullable List<String> zones,
                         @Nullable ZoneRouting zoneRouting,
                         @Nullable Integer concurrency,
@@ -173,6 +181,13 @@ public record RmqProperties(@DefaultValue("") String namespace,
             map.from(rateLimit).to(topic::rateLimit);
             map.from(lateTolerance).to(topic::lateTolerance);
             map.from(fifo).to(topic::fifo);
+            if (repeatedKey != null || throttleWindow != null) {
+                if (repeatedKey == null) {
+                    throw new IllegalArgumentException("rmq.topics." + key + ".throttle-window is for repeated-key"
+                            + " THROTTLE, and repeated-key is not set");
+                }
+                topic.repeatedKey(RepeatedKey.of(repeatedKey, throttleWindow));
+            }
             if (zones != null || zoneRouting != null) {
                 List<String> names = zones == null ? List.of() : zones;
                 topic.zones(TopicZones.of(names, zoneRouting == null ? TopicZones.DEFAULT_ROUTING : zoneRouting));

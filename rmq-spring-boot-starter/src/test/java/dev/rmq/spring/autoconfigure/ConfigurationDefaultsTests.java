@@ -53,6 +53,7 @@ class ConfigurationDefaultsTests {
         defaults.put("rate-limit", TOPIC.rateLimit());
         defaults.put("late-tolerance", TOPIC.lateTolerance());
         defaults.put("fifo", TOPIC.fifo());
+        defaults.put("repeated-key", TOPIC.repeatedKey().kind().name());
         defaults.put("zone-routing", TOPIC.zones().routing().name());
         return defaults;
     }

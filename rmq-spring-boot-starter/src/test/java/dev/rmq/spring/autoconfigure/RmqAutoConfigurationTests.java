@@ -26,6 +26,7 @@ import dev.rmq.topic.BackoffPolicy;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.DeliveryGuarantee;
 import dev.rmq.topic.ExpiryAction;
+import dev.rmq.topic.RepeatedKey;
 import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -149,13 +150,19 @@ class RmqAutoConfigurationTests {
         contextRunner.withPropertyValues("rmq.topics.tasks.type=PRIORITY", "rmq.topics.tasks.ttl=90s",
                 "rmq.topics.tasks.expiry=DEAD", "rmq.topics.tasks.max-backlog=5000",
                 "rmq.topics.tasks.delivery=AT_MOST_ONCE", "rmq.topics.tasks.rate-limit=12.5",
-                "rmq.topics.orders.late-tolerance=2s").run(context -> {
+                "rmq.topics.orders.late-tolerance=2s", "rmq.topics.orders.repeated-key=THROTTLE",
+                "rmq.topics.orders.throttle-window=30s", "rmq.topics.pings.type=RANGE_MERGE",
+                "rmq.topics.pings.repeated-key=keep-first").run(context -> {
             TopicDefinition tasks = context.getBean(RmqClient.class).topics().require("tasks");
             assertThat(tasks).isEqualTo(TopicDefinition.builder("tasks", TopicType.PRIORITY).ttl(Duration.ofSeconds(90))
                     .expiry(ExpiryAction.DEAD).maxBacklog(5000).delivery(DeliveryGuarantee.AT_MOST_ONCE).rateLimit(12.5)
                     .build());
             assertThat(context.getBean(RmqClient.class).topics().require("orders").lateTolerance())
                     .isEqualTo(Duration.ofSeconds(2));
+            assertThat(context.getBean(RmqClient.class).topics().require("orders").repeatedKey())
+                    .isEqualTo(RepeatedKey.throttle(Duration.ofSeconds(30)));
+            assertThat(context.getBean(RmqClient.class).topics().require("pings").repeatedKey())
+                    .isEqualTo(RepeatedKey.KEEP_FIRST);
         });
     }
 
@@ -168,6 +175,12 @@ class RmqAutoConfigurationTests {
         contextRunner.withPropertyValues("rmq.topics.tasks.type=PRIORITY", "rmq.topics.tasks.max-backlog=-5").run(context ->
                 assertThat(context).hasFailed().getFailure().rootCause()
                         .hasMessage("maxBacklog of topic 'tasks' must be 0 (no cap) or positive, was -5"));
+        contextRunner.withPropertyValues("rmq.topics.tasks.type=PRIORITY", "rmq.topics.tasks.repeated-key=THROTTLE")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("THROTTLE needs its window"));
+        contextRunner.withPropertyValues("rmq.topics.tasks.type=PRIORITY", "rmq.topics.tasks.repeated-key=DEBOUNCE")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("priority topic 'tasks'"));
     }
 
     @Test

@@ -71,17 +71,19 @@ public class MessageController {
         TopicDefinition definition = client.topics().require(topic);
         OutgoingMessage message = MessageRequests.parse(definition, JsonBody.of(body));
         SendOutcome outcome = sendAll(List.of(message)).get(0);
-        if (outcome.status() != SendOutcome.Status.STORED) {
+        if (outcome.receipt() == null) {
             throw failure(outcome);
         }
         ReceiptView receipt = ReceiptView.of(receiptOf(outcome));
-        return ResponseEntity.created(location(topic, receipt.key(), message.slotBasis())).body(receipt);
+        // a send its repeated-key rule left out (kept, throttled) created nothing: 200 with what happened
+        return outcome.status() == SendOutcome.Status.DUPLICATE ? ResponseEntity.ok(receipt)
+                : ResponseEntity.created(location(topic, receipt.key(), message.slotBasis())).body(receipt);
     }
 
     /**
      * Up to {@value #MAX_BATCH} messages in one call, as {@code {"messages": [...]}}. Each is checked before any is
-     * sent, so a malformed one refuses the whole batch; once sent, each has its own outcome: stored, refused or
-     * unknown. 201 when every message was stored, 200 when some were not.
+     * sent, so a malformed one refuses the whole batch; once sent, each has its own outcome: stored, duplicate,
+     * refused or unknown. 201 when every message was stored, 200 when some were not.
      */
     @PostMapping("/messages:batch")
     public ResponseEntity<BatchView> sendBatch(@PathVariable String topic, @RequestBody JsonNode body) {
@@ -99,13 +101,15 @@ public class MessageController {
         List<SendOutcome> outcomes = sendAll(messages);
         List<BatchView.Item> results = new ArrayList<>(outcomes.size());
         int stored = 0;
+        int duplicates = 0;
         int refused = 0;
         for (int i = 0; i < outcomes.size(); i++) {
             SendOutcome outcome = outcomes.get(i);
             switch (outcome.status()) {
-                case STORED -> {
-                    stored++;
-                    results.add(BatchView.Item.stored(i, ReceiptView.of(receiptOf(outcome))));
+                case STORED, DUPLICATE -> {
+                    stored += outcome.status() == SendOutcome.Status.STORED ? 1 : 0;
+                    duplicates += outcome.status() == SendOutcome.Status.DUPLICATE ? 1 : 0;
+                    results.add(BatchView.Item.answered(i, outcome.status().name(), ReceiptView.of(receiptOf(outcome))));
                 }
                 case REFUSED, UNKNOWN -> {
                     refused += outcome.status() == SendOutcome.Status.REFUSED ? 1 : 0;
@@ -114,7 +118,8 @@ public class MessageController {
                 }
             }
         }
-        BatchView view = new BatchView(stored, refused, outcomes.size() - stored - refused, results);
+        BatchView view = new BatchView(stored, duplicates, refused, outcomes.size() - stored - duplicates - refused,
+                results);
         return ResponseEntity.status(stored == outcomes.size() ? HttpStatus.CREATED : HttpStatus.OK).body(view);
     }
 
@@ -230,7 +235,7 @@ public class MessageController {
             List<SendReceipt> receipts = producer.sendAll(messages);
             List<SendOutcome> outcomes = new ArrayList<>(receipts.size());
             for (int i = 0; i < receipts.size(); i++) {
-                outcomes.add(SendOutcome.stored(messages.get(i), receipts.get(i)));
+                outcomes.add(SendOutcome.of(messages.get(i), receipts.get(i)));
             }
             return outcomes;
         } catch (BatchSendException e) {
@@ -238,9 +243,9 @@ public class MessageController {
         }
     }
 
-    /** The receipt of a message that was stored. */
+    /** The receipt of a message that was stored or left out as a duplicate. */
     private static SendReceipt receiptOf(SendOutcome outcome) {
-        return Objects.requireNonNull(outcome.receipt(), "a stored outcome has its receipt");
+        return Objects.requireNonNull(outcome.receipt(), "a stored or duplicate outcome has its receipt");
     }
 
     /** The problem of a message that was not stored. */

@@ -4,12 +4,15 @@ import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.server.api.JsonBody;
 import dev.rmq.server.api.problem.ApiException;
 import dev.rmq.server.api.problem.Problem;
+import dev.rmq.topic.RepeatedKey;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -22,7 +25,7 @@ import java.util.Map;
 final class MessageRequests {
 
     static final List<String> FIELDS = List.of("payload", "key", "slotBasis", "headers", "ttl", "timeRange", "delay",
-            "priority", "dueTime", "notBefore");
+            "priority", "dueTime", "notBefore", "repeatedKey", "throttleWindow");
 
     private MessageRequests() {
     }
@@ -51,7 +54,33 @@ final class MessageRequests {
         if (ttl != null) {
             message = message.withTtl(ttl);
         }
-        return message;
+        RepeatedKey repeated = repeatedKey(topic, body);
+        return repeated == null ? message : message.withRepeatedKey(repeated);
+    }
+
+    /** The send's own rule for a repeated key, or null for the topic's. */
+    private static @Nullable RepeatedKey repeatedKey(TopicDefinition topic, JsonBody body) {
+        String kind = body.string("repeatedKey");
+        Duration window = body.duration("throttleWindow");
+        if (kind == null) {
+            if (window != null) {
+                throw new ApiException(Problem.INVALID_ARGUMENT, "field '" + body.field("throttleWindow") + "' is for"
+                        + " repeatedKey THROTTLE, and '" + body.field("repeatedKey") + "' is not given");
+            }
+            return null;
+        }
+        RepeatedKey.Kind parsed;
+        try {
+            parsed = RepeatedKey.Kind.valueOf(kind);
+        } catch (IllegalArgumentException e) {
+            throw new ApiException(Problem.INVALID_ARGUMENT, "field '" + body.field("repeatedKey") + "' must be one of "
+                    + Arrays.toString(RepeatedKey.Kind.values()) + ", was '" + kind + "'", e);
+        }
+        try {
+            return RepeatedKey.of(parsed, window).checkFor(topic.name(), topic.type());
+        } catch (IllegalArgumentException e) {
+            throw new ApiException(Problem.INVALID_ARGUMENT, e.getMessage(), e);
+        }
     }
 
     private static OutgoingMessage rangeMerge(TopicDefinition topic, JsonBody body, JsonNode payload) {
