@@ -8,12 +8,14 @@ import dev.rmq.consumer.RmqHandler;
 import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.producer.BacklogFullException;
 import dev.rmq.producer.BatchSendException;
+import dev.rmq.producer.MessageRef;
 import dev.rmq.producer.MessageState;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.producer.SendOutcome;
 import dev.rmq.producer.SendReceipt;
 import dev.rmq.topic.BackoffPolicy;
 import dev.rmq.topic.DeliveryGuarantee;
+import dev.rmq.topic.RepeatedKey;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.AfterEach;
@@ -115,6 +117,38 @@ class ClusterJobControlsTests extends ClusterFixture {
         await().atMost(PATIENCE).until(() -> rmq.inspector().totals(topic.name()).backlog() == 0 && handled.size() == 1);
         assertThat(handled).containsExactly("fresh");
         assertThat(sizes(topic)).containsEntry("expiry", 0L).containsEntry("body", 0L);
+    }
+
+    @Test
+    void eachRepeatedKeyRuleHoldsOnEveryMaster() {
+        TopicDefinition topic = fresh(TopicDefinition.builder("cluster-repeat", TopicType.RANGE_MERGE)
+                .repeatedKey(RepeatedKey.KEEP_FIRST));
+        RmqClient rmq = RmqClient.builder(redisson).topic(topic).build();
+        Duration range = Duration.ofMinutes(10);
+        for (String basis : basesOnEveryMaster(topic)) {
+            OutgoingMessage first = OutgoingMessage.rangeMerge(topic.name(), "first", range).withKey(basis)
+                    .withSlotBasis(basis);
+            assertThat(rmq.producer().send(first).outcome()).isEqualTo(SendReceipt.Outcome.ADDED);
+            assertThat(rmq.producer().send(first.withKey(basis)).outcome()).isEqualTo(SendReceipt.Outcome.KEPT);
+
+            String debounced = basis + "-debounced";
+            OutgoingMessage moving = OutgoingMessage.rangeMerge(topic.name(), "d", range).withKey(debounced)
+                    .withSlotBasis(basis).withRepeatedKey(RepeatedKey.DEBOUNCE);
+            rmq.producer().send(moving);
+            double due = rmq.producer().get(new MessageRef(topic.name(), debounced, basis)).orElseThrow().score();
+            long sentAt = redisTimeMs();
+            await().atMost(PATIENCE).until(() -> redisTimeMs() > sentAt + 5);
+            assertThat(rmq.producer().send(moving).outcome()).isEqualTo(SendReceipt.Outcome.MERGED);
+            assertThat(rmq.producer().get(new MessageRef(topic.name(), debounced, basis)).orElseThrow().score())
+                    .isGreaterThan(due);
+
+            OutgoingMessage throttled = OutgoingMessage.rangeMerge(topic.name(), "t", range).withKey(basis + "-t")
+                    .withSlotBasis(basis).withRepeatedKey(RepeatedKey.throttle(Duration.ofMinutes(5)));
+            assertThat(rmq.producer().send(throttled).outcome()).isEqualTo(SendReceipt.Outcome.ADDED);
+            assertThat(rmq.producer().cancel(new MessageRef(topic.name(), basis + "-t", basis))).isTrue();
+            assertThat(rmq.producer().send(throttled).outcome()).isEqualTo(SendReceipt.Outcome.THROTTLED);
+        }
+        assertThat(rmq.inspector().totals(topic.name()).backlog()).isEqualTo(6);
     }
 
     @Test
