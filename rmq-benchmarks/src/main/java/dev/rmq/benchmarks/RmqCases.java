@@ -55,8 +55,8 @@ final class RmqCases {
         return redisson;
     }
 
-    RmqClient client(TopicDefinition topic) {
-        return RmqClient.builder(redisson).topic(topic).build();
+    RmqClient client(TopicDefinition... topics) {
+        return RmqClient.builder(redisson).topics(List.of(topics)).build();
     }
 
     static TopicDefinition topic(String name, TopicType type, int slots) {

@@ -20,14 +20,16 @@ public class LeaseExpiredException extends RmqException {
      * @param topic   the message's topic
      * @param slot    its slot
      * @param key     its key
-     * @param attempt the delivery's attempt
+     * @param attempt the delivery's attempt; 0 when it is not known (a delivery settled by its reference, whose
+     *                lease may have run out or whose delivery another settle ended first)
      * @param reason  why the lease was lost, as in "its lease ended 20 ms ago"
      * @param lease   the topic's lease
      */
     public LeaseExpiredException(String topic, int slot, String key, int attempt, String reason, Duration lease) {
-        super("message '" + key + "' of " + topic + "_" + slot + " (attempt " + attempt + ") was not acknowledged: "
-                + reason + "; nothing was done, and it will be delivered again (lease " + lease
-                + ", extend it with extend())", null);
+        super("message '" + key + "' of " + topic + "_" + slot + (attempt > 0 ? " (attempt " + attempt + ")" : "")
+                + " was not acknowledged: " + reason + "; nothing was done"
+                + (attempt > 0 ? ", and it will be delivered again (lease " + lease + ", extend it with extend())" : ""),
+                null);
         this.topic = topic;
         this.key = key;
         this.attempt = attempt;

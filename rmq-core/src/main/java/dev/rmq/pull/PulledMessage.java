@@ -51,6 +51,14 @@ public interface PulledMessage<T> extends RmqMessage<T> {
      */
     void extend(Duration duration);
 
-    /** Whether the message was ended by this program (or handed back by a close). */
+    /** Whether the message was ended by this program (or handed back by a close, or settled by its reference). */
     boolean isSettled();
+
+    /**
+     * What identifies this delivery wherever it is settled ({@link RmqPuller#settle}); it changes with each
+     * extension of the lease.
+     *
+     * @throws IllegalStateException for a message of an at-most-once topic, which holds no lease
+     */
+    DeliveryRef ref();
 }

@@ -1,6 +1,7 @@
 package dev.rmq.pull;
 
 import dev.rmq.consumer.AckOutcome;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 import java.util.Collection;
@@ -74,6 +75,31 @@ public interface RmqPuller<T> extends AutoCloseable {
      * @throws IllegalArgumentException for a message not delivered by this puller, or one already ended
      */
     List<AckOutcome> ackAll(Collection<? extends PulledMessage<T>> messages);
+
+    /**
+     * Ends a delivery by its reference, whichever puller of the topic handed it out, in this process or another:
+     * Redis's lease decides, so a reference whose lease ran out, or that another settle ended first, is refused.
+     * A delivery of this puller is ended as its own method would end it; one of another puller is ended in Redis,
+     * and that puller is told on the topic's wake-up channel, so that its slot is free at once. Should the notice
+     * be lost, the slot waits for the lease to run out.
+     *
+     * @param reason why it failed: required for {@link Settlement#failure() failures}, ignored otherwise
+     * @throws LeaseExpiredException    when the lease ran out or another settle came first: nothing was done
+     * @throws IllegalArgumentException for a topic not of this puller, an at-most-once topic (its messages left
+     *                                  Redis when taken: only the puller that holds them can settle them), or a
+     *                                  failure without a reason
+     */
+    AckOutcome settle(DeliveryRef ref, Settlement how, @Nullable String reason);
+
+    /**
+     * Extends a delivery's lease by its reference, to {@code duration} from now by the Redis clock, whichever
+     * puller handed it out.
+     *
+     * @return the reference of the extended delivery, whose lease deadline is the new one
+     * @throws LeaseExpiredException     when the lease ran out or the delivery was settled
+     * @throws dev.rmq.exceptions.MessageCancelledException when a cancel removed the delivery
+     */
+    DeliveryRef extend(DeliveryRef ref, Duration duration);
 
     /** The slots this puller holds now, by topic. */
     Map<String, Set<Integer>> ownedSlots();

@@ -17,6 +17,7 @@ import dev.rmq.internal.slot.SlotChoice;
 import dev.rmq.internal.slot.SlotSession;
 import dev.rmq.internal.slot.WakeSubscription;
 import dev.rmq.metrics.RmqMetrics;
+import dev.rmq.pull.DeliveryRef;
 import dev.rmq.topic.TopicDefinition;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -64,6 +65,7 @@ public final class PullSource<T> implements SlotOwner {
     private final Runnable changed;
     private final Sessions<T> slots;
     private final PullSettlement<T> settlement;
+    private final ElsewhereSettlement elsewhere;
     private volatile boolean running;
     /** Made by {@link #start}; null before. */
     private @Nullable SlotAssignment assignment;
@@ -82,6 +84,7 @@ public final class PullSource<T> implements SlotOwner {
         this.idlePoll = idlePoll;
         this.changed = changed;
         this.settlement = new PullSettlement<>(topic, metrics);
+        this.elsewhere = new ElsewhereSettlement(topic, keys, calls, wakes);
         this.slots = new Sessions<>(new Sessions.Parts<>(topic, "puller", id, keys, calls, rate, codec, payloadType,
                 metrics, events, new HandlerFailures(topic), false,
                 (session, key, envelope, raw, payload, token, leaseEnds) -> new PulledDelivery<>(settlement, session,
@@ -101,9 +104,14 @@ public final class PullSource<T> implements SlotOwner {
         return settlement;
     }
 
+    /** How deliveries of this topic that another puller handed out are ended by reference. */
+    ElsewhereSettlement elsewhere() {
+        return elsewhere;
+    }
+
     void start() {
         running = true;
-        wakes.open(id, idlePoll, this::wake);
+        wakes.open(id, idlePoll, this::wake, this::noticed);
         assignment = assignments.get();
         assignment.start(topic, List.of(this));
     }
@@ -159,6 +167,45 @@ public final class PullSource<T> implements SlotOwner {
         if (session != null) {
             session.wake(topic.zones().isLocal(slot, zone));
             changed.run();
+        }
+    }
+
+    /** The delivery the reference names, if this source handed it out and it is not ended; null otherwise. */
+    @Nullable PulledDelivery<T> held(DeliveryRef ref) {
+        SlotSession<T> session = slots.get(ref.slot());
+        return session == null ? null : find(session, ref.key(), ref.lease());
+    }
+
+    private static <T> @Nullable PulledDelivery<T> find(SlotSession<T> session, String key, long lease) {
+        for (Delivery<T> delivery : session.outstanding()) {
+            if (delivery.token() == lease && delivery.key().equals(key) && delivery instanceof PulledDelivery<T> mine
+                    && !mine.isSettled()) {
+                return mine;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Another puller ended or extended, by its reference, a delivery this one handed out: an ending frees the slot
+     * at once (the handle then refuses to end it again), an extension moves the lease this puller counts on.
+     */
+    private void noticed(String text) {
+        SettledElsewhere notice = SettledElsewhere.parse(text);
+        if (notice == null) {
+            return;
+        }
+        SlotSession<T> session = slots.get(notice.slot());
+        PulledDelivery<T> held = session == null ? null : find(session, notice.key(), notice.lease());
+        if (session == null || held == null) {
+            return;
+        }
+        if (!notice.isEnding()) {
+            held.renewed(notice.newLease(), System.nanoTime(), Duration.ofMillis(notice.leaseMs()));
+        } else if (held.claim()) {
+            log.debug("puller {}: message '{}' of {} was ended by its reference elsewhere; its slot is free", id,
+                    notice.key(), session.keys.hashTag());
+            session.forget(List.of(held));
         }
     }
 

@@ -5,6 +5,7 @@ import dev.rmq.internal.redis.Envelope;
 import dev.rmq.internal.script.AckCall;
 import dev.rmq.internal.slot.Delivery;
 import dev.rmq.internal.slot.SlotSession;
+import dev.rmq.pull.DeliveryRef;
 import dev.rmq.pull.PulledMessage;
 
 import java.time.Duration;
@@ -78,6 +79,15 @@ final class PulledDelivery<T> extends Delivery<T> implements PulledMessage<T> {
     public void extendLease(Duration duration) {
         checkExtension(duration);
         settlement.extend(this, duration);
+    }
+
+    @Override
+    public DeliveryRef ref() {
+        if (!session().leased()) {
+            throw new IllegalStateException("message '" + key() + "' of at-most-once topic " + settlement.topic().name()
+                    + " holds no lease, and so has no reference: it is settled by this handle only");
+        }
+        return new DeliveryRef(settlement.topic().name(), slot(), key(), token());
     }
 
     private static String reason(String reason) {

@@ -5,8 +5,10 @@ import dev.rmq.consumer.StopReport;
 import dev.rmq.exceptions.RmqUnavailableException;
 import dev.rmq.internal.script.AckCall;
 import dev.rmq.internal.slot.SlotSession;
+import dev.rmq.pull.DeliveryRef;
 import dev.rmq.pull.PulledMessage;
 import dev.rmq.pull.RmqPuller;
+import dev.rmq.pull.Settlement;
 import dev.rmq.topic.TopicRegistry;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -43,6 +45,7 @@ public final class Puller<T> implements RmqPuller<T> {
     private final String id;
     private final TopicRegistry registry;
     private final Map<String, PullSource<T>> sources;
+    private final ByReference<T> byReference;
     private final Duration closeBound;
     private final ReentrantLock lock = new ReentrantLock();
     private final Object changes = new Object();
@@ -72,6 +75,7 @@ public final class Puller<T> implements RmqPuller<T> {
             built.put(topic, sources.build(topic, this::changed));
         }
         this.sources = Collections.unmodifiableMap(built);
+        this.byReference = new ByReference<>(id, this.sources);
     }
 
     /** Builds the source of one topic. */
@@ -320,6 +324,16 @@ public final class Puller<T> implements RmqPuller<T> {
     private boolean deliveredHere(PulledDelivery<?> delivery) {
         PullSource<T> source = sources.get(delivery.topic());
         return source != null && source.settlement() == delivery.settlement();
+    }
+
+    @Override
+    public AckOutcome settle(DeliveryRef ref, Settlement how, @Nullable String reason) {
+        return byReference.settle(ref, how, reason);
+    }
+
+    @Override
+    public DeliveryRef extend(DeliveryRef ref, Duration duration) {
+        return byReference.extend(ref, duration);
     }
 
     @Override

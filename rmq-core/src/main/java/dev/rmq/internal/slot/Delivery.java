@@ -70,10 +70,11 @@ public class Delivery<T> implements RmqMessage<T> {
     }
 
     /**
-     * A renewal: the new token, and how long from {@code fromNanos} the lease now runs. A cancelled delivery keeps
-     * its token, which its ending quotes so that Redis reports the cancel.
+     * A renewal, here or by another puller that extended the delivery by its reference: the new token, and how long
+     * from {@code fromNanos} the lease now runs. A cancelled delivery keeps its token, which its ending quotes so
+     * that Redis reports the cancel.
      */
-    final void renewed(long newToken, long fromNanos, Duration lease) {
+    public final void renewed(long newToken, long fromNanos, Duration lease) {
         if (newToken == ExtendCall.CANCELLED) {
             cancelled = true;
             return;

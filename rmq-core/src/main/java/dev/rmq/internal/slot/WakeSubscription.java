@@ -9,6 +9,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 
 /**
@@ -39,8 +40,26 @@ public final class WakeSubscription {
 
     /** Subscribes; {@code onWake} gets each slot index published. */
     public void open(String container, Duration idlePoll, IntConsumer onWake) {
+        open(container, idlePoll, onWake, other -> { });
+    }
+
+    /** Subscribes; {@code onWake} gets each slot index published, {@code onOther} every other message. */
+    public void open(String container, Duration idlePoll, IntConsumer onWake, Consumer<String> onOther) {
         wanted = true;
-        subscribe(container, idlePoll, onWake);
+        subscribe(container, idlePoll, onWake, onOther);
+    }
+
+    /** Publishes a message on the channel, for every subscriber; a failure is only logged, as a lost wake-up is. */
+    public void publish(String message) {
+        try {
+            topic().publishAsync(message).whenComplete((receivers, error) -> {
+                if (error != null) {
+                    log.debug("a notice on {} was not published: {}", channel, error.toString());
+                }
+            });
+        } catch (RuntimeException e) {
+            log.debug("a notice on {} was not published: {}", channel, e.toString());
+        }
     }
 
     public void close() {
@@ -52,10 +71,11 @@ public final class WakeSubscription {
         }
     }
 
-    private void subscribe(String container, Duration idlePoll, IntConsumer onWake) {
+    private void subscribe(String container, Duration idlePoll, IntConsumer onWake, Consumer<String> onOther) {
         CompletableFuture<Integer> subscribed;
         try {
-            subscribed = topic().addListenerAsync(String.class, (ch, slot) -> wake(slot, onWake)).toCompletableFuture();
+            subscribed = topic().addListenerAsync(String.class, (ch, text) -> received(text, onWake, onOther))
+                    .toCompletableFuture();
         } catch (RuntimeException e) {
             subscribed = CompletableFuture.failedFuture(e);
         }
@@ -70,19 +90,23 @@ public final class WakeSubscription {
                         + " it works", container, error.toString(), idlePoll);
                 CompletableFuture.delayedExecutor(5, TimeUnit.SECONDS).execute(() -> {
                     if (wanted) {
-                        subscribe(container, idlePoll, onWake);
+                        subscribe(container, idlePoll, onWake, onOther);
                     }
                 });
             }
         });
     }
 
-    private static void wake(String slotText, IntConsumer onWake) {
+    private static void received(String text, IntConsumer onWake, Consumer<String> onOther) {
+        int slot;
         try {
-            onWake.accept(Integer.parseInt(slotText));
+            slot = Integer.parseInt(text);
         } catch (NumberFormatException e) {
-            // not a slot index: not ours
+            // not a slot index: a notice, for those who read them
+            onOther.accept(text);
+            return;
         }
+        onWake.accept(slot);
     }
 
     private RTopic topic() {

@@ -140,26 +140,29 @@ for i = 1, ARG.messages do
     elseif repeated == 'T' and throttled(key) then
         outcome = 'throttled'
     else
-        local m = controlled(envelope, score, i - 1)
-        if m == nil then
-            return redis.error_reply('RMQ_ENVELOPE the envelope of key "' .. key .. '" is not one this version reads')
-        end
+        -- what a send leaves out (kept, or refused for a full backlog) is decided before its envelope is read
         local waiting_env = redis.call('HGET', K_BODY, key)
         if repeated == 'K' and (waiting_env or (any_parked() and redis.call('HEXISTS', K_PARKED, key) == 1)) then
             outcome = 'kept'
-        elseif waiting_env then
-            moved = merge(key, waiting_env, m, repeated == 'D')
-        elseif waiting and waiting >= cap then
+        elseif not waiting_env and waiting and waiting >= cap then
             outcome = 'backlog_full'
         else
-            outcome = 'added'
-            if waiting then
-                waiting = waiting + 1
+            local m = controlled(envelope, score, i - 1)
+            if m == nil then
+                return redis.error_reply('RMQ_ENVELOPE the envelope of key "' .. key .. '" is not one this version reads')
             end
-            moved = place(typ, key, env_write(m), m)
-        end
-        if repeated == 'T' and outcome ~= 'backlog_full' then
-            mark_throttled(key, tonumber(window_ms))
+            if waiting_env then
+                moved = merge(key, waiting_env, m, repeated == 'D')
+            else
+                outcome = 'added'
+                if waiting then
+                    waiting = waiting + 1
+                end
+                moved = place(typ, key, env_write(m), m)
+            end
+            if repeated == 'T' then
+                mark_throttled(key, tonumber(window_ms))
+            end
         end
     end
     out[2 * i] = outcome
