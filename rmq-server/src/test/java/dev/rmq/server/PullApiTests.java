@@ -77,7 +77,8 @@ class PullApiTests {
 
         JsonNode delivery = api.pullKey("t-pull", "carry-1");
 
-        assertThat(delivery.path("token").asString()).matches("[A-Za-z0-9_-]{22}");
+        // the delivery under its HMAC: topic, slot, key and lease, base64url
+        assertThat(delivery.path("token").asString()).matches("[A-Za-z0-9_-]{40,}");
         assertThat(delivery.path("topic").asString()).isEqualTo("t-pull");
         assertThat(delivery.path("attempt").asInt()).isEqualTo(1);
         assertThat(delivery.path("priority").asLong()).isEqualTo(42);
@@ -178,6 +179,20 @@ class PullApiTests {
         assertThat(extended.path("outcome").asString()).isEqualTo("EXTENDED");
         Instant after = Instant.parse(extended.path("leaseDeadline").asString());
         assertThat(after).isAfter(before.plus(Duration.ofMinutes(4)));
+        String renewed = extended.path("token").asString();
+        assertThat(renewed).as("the token of the new lease").isNotEqualTo(delivery.path("token").asString());
+        assertThat(api.post("/api/v1/deliveries/" + renewed + "/ack").expect(200).path("outcome").asString())
+                .isEqualTo("COMMITTED");
+        api.post("/api/v1/deliveries/" + delivery.path("token").asString() + "/ack")
+                .problem("lease-expired", 410);
+    }
+
+    @Test
+    void anExtendedDeliveryIsStillAcknowledgedByItsFirstTokenOnTheServerThatHandedItOut() {
+        api.send("t-pull", Map.of("payload", "x", "key", "extend-2", "priority", 20));
+        JsonNode delivery = api.pullKey("t-pull", "extend-2");
+        api.post("/api/v1/deliveries/" + delivery.path("token").asString() + "/extend",
+                HttpApi.json(Map.of("duration", "PT5M"))).expect(200);
         assertThat(api.ack(delivery).path("outcome").asString()).isEqualTo("COMMITTED");
     }
 

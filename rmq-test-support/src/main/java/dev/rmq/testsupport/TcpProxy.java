@@ -10,13 +10,17 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * A loopback TCP proxy in front of one server (Redis, ZooKeeper), for network faults a real client meets: added
+ * A loopback TCP proxy in front of one server (Redis, ZooKeeper), or in front of several in turn, a connection each
+ * (as a round-robin load balancer spreads connections over servers), for network faults a real client meets: added
  * latency, a stall (bytes held, then delivered late, as TCP does when a short partition heals), a reset of every
  * open connection, and refused new connections. Each direction of each connection is pumped by a thread of its
  * own with blocking I/O; while stalled, the pump does not read, so the bytes wait in the kernel's buffers and
@@ -29,7 +33,10 @@ public final class TcpProxy implements AutoCloseable {
     private static final AtomicInteger NAMES = new AtomicInteger();
 
     private final String targetHost;
-    private final int targetPort;
+    private final List<Integer> targetPorts;
+    /** Connections sent to each target, in the order of {@link #targetPorts}. */
+    private final AtomicLongArray connections;
+    private final AtomicInteger nextTarget = new AtomicInteger();
     private final ServerSocket listener;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private final Object gate = new Object();
@@ -39,11 +46,12 @@ public final class TcpProxy implements AutoCloseable {
     private volatile long latencyNanos;
     private volatile boolean closed;
 
-    private TcpProxy(String targetHost, int targetPort) throws IOException {
+    private TcpProxy(String targetHost, List<Integer> targetPorts) throws IOException {
         this.targetHost = targetHost;
-        this.targetPort = targetPort;
-        this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        this.name = "tcp-proxy-" + NAMES.incrementAndGet() + "-" + targetPort;
+        this.targetPorts = List.copyOf(targetPorts);
+        this.connections = new AtomicLongArray(targetPorts.size());
+        this.listener = new ServerSocket(0, 200, InetAddress.getLoopbackAddress());
+        this.name = "tcp-proxy-" + NAMES.incrementAndGet() + "-" + targetPorts.get(0);
         Thread acceptor = new Thread(this::accept, name + "-accept");
         acceptor.setDaemon(true);
         acceptor.start();
@@ -54,11 +62,31 @@ public final class TcpProxy implements AutoCloseable {
         if (host == null || port < 1 || port > 65_535) {
             throw new IllegalArgumentException("a proxy needs a target host and a port in 1..65535, was " + host + ":" + port);
         }
-        try {
-            return new TcpProxy(host, port);
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not open a loopback port for a proxy to " + host + ":" + port, e);
+        return roundRobin(host, port);
+    }
+
+    /** A proxy on a free loopback port that sends each new connection to the next of {@code ports}, in turn. */
+    public static TcpProxy roundRobin(String host, int... ports) {
+        if (host == null || ports == null || ports.length == 0
+                || Arrays.stream(ports).anyMatch(port -> port < 1 || port > 65_535)) {
+            throw new IllegalArgumentException("a proxy needs a target host and ports in 1..65535, was " + host + ":"
+                    + Arrays.toString(ports));
         }
+        try {
+            return new TcpProxy(host, Arrays.stream(ports).boxed().toList());
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not open a loopback port for a proxy to " + host + ":"
+                    + Arrays.toString(ports), e);
+        }
+    }
+
+    /** How many connections went to each target so far, in the order the ports were given. */
+    public List<Long> connectionsPerTarget() {
+        List<Long> counts = new ArrayList<>(targetPorts.size());
+        for (int i = 0; i < targetPorts.size(); i++) {
+            counts.add(connections.get(i));
+        }
+        return counts;
     }
 
     public int port() {
@@ -132,8 +160,10 @@ public final class TcpProxy implements AutoCloseable {
                 continue;
             }
             Socket server = new Socket();
+            int target = Math.floorMod(nextTarget.getAndIncrement(), targetPorts.size());
+            connections.incrementAndGet(target);
             try {
-                server.connect(new InetSocketAddress(targetHost, targetPort), 5_000);
+                server.connect(new InetSocketAddress(targetHost, targetPorts.get(target)), 5_000);
                 client.setTcpNoDelay(true);
                 server.setTcpNoDelay(true);
             } catch (IOException e) {
@@ -219,6 +249,6 @@ public final class TcpProxy implements AutoCloseable {
 
     @Override
     public String toString() {
-        return name + " " + hostAndPort() + " -> " + targetHost + ":" + targetPort;
+        return name + " " + hostAndPort() + " -> " + targetHost + ":" + targetPorts;
     }
 }

@@ -39,6 +39,28 @@ class TcpProxyTests {
     }
 
     @Test
+    void roundRobinSendsEachNewConnectionToTheNextServer() throws IOException {
+        try (RedisServer second = RedisServer.start();
+             TcpProxy proxy = TcpProxy.roundRobin(redis.host(), redis.port(), second.port())) {
+            for (int i = 0; i < 4; i++) {
+                try (Socket socket = connect(proxy)) {
+                    assertThat(ping(socket)).isEqualTo("+PONG");
+                    socket.getOutputStream().write("CONFIG GET port\r\n".getBytes(StandardCharsets.US_ASCII));
+                    InputStream in = socket.getInputStream();
+                    // *2, $4, port, $<n>, then the port the connection reached
+                    for (int line = 0; line < 4; line++) {
+                        readLine(in);
+                    }
+                    int expected = i % 2 == 0 ? redis.port() : second.port();
+                    assertThat(readLine(in)).isEqualTo(String.valueOf(expected));
+                }
+            }
+            assertThat(proxy.connectionsPerTarget()).containsExactly(2L, 2L);
+        }
+        assertThatIllegalArgumentException().isThrownBy(() -> TcpProxy.roundRobin("127.0.0.1"));
+    }
+
+    @Test
     void aStallHoldsTheBytesAndDeliversThemLateWhenItHeals() throws IOException {
         try (TcpProxy proxy = TcpProxy.to(redis.host(), redis.port()); Socket socket = connect(proxy)) {
             assertThat(ping(socket)).isEqualTo("+PONG");

@@ -6,11 +6,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
 
-import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Base64;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -25,8 +26,6 @@ import java.util.concurrent.TimeUnit;
 final class Deliveries implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(Deliveries.class);
-    /** 128 random bits: no one guesses a token, and no two collide. */
-    private static final int TOKEN_BYTES = 16;
     private static final Duration SWEEP_EVERY = Duration.ofSeconds(1);
     /**
      * How long past its lease deadline an entry is kept. A deadline is on the Redis clock and the sweep on this
@@ -36,8 +35,6 @@ final class Deliveries implements AutoCloseable {
     private static final Duration GRACE = Duration.ofSeconds(1);
 
     private final ConcurrentHashMap<String, Delivery> byToken = new ConcurrentHashMap<>();
-    private final SecureRandom random = new SecureRandom();
-    private final Base64.Encoder encoder = Base64.getUrlEncoder().withoutPadding();
     private final Clock clock;
     private @Nullable ScheduledExecutorService sweeper;
 
@@ -58,16 +55,28 @@ final class Deliveries implements AutoCloseable {
                 TimeUnit.MILLISECONDS);
     }
 
-    /** Registers a message under a new token. */
-    Delivery add(PulledMessage<JsonNode> message, @Nullable Instant fixedDeadline) {
-        while (true) {
-            byte[] bytes = new byte[TOKEN_BYTES];
-            random.nextBytes(bytes);
-            Delivery delivery = new Delivery(encoder.encodeToString(bytes), message, fixedDeadline);
-            if (byToken.putIfAbsent(delivery.token(), delivery) == null) {
-                return delivery;
-            }
+    /**
+     * Registers a message under its token: one that names its delivery (a lease deadline is never granted twice),
+     * or a random one of 128 bits, which no other matches.
+     */
+    Delivery add(String token, PulledMessage<JsonNode> message, @Nullable Instant fixedDeadline) {
+        Delivery delivery = new Delivery(token, message, fixedDeadline);
+        if (byToken.putIfAbsent(token, delivery) != null) {
+            throw new IllegalStateException("delivery token issued twice, for message '" + message.key() + "' of "
+                    + message.topic());
         }
+        return delivery;
+    }
+
+    /**
+     * Registers a delivery under its new token as well, after an extension gave it a new lease deadline: the new
+     * token settles it on any server, the old one still on this one. Whichever comes first settles it; the other
+     * then finds it ended.
+     */
+    Delivery alias(Delivery delivery, String token) {
+        Delivery renamed = new Delivery(token, delivery.message(), delivery.fixedDeadline());
+        byToken.put(token, renamed);
+        return renamed;
     }
 
     /** The delivery of this token, taken out of the table so that no second request can settle it; null if none. */
@@ -114,8 +123,11 @@ final class Deliveries implements AutoCloseable {
         }
     }
 
+    /** How many messages are held, each once, whatever the number of its tokens. */
     int size() {
-        return byToken.size();
+        Set<PulledMessage<JsonNode>> held = Collections.newSetFromMap(new IdentityHashMap<>());
+        byToken.values().forEach(delivery -> held.add(delivery.message()));
+        return held.size();
     }
 
     @Override

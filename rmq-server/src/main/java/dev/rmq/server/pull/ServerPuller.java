@@ -4,9 +4,11 @@ import dev.rmq.consumer.AckOutcome;
 import dev.rmq.exceptions.RmqException;
 import dev.rmq.exceptions.MessageCancelledException;
 import dev.rmq.exceptions.RmqUnavailableException;
+import dev.rmq.pull.DeliveryRef;
 import dev.rmq.pull.LeaseExpiredException;
 import dev.rmq.pull.PulledMessage;
 import dev.rmq.pull.RmqPuller;
+import dev.rmq.pull.Settlement;
 import dev.rmq.topic.DeliveryGuarantee;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicRegistry;
@@ -29,8 +31,10 @@ import java.util.function.Supplier;
 /**
  * The server's one puller over every configured topic, and the tokens of the messages it handed to clients. A
  * client pulls, gets each message with a token, and settles it by token; the message itself stays here, so a
- * client needs nothing but the token, and a token that is not held (never issued, settled, expired) is refused
- * with nothing done.
+ * client needs nothing but the token. A token this server does not hold may name a delivery of another server
+ * ({@link DeliveryTokens}): with the key they share, it is settled through Redis by its reference, and that server
+ * is told. A token neither held nor signed with the key (never issued, forged, another cluster's) is refused with
+ * nothing done, as is one whose delivery was settled or whose lease ran out.
  *
  * <p>It stops before the web server's graceful shutdown: closing the puller ends the pulls that wait, so that
  * they do not hold the shutdown up, and hands back unstarted every message that clients did not settle. A puller
@@ -41,23 +45,24 @@ public final class ServerPuller implements SmartLifecycle, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ServerPuller.class);
 
-    /** How a client ends a message. */
-    public enum Settlement {
-        ACK, RETRY, RETRY_NOW, DEAD, RELEASE
-    }
-
     private final Supplier<RmqPuller<JsonNode>> pullers;
     private final Set<String> topicNames;
     private final TopicRegistry topics;
     private final Duration maxWait;
     private final Clock clock;
     private final Deliveries deliveries;
+    private final DeliveryTokens tokens;
     private volatile boolean running;
     /** Null until the first start; a stop closes it but leaves it here. */
     private volatile @Nullable RmqPuller<JsonNode> puller;
 
-    /** @param pullers builds a puller over every topic of {@code topics}, not started */
-    public ServerPuller(Supplier<RmqPuller<JsonNode>> pullers, TopicRegistry topics, Duration maxWait, Clock clock) {
+    /**
+     * @param pullers builds a puller over every topic of {@code topics}, not started
+     * @param tokens  signs and reads the tokens of deliveries under lease
+     */
+    public ServerPuller(Supplier<RmqPuller<JsonNode>> pullers, TopicRegistry topics, Duration maxWait, Clock clock,
+                        DeliveryTokens tokens) {
+        this.tokens = tokens;
         this.pullers = pullers;
         this.topicNames = topics.all().stream().map(TopicDefinition::name)
                 .collect(java.util.stream.Collectors.toUnmodifiableSet());
@@ -108,7 +113,9 @@ public final class ServerPuller implements SmartLifecycle, AutoCloseable {
         }
         List<Delivery> handed = new ArrayList<>(got.size());
         for (PulledMessage<JsonNode> message : got) {
-            handed.add(deliveries.add(message, fixedDeadlineOf(message)));
+            Instant fixedDeadline = fixedDeadlineOf(message);
+            String token = fixedDeadline == null ? tokens.issue(message.ref()) : tokens.random();
+            handed.add(deliveries.add(token, message, fixedDeadline));
         }
         return handed;
     }
@@ -117,18 +124,18 @@ public final class ServerPuller implements SmartLifecycle, AutoCloseable {
      * Ends the message of a token: the token is withdrawn first, so that of two requests that settle one message
      * only one reaches Redis.
      *
-     * @throws UnknownDeliveryException for a token not held
-     * @throws LeaseExpiredException    when the lease ran out first: nothing was done, it will be delivered again
+     * @throws UnknownDeliveryException for a token neither held nor signed with the key
+     * @throws LeaseExpiredException    when the lease ran out first, or another request settled it: nothing was done
      */
     public AckOutcome settle(String token, Settlement how, @Nullable String reason) {
-        boolean failure = how != Settlement.ACK && how != Settlement.RELEASE;
-        if (failure && (reason == null || reason.isBlank())) {
+        if (how.failure() && (reason == null || reason.isBlank())) {
             throw new IllegalArgumentException("a " + how.name().toLowerCase().replace('_', '-') + " needs a reason,"
                     + " which the next attempt and the dead queue show; it was " + (reason == null ? "missing" : "blank"));
         }
         Delivery delivery = deliveries.take(token);
         if (delivery == null) {
-            throw unknown();
+            requireRunning();
+            return startedPuller().settle(elsewhere(token), how, reason);
         }
         PulledMessage<JsonNode> message = delivery.message();
         try {
@@ -153,12 +160,19 @@ public final class ServerPuller implements SmartLifecycle, AutoCloseable {
     /**
      * Extends the lease of a token's message to {@code duration} from now, by the Redis clock.
      *
-     * @return the new lease deadline
+     * @return the new token, which names the new lease deadline, and that deadline. Any server settles the
+     *         delivery by the new token; the old one still works here, where the delivery is held, and nowhere else
      */
-    public Instant extend(String token, Duration duration) {
+    public Extended extend(String token, Duration duration) {
         Delivery delivery = deliveries.find(token);
         if (delivery == null) {
-            throw unknown();
+            try {
+                requireRunning();
+                DeliveryRef extended = startedPuller().extend(elsewhere(token), duration);
+                return new Extended(tokens.issue(extended), extended.leaseDeadline());
+            } catch (MessageCancelledException e) {
+                throw new UnknownDeliveryException(e.getMessage() + "; settle the token to end it");
+            }
         }
         if (delivery.fixedDeadline() != null) {
             throw new IllegalArgumentException("message '" + delivery.message().key() + "' of topic '"
@@ -180,7 +194,21 @@ public final class ServerPuller implements SmartLifecycle, AutoCloseable {
             throw new UnknownDeliveryException("the lease of this token's message is over (" + e.getMessage()
                     + "); nothing was done, and it will be delivered again");
         }
-        return delivery.leaseDeadline();
+        Delivery renamed = deliveries.alias(delivery, tokens.issue(delivery.message().ref()));
+        return new Extended(renamed.token(), renamed.leaseDeadline());
+    }
+
+    /** What an extension gave: the token to settle with from now on, and the new lease deadline. */
+    public record Extended(String token, Instant leaseDeadline) {
+    }
+
+    /** The delivery a token of another server names, when it is signed with the key this server shares. */
+    private DeliveryRef elsewhere(String token) {
+        DeliveryRef ref = tokens.read(token);
+        if (ref == null || !topicNames.contains(ref.topic())) {
+            throw unknown();
+        }
+        return ref;
     }
 
     /**
@@ -190,8 +218,10 @@ public final class ServerPuller implements SmartLifecycle, AutoCloseable {
     public List<AckOutcome> ackAll(List<String> tokens) {
         List<@Nullable Delivery> taken = new ArrayList<>(tokens.size());
         List<PulledMessage<JsonNode>> live = new ArrayList<>();
+        List<@Nullable AckOutcome> settledElsewhere = new ArrayList<>(tokens.size());
         for (String token : tokens) {
             Delivery delivery = deliveries.take(token);
+            settledElsewhere.add(delivery == null ? ackElsewhere(token) : null);
             if (delivery != null && !delivery.message().isSettled()) {
                 taken.add(delivery);
                 live.add(delivery.message());
@@ -209,10 +239,24 @@ public final class ServerPuller implements SmartLifecycle, AutoCloseable {
         }
         List<AckOutcome> outcomes = new ArrayList<>(tokens.size());
         int next = 0;
-        for (Delivery delivery : taken) {
-            outcomes.add(delivery == null ? AckOutcome.STALE : acked.get(next++));
+        for (int i = 0; i < taken.size(); i++) {
+            AckOutcome elsewhere = settledElsewhere.get(i);
+            outcomes.add(taken.get(i) != null ? acked.get(next++) : elsewhere != null ? elsewhere : AckOutcome.STALE);
         }
         return outcomes;
+    }
+
+    /** Acknowledges the delivery of another server's token, one call of its own; null when it names none. */
+    private @Nullable AckOutcome ackElsewhere(String token) {
+        DeliveryRef ref = tokens.read(token);
+        if (ref == null || !topicNames.contains(ref.topic()) || !running) {
+            return null;
+        }
+        try {
+            return startedPuller().settle(ref, Settlement.ACK, null);
+        } catch (LeaseExpiredException | IllegalArgumentException e) {
+            return AckOutcome.STALE;
+        }
     }
 
     /** An at-most-once message left Redis when it was taken; the server keeps its token for a lease's time. */

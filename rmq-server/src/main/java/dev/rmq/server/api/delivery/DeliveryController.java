@@ -2,6 +2,7 @@ package dev.rmq.server.api.delivery;
 
 import dev.rmq.RmqClient;
 import dev.rmq.consumer.AckOutcome;
+import dev.rmq.pull.Settlement;
 import dev.rmq.server.api.Api;
 import dev.rmq.server.api.JsonBody;
 import dev.rmq.server.api.problem.ApiException;
@@ -77,25 +78,25 @@ public class DeliveryController {
     /** Done: the message leaves Redis. */
     @PostMapping("/deliveries/{token}/ack")
     public OutcomeView ack(@PathVariable String token) {
-        return new OutcomeView(puller.settle(token, ServerPuller.Settlement.ACK, null).name(), null);
+        return new OutcomeView(puller.settle(token, Settlement.ACK, null).name(), null, null);
     }
 
     /** Failed: retried after the topic's backoff, or dead once its retries are spent. */
     @PostMapping("/deliveries/{token}/retry")
     public OutcomeView retry(@PathVariable String token, @RequestBody(required = false) @Nullable JsonNode body) {
-        return settle(token, ServerPuller.Settlement.RETRY, body);
+        return settle(token, Settlement.RETRY, body);
     }
 
     /** Failed: retried at once, skipping the backoff; it still counts as an attempt. */
     @PostMapping("/deliveries/{token}/retry-now")
     public OutcomeView retryNow(@PathVariable String token, @RequestBody(required = false) @Nullable JsonNode body) {
-        return settle(token, ServerPuller.Settlement.RETRY_NOW, body);
+        return settle(token, Settlement.RETRY_NOW, body);
     }
 
     /** Failed for good: moved to the dead queue with its reason. */
     @PostMapping("/deliveries/{token}/dead")
     public OutcomeView dead(@PathVariable String token, @RequestBody(required = false) @Nullable JsonNode body) {
-        return settle(token, ServerPuller.Settlement.DEAD, body);
+        return settle(token, Settlement.DEAD, body);
     }
 
     /**
@@ -104,7 +105,7 @@ public class DeliveryController {
      */
     @PostMapping("/deliveries/{token}/release")
     public OutcomeView release(@PathVariable String token) {
-        return new OutcomeView(puller.settle(token, ServerPuller.Settlement.RELEASE, null).name(), null);
+        return new OutcomeView(puller.settle(token, Settlement.RELEASE, null).name(), null, null);
     }
 
     /** {@code {"duration": "PT1M"}}: the lease now ends that long from now, by the Redis clock. */
@@ -120,7 +121,8 @@ public class DeliveryController {
             throw new ApiException(Problem.INVALID_ARGUMENT, "field 'duration' must be at least 1 ms, was " + duration
                     + "; to hand the message back at once, POST .../release");
         }
-        return new OutcomeView("EXTENDED", puller.extend(token, duration).toString());
+        ServerPuller.Extended extended = puller.extend(token, duration);
+        return new OutcomeView("EXTENDED", extended.leaseDeadline().toString(), extended.token());
     }
 
     /**
@@ -147,7 +149,7 @@ public class DeliveryController {
         return new AckAllView(results);
     }
 
-    private OutcomeView settle(String token, ServerPuller.Settlement how, @Nullable JsonNode body) {
+    private OutcomeView settle(String token, Settlement how, @Nullable JsonNode body) {
         JsonBody request = JsonBody.of(body).allowOnly(List.of("reason"));
         String reason = request.requireString("reason", "why the message failed; the next attempt and the dead"
                 + " queue show it");
@@ -155,6 +157,6 @@ public class DeliveryController {
             throw new ApiException(Problem.INVALID_ARGUMENT, "field 'reason' must hold 1 to " + MAX_REASON_LENGTH
                     + " characters, not only whitespace; it held " + reason.length());
         }
-        return new OutcomeView(puller.settle(token, how, reason).name(), null);
+        return new OutcomeView(puller.settle(token, how, reason).name(), null, null);
     }
 }
