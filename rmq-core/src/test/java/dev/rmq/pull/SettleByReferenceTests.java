@@ -15,7 +15,13 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -149,6 +155,67 @@ class SettleByReferenceTests extends StandaloneRedisTest {
         assertThat(redelivered.attempt()).as("recovered after its lease").isEqualTo(2);
         assertThatThrownBy(() -> b.settle(ref, Settlement.ACK, null)).isInstanceOf(LeaseExpiredException.class);
         assertThat(redelivered.ack()).isEqualTo(AckOutcome.COMMITTED);
+    }
+
+    @Test
+    void aReleaseRacingTheRecoveryOfItsLeaseGetsOneOfTwoConsistentAnswers() throws Exception {
+        RmqPuller<String> holder = server(SHORT.name());
+        RmqPuller<String> other = server(SHORT.name());
+        RmqClient producer = producer();
+        Map<AckOutcome, Integer> tally = new EnumMap<>(AckOutcome.class);
+        int expiredFirst = 0;
+        ExecutorService releasing = Executors.newFixedThreadPool(8);
+        try {
+            for (int round = 0; round < 6; round++) {
+                List<OutgoingMessage> batch = new ArrayList<>();
+                for (int i = 0; i < 8; i++) {
+                    batch.add(OutgoingMessage.priority(SHORT.name(), "x", 50).withKey("r" + round + "-" + i));
+                }
+                producer.producer().sendAll(batch);
+                List<PulledMessage<String>> held = holder.poll(8, Duration.ofSeconds(5));
+                assertThat(held).hasSize(8);
+                Map<String, Future<AckOutcome>> releases = new HashMap<>();
+                for (int i = 0; i < held.size(); i++) {
+                    DeliveryRef ref = held.get(i).ref();
+                    // from 40 ms before the lease's end to 40 ms after, while the other puller recovers what ran out
+                    long at = ref.leaseDeadline().toEpochMilli() - 40 + i * 10L;
+                    releases.put(ref.key(), releasing.submit(() -> {
+                        await().atMost(Duration.ofSeconds(5)).until(() -> redisTimeMs() >= at);
+                        try {
+                            return other.settle(ref, Settlement.RELEASE, null);
+                        } catch (LeaseExpiredException e) {
+                            return AckOutcome.STALE;
+                        }
+                    }));
+                }
+                Map<String, PulledMessage<String>> again = new HashMap<>();
+                await().atMost(Duration.ofSeconds(10)).until(() -> {
+                    for (PulledMessage<String> next : other.poll(8, Duration.ofMillis(100))) {
+                        again.put(next.key(), next);
+                        next.ack();
+                    }
+                    return again.size() == 8;
+                });
+                for (Map.Entry<String, Future<AckOutcome>> release : releases.entrySet()) {
+                    AckOutcome outcome = release.getValue().get();
+                    PulledMessage<String> next = again.get(release.getKey());
+                    tally.merge(outcome, 1, Integer::sum);
+                    if (outcome == AckOutcome.RELEASED) {
+                        assertThat(next.attempt()).as("released: the same attempt").isEqualTo(1);
+                        assertThat(next.releases()).isEqualTo(1);
+                    } else {
+                        assertThat(outcome).isEqualTo(AckOutcome.STALE);
+                        assertThat(next.attempt()).as("recovered first: a failed attempt").isEqualTo(2);
+                        assertThat(next.releases()).isZero();
+                        expiredFirst++;
+                    }
+                }
+            }
+        } finally {
+            releasing.shutdownNow();
+        }
+        System.out.println("release against lease recovery, 48 races: " + tally + " (" + expiredFirst
+                + " recovered first)");
     }
 
     @Test
