@@ -15,6 +15,7 @@ import dev.rmq.inspect.RmqInspector;
 import dev.rmq.internal.pull.Puller;
 import dev.rmq.internal.journal.JournaledProducer;
 import dev.rmq.internal.journal.RedisRestorer;
+import dev.rmq.internal.schedule.RedisSchedules;
 import dev.rmq.journal.MessageJournal;
 import dev.rmq.journal.RmqRestorer;
 import dev.rmq.internal.admin.RedisAdmin;
@@ -35,6 +36,7 @@ import dev.rmq.metrics.RmqMetrics;
 import dev.rmq.producer.Durability;
 import dev.rmq.producer.RmqProducer;
 import dev.rmq.pull.RmqPuller;
+import dev.rmq.schedule.RmqSchedules;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.Names;
 import dev.rmq.topic.TopicRegistry;
@@ -44,6 +46,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.lang.reflect.Type;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -87,6 +90,7 @@ public final class RmqClient implements AutoCloseable {
     private final RmqInspector inspector;
     private final RmqAdmin admin;
     private final RmqRestorer restorer;
+    private final RedisSchedules schedules;
     private final SlotFencing slotFencing;
     private final OutageWatches outages;
     private final ClientParts parts;
@@ -123,6 +127,7 @@ public final class RmqClient implements AutoCloseable {
         this.inspector = new RedisTopicInspector(topics, keys, scripts, producer::getAsync);
         this.admin = new RedisAdmin(redisson, topics, keys, scripts, b.journal);
         this.slotFencing = new RedisSlotFencing(keys, scripts);
+        this.schedules = new RedisSchedules(topics, keys, scripts, codec, metrics, producer, Clock.systemUTC());
         this.parts = new ClientParts(redisson, topics, keys, scripts, codec, metrics, events, outages, zone, observations);
     }
 
@@ -151,6 +156,14 @@ public final class RmqClient implements AutoCloseable {
     /** Pauses and resumes topics for every consumer at once. */
     public RmqAdmin admin() {
         return admin;
+    }
+
+    /**
+     * The recurring messages this application declares: each tick of a schedule becomes one message, however many
+     * applications declare it. The client's {@link #close()} stops sending ticks.
+     */
+    public RmqSchedules schedules() {
+        return schedules;
     }
 
     /** Puts messages back that Redis lost, each unless Redis still holds its key; for a journal's restore. */
@@ -185,6 +198,7 @@ public final class RmqClient implements AutoCloseable {
     @Override
     public void close() {
         try {
+            schedules.close();
             pullers.forEach(RmqPuller::close);
             ContainerStops.stopRunning(containers);
         } finally {

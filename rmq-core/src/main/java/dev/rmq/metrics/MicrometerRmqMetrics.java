@@ -29,6 +29,8 @@ import java.util.function.Supplier;
  * <li>{@code rmq.consume} timer per handled message, result {@code success}, {@code retry} or {@code dead};</li>
  * <li>{@code rmq.merges}, {@code rmq.retries}, {@code rmq.dead}, {@code rmq.lease.recovered},
  * {@code rmq.ack.stale} counters;</li>
+ * <li>{@code rmq.schedule.ticks}, {@code rmq.schedule.misfires} (tag {@code policy}) and {@code rmq.schedule.skipped}
+ * counters, tagged {@code schedule} and {@code topic};</li>
  * <li>{@code rmq.lateness} distribution (ms) of consume start minus due time, for time-based topics.</li>
  * </ul>
  */
@@ -73,6 +75,24 @@ public final class MicrometerRmqMetrics implements RmqMetrics {
     public void refused(TopicDefinition topic, int messages) {
         counter("rmq.send.refused", "Messages refused because the slot's backlog was full", topic, null)
                 .increment(messages);
+    }
+
+    @Override
+    public void scheduleTicks(String schedule, String topic, long ticks) {
+        Counter.builder("rmq.schedule.ticks").description("Messages of recurring schedules' ticks sent")
+                .tags("schedule", schedule, "topic", topic).register(registry).increment(ticks);
+    }
+
+    @Override
+    public void scheduleMisfires(String schedule, String topic, String policy, long ticks) {
+        Counter.builder("rmq.schedule.misfires").description("Ticks that fell while no application ran the schedule")
+                .tags("schedule", schedule, "topic", topic, "policy", policy).register(registry).increment(ticks);
+    }
+
+    @Override
+    public void scheduleSkipped(String schedule, String topic, long ticks) {
+        Counter.builder("rmq.schedule.skipped").description("Ticks dropped while the previous tick was in flight")
+                .tags("schedule", schedule, "topic", topic).register(registry).increment(ticks);
     }
 
     @Override

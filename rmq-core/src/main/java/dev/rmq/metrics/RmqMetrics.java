@@ -36,6 +36,18 @@ public interface RmqMetrics {
     default void refused(TopicDefinition topic, int messages) {
     }
 
+    /** Messages of a recurring schedule's ticks sent. */
+    default void scheduleTicks(String schedule, String topic, long ticks) {
+    }
+
+    /** Ticks of a schedule that fell while no application ran it; {@code policy} says what became of them. */
+    default void scheduleMisfires(String schedule, String topic, String policy, long ticks) {
+    }
+
+    /** Ticks of a schedule dropped because the previous tick's message was still in flight. */
+    default void scheduleSkipped(String schedule, String topic, long ticks) {
+    }
+
     /** A send its repeated-key rule left out: KEPT or THROTTLED. */
     default void duplicate(TopicDefinition topic, SendReceipt.Outcome outcome) {
     }

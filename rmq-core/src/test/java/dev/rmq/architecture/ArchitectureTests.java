@@ -34,7 +34,7 @@ class ArchitectureTests {
     /** The packages users import; everything else of rmq-core is under {@code dev.rmq.internal}. */
     static final Set<String> API_PACKAGES = Set.of("dev.rmq", "dev.rmq.admin", "dev.rmq.codec", "dev.rmq.consumer", "dev.rmq.coordination",
             "dev.rmq.dead", "dev.rmq.events", "dev.rmq.exceptions", "dev.rmq.inspect", "dev.rmq.journal", "dev.rmq.metrics", "dev.rmq.producer",
-            "dev.rmq.pull", "dev.rmq.topic");
+            "dev.rmq.pull", "dev.rmq.schedule", "dev.rmq.topic");
 
     private static final JavaClasses CORE = new ClassFileImporter().importPath(Path.of("target", "classes"));
 

@@ -43,7 +43,8 @@ class ClusterKeyLayoutTests extends ClusterFixture {
                         "inflight{" + tag + "}", "delayed{" + tag + "}", "dead{" + tag + "}", "deadbody{" + tag + "}",
                         "wake{" + tag + "}", "owner{" + tag + "}", "parked{" + tag + "}", "expiry{" + tag + "}",
                         "paused{" + tag + "}", "hold{" + tag + "}",
-                        "retry{" + tag + "}", "cancelled{" + tag + "}");
+                        "retry{" + tag + "}", "cancelled{" + tag + "}", "throttled{" + tag + "}",
+                        "schedules{" + tag + "}");
                 int clusterSlot = cluster.keySlot(keys.store());
                 for (Object key : keys.asScriptKeys()) {
                     assertThat(cluster.keySlot((String) key))

@@ -26,7 +26,7 @@ public final class KeyLayout {
                 tagged("delayed", tag), tagged("dead", tag), tagged("deadbody", tag), tagged("wake", tag),
                 tagged("owner", tag), tagged("parked", tag), tagged("expiry", tag), tagged("paused", tag),
                 tagged("hold", tag), tagged("retry", tag), tagged("cancelled", tag),
-                tagged("throttled", tag));
+                tagged("throttled", tag), tagged("schedules", tag));
     }
 
     /**

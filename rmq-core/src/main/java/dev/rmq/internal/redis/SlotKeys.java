@@ -12,16 +12,17 @@ import java.util.List;
 public record SlotKeys(String topic, int slot, String store, String body, String prepare, String inflight,
                        String delayed, String dead, String deadBody, String wake, String owner, String parked,
                        String expiry, String paused, String hold, String retry, String cancelled,
-                       String throttled) {
+                       String throttled, String schedules) {
 
     /** The keys' names in the order every script receives them as KEYS, as lib.lua's KEYS block lists them. */
     public static final List<String> NAMES = List.of("store", "body", "prepare", "inflight", "delayed", "dead",
-            "deadbody", "wake", "owner", "parked", "expiry", "paused", "hold", "retry", "cancelled", "throttled");
+            "deadbody", "wake", "owner", "parked", "expiry", "paused", "hold", "retry", "cancelled", "throttled",
+            "schedules");
 
     /** Every key, in the order of {@link #NAMES}. */
     public List<Object> asScriptKeys() {
         return List.of(store, body, prepare, inflight, delayed, dead, deadBody, wake, owner, parked, expiry, paused,
-                hold, retry, cancelled, throttled);
+                hold, retry, cancelled, throttled, schedules);
     }
 
     /** The keys a script uses: {@code indexes} into {@link #NAMES}, in that order. */
@@ -64,6 +65,7 @@ public record SlotKeys(String topic, int slot, String store, String body, String
             case 13 -> retry;
             case 14 -> cancelled;
             case 15 -> throttled;
+            case 16 -> schedules;
             default -> throw new IllegalArgumentException("no slot key at index " + index + " of " + NAMES);
         };
     }

@@ -41,6 +41,8 @@ public enum Script {
     COUNTS("counts.lua"),
     PEEK("peek.lua"),
     RESTORE("restore.lua", true, true),
+    SCHEDULE_TICK("schedule_tick.lua", true, true),
+    SCHEDULE_STATE("schedule_state.lua"),
     RATE("rate.lua", false, false);
 
     /** The library every script is built on; its header declares the KEYS and the ARGV groups. */

@@ -30,6 +30,8 @@
 --                       cancel; a poll drops what is past its deadline
 --   throttled   ZSET    keys sent under a throttle rule: member = key, score = when its window ends, ms. The key
 --                       expires with its latest mark (see send_controlled)
+--   schedules   HASH    the recurring schedules whose slot this is: the latest tick each accounted for, the key of
+--                       its latest tick's message, its definition's fingerprint, and a pause (see schedule_tick)
 -- A pipelined call adds a call key after them, CALL_KEY (see replay.lua).
 --
 -- ORDER: on a FIFO topic a message's place among equals (one priority, or one due millisecond) is 8 bytes: the

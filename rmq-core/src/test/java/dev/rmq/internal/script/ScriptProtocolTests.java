@@ -51,6 +51,8 @@ class ScriptProtocolTests {
         map.put(Script.PUTBACK, new Contract(PutbackCall.ARGV, PutbackCall.REPLY));
         map.put(Script.COUNTS, new Contract(CountsCall.ARGV, CountsCall.REPLY));
         map.put(Script.PEEK, new Contract(PeekCall.ARGV, PeekCall.REPLY));
+        map.put(Script.SCHEDULE_TICK, new Contract(ScheduleTickCall.ARGV, ScheduleTickCall.REPLY));
+        map.put(Script.SCHEDULE_STATE, new Contract(ScheduleStateCall.ARGV, ScheduleStateCall.REPLY));
         map.put(Script.RATE, new Contract(RateCall.ARGV, RateCall.REPLY));
         return map;
     }

@@ -1,0 +1,280 @@
+package dev.rmq.internal.schedule;
+
+import dev.rmq.codec.PayloadCodec;
+import dev.rmq.internal.redis.Envelope;
+import dev.rmq.internal.redis.Futures;
+import dev.rmq.internal.redis.KeyLayout;
+import dev.rmq.internal.redis.SlotKeys;
+import dev.rmq.internal.script.ScheduleStateCall;
+import dev.rmq.internal.script.ScheduleTickCall;
+import dev.rmq.internal.script.ScriptRunner;
+import dev.rmq.metrics.RmqMetrics;
+import dev.rmq.producer.OutgoingMessage;
+import dev.rmq.producer.RmqProducer;
+import dev.rmq.schedule.Overlap;
+import dev.rmq.schedule.RecurringSchedule;
+import dev.rmq.schedule.RmqSchedules;
+import dev.rmq.schedule.ScheduleStatus;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicRegistry;
+import dev.rmq.topic.TopicType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The schedules of one client: their declarations here, their passes on a thread of their own
+ * ({@link ScheduleRunner}), and their operations on Redis.
+ */
+public final class RedisSchedules implements RmqSchedules, AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisSchedules.class);
+    /** How far ahead of its instant a tick is sent, so that it is in Redis before it is due. */
+    static final Duration LEAD = Duration.ofSeconds(1);
+
+    private final TopicRegistry topics;
+    private final KeyLayout keys;
+    private final ScriptRunner scripts;
+    private final PayloadCodec codec;
+    private final RmqMetrics metrics;
+    private final RmqProducer producer;
+    private final Clock clock;
+    private final Map<String, Declared> declared = new ConcurrentHashMap<>();
+    private final ScheduleRunner runner;
+
+    public RedisSchedules(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts, PayloadCodec codec,
+                          RmqMetrics metrics, RmqProducer producer, Clock clock) {
+        this.topics = topics;
+        this.keys = keys;
+        this.scripts = scripts;
+        this.codec = codec;
+        this.metrics = metrics;
+        this.producer = producer;
+        this.clock = clock;
+        this.runner = new ScheduleRunner(this::pass, clock);
+    }
+
+    /** A schedule declared here, and what this application knows of it. */
+    static final class Declared {
+        final RecurringSchedule schedule;
+        final TopicDefinition topic;
+        final SlotKeys slot;
+        /** The latest tick Redis recorded when last asked, in ms: 0 for none, -1 before the first call. */
+        volatile long last = -1;
+        volatile Instant wakeAt = Instant.EPOCH;
+        volatile boolean conflictSaid;
+
+        Declared(RecurringSchedule schedule, TopicDefinition topic, SlotKeys slot) {
+            this.schedule = schedule;
+            this.topic = topic;
+            this.slot = slot;
+        }
+    }
+
+    @Override
+    public void upsert(RecurringSchedule schedule) {
+        if (schedule == null) {
+            throw new IllegalArgumentException("schedule must not be null");
+        }
+        if (!topics.contains(schedule.topic())) {
+            throw new IllegalArgumentException("schedule '" + schedule.name() + "' is on topic '" + schedule.topic()
+                    + "', which this client does not define; define it as a FIXED_TIME topic");
+        }
+        TopicDefinition topic = topics.require(schedule.topic());
+        if (topic.type() != TopicType.FIXED_TIME) {
+            throw new IllegalArgumentException("schedule '" + schedule.name() + "' is on topic '" + topic.name()
+                    + "', a " + topic.type() + " topic; schedules take FIXED_TIME topics, whose messages are due at"
+                    + " an instant, as a tick is");
+        }
+        SlotKeys slot = keys.slot(topic.name(), topic.slotOf(schedule.name()));
+        Declared before = declared.put(schedule.name(), new Declared(schedule, topic, slot));
+        if (before != null && !before.schedule.fingerprint().equals(schedule.fingerprint())) {
+            log.info("schedule {} redefined: {} (was {}); its next tick after the latest one sent follows the new"
+                    + " definition", schedule.name(), schedule.fingerprint(), before.schedule.fingerprint());
+        }
+        runner.start();
+        runner.wake();
+    }
+
+    @Override
+    public List<ScheduleStatus> list() {
+        List<ScheduleStatus> all = new ArrayList<>();
+        for (Declared entry : declared.values()) {
+            ScheduleStateCall.State state = state(entry, ScheduleStateCall.Op.READ, List.of());
+            RecurringSchedule schedule = entry.schedule;
+            Instant last = state.lastMs() == 0 ? null : Instant.ofEpochMilli(state.lastMs());
+            Instant from = last == null || last.isBefore(clock.instant()) ? clock.instant() : last;
+            all.add(new ScheduleStatus(schedule.name(), schedule.topic(), schedule.rule().describe(),
+                    schedule.misfire().toString(), schedule.overlap().name(), state.paused(), last,
+                    state.paused() ? null : schedule.rule().next(from)));
+        }
+        all.sort((a, b) -> a.name().compareTo(b.name()));
+        return all;
+    }
+
+    @Override
+    public void pause(String name) {
+        Declared entry = require(name);
+        ScheduleStateCall.State state = state(entry, ScheduleStateCall.Op.PAUSE, waitingKeys(entry));
+        log.info("schedule {} paused in every application; {} tick message(s) sent ahead withdrawn", name,
+                state.withdrawn());
+    }
+
+    @Override
+    public void resume(String name) {
+        Declared entry = require(name);
+        state(entry, ScheduleStateCall.Op.RESUME, List.of());
+        entry.last = -1;
+        entry.wakeAt = Instant.EPOCH;
+        runner.wake();
+        log.info("schedule {} resumed in every application, from its next tick", name);
+    }
+
+    @Override
+    public void trigger(String name) {
+        Declared entry = require(name);
+        RecurringSchedule schedule = entry.schedule;
+        Instant now = clock.instant();
+        producer.send(OutgoingMessage.fixedTime(schedule.topic(), schedule.nextPayload(), now)
+                .withKey(schedule.name() + "@manual-" + now.toEpochMilli()).withSlotBasis(schedule.name())
+                .withHeaders(schedule.headersOf(now)));
+        log.info("schedule {} triggered now, besides its ticks", name);
+    }
+
+    @Override
+    public void remove(String name) {
+        Declared entry = require(name);
+        ScheduleStateCall.State state = state(entry, ScheduleStateCall.Op.CLEAR, waitingKeys(entry));
+        declared.remove(name, entry);
+        log.info("schedule {} removed here and its state cleared; {} tick message(s) sent ahead withdrawn", name,
+                state.withdrawn());
+    }
+
+    private Declared require(String name) {
+        Declared entry = name == null ? null : declared.get(name);
+        if (entry == null) {
+            throw new IllegalArgumentException("schedule '" + name + "' is not declared in this application;"
+                    + " declared: " + declared.keySet());
+        }
+        return entry;
+    }
+
+    private ScheduleStateCall.State state(Declared entry, ScheduleStateCall.Op op, List<String> withdraw) {
+        return Futures.join(scripts.run(entry.slot, new ScheduleStateCall(entry.schedule.name(), op, withdraw)));
+    }
+
+    /** The keys of the ticks that may have been sent ahead and still wait: from a little before now to the last. */
+    private List<String> waitingKeys(Declared entry) {
+        List<String> keysOf = new ArrayList<>();
+        Instant tick = entry.schedule.rule().next(clock.instant().minus(LEAD).minus(TickPlan.GRACE));
+        Instant until = clock.instant().plus(LEAD).plus(TickPlan.GRACE);
+        while (!tick.isAfter(until) && keysOf.size() < TickPlan.MAX_AHEAD) {
+            keysOf.add(entry.schedule.keyOf(tick));
+            tick = entry.schedule.rule().next(tick);
+        }
+        return keysOf;
+    }
+
+    /** One pass over the schedules due for one; returns when the next should come. */
+    private Instant pass() {
+        Instant now = clock.instant();
+        Instant next = now.plus(Duration.ofSeconds(1));
+        for (Declared entry : declared.values()) {
+            if (!entry.wakeAt.isAfter(now)) {
+                try {
+                    advance(entry, now);
+                } catch (RuntimeException e) {
+                    entry.wakeAt = now.plus(Duration.ofSeconds(1));
+                    log.warn("schedule {}: its ticks could not be sent ({}); tried again in a second, and ticks"
+                            + " missed meanwhile follow its misfire policy {}", entry.schedule.name(), e.toString(),
+                            entry.schedule.misfire());
+                }
+            }
+            if (entry.wakeAt.isBefore(next)) {
+                next = entry.wakeAt;
+            }
+        }
+        return next;
+    }
+
+    /** Plans and sends a schedule's due ticks; a plan made from an old view of Redis is made again, once. */
+    private void advance(Declared entry, Instant now) {
+        RecurringSchedule schedule = entry.schedule;
+        Duration lead = schedule.overlap() == Overlap.SKIP ? Duration.ZERO : LEAD;
+        for (int attempt = 0; attempt < 2; attempt++) {
+            long known = entry.last;
+            TickPlan plan = TickPlan.of(schedule, known > 0 ? Instant.ofEpochMilli(known) : null, now, lead);
+            if (plan.advanceTo() == null && known >= 0) {
+                entry.wakeAt = plan.wakeAt();
+                return;
+            }
+            ScheduleTickCall.Result result = Futures.join(scripts.run(entry.slot, call(entry, plan, known)));
+            entry.last = result.lastMs();
+            switch (result.outcome()) {
+                case PAUSED -> {
+                    entry.wakeAt = now.plus(Duration.ofSeconds(1));
+                    return;
+                }
+                case STALE -> {
+                    continue;
+                }
+                case SENT -> {
+                    report(entry, plan, result);
+                    entry.wakeAt = plan.wakeAt();
+                    return;
+                }
+            }
+        }
+        entry.wakeAt = now;
+    }
+
+    private ScheduleTickCall call(Declared entry, TickPlan plan, long known) {
+        RecurringSchedule schedule = entry.schedule;
+        List<ScheduleTickCall.Tick> ticks = new ArrayList<>(plan.ticks().size());
+        for (TickPlan.Tick tick : plan.ticks()) {
+            byte[] envelope = Envelope.encodeNew(schedule.headersOf(tick.tick()), codec.encode(schedule.nextPayload()),
+                    0, 0);
+            ticks.add(new ScheduleTickCall.Tick(tick.tick().toEpochMilli(), schedule.keyOf(tick.tick()),
+                    tick.due().toEpochMilli(), envelope));
+        }
+        long advanceTo = plan.advanceTo() == null ? 0 : plan.advanceTo().toEpochMilli();
+        return new ScheduleTickCall(schedule.name(), keys.wakeChannel(entry.topic.name()), entry.slot.slot(),
+                schedule.fingerprint(), known, advanceTo, schedule.overlap() == Overlap.SKIP, ticks);
+    }
+
+    private void report(Declared entry, TickPlan plan, ScheduleTickCall.Result result) {
+        RecurringSchedule schedule = entry.schedule;
+        if (result.sent() > 0) {
+            metrics.scheduleTicks(schedule.name(), schedule.topic(), result.sent());
+        }
+        if (result.skipped() > 0) {
+            metrics.scheduleSkipped(schedule.name(), schedule.topic(), result.skipped());
+            log.info("schedule {}: {} tick(s) skipped, the previous tick's message being still in flight",
+                    schedule.name(), result.skipped());
+        }
+        if (plan.missed() > 0) {
+            metrics.scheduleMisfires(schedule.name(), schedule.topic(), schedule.misfire().kind().name(), plan.missed());
+            log.info("schedule {}: {} tick(s) fell while no application ran it; misfire policy {} sent {}",
+                    schedule.name(), plan.missed(), schedule.misfire(), plan.caughtUp());
+        }
+        String recorded = result.fingerprint();
+        if (!recorded.isEmpty() && !recorded.equals(schedule.fingerprint()) && !entry.conflictSaid) {
+            entry.conflictSaid = true;
+            log.warn("schedule {} is declared differently by another application: there {}, here {}. Each tick goes"
+                    + " by the definition of the application that sends it; declare it alike everywhere",
+                    schedule.name(), recorded, schedule.fingerprint());
+        }
+    }
+
+    @Override
+    public void close() {
+        runner.close();
+    }
+}

@@ -1,0 +1,38 @@
+-- schedule_state: reads, pauses, resumes or clears a recurring schedule's state in its slot (see schedule_tick),
+-- and withdraws the messages of its ticks that still wait, which the caller names (ticks are sent ahead of their
+-- instant). A resume accounts for every tick up to now, so that the ticks of the pause are not misfires.
+-- ARGV
+--   name            the schedule
+--   op              'R' read, 'P' pause, 'U' resume, 'X' clear
+--   keys[]          the keys of its ticks' messages to withdraw if they still wait, each:
+--     key           a key
+-- RETURNS
+--   last_ms         the latest tick accounted for (0 for none)
+--   paused          1 while paused, else 0
+--   withdrawn       messages withdrawn
+--   fingerprint     the fingerprint recorded by the last tick's call ('' for none)
+local name = ARG.name
+local op = ARG.op
+if op == 'P' then
+    redis.call('HSET', K_SCHEDULES, name .. '|paused', 1)
+elseif op == 'U' then
+    redis.call('HDEL', K_SCHEDULES, name .. '|paused')
+    local last = tonumber(redis.call('HGET', K_SCHEDULES, name) or '0')
+    redis.call('HSET', K_SCHEDULES, name, math.max(last, NOW_MS))
+elseif op == 'X' then
+    redis.call('HDEL', K_SCHEDULES, name, name .. '|key', name .. '|def', name .. '|paused')
+end
+local withdrawn = 0
+if op == 'P' or op == 'X' then
+    for i = 1, ARG.keys do
+        local key = ARG_keys(i)
+        if redis.call('HDEL', K_BODY, key) == 1 then
+            redis.call('ZREM', K_STORE, key)
+            withdrawn = withdrawn + 1
+        end
+    end
+end
+return { tonumber(redis.call('HGET', K_SCHEDULES, name) or '0'),
+         redis.call('HEXISTS', K_SCHEDULES, name .. '|paused'),
+         withdrawn,
+         redis.call('HGET', K_SCHEDULES, name .. '|def') or '' }
