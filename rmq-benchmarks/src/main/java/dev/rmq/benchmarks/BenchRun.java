@@ -61,6 +61,9 @@ final class BenchRun {
         if (options.runs("order")) {
             new OrderSection(context, rmq).run();
         }
+        if (options.runs("schedules")) {
+            new ScheduleSection(context, rmq).run();
+        }
         if (options.runs("single")) {
             new SingleSendSection(context, rmq).run();
         }

@@ -16,7 +16,7 @@ import java.util.Set;
  */
 record Options(boolean quick, Path out, int reps, Set<String> sections) {
 
-    static final List<String> ALL_SECTIONS = List.of("throughput", "memory", "backlog", "lateness", "order",
+    static final List<String> ALL_SECTIONS = List.of("throughput", "memory", "backlog", "lateness", "order", "schedules",
             "single", "fixed", "rebalance");
 
     static Options parse(String... args) {
