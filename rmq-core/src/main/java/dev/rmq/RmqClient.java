@@ -36,7 +36,6 @@ import dev.rmq.metrics.RmqMetrics;
 import dev.rmq.producer.Durability;
 import dev.rmq.producer.RmqProducer;
 import dev.rmq.pull.RmqPuller;
-import dev.rmq.schedule.RmqSchedules;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.Names;
 import dev.rmq.topic.TopicRegistry;
@@ -125,9 +124,9 @@ public final class RmqClient implements AutoCloseable {
         }));
         this.deadQueue = new RedisDeadQueue(redisson, topics, keys, scripts);
         this.inspector = new RedisTopicInspector(topics, keys, scripts, producer::getAsync);
-        this.admin = new RedisAdmin(redisson, topics, keys, scripts, b.journal);
         this.slotFencing = new RedisSlotFencing(keys, scripts);
         this.schedules = new RedisSchedules(topics, keys, scripts, codec, metrics, producer, Clock.systemUTC());
+        this.admin = new RedisAdmin(redisson, topics, keys, scripts, b.journal, schedules);
         this.parts = new ClientParts(redisson, topics, keys, scripts, codec, metrics, events, outages, zone, observations);
     }
 
@@ -153,17 +152,9 @@ public final class RmqClient implements AutoCloseable {
         return List.copyOf(containers);
     }
 
-    /** Pauses and resumes topics for every consumer at once. */
+    /** Pauses, resumes and clears topics for every consumer at once, and declares recurring schedules. */
     public RmqAdmin admin() {
         return admin;
-    }
-
-    /**
-     * The recurring messages this application declares: each tick of a schedule becomes one message, however many
-     * applications declare it. The client's {@link #close()} stops sending ticks.
-     */
-    public RmqSchedules schedules() {
-        return schedules;
     }
 
     /** Puts messages back that Redis lost, each unless Redis still holds its key; for a journal's restore. */

@@ -64,7 +64,7 @@ final class ScheduleSection {
         List<RmqClient> clients = List.of(rmq.client(topic), rmq.client(topic));
         for (RmqClient client : clients) {
             for (int i = 0; i < SCHEDULES; i++) {
-                client.schedules().upsert(RecurringSchedule.builder(prefix + i, topic.name(),
+                client.admin().schedules().upsert(RecurringSchedule.builder(prefix + i, topic.name(),
                         TickRule.every(Duration.ofSeconds(1))).payload("tick").build());
             }
         }

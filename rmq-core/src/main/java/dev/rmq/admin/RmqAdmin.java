@@ -1,11 +1,13 @@
 package dev.rmq.admin;
 
 import dev.rmq.internal.redis.Futures;
+import dev.rmq.schedule.RmqSchedules;
 
 import java.util.concurrent.CompletionStage;
 
 /**
- * Pauses, resumes and clears topics for every consumer in every application at once. The state is kept in Redis, one
+ * Pauses, resumes and clears topics for every consumer in every application at once, and declares and operates
+ * recurring schedules ({@link #schedules()}). The state is kept in Redis, one
  * flag per slot that the poll script reads, so a paused slot takes nothing from the next poll on, whoever polls
  * it, and the state survives restarts of the applications. Sends are still accepted while a topic is paused;
  * expired leases are still recovered and expired messages removed. Obtained from {@code RmqClient.admin()};
@@ -57,4 +59,10 @@ public interface RmqAdmin {
     default ClearReport clear(String topic) {
         return clear(topic, ClearScope.WAITING);
     }
+
+    /**
+     * The recurring messages this application declares: each tick of a schedule becomes one message, however many
+     * applications declare it. Declared at run time here; the client's close stops sending ticks.
+     */
+    RmqSchedules schedules();
 }

@@ -30,7 +30,8 @@ import java.util.function.Supplier;
  * <li>{@code rmq.merges}, {@code rmq.retries}, {@code rmq.dead}, {@code rmq.lease.recovered},
  * {@code rmq.ack.stale} counters;</li>
  * <li>{@code rmq.schedule.ticks}, {@code rmq.schedule.misfires} (tag {@code policy}) and {@code rmq.schedule.skipped}
- * counters, tagged {@code schedule} and {@code topic};</li>
+ * counters and the {@code rmq.schedule.lateness} distribution (ms) of consume start minus the tick's instant, tagged
+ * {@code schedule} and {@code topic};</li>
  * <li>{@code rmq.lateness} distribution (ms) of consume start minus due time, for time-based topics.</li>
  * </ul>
  */
@@ -93,6 +94,14 @@ public final class MicrometerRmqMetrics implements RmqMetrics {
     public void scheduleSkipped(String schedule, String topic, long ticks) {
         Counter.builder("rmq.schedule.skipped").description("Ticks dropped while the previous tick was in flight")
                 .tags("schedule", schedule, "topic", topic).register(registry).increment(ticks);
+    }
+
+    @Override
+    public void scheduleLateness(String schedule, TopicDefinition topic, long millis) {
+        DistributionSummary.builder("rmq.schedule.lateness").baseUnit("milliseconds")
+                .description("Consume start of a schedule's tick minus the tick's instant, by the Redis clock")
+                .tags("schedule", schedule, "topic", topic.name()).publishPercentileHistogram().register(registry)
+                .record(Math.max(0, millis));
     }
 
     @Override

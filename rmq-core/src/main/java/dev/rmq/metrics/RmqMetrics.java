@@ -48,6 +48,10 @@ public interface RmqMetrics {
     default void scheduleSkipped(String schedule, String topic, long ticks) {
     }
 
+    /** A schedule's tick started being handled this long after the tick's instant (by the Redis clock). */
+    default void scheduleLateness(String schedule, TopicDefinition topic, long millis) {
+    }
+
     /** A send its repeated-key rule left out: KEPT or THROTTLED. */
     default void duplicate(TopicDefinition topic, SendReceipt.Outcome outcome) {
     }

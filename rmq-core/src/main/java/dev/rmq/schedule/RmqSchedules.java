@@ -10,6 +10,7 @@ import java.util.List;
  * first to come back applies the {@link Misfire} policy.
  *
  * <p>Pause, resume, trigger and remove act on the schedule in Redis, and so for every application at once.
+ * Obtained from {@code RmqClient.admin().schedules()}; thread-safe.
  */
 public interface RmqSchedules {
 
@@ -23,6 +24,13 @@ public interface RmqSchedules {
 
     /** The schedules this application declared, with their state in Redis. */
     List<ScheduleStatus> list();
+
+    /**
+     * One schedule this application declared, with its state in Redis.
+     *
+     * @throws UnknownScheduleException when this application does not declare it; so do the operations below
+     */
+    ScheduleStatus status(String name);
 
     /** Stops sending ticks, for every application, and withdraws the ticks sent ahead that still wait. */
     void pause(String name);

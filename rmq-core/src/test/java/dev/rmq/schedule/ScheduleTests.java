@@ -10,6 +10,7 @@ import dev.rmq.metrics.MicrometerRmqMetrics;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -20,8 +21,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -37,9 +38,8 @@ class ScheduleTests extends StandaloneRedisTest {
 
     private final List<AutoCloseable> closing = new ArrayList<>();
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
-    /** Each tick's deliveries, by the tick header. */
-    private final Map<Instant, AtomicInteger> delivered = new ConcurrentHashMap<>();
-    private final List<Instant> dueTimes = new CopyOnWriteArrayList<>();
+    /** Each schedule's deliveries of each tick, by the schedule and tick headers. */
+    private final Map<String, Map<Instant, AtomicInteger>> delivered = new ConcurrentHashMap<>();
 
     @AfterEach
     void close() throws Exception {
@@ -57,9 +57,14 @@ class ScheduleTests extends StandaloneRedisTest {
         RmqClient client = RmqClient.builder(redisson).topic(topic).metrics(new MicrometerRmqMetrics(meters)).build();
         closing.add(client);
         for (RecurringSchedule schedule : schedules) {
-            client.schedules().upsert(schedule);
+            client.admin().schedules().upsert(schedule);
         }
         return client;
+    }
+
+    /** The ticks of one schedule delivered so far, each with how many times. */
+    private Map<Instant, AtomicInteger> ticksOf(String schedule) {
+        return delivered.computeIfAbsent(schedule, s -> new ConcurrentHashMap<>());
     }
 
     /** A consumer that counts each tick's deliveries; returns how many run at once at most. */
@@ -69,9 +74,9 @@ class ScheduleTests extends StandaloneRedisTest {
         RmqConsumerContainer<String> container = client.container(topic, String.class, (RmqMessage<String> m) -> {
             most.accumulateAndGet(running.incrementAndGet(), Math::max);
             try {
-                delivered.computeIfAbsent(Instant.parse(m.headers().get(RecurringSchedule.TICK_HEADER)),
-                        t -> new AtomicInteger()).incrementAndGet();
-                m.dueTime().ifPresent(dueTimes::add);
+                ticksOf(m.headers().get(RecurringSchedule.SCHEDULE_HEADER)).computeIfAbsent(
+                        Instant.parse(m.headers().get(RecurringSchedule.TICK_HEADER)), t -> new AtomicInteger())
+                        .incrementAndGet();
                 if (!work.isZero()) {
                     await().pollDelay(work).atMost(work.plusSeconds(1)).until(() -> true);
                 }
@@ -90,6 +95,14 @@ class ScheduleTests extends StandaloneRedisTest {
         return counter == null ? 0 : counter.count();
     }
 
+    private static long gapsIn(List<Instant> ticks) {
+        long gaps = 0;
+        for (int i = 1; i < ticks.size(); i++) {
+            gaps += Duration.between(ticks.get(i - 1), ticks.get(i)).compareTo(SECOND) > 0 ? 1 : 0;
+        }
+        return gaps;
+    }
+
     @Test
     void threeApplicationsDeclaringOneScheduleSendEachTickOnceEvenWhenOneStops() {
         TopicDefinition topic = timers("beats");
@@ -99,89 +112,68 @@ class ScheduleTests extends StandaloneRedisTest {
         application(topic, beat);
         RmqClient third = application(topic, beat);
         consume(first, "beats", Duration.ZERO);
+        Map<Instant, AtomicInteger> beats = ticksOf("beat");
 
         Instant start = Instant.now();
         await().atMost(Duration.ofSeconds(40)).until(() -> Instant.now().isAfter(start.plusSeconds(15)));
         third.close();
         await().atMost(Duration.ofSeconds(40)).until(() -> Instant.now().isAfter(start.plusSeconds(30)));
         Instant end = Instant.now().minusSeconds(2);
-        await().atMost(Duration.ofSeconds(5)).until(() -> delivered.keySet().stream().anyMatch(t -> t.isAfter(end)));
+        await().atMost(Duration.ofSeconds(5)).until(() -> beats.keySet().stream().anyMatch(t -> t.isAfter(end)));
 
-        List<Instant> ticks = delivered.keySet().stream().filter(t -> !t.isAfter(end)).sorted().toList();
+        List<Instant> ticks = beats.keySet().stream().filter(t -> !t.isAfter(end)).sorted().toList();
         assertThat(ticks.size()).isGreaterThanOrEqualTo(27);
-        for (int i = 1; i < ticks.size(); i++) {
-            assertThat(Duration.between(ticks.get(i - 1), ticks.get(i))).as("no tick missing after %s", ticks.get(i - 1))
-                    .isEqualTo(SECOND);
-        }
-        assertThat(delivered.values()).allSatisfy(times -> assertThat(times).as("each tick once").hasValue(1));
+        assertThat(gapsIn(ticks)).as("no tick missing").isZero();
+        assertThat(beats.values()).allSatisfy(times -> assertThat(times).as("each tick once").hasValue(1));
         assertThat(count("rmq.schedule.ticks", "schedule", "beat")).as("sent: those delivered, and those sent ahead")
-                .isBetween((double) delivered.size(), delivered.size() + 2.0);
+                .isBetween((double) beats.size(), beats.size() + 2.0);
     }
 
     /**
-     * Runs {@code beat} in one application for two ticks, then stops it and lets five ticks fall unsent: those of
-     * the seven seconds after the stop, but for the tick sent ahead (a second) and the grace (a second).
+     * One application runs three schedules, one per misfire policy, until each has had two ticks; it stops, and
+     * every schedule's next five ticks fall while nothing runs (those of the seven seconds after the stop, but for
+     * the tick sent ahead and the grace, a second each). A new application then comes to the missed ticks.
      */
-    private Instant runThenStopForFiveTicks(TopicDefinition topic, RecurringSchedule beat) {
-        RmqClient before = application(topic, beat);
-        consume(before, topic.name(), Duration.ZERO);
-        await().atMost(Duration.ofSeconds(10)).until(() -> delivered.size() >= 2);
+    @Test
+    void afterEveryApplicationStoppedEachMisfirePolicyDoesWhatItSays() {
+        TopicDefinition topic = timers("missed");
+        RecurringSchedule once = RecurringSchedule.builder("once-beat", "missed", TickRule.every(SECOND)).build();
+        RecurringSchedule skip = RecurringSchedule.builder("skip-beat", "missed", TickRule.every(SECOND))
+                .misfire(Misfire.SKIP).build();
+        RecurringSchedule all = RecurringSchedule.builder("all-beat", "missed", TickRule.every(SECOND))
+                .misfire(Misfire.fireAll(100)).build();
+        RmqClient before = application(topic, once, skip, all);
+        consume(before, "missed", Duration.ZERO);
+        await().atMost(Duration.ofSeconds(10)).until(() -> ticksOf("once-beat").size() >= 2
+                && ticksOf("skip-beat").size() >= 2 && ticksOf("all-beat").size() >= 2);
         before.close();
         Instant stopped = Instant.now();
         await().atMost(Duration.ofSeconds(20)).until(() -> Instant.now().isAfter(stopped.plusMillis(7_500)));
-        return stopped;
-    }
 
-    @Test
-    void afterEveryApplicationStoppedFireOnceSendsOneMessageForTheMissedTicks() {
-        TopicDefinition topic = timers("once");
-        RecurringSchedule beat = RecurringSchedule.builder("once-beat", "once", TickRule.every(SECOND)).build();
-        runThenStopForFiveTicks(topic, beat);
-        int before = delivered.size();
+        RmqClient after = application(topic, once, skip, all);
+        consume(after, "missed", Duration.ZERO);
+        await().atMost(Duration.ofSeconds(10)).until(() -> Stream.of("once-beat", "skip-beat", "all-beat")
+                .allMatch(name -> ticksOf(name).keySet().stream().filter(t -> t.isAfter(stopped.plusSeconds(8)))
+                        .count() >= 2));
 
-        RmqClient after = application(topic, beat);
-        consume(after, "once", Duration.ZERO);
-        await().atMost(Duration.ofSeconds(10)).until(() -> delivered.size() >= before + 3);
-
+        // FIRE_ONCE: the ticks sent ahead before the stop, then one for all that were missed, then on time again
         assertThat(count("rmq.schedule.misfires", "schedule", "once-beat", "policy", "FIRE_ONCE"))
                 .isGreaterThanOrEqualTo(4);
-        List<Instant> ticks = delivered.keySet().stream().sorted().toList();
-        // the ticks sent ahead before the stop, then one for all that were missed, then on time again
-        long gaps = 0;
-        for (int i = 1; i < ticks.size(); i++) {
-            gaps += Duration.between(ticks.get(i - 1), ticks.get(i)).compareTo(SECOND) > 0 ? 1 : 0;
-        }
-        assertThat(gaps).as("one jump over the missed ticks").isEqualTo(1);
-        assertThat(delivered.values()).allSatisfy(times -> assertThat(times).hasValue(1));
-    }
-
-    @Test
-    void afterEveryApplicationStoppedSkipSendsNoneOfTheMissedTicksAndFireAllSendsEach() {
-        TopicDefinition skipping = timers("skipping");
-        RecurringSchedule skip = RecurringSchedule.builder("skip-beat", "skipping", TickRule.every(SECOND))
-                .misfire(Misfire.SKIP).build();
-        Instant stopped = runThenStopForFiveTicks(skipping, skip);
-        RmqClient after = application(skipping, skip);
-        consume(after, "skipping", Duration.ZERO);
-        await().atMost(Duration.ofSeconds(10)).until(() -> delivered.keySet().stream()
-                .filter(t -> t.isAfter(stopped.plusSeconds(7))).count() >= 2);
-        assertThat(delivered.keySet()).as("nothing of the stop")
+        assertThat(gapsIn(ticksOf("once-beat").keySet().stream().sorted().toList()))
+                .as("one jump over the missed ticks").isEqualTo(1);
+        // SKIP: nothing of the stop
+        assertThat(ticksOf("skip-beat").keySet()).as("nothing of the stop")
                 .noneMatch(t -> t.isAfter(stopped.plusSeconds(2)) && t.isBefore(stopped.plusSeconds(6)));
         assertThat(count("rmq.schedule.misfires", "schedule", "skip-beat", "policy", "SKIP")).isGreaterThanOrEqualTo(4);
-
-        delivered.clear();
-        TopicDefinition all = timers("catching");
-        RecurringSchedule every = RecurringSchedule.builder("all-beat", "catching", TickRule.every(SECOND))
-                .misfire(Misfire.fireAll(100)).build();
-        Instant halted = runThenStopForFiveTicks(all, every);
-        RmqClient resumed = application(all, every);
-        consume(resumed, "catching", Duration.ZERO);
-        await().atMost(Duration.ofSeconds(10)).until(() -> delivered.keySet().stream()
-                .filter(t -> t.isAfter(halted.plusSeconds(8))).count() >= 1);
-        List<Instant> ticks = delivered.keySet().stream().sorted().toList();
-        for (int i = 1; i < ticks.size(); i++) {
-            assertThat(Duration.between(ticks.get(i - 1), ticks.get(i))).as("every missed tick sent").isEqualTo(SECOND);
-        }
+        // FIRE_ALL: every missed tick
+        assertThat(gapsIn(ticksOf("all-beat").keySet().stream().sorted().toList())).as("every missed tick sent")
+                .isZero();
+        DistributionSummary caughtUp = meters.find("rmq.schedule.lateness").tags("schedule", "all-beat").summary();
+        assertThat(caughtUp).isNotNull();
+        assertThat(caughtUp.max()).as("the first missed tick is handled late by the stop, against its instant")
+                .isGreaterThanOrEqualTo(4_000);
+        assertThat(delivered.values()).allSatisfy(ticks -> assertThat(ticks.values())
+                .allSatisfy(times -> assertThat(times).as("each tick once").hasValue(1)));
     }
 
     @Test
@@ -192,10 +184,10 @@ class ScheduleTests extends StandaloneRedisTest {
         RmqClient client = application(topic, slow);
         AtomicInteger most = consume(client, "slow", Duration.ofMillis(2_500));
 
-        await().atMost(Duration.ofSeconds(20)).until(() -> delivered.size() >= 3);
+        await().atMost(Duration.ofSeconds(20)).until(() -> ticksOf("slow-beat").size() >= 3);
         assertThat(most).as("never two ticks at once").hasValue(1);
         assertThat(count("rmq.schedule.skipped", "schedule", "slow-beat")).isGreaterThanOrEqualTo(3);
-        List<Instant> ticks = delivered.keySet().stream().sorted().toList();
+        List<Instant> ticks = ticksOf("slow-beat").keySet().stream().sorted().toList();
         assertThat(Duration.between(ticks.get(0), ticks.get(1))).as("the ticks during a run are dropped")
                 .isGreaterThanOrEqualTo(Duration.ofSeconds(2));
     }
@@ -208,43 +200,43 @@ class ScheduleTests extends StandaloneRedisTest {
         RmqClient one = application(topic, beat);
         RmqClient other = application(topic, beat);
         consume(one, "paused", Duration.ZERO);
-        await().atMost(Duration.ofSeconds(10)).until(() -> delivered.size() >= 2);
+        await().atMost(Duration.ofSeconds(10)).until(() -> ticksOf("paused-beat").size() >= 2);
 
-        other.schedules().pause("paused-beat");
+        other.admin().schedules().pause("paused-beat");
         Instant paused = Instant.now();
-        assertThat(one.schedules().list()).singleElement().satisfies(status -> {
+        assertThat(one.admin().schedules().list()).singleElement().satisfies(status -> {
             assertThat(status.paused()).isTrue();
             assertThat(status.nextTick()).isNull();
             assertThat(status.rule()).isEqualTo("every PT1S");
         });
         await().pollDelay(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).until(() -> true);
-        assertThat(delivered.keySet()).as("no tick after the pause").noneMatch(t -> t.isAfter(paused.plusMillis(200)));
+        assertThat(ticksOf("paused-beat").keySet()).as("no tick after the pause").noneMatch(t -> t.isAfter(paused.plusMillis(200)));
 
-        one.schedules().trigger("paused-beat");
-        await().atMost(Duration.ofSeconds(5)).until(() -> delivered.keySet().stream().anyMatch(t -> t.isAfter(paused)));
-        one.schedules().resume("paused-beat");
+        one.admin().schedules().trigger("paused-beat");
+        await().atMost(Duration.ofSeconds(5)).until(() -> ticksOf("paused-beat").keySet().stream().anyMatch(t -> t.isAfter(paused)));
+        one.admin().schedules().resume("paused-beat");
         Instant resumed = Instant.now();
-        await().atMost(Duration.ofSeconds(10)).until(() -> delivered.keySet().stream()
+        await().atMost(Duration.ofSeconds(10)).until(() -> ticksOf("paused-beat").keySet().stream()
                 .filter(t -> t.isAfter(resumed)).count() >= 2);
         assertThat(count("rmq.schedule.misfires", "schedule", "paused-beat", "policy", "FIRE_ONCE"))
                 .as("the pause's ticks are not misfires").isZero();
-        assertThat(one.schedules().list().get(0).nextTick()).isAfter(resumed);
+        assertThat(one.admin().schedules().list().get(0).nextTick()).isAfter(resumed);
 
-        one.schedules().remove("paused-beat");
-        other.schedules().remove("paused-beat");
-        assertThat(one.schedules().list()).isEmpty();
+        one.admin().schedules().remove("paused-beat");
+        other.admin().schedules().remove("paused-beat");
+        assertThat(one.admin().schedules().list()).isEmpty();
     }
 
     @Test
     void aScheduleOnATopicThatCannotTakeItIsRefusedSayingWhy() {
         RmqClient client = application(TopicDefinition.builder("jobs", TopicType.PRIORITY).build());
         RecurringSchedule onPriority = RecurringSchedule.builder("x", "jobs", TickRule.every(SECOND)).build();
-        assertThatIllegalArgumentException().isThrownBy(() -> client.schedules().upsert(onPriority))
+        assertThatIllegalArgumentException().isThrownBy(() -> client.admin().schedules().upsert(onPriority))
                 .withMessageContaining("schedules take FIXED_TIME topics");
         RecurringSchedule nowhere = RecurringSchedule.builder("x", "nowhere", TickRule.every(SECOND)).build();
-        assertThatIllegalArgumentException().isThrownBy(() -> client.schedules().upsert(nowhere))
+        assertThatIllegalArgumentException().isThrownBy(() -> client.admin().schedules().upsert(nowhere))
                 .withMessageContaining("does not define");
-        assertThatIllegalArgumentException().isThrownBy(() -> client.schedules().pause("unknown"))
+        assertThatIllegalArgumentException().isThrownBy(() -> client.admin().schedules().pause("unknown"))
                 .withMessageContaining("not declared in this application");
         assertThatIllegalArgumentException().isThrownBy(() -> RecurringSchedule.builder("bad name!", "jobs",
                 TickRule.every(SECOND)).build()).withMessageContaining("schedule name");

@@ -4,6 +4,7 @@ import dev.rmq.admin.ClearReport;
 import dev.rmq.admin.ClearScope;
 import dev.rmq.admin.PauseState;
 import dev.rmq.admin.RmqAdmin;
+import dev.rmq.schedule.RmqSchedules;
 import dev.rmq.exceptions.RmqUnavailableException;
 import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.internal.redis.SlotKeys;
@@ -43,14 +44,21 @@ public final class RedisAdmin implements RmqAdmin {
     private final ScriptRunner scripts;
     /** Told of each message a clear removes, so that a restore does not bring it back; null without a journal. */
     private final @Nullable MessageJournal journal;
+    private final RmqSchedules schedules;
 
     public RedisAdmin(RedissonClient redisson, TopicRegistry topics, KeyLayout keys, ScriptRunner scripts,
-                      @Nullable MessageJournal journal) {
+                      @Nullable MessageJournal journal, RmqSchedules schedules) {
         this.redisson = redisson;
         this.topics = topics;
         this.keys = keys;
         this.scripts = scripts;
         this.journal = journal;
+        this.schedules = schedules;
+    }
+
+    @Override
+    public RmqSchedules schedules() {
+        return schedules;
     }
 
     @Override

@@ -15,6 +15,7 @@ import dev.rmq.schedule.Overlap;
 import dev.rmq.schedule.RecurringSchedule;
 import dev.rmq.schedule.RmqSchedules;
 import dev.rmq.schedule.ScheduleStatus;
+import dev.rmq.schedule.UnknownScheduleException;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicRegistry;
 import dev.rmq.topic.TopicType;
@@ -107,16 +108,25 @@ public final class RedisSchedules implements RmqSchedules, AutoCloseable {
     public List<ScheduleStatus> list() {
         List<ScheduleStatus> all = new ArrayList<>();
         for (Declared entry : declared.values()) {
-            ScheduleStateCall.State state = state(entry, ScheduleStateCall.Op.READ, List.of());
-            RecurringSchedule schedule = entry.schedule;
-            Instant last = state.lastMs() == 0 ? null : Instant.ofEpochMilli(state.lastMs());
-            Instant from = last == null || last.isBefore(clock.instant()) ? clock.instant() : last;
-            all.add(new ScheduleStatus(schedule.name(), schedule.topic(), schedule.rule().describe(),
-                    schedule.misfire().toString(), schedule.overlap().name(), state.paused(), last,
-                    state.paused() ? null : schedule.rule().next(from)));
+            all.add(status(entry));
         }
         all.sort((a, b) -> a.name().compareTo(b.name()));
         return all;
+    }
+
+    @Override
+    public ScheduleStatus status(String name) {
+        return status(require(name));
+    }
+
+    private ScheduleStatus status(Declared entry) {
+        ScheduleStateCall.State state = state(entry, ScheduleStateCall.Op.READ, List.of());
+        RecurringSchedule schedule = entry.schedule;
+        Instant last = state.lastMs() == 0 ? null : Instant.ofEpochMilli(state.lastMs());
+        Instant from = last == null || last.isBefore(clock.instant()) ? clock.instant() : last;
+        return new ScheduleStatus(schedule.name(), schedule.topic(), schedule.rule().describe(),
+                schedule.misfire().toString(), schedule.overlap().name(), state.paused(), last,
+                state.paused() ? null : schedule.rule().next(from));
     }
 
     @Override
@@ -160,8 +170,7 @@ public final class RedisSchedules implements RmqSchedules, AutoCloseable {
     private Declared require(String name) {
         Declared entry = name == null ? null : declared.get(name);
         if (entry == null) {
-            throw new IllegalArgumentException("schedule '" + name + "' is not declared in this application;"
-                    + " declared: " + declared.keySet());
+            throw new UnknownScheduleException(String.valueOf(name), declared.keySet());
         }
         return entry;
     }

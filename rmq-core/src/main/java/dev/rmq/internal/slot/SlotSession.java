@@ -5,14 +5,18 @@ import dev.rmq.internal.redis.SlotFencedException;
 import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.internal.script.ExtendCall;
 import dev.rmq.internal.script.PrepareCall;
+import dev.rmq.schedule.RecurringSchedule;
 import dev.rmq.topic.TopicDefinition;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -203,10 +207,26 @@ public final class SlotSession<T> {
         return timing;
     }
 
-    /** Reports how late a delivery is, by the Redis clock at the poll and the time passed since. */
+    /**
+     * Reports how late a delivery is, by the Redis clock at the poll and the time passed since; and for a schedule's
+     * tick, how late against the tick's instant, which a tick that caught up after a misfire is due long after.
+     */
     public void reportLateness(Delivery<T> delivery, Batch<T> batch) {
-        delivery.dueTime().ifPresent(due -> owner.metrics().lateness(topic(), batch.redisNowMs()
-                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - batch.receivedNanos()) - due.toEpochMilli()));
+        Optional<Instant> due = delivery.dueTime();
+        if (due.isEmpty()) {
+            return;
+        }
+        long nowMs = batch.redisNowMs() + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - batch.receivedNanos());
+        owner.metrics().lateness(topic(), nowMs - due.get().toEpochMilli());
+        String schedule = delivery.headers().get(RecurringSchedule.SCHEDULE_HEADER);
+        String tick = delivery.headers().get(RecurringSchedule.TICK_HEADER);
+        if (schedule != null && tick != null) {
+            try {
+                owner.metrics().scheduleLateness(schedule, topic(), nowMs - Instant.parse(tick).toEpochMilli());
+            } catch (DateTimeParseException e) {
+                // a header of the application's own that happens to share the name: not a tick of rmq's
+            }
+        }
     }
 
     // ---- endings -------------------------------------------------------------------------------------------

@@ -73,7 +73,7 @@ public final class RmqScheduleAutoConfiguration {
 
         @Override
         public void start() {
-            schedules.forEach(client.schedules()::upsert);
+            schedules.forEach(client.admin().schedules()::upsert);
             running = true;
         }
 

@@ -53,7 +53,7 @@ class RmqScheduleAutoConfigurationTests {
                     assertThat(nightly.misfire()).isEqualTo(Misfire.fireAll(3));
                     assertThat(nightly.headers()).containsEntry("kind", "report");
                     assertThat(nightly.nextPayload()).isEqualTo("report");
-                    assertThat(context.getBean(RmqClient.class).schedules().list()).extracting(ScheduleStatus::name,
+                    assertThat(context.getBean(RmqClient.class).admin().schedules().list()).extracting(ScheduleStatus::name,
                             ScheduleStatus::rule, ScheduleStatus::overlap).containsExactly(
                             org.assertj.core.groups.Tuple.tuple("beat", "every " + Duration.ofMinutes(5), Overlap.SKIP.name()),
                             org.assertj.core.groups.Tuple.tuple("nightly", "cron 0 30 2 * * * Europe/Berlin", "DELAY"));
