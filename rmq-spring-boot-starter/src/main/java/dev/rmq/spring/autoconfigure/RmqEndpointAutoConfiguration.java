@@ -55,13 +55,13 @@ public final class RmqEndpointAutoConfiguration {
         RmqSlotAssignmentFactory assignment = assignments.getIfUnique();
         String mode = assignment != null ? assignment.mode() : "unknown";
         return new RmqEndpoint(client, registry.getIfUnique(), coordinator.getIfUnique(), mode,
-                writesAllowed(access.getIfUnique()));
+                writesAllowed(access.getIfUnique(), RmqEndpoint.ID));
     }
 
-    /** Whether the endpoint's access, as Spring Boot resolves it, lets writes through. */
-    static BooleanSupplier writesAllowed(@Nullable EndpointAccessResolver access) {
+    /** Whether an endpoint's access, as Spring Boot resolves it, lets writes through. */
+    static BooleanSupplier writesAllowed(@Nullable EndpointAccessResolver access, String endpointId) {
         return () -> access != null
-                && access.accessFor(EndpointId.of(RmqEndpoint.ID), Access.READ_ONLY) == Access.UNRESTRICTED;
+                && access.accessFor(EndpointId.of(endpointId), Access.READ_ONLY) == Access.UNRESTRICTED;
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -70,13 +70,13 @@ public final class RmqEndpointAutoConfiguration {
     static class ServletWrites {
 
         @Bean
-        @ConditionalOnMissingBean
+        @ConditionalOnMissingBean(name = "rmqEndpointWriteFilter")
         RmqEndpointWriteFilter rmqEndpointWriteFilter(ObjectProvider<PathMappedEndpoints> endpoints,
                                                       ObjectProvider<EndpointAccessResolver> access) {
-            return new RmqEndpointWriteFilter(() -> {
+            return new RmqEndpointWriteFilter(RmqEndpoint.ID, "pause, resume, clear, requeue, delete and purge", () -> {
                 PathMappedEndpoints mapped = endpoints.getIfUnique();
                 return mapped == null ? null : mapped.getPath(EndpointId.of(RmqEndpoint.ID));
-            }, writesAllowed(access.getIfUnique()));
+            }, writesAllowed(access.getIfUnique(), RmqEndpoint.ID));
         }
     }
 }

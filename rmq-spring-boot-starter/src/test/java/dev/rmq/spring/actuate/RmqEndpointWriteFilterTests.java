@@ -7,6 +7,7 @@ import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.mock.web.MockHttpServletResponse;
 
 import java.io.IOException;
+import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -15,7 +16,7 @@ class RmqEndpointWriteFilterTests {
 
     @Test
     void aRefusedWriteIsAProblemDetailThatSaysWhatToSet() throws ServletException, IOException {
-        MockHttpServletResponse response = run(new RmqEndpointWriteFilter(() -> "/actuator/rmq", () -> false),
+        MockHttpServletResponse response = run(filter(() -> "/actuator/rmq", false),
                 "POST", "/app", "/app/actuator/rmq/topics/orders/pause");
 
         assertThat(response.getStatus()).isEqualTo(403);
@@ -26,14 +27,18 @@ class RmqEndpointWriteFilterTests {
 
     @Test
     void readsOtherPathsAndAllowedWritesPassThrough() throws ServletException, IOException {
-        RmqEndpointWriteFilter readOnly = new RmqEndpointWriteFilter(() -> "/actuator/rmq", () -> false);
+        RmqEndpointWriteFilter readOnly = filter(() -> "/actuator/rmq", false);
         assertThat(run(readOnly, "GET", "", "/actuator/rmq").getStatus()).isEqualTo(200);
         assertThat(run(readOnly, "POST", "", "/actuator/rmqx").getStatus()).isEqualTo(200);
         assertThat(run(readOnly, "DELETE", "", "/orders/1").getStatus()).isEqualTo(200);
-        assertThat(run(new RmqEndpointWriteFilter(() -> "/actuator/rmq", () -> true), "DELETE", "",
+        assertThat(run(filter(() -> "/actuator/rmq", true), "DELETE", "",
                 "/actuator/rmq/dead/orders").getStatus()).isEqualTo(200);
-        assertThat(run(new RmqEndpointWriteFilter(() -> null, () -> false), "POST", "",
+        assertThat(run(filter(() -> null, false), "POST", "",
                 "/actuator/rmq/topics/orders/pause").getStatus()).isEqualTo(200);
+    }
+
+    private static RmqEndpointWriteFilter filter(Supplier<String> path, boolean writesAllowed) {
+        return new RmqEndpointWriteFilter("rmq", "pause, resume and requeue", path, () -> writesAllowed);
     }
 
     private static MockHttpServletResponse run(RmqEndpointWriteFilter filter, String method, String contextPath,

@@ -6,12 +6,17 @@ import dev.rmq.schedule.Misfire;
 import dev.rmq.schedule.Overlap;
 import dev.rmq.schedule.RecurringSchedule;
 import dev.rmq.schedule.ScheduleStatus;
+import dev.rmq.spring.actuate.RmqSchedulesEndpoint;
 import dev.rmq.spring.autoconfigure.RmqAutoConfiguration;
+import dev.rmq.spring.autoconfigure.RmqSchedulesEndpointAutoConfiguration;
 import dev.rmq.spring.autoconfigure.RmqRedisAutoConfiguration;
 import dev.rmq.spring.autoconfigure.RmqZooKeeperAutoConfiguration;
 import dev.rmq.testsupport.RedisExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -19,6 +24,7 @@ import java.time.Duration;
 import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** {@code rmq.schedules.*}: how it binds, what it declares when the context starts, and what it refuses. */
 @ExtendWith(RedisExtension.class)
@@ -79,5 +85,33 @@ class RmqScheduleAutoConfigurationTests {
                         "rmq.schedules.x.payload-supplier=missing")
                 .run(context -> assertThat(context).hasFailed().getFailure()
                         .hasStackTraceContaining("rmq.schedules.x.payload-supplier names bean 'missing'"));
+    }
+
+    @Test
+    void theSchedulesEndpointListsOneScheduleAndActsOnIt() {
+        contextRunner.withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class,
+                        RmqSchedulesEndpointAutoConfiguration.class))
+                .withPropertyValues("management.endpoints.web.exposure.include=rmqschedules",
+                        "management.endpoint.rmqschedules.access=UNRESTRICTED",
+                        "rmq.schedules.beat.topic=timers", "rmq.schedules.beat.every=1h")
+                .run(context -> {
+                    RmqSchedulesEndpoint endpoint = context.getBean(RmqSchedulesEndpoint.class);
+                    assertThat(endpoint.schedules().schedules()).extracting(ScheduleStatus::name).containsExactly("beat");
+                    assertThat(endpoint.schedule("beat").nextTick()).isNotNull();
+                    assertThat(endpoint.schedule("other")).as("404").isNull();
+
+                    ScheduleStatus paused = endpoint.change("beat", "pause", SecurityContext.NONE);
+                    assertThat(paused.paused()).isTrue();
+                    assertThat(paused.nextTick()).isNull();
+                    assertThat(endpoint.change("beat", "resume", SecurityContext.NONE).paused()).isFalse();
+                    assertThat(endpoint.change("other", "pause", SecurityContext.NONE)).as("404").isNull();
+                    assertThatThrownBy(() -> endpoint.change("beat", "stop", SecurityContext.NONE))
+                            .isInstanceOf(InvalidEndpointRequestException.class)
+                            .hasMessageContaining("action must be pause, resume or trigger, was 'stop'");
+
+                    assertThat(endpoint.remove("beat", SecurityContext.NONE)).isNotNull();
+                    assertThat(endpoint.schedule("beat")).isNull();
+                    assertThat(endpoint.schedules().schedules()).isEmpty();
+                });
     }
 }
