@@ -46,7 +46,13 @@ import java.lang.annotation.Target;
         "rmq.topics.t-clear.type=PRIORITY",
         "rmq.topics.t-clear.slot-amount=2",
         "rmq.topics.t-schema.type=PRIORITY",
-        "rmq.topics.t-schema.slot-amount=1"
+        "rmq.topics.t-schema.slot-amount=1",
+        "rmq.topics.t-ticks.type=FIXED_TIME",
+        "rmq.topics.t-ticks.slot-amount=2",
+        "rmq.schedules.t-hourly.topic=t-ticks",
+        "rmq.schedules.t-hourly.cron=0 0 * * * *",
+        "rmq.schedules.t-hourly.zone=Europe/Berlin",
+        "rmq.schedules.t-hourly.payload=report"
 })
 public @interface ServerTest {
 }

@@ -14,6 +14,7 @@ import java.net.URI;
 public enum Problem {
 
     UNKNOWN_TOPIC("unknown-topic", HttpStatus.NOT_FOUND, "Unknown topic"),
+    UNKNOWN_SCHEDULE("unknown-schedule", HttpStatus.NOT_FOUND, "Unknown schedule"),
     BAD_TYPE("bad-type", HttpStatus.BAD_REQUEST, "Wrong kind of value"),
     BAD_PRIORITY("bad-priority", HttpStatus.BAD_REQUEST, "Priority out of range"),
     TIME_IN_PAST("time-in-past", HttpStatus.BAD_REQUEST, "Time too far in the past"),

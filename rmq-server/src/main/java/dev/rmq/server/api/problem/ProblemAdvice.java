@@ -7,6 +7,7 @@ import dev.rmq.producer.BacklogFullException;
 import dev.rmq.producer.NotReplicatedException;
 import dev.rmq.producer.PayloadTooLargeException;
 import dev.rmq.pull.LeaseExpiredException;
+import dev.rmq.schedule.UnknownScheduleException;
 import dev.rmq.server.pull.PullerUnavailableException;
 import dev.rmq.server.pull.UnknownDeliveryException;
 import dev.rmq.topic.UnknownTopicException;
@@ -56,6 +57,13 @@ public final class ProblemAdvice {
     ResponseEntity<JsonNode> unknownTopic(UnknownTopicException e, HttpServletRequest request) {
         ProblemDetail problem = Problem.UNKNOWN_TOPIC.with(e.getMessage());
         problem.setProperty("topic", e.topic());
+        return answer(problem, request, new HttpHeaders());
+    }
+
+    @ExceptionHandler(UnknownScheduleException.class)
+    ResponseEntity<JsonNode> unknownSchedule(UnknownScheduleException e, HttpServletRequest request) {
+        ProblemDetail problem = Problem.UNKNOWN_SCHEDULE.with(e.getMessage());
+        problem.setProperty("schedule", e.schedule());
         return answer(problem, request, new HttpHeaders());
     }
 
