@@ -64,6 +64,16 @@ public final class RmqEndpointAutoConfiguration {
                 && access.accessFor(EndpointId.of(endpointId), Access.READ_ONLY) == Access.UNRESTRICTED;
     }
 
+    /** The filter that explains a refused write to one of rmq's endpoints, found at its mapped path. */
+    static RmqEndpointWriteFilter writeFilter(String endpointId, String writes,
+                                              ObjectProvider<PathMappedEndpoints> endpoints,
+                                              ObjectProvider<EndpointAccessResolver> access) {
+        return new RmqEndpointWriteFilter(endpointId, writes, () -> {
+            PathMappedEndpoints mapped = endpoints.getIfUnique();
+            return mapped == null ? null : mapped.getPath(EndpointId.of(endpointId));
+        }, writesAllowed(access.getIfUnique(), endpointId));
+    }
+
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
     @ConditionalOnClass(OncePerRequestFilter.class)
@@ -73,10 +83,7 @@ public final class RmqEndpointAutoConfiguration {
         @ConditionalOnMissingBean(name = "rmqEndpointWriteFilter")
         RmqEndpointWriteFilter rmqEndpointWriteFilter(ObjectProvider<PathMappedEndpoints> endpoints,
                                                       ObjectProvider<EndpointAccessResolver> access) {
-            return new RmqEndpointWriteFilter(RmqEndpoint.ID, "pause, resume, clear, requeue, delete and purge", () -> {
-                PathMappedEndpoints mapped = endpoints.getIfUnique();
-                return mapped == null ? null : mapped.getPath(EndpointId.of(RmqEndpoint.ID));
-            }, writesAllowed(access.getIfUnique(), RmqEndpoint.ID));
+            return writeFilter(RmqEndpoint.ID, "pause, resume, clear, requeue, delete and purge", endpoints, access);
         }
     }
 }

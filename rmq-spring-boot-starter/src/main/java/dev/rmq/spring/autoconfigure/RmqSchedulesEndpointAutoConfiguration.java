@@ -6,7 +6,6 @@ import dev.rmq.spring.actuate.RmqSchedulesEndpoint;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.EndpointAccessResolver;
-import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -44,10 +43,8 @@ public final class RmqSchedulesEndpointAutoConfiguration {
         @ConditionalOnMissingBean(name = "rmqSchedulesEndpointWriteFilter")
         RmqEndpointWriteFilter rmqSchedulesEndpointWriteFilter(ObjectProvider<PathMappedEndpoints> endpoints,
                                                                ObjectProvider<EndpointAccessResolver> access) {
-            return new RmqEndpointWriteFilter(RmqSchedulesEndpoint.ID, "pause, resume, trigger and remove", () -> {
-                PathMappedEndpoints mapped = endpoints.getIfUnique();
-                return mapped == null ? null : mapped.getPath(EndpointId.of(RmqSchedulesEndpoint.ID));
-            }, RmqEndpointAutoConfiguration.writesAllowed(access.getIfUnique(), RmqSchedulesEndpoint.ID));
+            return RmqEndpointAutoConfiguration.writeFilter(RmqSchedulesEndpoint.ID, "pause, resume, trigger and remove",
+                    endpoints, access);
         }
     }
 }

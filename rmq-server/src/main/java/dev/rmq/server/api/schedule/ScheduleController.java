@@ -49,23 +49,24 @@ public class ScheduleController {
     /** Stops every server and application from sending the schedule's ticks, and withdraws those sent ahead. */
     @PostMapping("/{schedule}/pause")
     public ScheduleStatus pause(@PathVariable("schedule") String name, HttpServletRequest request) {
-        said("pause", name, request);
-        schedules.pause(name);
-        return schedules.status(name);
+        return act("pause", name, request, () -> schedules.pause(name));
     }
 
     @PostMapping("/{schedule}/resume")
     public ScheduleStatus resume(@PathVariable("schedule") String name, HttpServletRequest request) {
-        said("resume", name, request);
-        schedules.resume(name);
-        return schedules.status(name);
+        return act("resume", name, request, () -> schedules.resume(name));
     }
 
     /** Sends one message of the schedule now, besides its ticks. */
     @PostMapping("/{schedule}/trigger")
     public ScheduleStatus trigger(@PathVariable("schedule") String name, HttpServletRequest request) {
-        said("trigger", name, request);
-        schedules.trigger(name);
+        return act("trigger", name, request, () -> schedules.trigger(name));
+    }
+
+    /** Logs the operation with its caller, runs it, and answers the schedule's state after it. */
+    private ScheduleStatus act(String operation, String name, HttpServletRequest request, Runnable run) {
+        said(operation, name, request);
+        run.run();
         return schedules.status(name);
     }
 
