@@ -123,7 +123,7 @@ public final class RmqClient implements AutoCloseable {
             }
         }));
         this.deadQueue = new RedisDeadQueue(redisson, topics, keys, scripts);
-        this.inspector = new RedisTopicInspector(topics, keys, scripts, producer::getAsync);
+        this.inspector = new RedisTopicInspector(topics, keys, scripts, producer::getAsync, b.journal);
         this.slotFencing = new RedisSlotFencing(keys, scripts);
         this.schedules = new RedisSchedules(topics, keys, scripts, codec, metrics, producer, Clock.systemUTC());
         this.admin = new RedisAdmin(redisson, topics, keys, scripts, b.journal, schedules);

@@ -1,5 +1,6 @@
 package dev.rmq.inspect;
 
+import dev.rmq.journal.MessageHistory;
 import dev.rmq.metrics.TopicInspector;
 import dev.rmq.producer.MessageRef;
 import dev.rmq.producer.StoredMessage;
@@ -9,7 +10,7 @@ import java.util.Optional;
 
 /**
  * Reads what is queued without taking anything: counts, the next messages in consume order, the messages in flight,
- * and one message by key. A topic's counts and pages are one call per slot, all pipelined: one round trip per Redis
+ * one message by key, and a key's history from the journal. A topic's counts and pages are one call per slot, all pipelined: one round trip per Redis
  * node, not per slot. Obtained from {@code RmqClient.inspector()}; thread-safe.
  */
 public interface RmqInspector extends TopicInspector {
@@ -59,4 +60,16 @@ public interface RmqInspector extends TopicInspector {
 
     /** Where one message is (waiting, delayed, retrying, parked, in flight or dead), with its due time or priority. */
     Optional<StoredMessage> find(MessageRef ref);
+
+    /** How many of a key's messages {@link #history(String, String)} gives at most. */
+    int MAX_HISTORY = 20;
+
+    /**
+     * What the journal holds of a key's messages, the latest first (at most {@value #MAX_HISTORY}): each with its
+     * content, last state and every change of its state, whether it still waits, runs, or ended within the
+     * journal's retention. Reads the journal's database, not Redis.
+     *
+     * @throws dev.rmq.journal.NoJournalException when the client has no journal
+     */
+    List<MessageHistory> history(String topic, String key);
 }

@@ -50,4 +50,15 @@ public interface MessageJournal extends RmqEventListener {
         }
         return CompletableFuture.completedFuture(null);
     }
+
+    /**
+     * What the journal holds of a key's messages, the latest first: the one that waits or runs now, and those that
+     * ended within the journal's retention.
+     *
+     * @param limit the most messages, 1 or more
+     * @throws UnsupportedOperationException when this journal keeps no history; the JDBC journal does
+     */
+    default List<MessageHistory> history(String topic, String key, int limit) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " keeps no history of its messages");
+    }
 }

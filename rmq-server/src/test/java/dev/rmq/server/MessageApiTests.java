@@ -271,4 +271,11 @@ class MessageApiTests {
         assertThat(problem.path("detail").asString()).contains("messages[1].priority");
         api.get("/api/v1/topics/t-priority/messages/never-1").problem("not-found", 404);
     }
+
+    @Test
+    void aHistoryWithoutAJournalIsAConflictThatSaysHowToKeepOne() {
+        JsonNode problem = api.get("/api/v1/topics/t-fixed/messages/any/history").problem("journal-disabled", 409);
+        assertThat(problem.path("detail").asString()).contains("spring.datasource.url");
+        api.get("/api/v1/topics/nope/messages/any/history").problem("unknown-topic", 404);
+    }
 }

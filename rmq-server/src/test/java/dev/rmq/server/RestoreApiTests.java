@@ -10,10 +10,13 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.annotation.DirtiesContext;
 import tools.jackson.databind.JsonNode;
 
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Restore over HTTP, with the journal in a PostgreSQL of the test's own: what Redis lost comes back once, and a
@@ -57,6 +60,22 @@ class RestoreApiTests {
         List<JsonNode> pulled = api.pull("t-journal", 1, "PT5S");
         assertThat(pulled.get(0).path("key").asString()).isEqualTo("done");
         api.ack(pulled.get(0));
+
+        // what happened to "done": the journal says, with every transition, whoever handled it
+        JsonNode history = await().atMost(Duration.ofSeconds(10)).until(
+                () -> api.get("/api/v1/topics/t-journal/messages/done/history").expect(200),
+                answer -> answer.path("messages").path(0).path("state").asString().equals("acked"));
+        JsonNode done = history.path("messages").get(0);
+        assertThat(history.path("messages").size()).isEqualTo(1);
+        assertThat(done.path("priority").asLong()).isEqualTo(90);
+        assertThat(done.path("finished").asBoolean()).isTrue();
+        assertThat(done.path("payload").path("n").asInt()).isEqualTo(1);
+        List<String> states = new ArrayList<>();
+        done.path("transitions").forEach(transition -> states.add(transition.path("state").asString()));
+        assertThat(states).containsExactly("sent", "delivered", "acked");
+        assertThat(done.path("transitions").get(1).path("worker").asString()).isNotBlank();
+        assertThat(api.get("/api/v1/topics/t-journal/messages/never/history").expect(200).path("messages").size())
+                .isZero();
 
         redisson.getKeys().flushall();
         api.get("/api/v1/topics/t-journal/messages/open-1").problem("not-found", 404);

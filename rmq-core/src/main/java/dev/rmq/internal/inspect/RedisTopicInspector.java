@@ -10,6 +10,9 @@ import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.internal.script.CountsCall;
 import dev.rmq.internal.script.PeekCall;
 import dev.rmq.internal.script.ScriptRunner;
+import dev.rmq.journal.MessageHistory;
+import dev.rmq.journal.MessageJournal;
+import dev.rmq.journal.NoJournalException;
 import dev.rmq.metrics.SlotStats;
 import dev.rmq.producer.MessageRef;
 import dev.rmq.producer.MessageState;
@@ -17,6 +20,7 @@ import dev.rmq.producer.StoredMessage;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicRegistry;
 import dev.rmq.topic.TopicType;
+import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -44,16 +48,33 @@ public final class RedisTopicInspector implements RmqInspector {
     private final KeyLayout keys;
     private final ScriptRunner scripts;
     private final Function<MessageRef, CompletionStage<Optional<StoredMessage>>> finder;
+    /** Where histories come from; null without a journal. */
+    private final @Nullable MessageJournal journal;
 
     /**
      * @param finder finds one message by key (the producer's {@code getAsync})
      */
     public RedisTopicInspector(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts,
-                               Function<MessageRef, CompletionStage<Optional<StoredMessage>>> finder) {
+                               Function<MessageRef, CompletionStage<Optional<StoredMessage>>> finder,
+                               @Nullable MessageJournal journal) {
         this.topics = topics;
         this.keys = keys;
         this.scripts = scripts;
         this.finder = finder;
+        this.journal = journal;
+    }
+
+    @Override
+    public List<MessageHistory> history(String topic, String key) {
+        topics.require(topic);
+        if (key == null || key.isEmpty()) {
+            throw new IllegalArgumentException("a history is read by the key of its messages; key was "
+                    + (key == null ? "null" : "empty"));
+        }
+        if (journal == null) {
+            throw new NoJournalException("the history of message '" + key + "' of topic '" + topic + "'");
+        }
+        return journal.history(topic, key, MAX_HISTORY);
     }
 
     // ---- counts ----------------------------------------------------------------------------------------

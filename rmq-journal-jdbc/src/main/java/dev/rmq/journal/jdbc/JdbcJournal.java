@@ -5,6 +5,7 @@ import dev.rmq.consumer.AckOutcome;
 import dev.rmq.events.RmqEvent;
 import dev.rmq.journal.JournaledChange;
 import dev.rmq.journal.JournaledSend;
+import dev.rmq.journal.MessageHistory;
 import dev.rmq.journal.MessageJournal;
 import org.flywaydb.core.Flyway;
 import org.jspecify.annotations.Nullable;
@@ -54,6 +55,7 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
     private final JournalSettings settings;
     private final JournalWriter writer;
     private final JournalRestore restorer;
+    private final JournalHistory history;
     private final AtomicReference<State> lifecycle = new AtomicReference<>(State.LATENT);
     /**
      * Completes waiting senders' stages, off the writer's and the overflow's threads. Once closed it runs what still
@@ -73,6 +75,7 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
         this.writer = new JournalWriter(settings.dataSource(), new RowWriter(dialect, settings.host()), retention,
                 settings.bufferCapacity(), settings.batchSize(), settings.whenUnavailable(), settings.blockTimeout());
         this.restorer = new JournalRestore(settings.dataSource(), settings.host());
+        this.history = new JournalHistory(settings.dataSource());
     }
 
     /** A journal is built latent, runs from {@link Builder#build()} on, and stops once, at {@link #close()}. */
@@ -287,6 +290,24 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
         } catch (Exception e) {
             throw new JournalUnavailableException("the journal's buffered rows were not written within "
                     + timeout.toMillis() + " ms: " + e, e);
+        }
+    }
+
+    /**
+     * A key's messages, the latest first, with their transitions: the one that waits or runs, and those that finished
+     * within the retention. What the writer still buffers is not there yet ({@link #flush} writes it).
+     */
+    @Override
+    public List<MessageHistory> history(String topic, String key, int limit) {
+        if (topic == null || key == null || limit < 1) {
+            throw new IllegalArgumentException("a history needs a topic, a key and a limit of 1 or more; was topic "
+                    + topic + ", key " + key + ", limit " + limit);
+        }
+        try {
+            return history.read(topic, key, limit);
+        } catch (SQLException e) {
+            throw new JournalUnavailableException("the journal could not read the history of message '" + key
+                    + "' of topic '" + topic + "': " + e, e);
         }
     }
 

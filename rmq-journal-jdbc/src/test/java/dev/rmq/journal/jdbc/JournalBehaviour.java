@@ -3,6 +3,7 @@ package dev.rmq.journal.jdbc;
 import dev.rmq.consumer.AckOutcome;
 import dev.rmq.dead.DeadReason;
 import dev.rmq.events.RmqEvent;
+import dev.rmq.journal.MessageHistory;
 import dev.rmq.producer.MessageRef;
 import dev.rmq.producer.MessageState;
 import dev.rmq.producer.OutgoingMessage;
@@ -10,8 +11,10 @@ import dev.rmq.producer.StoredMessage;
 import dev.rmq.pull.LeaseExpiredException;
 import dev.rmq.pull.PulledMessage;
 import dev.rmq.pull.RmqPuller;
+import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.Test;
 
+import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -144,6 +147,49 @@ abstract class JournalBehaviour extends JournalTestBase {
         assertThat(row.finished()).isTrue();
         redis.command("FLUSHALL");
         assertThat(journal.restore(client, RestoreRequest.all()).restored()).isZero();
+    }
+
+    @Test
+    void aKeysHistoryReadsBackEachOfItsMessagesWithEveryTransitionTheLatestFirst() throws SQLException {
+        open(journal -> { });
+        client.producer().send(OutgoingMessage.priority(PRIORITY, "{\"order\":4711}", 100).withKey("4711")
+                .withHeader("tenant", "acme"));
+        RmqPuller<String> puller = closeAfter(client.puller(String.class).topics(PRIORITY).build());
+        puller.start();
+        pollOne(puller).retry("card declined");
+        assertThat(pollOne(puller).ack()).isEqualTo(AckOutcome.COMMITTED);
+        client.producer().send(OutgoingMessage.priority(PRIORITY, "{\"order\":4711,\"again\":true}", 90)
+                .withKey("4711"));
+        journal.flush(Duration.ofSeconds(10));
+
+        List<MessageHistory> history = client.inspector().history(PRIORITY, "4711");
+        assertThat(history).hasSize(2);
+        MessageHistory waiting = history.get(0);
+        assertThat(waiting.state()).isEqualTo("sent");
+        assertThat(waiting.finished()).isFalse();
+        assertThat(waiting.score()).isEqualTo(90);
+        assertThat(waiting.transitions()).extracting(MessageHistory.Transition::state).containsExactly("sent");
+
+        MessageHistory handled = history.get(1);
+        assertThat(handled.state()).isEqualTo("acked");
+        assertThat(handled.finished()).isTrue();
+        assertThat(handled.attempts()).isEqualTo(2);
+        assertThat(handled.type()).isEqualTo(TopicType.PRIORITY);
+        assertThat(handled.headers()).containsEntry("tenant", "acme");
+        assertThat(new String(handled.payload(), StandardCharsets.UTF_8)).contains("4711");
+        assertThat(handled.transitions()).extracting(MessageHistory.Transition::state)
+                .containsExactly("sent", "delivered", "retried", "delivered", "acked");
+        assertThat(handled.transitions()).extracting(MessageHistory.Transition::attempt).containsExactly(0, 1, 1, 2, 2);
+        assertThat(handled.transitions().get(2).detail()).contains("card declined");
+        assertThat(handled.transitions().get(1).worker()).as("the delivery names its consumer").isNotBlank();
+        assertThat(handled.transitions().get(1).host()).isEqualTo("test-host");
+        assertThat(handled.sentAt()).isBeforeOrEqualTo(handled.updatedAt());
+
+        assertThat(client.inspector().history(PRIORITY, "no-such-key")).isEmpty();
+        // retention removes the finished message with its transitions, and keeps the one that waits
+        journal.prune(Instant.now().plusSeconds(1));
+        assertThat(client.inspector().history(PRIORITY, "4711")).extracting(MessageHistory::state)
+                .containsExactly("sent");
     }
 
     @Test

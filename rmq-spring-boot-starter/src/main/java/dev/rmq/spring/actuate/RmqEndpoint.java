@@ -10,9 +10,12 @@ import dev.rmq.inspect.PeekCursor;
 import dev.rmq.inspect.PeekPage;
 import dev.rmq.inspect.SlotCounts;
 import dev.rmq.inspect.TopicCounts;
+import dev.rmq.journal.NoJournalException;
 import dev.rmq.producer.StoredMessage;
 import dev.rmq.spring.actuate.RmqEndpointViews.Counts;
 import dev.rmq.spring.actuate.RmqEndpointViews.DeadEntry;
+import dev.rmq.spring.actuate.RmqEndpointViews.HistoryEntry;
+import dev.rmq.spring.actuate.RmqEndpointViews.HistoryPage;
 import dev.rmq.spring.actuate.RmqEndpointViews.ListenerSummary;
 import dev.rmq.spring.actuate.RmqEndpointViews.MessageEntry;
 import dev.rmq.spring.actuate.RmqEndpointViews.MessagePage;
@@ -58,7 +61,9 @@ import java.util.function.Supplier;
  * messages gives {@code next}, a cursor: {@code ?view=waiting&cursor=...} pages on at any depth, and
  * {@code &order=newest} starts from the messages consumers take last;</li>
  * <li>{@code GET /actuator/rmq/{topic}/{slot}?offset=0&limit=20}: one slot and a page of its dead messages, or with
- * {@code view=waiting} or {@code view=inflight} a page of those.</li>
+ * {@code view=waiting} or {@code view=inflight} a page of those;</li>
+ * <li>{@code GET /actuator/rmq/{topic}/history/{key}}: with a journal, the key's messages, the latest first, each
+ * with every change of its state.</li>
  * </ul>
  * With an {@link RmqCoordinator} the owners are those of the whole cluster, as ZooKeeper records them, and each
  * slot shows its planned worker too, which differs from the owner only during a handover. Without one, the
@@ -225,6 +230,24 @@ public class RmqEndpoint {
         }
         return new SlotPage(topic, slot, counts.waiting(), counts.inFlight(), counts.dead(), Counts.of(counts),
                 owners(topic, slot), from, dead, page);
+    }
+
+    /**
+     * What the journal holds of a key's messages, the latest first: {@code GET /actuator/rmq/{topic}/history/{key}};
+     * null (404) for an unknown topic, or a path whose middle part is not {@code history}.
+     */
+    @ReadOperation
+    public @Nullable HistoryPage history(@Selector String topic, @Selector String section, @Selector String key) {
+        if (!client.topics().contains(topic) || !section.equals("history")) {
+            return null;
+        }
+        try {
+            return new HistoryPage(topic, key, client.inspector().history(topic, key).stream()
+                    .map(HistoryEntry::of).toList());
+        } catch (NoJournalException e) {
+            throw new InvalidEndpointRequestException(Objects.requireNonNullElse(e.getMessage(), "no journal"),
+                    "no journal");
+        }
     }
 
     private static MessagePage page(String view, @Nullable Long offset, int limit, List<StoredMessage> messages,

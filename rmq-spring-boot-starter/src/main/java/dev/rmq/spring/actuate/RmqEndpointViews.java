@@ -2,6 +2,7 @@ package dev.rmq.spring.actuate;
 
 import dev.rmq.dead.DeadMessage;
 import dev.rmq.inspect.SlotCounts;
+import dev.rmq.journal.MessageHistory;
 import dev.rmq.producer.StoredMessage;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.rmq.topic.TopicDescription;
@@ -100,6 +101,23 @@ public final class RmqEndpointViews {
                     message.visibleAt().map(Instant::toString).orElse(null),
                     message.leaseDeadline().map(Instant::toString).orElse(null), message.attempts(), message.lastError(), message.headers(), preview(message.payload()),
                     message.payload().length);
+        }
+    }
+
+    /** A key's messages in the journal, the latest first. */
+    public record HistoryPage(String topic, String key, List<HistoryEntry> messages) {
+    }
+
+    /** One message of a key as the journal recorded it; {@code score} is its due time (epoch ms) or priority. */
+    public record HistoryEntry(int slot, String type, long score, String state, boolean finished, int attempts,
+                               String sentAt, String updatedAt, Map<String, String> headers, String payload,
+                               int payloadBytes, List<MessageHistory.Transition> transitions) {
+
+        static HistoryEntry of(MessageHistory message) {
+            return new HistoryEntry(message.slot(), message.type().name(), message.score(), message.state(),
+                    message.finished(), message.attempts(), message.sentAt().toString(),
+                    message.updatedAt().toString(), message.headers(), preview(message.payload()),
+                    message.payload().length, message.transitions());
         }
     }
 

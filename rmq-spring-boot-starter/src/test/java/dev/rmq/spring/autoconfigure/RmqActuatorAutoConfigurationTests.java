@@ -220,6 +220,17 @@ class RmqActuatorAutoConfigurationTests {
     }
 
     @Test
+    void aHistoryWithoutAJournalIsABadRequestThatSaysWhatItNeeds() {
+        contextRunner.run(context -> {
+            RmqEndpoint endpoint = context.getBean(RmqEndpoint.class);
+            assertThatThrownBy(() -> endpoint.history("jobs", "history", "4711"))
+                    .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("needs a journal");
+            assertThat(endpoint.history("jobs", "elsewhere", "4711")).as("404").isNull();
+            assertThat(endpoint.history("no-such-topic", "history", "4711")).as("404").isNull();
+        });
+    }
+
+    @Test
     void clearsATopicsWaitingMessagesAndLeavesItsDeadOnes() {
         contextRunner.withPropertyValues("management.endpoint.rmq.access=UNRESTRICTED").run(context -> {
             RmqEndpoint endpoint = context.getBean(RmqEndpoint.class);

@@ -2,6 +2,7 @@ package dev.rmq.server.api.problem;
 
 import dev.rmq.exceptions.RmqException;
 import dev.rmq.exceptions.RmqUnavailableException;
+import dev.rmq.journal.NoJournalException;
 import dev.rmq.journal.jdbc.JournalUnavailableException;
 import dev.rmq.producer.BacklogFullException;
 import dev.rmq.producer.NotReplicatedException;
@@ -65,6 +66,13 @@ public final class ProblemAdvice {
         ProblemDetail problem = Problem.UNKNOWN_SCHEDULE.with(e.getMessage());
         problem.setProperty("schedule", e.schedule());
         return answer(problem, request, new HttpHeaders());
+    }
+
+    @ExceptionHandler(NoJournalException.class)
+    ResponseEntity<JsonNode> noJournal(NoJournalException e, HttpServletRequest request) {
+        return answer(Problem.JOURNAL_DISABLED.with("this server keeps no journal of its messages, so it has no"
+                + " history of them: configure the database of the JDBC journal (spring.datasource.url, user name and"
+                + " password) and restart it"), request, new HttpHeaders());
     }
 
     @ExceptionHandler(PayloadTooLargeException.class)
