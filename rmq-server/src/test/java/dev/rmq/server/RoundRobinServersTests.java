@@ -34,7 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RoundRobinServersTests {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
-    private static final int MESSAGES = 3_000;
+    private static final int MESSAGES = 10_000;
     private static final String TOPIC = "rr-jobs";
 
     private static RedisServer redis;
