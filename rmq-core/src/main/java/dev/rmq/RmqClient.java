@@ -105,6 +105,7 @@ public final class RmqClient implements AutoCloseable {
         this.scripts = new ScriptRunner(redisson, b.scriptMode == ScriptMode.FUNCTIONS);
         this.codec = b.codec != null ? b.codec : new JsonPayloadCodec();
         this.metrics = b.metrics;
+        topics.all().forEach(metrics::topicDefined);
         this.events = b.journal == null ? b.events : both(b.events, b.journal);
         this.outages = new OutageWatches(b.outageThreshold);
         this.zone = b.zone;

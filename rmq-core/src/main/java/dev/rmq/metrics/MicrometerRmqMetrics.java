@@ -5,6 +5,7 @@ import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.producer.SendReceipt;
 import dev.rmq.topic.ExpiryAction;
 import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicType;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -12,6 +13,7 @@ import io.micrometer.core.instrument.Timer;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -57,19 +59,55 @@ public final class MicrometerRmqMetrics implements RmqMetrics {
         meter("rmq.send", topic, result, () -> Timer.builder("rmq.send").description("Send calls (a batch is one call)")
                 .tags("topic", topic.name(), "type", type(topic), "result", result)
                 .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
-        counter("rmq.send.messages", "Messages sent", topic, result).increment(messages);
+        sentMessages(topic, result).increment(messages);
         if (merged > 0) {
-            counter("rmq.merges", "Sends that merged into a waiting message", topic, null).increment(merged);
+            merges(topic).increment(merged);
         }
+    }
+
+    /**
+     * Starts at zero the meters a dashboard reads for every topic: sends, merges, handled messages, retries, dead,
+     * recovered leases, stale acks, the lateness of a time-based topic, and Redis outages as its consumers and the
+     * producer see them. The rest appear with their first event.
+     */
+    @Override
+    public void topicDefined(TopicDefinition topic) {
+        sentMessages(topic, "success");
+        merges(topic);
+        consumeTimer(topic, "success");
+        for (AckOutcome outcome : List.of(AckOutcome.RETRY, AckOutcome.DEAD, AckOutcome.STALE)) {
+            acknowledgements(topic, outcome);
+        }
+        recoveredLeases(topic);
+        if (topic.type() != TopicType.PRIORITY) {
+            latenessSummary(topic);
+        }
+        outages("consumer", topic.name());
+        outages("producer", "");
+    }
+
+    private Counter sentMessages(TopicDefinition topic, String result) {
+        return counter("rmq.send.messages", "Messages sent", topic, result);
+    }
+
+    private Counter merges(TopicDefinition topic) {
+        return counter("rmq.merges", "Sends that merged into a waiting message", topic, null);
     }
 
     @Override
     public void redisOutage(String who, @Nullable String topic, Duration length) {
-        String topicTag = topic == null ? "" : topic;
-        Counter.builder("rmq.redis.outages").description("Outages of Redis as a container or the producer saw them")
-                .tags("who", who, "topic", topicTag).register(registry).increment();
-        Counter.builder("rmq.redis.outage.seconds").description("How long those outages lasted, in seconds")
-                .tags("who", who, "topic", topicTag).register(registry).increment(length.toNanos() / 1e9);
+        Counter[] counters = outages(who, topic == null ? "" : topic);
+        counters[0].increment();
+        counters[1].increment(length.toNanos() / 1e9);
+    }
+
+    /** The outage count and the outage seconds of one who and topic. */
+    private Counter[] outages(String who, String topic) {
+        return new Counter[] {
+                Counter.builder("rmq.redis.outages").description("Outages of Redis as a container or the producer saw"
+                        + " them").tags("who", who, "topic", topic).register(registry),
+                Counter.builder("rmq.redis.outage.seconds").description("How long those outages lasted, in seconds")
+                        .tags("who", who, "topic", topic).register(registry)};
     }
 
     @Override
@@ -129,41 +167,61 @@ public final class MicrometerRmqMetrics implements RmqMetrics {
 
     @Override
     public void consumed(TopicDefinition topic, ConsumeResult.Outcome outcome, long nanos) {
-        String result = outcome.name().toLowerCase(Locale.ROOT);
-        meter("rmq.consume", topic, result, () -> Timer.builder("rmq.consume").description("Messages handled by listeners")
-                .tags("topic", topic.name(), "type", type(topic), "result", result)
-                .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+        consumeTimer(topic, outcome.name().toLowerCase(Locale.ROOT)).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    private Timer consumeTimer(TopicDefinition topic, String result) {
+        return meter("rmq.consume", topic, result, () -> Timer.builder("rmq.consume")
+                .description("Messages handled by listeners")
+                .tags("topic", topic.name(), "type", type(topic), "result", result).register(registry));
     }
 
     @Override
     public void lateness(TopicDefinition topic, long millis) {
-        DistributionSummary lateness = meter("rmq.lateness", topic, null, () -> DistributionSummary.builder("rmq.lateness")
+        latenessSummary(topic).record(Math.max(0, millis));
+    }
+
+    private DistributionSummary latenessSummary(TopicDefinition topic) {
+        return meter("rmq.lateness", topic, null, () -> DistributionSummary.builder("rmq.lateness")
                 .baseUnit("milliseconds").description("Consume start minus due time, by the Redis clock")
                 .tags("topic", topic.name(), "type", type(topic)).publishPercentileHistogram().register(registry));
-        lateness.record(Math.max(0, millis));
     }
 
     @Override
     public void acknowledged(TopicDefinition topic, AckOutcome outcome) {
-        switch (outcome) {
-            case RETRY -> counter("rmq.retries", "Messages rolled back for a retry", topic, null).increment();
-            case DEAD -> counter("rmq.dead", "Messages moved to the dead queue", topic, null).increment();
-            case STALE -> counter("rmq.ack.stale", "Acks refused because the lease was lost", topic, null).increment();
-            case CANCELLED -> counter("rmq.ack.cancelled", "Deliveries ended after a cancel removed them in flight",
-                    topic, null).increment();
-            case EXPIRED -> expired(topic, 1);
-            case RELEASED -> counter("rmq.released", "Messages handed back without an attempt: by the handler or the"
-                    + " program, or unstarted at a stop", topic, null).increment();
-            default -> {
-            }
+        if (outcome == AckOutcome.EXPIRED) {
+            expired(topic, 1);
+            return;
         }
+        Counter counter = acknowledgements(topic, outcome);
+        if (counter != null) {
+            counter.increment();
+        }
+    }
+
+    /** The counter of one outcome of an acknowledgement; null for those counted elsewhere or not at all. */
+    private @Nullable Counter acknowledgements(TopicDefinition topic, AckOutcome outcome) {
+        return switch (outcome) {
+            case RETRY -> counter("rmq.retries", "Messages rolled back for a retry", topic, null);
+            case DEAD -> counter("rmq.dead", "Messages moved to the dead queue", topic, null);
+            case STALE -> counter("rmq.ack.stale", "Acks refused because the lease was lost", topic, null);
+            case CANCELLED -> counter("rmq.ack.cancelled", "Deliveries ended after a cancel removed them in flight",
+                    topic, null);
+            case RELEASED -> counter("rmq.released", "Messages handed back without an attempt: by the handler or the"
+                    + " program, or unstarted at a stop", topic, null);
+            default -> null;
+        };
     }
 
     @Override
     public void recovered(TopicDefinition topic, long leases) {
         if (leases > 0) {
-            counter("rmq.lease.recovered", "Expired leases recovered as failures", topic, null).increment(leases);
+            recoveredLeases(topic).increment(leases);
         }
+    }
+
+    private Counter recoveredLeases(TopicDefinition topic) {
+        return counter("rmq.lease.recovered", "Expired leases recovered as failures", topic, null);
     }
 
     private Counter counter(String name, String description, TopicDefinition topic, @Nullable String result) {

@@ -36,6 +36,13 @@ public interface RmqMetrics {
     default void refused(TopicDefinition topic, int messages) {
     }
 
+    /**
+     * A topic of the client, once, as the client is built: an implementation may start the topic's meters at zero
+     * here, so that a rate over a counter that has not moved yet is 0 rather than absent from a dashboard.
+     */
+    default void topicDefined(TopicDefinition topic) {
+    }
+
     /** Messages of a recurring schedule's ticks sent. */
     default void scheduleTicks(String schedule, String topic, long ticks) {
     }

@@ -53,13 +53,38 @@ class MetricsTests extends StandaloneRedisTest {
         assertThat(registry.get("rmq.lateness").summary().count()).isEqualTo(3);
         assertThat(registry.get("rmq.lateness").summary().max()).isLessThan(5_000);
         for (Meter meter : registry.getMeters()) {
-            assertThat(meter.getId().getTags()).allSatisfy(tag ->
-                    assertThat(tag.getKey()).isIn("topic", "type", "result"));
+            // an outage is counted by who saw it: "producer", or "consumer" with its topic
+            List<String> allowed = meter.getId().getName().startsWith("rmq.redis.outage")
+                    ? List.of("who", "topic") : List.of("topic", "type", "result");
+            assertThat(meter.getId().getTags()).allSatisfy(tag -> assertThat(tag.getKey()).isIn(allowed));
         }
 
         SlotStats totals = rmq.inspector().totals("orders");
         assertThat(totals.dead()).isEqualTo(1);
         assertThat(totals.backlog()).isZero();
         assertThat(totals.inFlight()).isZero();
+    }
+
+    @Test
+    void aTopicsMetersStartAtZeroSoThatARateOverThemIsZeroRatherThanAbsent() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        RmqClient.builder(redisson).metrics(new MicrometerRmqMetrics(registry))
+                .topic(TopicDefinition.builder("timers", TopicType.FIXED_TIME).build())
+                .topic(TopicDefinition.builder("jobs", TopicType.PRIORITY).build())
+                .build().close();
+
+        for (String topic : List.of("timers", "jobs")) {
+            for (String counter : List.of("rmq.send.messages", "rmq.merges", "rmq.retries", "rmq.dead", "rmq.ack.stale",
+                    "rmq.lease.recovered")) {
+                assertThat(registry.get(counter).tag("topic", topic).counter().count()).as(counter).isZero();
+            }
+            assertThat(registry.get("rmq.consume").tags("topic", topic, "result", "success").timer().count()).isZero();
+            assertThat(registry.get("rmq.redis.outages").tags("who", "consumer", "topic", topic).counter().count())
+                    .isZero();
+        }
+        assertThat(registry.get("rmq.lateness").tag("topic", "timers").summary().count()).isZero();
+        assertThat(registry.find("rmq.lateness").tag("topic", "jobs").summary()).as("priorities are never late")
+                .isNull();
+        assertThat(registry.get("rmq.redis.outages").tags("who", "producer", "topic", "").counter().count()).isZero();
     }
 }
