@@ -203,6 +203,12 @@ class SampleApplicationTests {
         HttpResponse<String> prometheus = get("/actuator/prometheus");
         assertThat(prometheus.statusCode()).isEqualTo(200);
         assertThat(prometheus.body()).contains("rmq_merges_total{").contains("rmq_backlog_messages{");
+
+        // the Grafana dashboard that the repository ships asks only for what the sample exports
+        List<String> queries = DashboardQueries.of(JSON.readTree(Files.readString(
+                Path.of("..", "docs", "grafana", "rmq-dashboard.json"))));
+        assertThat(queries).hasSizeGreaterThan(10);
+        assertThat(DashboardQueries.missing(queries, prometheus.body())).as("what the dashboard asks for").isEmpty();
     }
 
     /** The runnable jar carries what the sample runs, not rmq's or anyone's test tooling. */
