@@ -15,9 +15,18 @@ import java.util.List;
  * @param inFlight handed to consumers under a lease, not yet acknowledged
  * @param dead     in the dead queue
  * @param paused   whether the slot is paused (for a sum: whether every slot summed is)
+ * @param dueAgeMs how long the oldest message due now has been due, in ms by the Redis clock: how far consumers
+ *                 are behind (for a sum: the most of any slot). 0 when none is due, and always 0 on a priority
+ *                 topic, whose messages are due as they are sent and carry no send time
  */
 public record SlotCounts(int slot, long dueNow, long later, long retrying, long parked, long inFlight, long dead,
-                         boolean paused) {
+                         boolean paused, long dueAgeMs) {
+
+    /** Counts without an age, as before there was one. */
+    public SlotCounts(int slot, long dueNow, long later, long retrying, long parked, long inFlight, long dead,
+                      boolean paused) {
+        this(slot, dueNow, later, retrying, parked, inFlight, dead, paused, 0);
+    }
 
     /** Every message not yet delivered: due now, later, and parked. */
     public long waiting() {
@@ -33,6 +42,7 @@ public record SlotCounts(int slot, long dueNow, long later, long retrying, long 
         long inFlight = 0;
         long dead = 0;
         boolean paused = !slots.isEmpty();
+        long dueAgeMs = 0;
         for (SlotCounts s : slots) {
             dueNow += s.dueNow;
             later += s.later;
@@ -41,7 +51,8 @@ public record SlotCounts(int slot, long dueNow, long later, long retrying, long 
             inFlight += s.inFlight;
             dead += s.dead;
             paused &= s.paused;
+            dueAgeMs = Math.max(dueAgeMs, s.dueAgeMs);
         }
-        return new SlotCounts(-1, dueNow, later, retrying, parked, inFlight, dead, paused);
+        return new SlotCounts(-1, dueNow, later, retrying, parked, inFlight, dead, paused, dueAgeMs);
     }
 }

@@ -107,6 +107,29 @@ class InspectorTests extends StandaloneRedisTest {
     }
 
     @Test
+    void theAgeOfTheOldestDueMessageSaysHowFarConsumersAreBehind() {
+        TopicDefinition prices = TopicDefinition.builder("prices-age", TopicType.RANGE_MERGE).slotAmount(4).build();
+        TopicDefinition jobs = TopicDefinition.builder("jobs-age", TopicType.PRIORITY).slotAmount(2).build();
+        client(prices, jobs);
+        assertThat(rmq.inspector().counts(prices.name()).total().dueAgeMs()).as("nothing due").isZero();
+
+        rmq.producer().send(OutgoingMessage.rangeMerge(prices.name(), "old", Duration.ofMillis(100)).withKey("old"));
+        rmq.producer().send(OutgoingMessage.rangeMerge(prices.name(), "later", Duration.ofMinutes(5)).withKey("later"));
+        rmq.producer().send(OutgoingMessage.priority(jobs.name(), "job", 50).withKey("job"));
+        await().pollDelay(Duration.ofMillis(1_300)).atMost(Duration.ofSeconds(3)).until(() -> true);
+
+        TopicCounts counts = rmq.inspector().counts(prices.name());
+        assertThat(counts.total().dueAgeMs()).as("due 100 ms after its send, 1.3 s ago").isBetween(1_100L, 3_000L);
+        int oldSlot = prices.slotOf("old");
+        assertThat(counts.slots()).allSatisfy(slot -> assertThat(slot.dueAgeMs())
+                .isEqualTo(slot.slot() == oldSlot ? counts.total().dueAgeMs() : 0L));
+        assertThat(rmq.inspector().totals(prices.name()).dueAgeMs()).as("the gauges' view, read a moment later")
+                .isBetween(counts.total().dueAgeMs(), counts.total().dueAgeMs() + 1_000);
+        assertThat(rmq.inspector().counts(jobs.name()).total().dueAgeMs()).as("priorities carry no send time")
+                .isZero();
+    }
+
+    @Test
     void aSendWhileItsKeyIsInFlightCountsAsParkedOnceAPollMeetsIt() {
         client(TASKS);
         rmq.producer().send(OutgoingMessage.priority(TASKS.name(), "first", 100).withKey("k"));

@@ -112,7 +112,8 @@ public final class RedisTopicInspector implements RmqInspector {
     }
 
     private static SlotStats stats(SlotCounts counts) {
-        return new SlotStats(counts.slot(), counts.waiting(), counts.inFlight(), counts.dead(), counts.paused());
+        return new SlotStats(counts.slot(), counts.waiting(), counts.inFlight(), counts.dead(), counts.paused(),
+                counts.dueAgeMs());
     }
 
     /** @param verifyLimit how many retry index entries to check against their envelopes, 0 for none */
@@ -127,7 +128,7 @@ public final class RedisTopicInspector implements RmqInspector {
         for (int i = 0; i < replies.size(); i++) {
             CountsCall.Counted c = Futures.join(replies.get(i));
             counts.add(new SlotCounts(from + i, c.dueNow(), c.later(), c.retrying(), c.parked(), c.inFlight(), c.dead(),
-                    c.paused()));
+                    c.paused(), c.dueAgeMs()));
         }
         return counts;
     }

@@ -11,6 +11,8 @@
 --   in_flight       delivered and not acknowledged
 --   dead            in the dead queue
 --   paused          1 while the topic is paused, else 0
+--   due_age_ms      how long the oldest due message has been due (time types), 0 when none is due or for priority
+--                   topics, whose messages carry no send time
 local verify_limit = tonumber(ARG.verify_limit)
 local waiting = redis.call('ZCARD', K_STORE)
 local due_now, later
@@ -38,5 +40,11 @@ if indexed > 0 and verify_limit > 0 then
 else
     retrying = indexed
 end
+-- the store's head is the earliest due time: the message that has waited longest since it became due
+local due_age_ms = 0
+if ARG.type ~= 'P' and due_now > 0 then
+    local head = redis.call('ZRANGE', K_STORE, 0, 0, 'WITHSCORES')
+    due_age_ms = math.max(0, NOW_MS - tonumber(head[2]))
+end
 return { due_now, later, retrying, redis.call('HLEN', K_PARKED), redis.call('ZCARD', K_PREPARE),
-         redis.call('ZCARD', K_DEAD), redis.call('EXISTS', K_PAUSED) }
+         redis.call('ZCARD', K_DEAD), redis.call('EXISTS', K_PAUSED), due_age_ms }

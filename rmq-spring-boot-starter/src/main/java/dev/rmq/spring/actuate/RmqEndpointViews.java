@@ -37,12 +37,16 @@ public final class RmqEndpointViews {
                                long dead, Counts counts, List<ListenerSummary> listeners) {
     }
 
-    /** Where messages are: see {@link SlotCounts}. {@code waiting} is dueNow + later + parked. */
-    public record Counts(long waiting, long dueNow, long later, long retrying, long parked, long inFlight, long dead) {
+    /**
+     * Where messages are: see {@link SlotCounts}. {@code waiting} is dueNow + later + parked; {@code dueAgeMs} how long
+     * the oldest due message has waited since its due time (time types; 0 when none is due).
+     */
+    public record Counts(long waiting, long dueNow, long later, long retrying, long parked, long inFlight, long dead,
+                         long dueAgeMs) {
 
         static Counts of(SlotCounts counts) {
             return new Counts(counts.waiting(), counts.dueNow(), counts.later(), counts.retrying(), counts.parked(),
-                    counts.inFlight(), counts.dead());
+                    counts.inFlight(), counts.dead(), counts.dueAgeMs());
         }
     }
 

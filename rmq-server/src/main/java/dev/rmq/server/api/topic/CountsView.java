@@ -20,16 +20,18 @@ public record CountsView(String topic, String state, Counts total, List<Counts> 
 
     /**
      * One slot's counts, or a sum (without a slot). {@code waiting} is {@code dueNow + later + parked};
-     * {@code retrying} counts those of the waiting ones that failed before.
+     * {@code retrying} counts those of the waiting ones that failed before; {@code dueAgeMs} is how long the oldest
+     * due message has waited since its due time (range-merge and fixed-time; 0 when none is due; for a sum, the most
+     * of any slot).
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Counts(@Nullable Integer slot, long waiting, long dueNow, long later, long retrying, long parked,
-                         long inFlight, long dead, boolean paused) {
+                         long inFlight, long dead, boolean paused, long dueAgeMs) {
 
         static Counts of(SlotCounts counts) {
             return new Counts(counts.slot() < 0 ? null : counts.slot(), counts.waiting(), counts.dueNow(),
                     counts.later(), counts.retrying(), counts.parked(), counts.inFlight(), counts.dead(),
-                    counts.paused());
+                    counts.paused(), counts.dueAgeMs());
         }
     }
 

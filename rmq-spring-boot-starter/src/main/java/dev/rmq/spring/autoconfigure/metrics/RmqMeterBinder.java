@@ -4,6 +4,7 @@ import dev.rmq.RmqClient;
 import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.spring.listener.RmqListenerEndpointRegistry;
 import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicType;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -46,6 +47,13 @@ public final class RmqMeterBinder implements MeterBinder {
                     .register(meters);
             Gauge.builder("rmq.dead.size", sizes, s -> s.dead(name)).tags(tags).strongReference(true)
                     .description("Messages in the dead queue").baseUnit("messages").register(meters);
+            if (topic.type() != TopicType.PRIORITY) {
+                // what an autoscaler scales on: how far consumers are behind the due times
+                Gauge.builder("rmq.oldest.due.age", sizes, s -> s.oldestDueAge(name)).tags(tags)
+                        .strongReference(true).baseUnit("seconds")
+                        .description("How long the oldest due message has waited since its due time; 0 when none is"
+                                + " due").register(meters);
+            }
             Gauge.builder("rmq.paused", sizes, s -> s.paused(name)).tags(tags).strongReference(true)
                     .description("1 while the topic is paused in every slot, 0 otherwise").register(meters);
             Gauge.builder("rmq.slots.owned", registry, r -> ownedSlots(r, name)).tags(tags).strongReference(true)

@@ -18,7 +18,7 @@ import java.util.function.LongSupplier;
 final class TopicSizes {
 
     private static final Logger log = LoggerFactory.getLogger(TopicSizes.class);
-    private static final SlotStats UNKNOWN = new SlotStats(-1, -1, -1, -1, false);
+    private static final SlotStats UNKNOWN = new SlotStats(-1, -1, -1, -1, false, -1);
 
     private final TopicInspector inspector;
     private final long ttlNanos;
@@ -49,6 +49,12 @@ final class TopicSizes {
 
     double dead(String topic) {
         return value(totals(topic).dead());
+    }
+
+    /** How long the oldest due message has been due, in seconds; 0 when none is due. */
+    double oldestDueAge(String topic) {
+        long ms = totals(topic).dueAgeMs();
+        return ms < 0 ? Double.NaN : ms / 1000.0;
     }
 
     double paused(String topic) {

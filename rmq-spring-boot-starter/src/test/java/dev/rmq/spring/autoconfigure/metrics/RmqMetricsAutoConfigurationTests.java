@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /** The metrics auto-configuration applies only with a MeterRegistry, and backs off from the application's RmqMetrics. */
 @ExtendWith(RedisExtension.class)
@@ -64,6 +65,25 @@ class RmqMetricsAutoConfigurationTests {
                             .isSubsetOf(m.getId().getName().startsWith("rmq.redis.outage")
                                     ? List.of("who", "topic") : List.of("topic", "type", "result")));
         });
+    }
+
+    @Test
+    void theOldestDueMessagesAgeIsAGaugeOfEachTimeTypedTopic() {
+        contextRunner.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+                        CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class))
+                .withPropertyValues("rmq.topics.prices.type=RANGE_MERGE", "rmq.topics.prices.slot-amount=2",
+                        "rmq.metrics.size-cache-ttl=1ms")
+                .run(context -> {
+                    MeterRegistry meters = context.getBean(MeterRegistry.class);
+                    assertThat(meters.find("rmq.oldest.due.age").tag("topic", "jobs").gauge())
+                            .as("a priority topic's messages carry no send time").isNull();
+                    assertThat(meters.get("rmq.oldest.due.age").tag("topic", "prices").gauge().value()).isZero();
+
+                    context.getBean(RmqClient.class).producer().send(
+                            OutgoingMessage.rangeMerge("prices", "p", Duration.ofMillis(10)).withKey("p"));
+                    await().atMost(Duration.ofSeconds(5)).until(() -> meters.get("rmq.oldest.due.age")
+                            .tag("topic", "prices").gauge().value() >= 0.5);
+                });
     }
 
     @Test
