@@ -209,6 +209,11 @@ class SampleApplicationTests {
                 Path.of("..", "docs", "grafana", "rmq-dashboard.json"))));
         assertThat(queries).hasSizeGreaterThan(10);
         assertThat(DashboardQueries.missing(queries, prometheus.body())).as("what the dashboard asks for").isEmpty();
+        // and so does the autoscaling recipe of the operations page
+        List<String> recipe = Files.readAllLines(Path.of("..", "docs", "operations.md")).stream().map(String::trim)
+                .filter(line -> line.startsWith("query: ")).map(line -> line.substring("query: ".length())).toList();
+        assertThat(recipe).isNotEmpty();
+        assertThat(DashboardQueries.missing(recipe, prometheus.body())).as("what the KEDA recipe asks for").isEmpty();
     }
 
     /** The runnable jar carries what the sample runs, not rmq's or anyone's test tooling. */
