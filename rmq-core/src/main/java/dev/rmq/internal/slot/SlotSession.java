@@ -4,14 +4,13 @@ import dev.rmq.consumer.AckOutcome;
 import dev.rmq.internal.redis.SlotFencedException;
 import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.internal.script.ExtendCall;
+import dev.rmq.internal.schedule.TickLateness;
 import dev.rmq.internal.script.PrepareCall;
-import dev.rmq.schedule.RecurringSchedule;
 import dev.rmq.topic.TopicDefinition;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -209,7 +208,7 @@ public final class SlotSession<T> {
 
     /**
      * Reports how late a delivery is, by the Redis clock at the poll and the time passed since; and for a schedule's
-     * tick, how late against the tick's instant, which a tick that caught up after a misfire is due long after.
+     * tick, how late against the tick's instant.
      */
     public void reportLateness(Delivery<T> delivery, Batch<T> batch) {
         Optional<Instant> due = delivery.dueTime();
@@ -218,15 +217,7 @@ public final class SlotSession<T> {
         }
         long nowMs = batch.redisNowMs() + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - batch.receivedNanos());
         owner.metrics().lateness(topic(), nowMs - due.get().toEpochMilli());
-        String schedule = delivery.headers().get(RecurringSchedule.SCHEDULE_HEADER);
-        String tick = delivery.headers().get(RecurringSchedule.TICK_HEADER);
-        if (schedule != null && tick != null) {
-            try {
-                owner.metrics().scheduleLateness(schedule, topic(), nowMs - Instant.parse(tick).toEpochMilli());
-            } catch (DateTimeParseException e) {
-                // a header of the application's own that happens to share the name: not a tick of rmq's
-            }
-        }
+        TickLateness.report(owner.metrics(), topic(), delivery.headers(), nowMs);
     }
 
     // ---- endings -------------------------------------------------------------------------------------------
