@@ -126,7 +126,8 @@ public final class RmqClient implements AutoCloseable {
         this.deadQueue = new RedisDeadQueue(redisson, topics, keys, scripts);
         this.inspector = new RedisTopicInspector(topics, keys, scripts, producer::getAsync, b.journal);
         this.slotFencing = new RedisSlotFencing(keys, scripts);
-        this.schedules = new RedisSchedules(topics, keys, scripts, codec, metrics, producer, Clock.systemUTC());
+        this.schedules = new RedisSchedules(topics, keys, scripts, codec, metrics, producer, Clock.systemUTC(),
+                b.journal);
         this.admin = new RedisAdmin(redisson, topics, keys, scripts, b.journal, schedules);
         this.parts = new ClientParts(redisson, topics, keys, scripts, codec, metrics, events, outages, zone, observations);
     }

@@ -42,7 +42,8 @@ public record MessageHistory(String topic, String key, int slot, TopicType type,
      * @param state   the state it went to, in the words of {@link MessageHistory#state()}
      * @param attempt the attempt it belongs to
      * @param at      when
-     * @param worker  the consumer's worker, for a delivery and its end; null for a send or a producer's change
+     * @param worker  the consumer's worker, for a delivery and its end; {@code producer} for a send; for a producer's
+     *                change or a restore, what the journal recorded, which may be null
      * @param host    the host that recorded it
      * @param detail  what went wrong, for a retry or a move to dead; a merge's or a reschedule's note; else null
      */

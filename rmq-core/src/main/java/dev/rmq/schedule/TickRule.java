@@ -26,7 +26,12 @@ public interface TickRule {
      * at :00, :05, :10 of each hour, in every application alike.
      */
     static TickRule every(Duration rate) {
-        return new Every(Durations.requirePositive("the rate of a schedule", rate));
+        Durations.requirePositive("the rate of a schedule", rate);
+        if (rate.toMillis() < 1 || rate.toNanos() % 1_000_000 != 0) {
+            throw new IllegalArgumentException("the rate of a schedule must be a whole number of milliseconds, at least"
+                    + " 1 ms, since ticks are instants in ms of the Redis clock; was " + rate);
+        }
+        return new Every(rate);
     }
 
     /** A fixed rate: see {@link #every(Duration)}. */

@@ -92,6 +92,32 @@ class TickPlanTests {
     }
 
     @Test
+    void pastTheMostTicksCountedTheTicksCaughtUpAreStillTheLatestMissed() {
+        // a day of a 10 ms rate missed: 8.6 million ticks, more than one pass counts
+        RecurringSchedule fast = RecurringSchedule.builder("fast", "timers", TickRule.every(Duration.ofMillis(10)))
+                .misfire(Misfire.fireAll(3)).build();
+        TickPlan plan = TickPlan.of(fast, NOW.minus(Duration.ofDays(1)), NOW, Duration.ZERO);
+
+        assertThat(plan.missed()).as("counted up to a bound").isEqualTo(100_000);
+        Instant cutoff = NOW.minus(TickPlan.GRACE);
+        assertThat(plan.ticks().subList(0, 3)).extracting(TickPlan.Tick::tick).containsExactly(
+                cutoff.minusMillis(20), cutoff.minusMillis(10), cutoff);
+        assertThat(plan.advanceTo()).isAfterOrEqualTo(cutoff);
+
+        TickPlan once = TickPlan.of(RecurringSchedule.builder("fast", "timers", TickRule.every(Duration.ofMillis(10)))
+                .build(), NOW.minus(Duration.ofDays(1)), NOW, Duration.ZERO);
+        assertThat(once.ticks().get(0).tick()).as("FIRE_ONCE sends the latest missed tick").isEqualTo(cutoff);
+    }
+
+    @Test
+    void aRateOfLessThanAMillisecondIsRefused() {
+        assertThatIllegalArgumentException().isThrownBy(() -> TickRule.every(Duration.ofNanos(500_000)))
+                .withMessageContaining("at least 1 ms");
+        assertThatIllegalArgumentException().isThrownBy(() -> TickRule.every(Duration.ofNanos(1_500_000)))
+                .withMessageContaining("whole number of milliseconds");
+    }
+
+    @Test
     void aScheduleUpToDateHasNothingToSendUntilItsNextTickComesWithinTheLead() {
         Instant last = Instant.parse("2026-11-28T10:00:05Z");
         TickPlan plan = TickPlan.of(everySecond(Misfire.FIRE_ONCE), last, NOW, LEAD);

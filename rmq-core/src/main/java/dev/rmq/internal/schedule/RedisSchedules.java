@@ -8,6 +8,8 @@ import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.internal.script.ScheduleStateCall;
 import dev.rmq.internal.script.ScheduleTickCall;
 import dev.rmq.internal.script.ScriptRunner;
+import dev.rmq.journal.JournaledSend;
+import dev.rmq.journal.MessageJournal;
 import dev.rmq.metrics.RmqMetrics;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.producer.RmqProducer;
@@ -19,6 +21,7 @@ import dev.rmq.schedule.UnknownScheduleException;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicRegistry;
 import dev.rmq.topic.TopicType;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,11 +50,13 @@ public final class RedisSchedules implements RmqSchedules, AutoCloseable {
     private final RmqMetrics metrics;
     private final RmqProducer producer;
     private final Clock clock;
+    /** Told of each tick's message Redis stored, as a producer's sends are; null without a journal. */
+    private final @Nullable MessageJournal journal;
     private final Map<String, Declared> declared = new ConcurrentHashMap<>();
     private final ScheduleRunner runner;
 
     public RedisSchedules(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts, PayloadCodec codec,
-                          RmqMetrics metrics, RmqProducer producer, Clock clock) {
+                          RmqMetrics metrics, RmqProducer producer, Clock clock, @Nullable MessageJournal journal) {
         this.topics = topics;
         this.keys = keys;
         this.scripts = scripts;
@@ -59,6 +64,7 @@ public final class RedisSchedules implements RmqSchedules, AutoCloseable {
         this.metrics = metrics;
         this.producer = producer;
         this.clock = clock;
+        this.journal = journal;
         this.runner = new ScheduleRunner(this::pass, clock);
     }
 
@@ -71,6 +77,8 @@ public final class RedisSchedules implements RmqSchedules, AutoCloseable {
         volatile long last = -1;
         volatile Instant wakeAt = Instant.EPOCH;
         volatile boolean conflictSaid;
+        /** Whether its last pass failed: the WARN is said once per run of failures, and the recovery once. */
+        volatile boolean failing;
 
         Declared(RecurringSchedule schedule, TopicDefinition topic, SlotKeys slot) {
             this.schedule = schedule;
@@ -199,11 +207,18 @@ public final class RedisSchedules implements RmqSchedules, AutoCloseable {
             if (!entry.wakeAt.isAfter(now)) {
                 try {
                     advance(entry, now);
+                    if (entry.failing) {
+                        entry.failing = false;
+                        log.info("schedule {}: its ticks are sent again", entry.schedule.name());
+                    }
                 } catch (RuntimeException e) {
                     entry.wakeAt = now.plus(Duration.ofSeconds(1));
-                    log.warn("schedule {}: its ticks could not be sent ({}); tried again in a second, and ticks"
-                            + " missed meanwhile follow its misfire policy {}", entry.schedule.name(), e.toString(),
-                            entry.schedule.misfire());
+                    if (!entry.failing) {
+                        entry.failing = true;
+                        log.warn("schedule {}: its ticks could not be sent ({}); tried again every second, said once"
+                                + " until they are sent, and ticks missed meanwhile follow its misfire policy {}",
+                                entry.schedule.name(), e.toString(), entry.schedule.misfire());
+                    }
                 }
             }
             if (entry.wakeAt.isBefore(next)) {
@@ -224,7 +239,8 @@ public final class RedisSchedules implements RmqSchedules, AutoCloseable {
                 entry.wakeAt = plan.wakeAt();
                 return;
             }
-            ScheduleTickCall.Result result = Futures.join(scripts.run(entry.slot, call(entry, plan, known)));
+            List<Outgoing> messages = outgoing(schedule, plan);
+            ScheduleTickCall.Result result = Futures.join(scripts.run(entry.slot, call(entry, messages, plan, known)));
             entry.last = result.lastMs();
             switch (result.outcome()) {
                 case PAUSED -> {
@@ -235,6 +251,7 @@ public final class RedisSchedules implements RmqSchedules, AutoCloseable {
                     continue;
                 }
                 case SENT -> {
+                    journal(entry, messages, known, result.sent(), now);
                     report(entry, plan, result);
                     entry.wakeAt = plan.wakeAt();
                     return;
@@ -244,18 +261,51 @@ public final class RedisSchedules implements RmqSchedules, AutoCloseable {
         entry.wakeAt = now;
     }
 
-    private ScheduleTickCall call(Declared entry, TickPlan plan, long known) {
-        RecurringSchedule schedule = entry.schedule;
-        List<ScheduleTickCall.Tick> ticks = new ArrayList<>(plan.ticks().size());
+    /** One tick's message as a pass sends it, kept for the journal until Redis has it. */
+    private record Outgoing(TickPlan.Tick tick, String key, Map<String, String> headers, byte[] payload) {
+    }
+
+    private List<Outgoing> outgoing(RecurringSchedule schedule, TickPlan plan) {
+        List<Outgoing> messages = new ArrayList<>(plan.ticks().size());
         for (TickPlan.Tick tick : plan.ticks()) {
-            byte[] envelope = Envelope.encodeNew(schedule.headersOf(tick.tick()), codec.encode(schedule.nextPayload()),
-                    0, 0);
-            ticks.add(new ScheduleTickCall.Tick(tick.tick().toEpochMilli(), schedule.keyOf(tick.tick()),
-                    tick.due().toEpochMilli(), envelope));
+            messages.add(new Outgoing(tick, schedule.keyOf(tick.tick()), schedule.headersOf(tick.tick()),
+                    codec.encode(schedule.nextPayload())));
+        }
+        return messages;
+    }
+
+    private ScheduleTickCall call(Declared entry, List<Outgoing> messages, TickPlan plan, long known) {
+        RecurringSchedule schedule = entry.schedule;
+        List<ScheduleTickCall.Tick> ticks = new ArrayList<>(messages.size());
+        for (Outgoing message : messages) {
+            ticks.add(new ScheduleTickCall.Tick(message.tick().tick().toEpochMilli(), message.key(),
+                    message.tick().due().toEpochMilli(), Envelope.encodeNew(message.headers(), message.payload(), 0, 0)));
         }
         long advanceTo = plan.advanceTo() == null ? 0 : plan.advanceTo().toEpochMilli();
         return new ScheduleTickCall(schedule.name(), keys.wakeChannel(entry.topic.name()), entry.slot.slot(),
                 schedule.fingerprint(), known, advanceTo, schedule.overlap() == Overlap.SKIP, ticks);
+    }
+
+    /**
+     * Tells the journal of the tick messages Redis stored: the last {@code sent} of those after the tick the call was
+     * planned from, since schedule_tick.lua drops a tick for overlap only before it has sent one.
+     */
+    private void journal(Declared entry, List<Outgoing> messages, long known, long sent, Instant now) {
+        if (journal == null || sent == 0) {
+            return;
+        }
+        List<Outgoing> after = messages.stream().filter(m -> m.tick().tick().toEpochMilli() > known).toList();
+        List<JournaledSend> sends = new ArrayList<>();
+        for (Outgoing m : after.subList((int) Math.max(0, after.size() - sent), after.size())) {
+            sends.add(new JournaledSend(entry.topic.name(), TopicType.FIXED_TIME, entry.slot.slot(), m.key(), false,
+                    false, m.tick().due().toEpochMilli(), null, null, m.headers(), m.payload(), now));
+        }
+        try {
+            Futures.join(journal.sent(sends));
+        } catch (RuntimeException e) {
+            log.warn("schedule {}: {} tick message(s) are in Redis, but the journal did not record them ({}); a"
+                    + " restore would not bring them back", entry.schedule.name(), sends.size(), e.toString());
+        }
     }
 
     private void report(Declared entry, TickPlan plan, ScheduleTickCall.Result result) {
@@ -265,7 +315,7 @@ public final class RedisSchedules implements RmqSchedules, AutoCloseable {
         }
         if (result.skipped() > 0) {
             metrics.scheduleSkipped(schedule.name(), schedule.topic(), result.skipped());
-            log.info("schedule {}: {} tick(s) skipped, the previous tick's message being still in flight",
+            log.debug("schedule {}: {} tick(s) skipped, the previous tick's message being still in flight",
                     schedule.name(), result.skipped());
         }
         if (plan.missed() > 0) {

@@ -17,11 +17,16 @@ public final class TickLateness {
     private TickLateness() {
     }
 
-    /** Reports a delivery's lateness against its tick, if its headers say it is a schedule's tick. */
-    public static void report(RmqMetrics metrics, TopicDefinition topic, Map<String, String> headers, long nowMs) {
+    /**
+     * Reports a delivery's lateness against its tick, if it is a schedule's tick: its headers name the schedule and
+     * the tick, and its key is the schedule's. The key is checked too, so that headers an application sends cannot
+     * add a meter per name they make up.
+     */
+    public static void report(RmqMetrics metrics, TopicDefinition topic, String key, Map<String, String> headers,
+                              long nowMs) {
         String schedule = headers.get(RecurringSchedule.SCHEDULE_HEADER);
         String tick = headers.get(RecurringSchedule.TICK_HEADER);
-        if (schedule == null || tick == null) {
+        if (schedule == null || tick == null || !key.startsWith(schedule + "@")) {
             return;
         }
         try {

@@ -2,6 +2,7 @@ package dev.rmq.internal.schedule;
 
 import dev.rmq.schedule.Misfire;
 import dev.rmq.schedule.RecurringSchedule;
+import dev.rmq.schedule.TickRule;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
@@ -58,6 +59,8 @@ public record TickPlan(List<Tick> ticks, @Nullable Instant advanceTo, long misse
                 kept.removeFirst();
             }
             if (missed >= MAX_COUNTED) {
+                // too many to count one by one: those kept are the latest ticks before the cutoff, not the first
+                kept = latestBefore(schedule.rule(), next, cutoff, keep);
                 next = schedule.rule().next(cutoff);
                 break;
             }
@@ -79,5 +82,28 @@ public record TickPlan(List<Tick> ticks, @Nullable Instant advanceTo, long misse
             next = schedule.rule().next(next);
         }
         return new TickPlan(ticks, advanceTo, missed, caughtUp, next.minus(lead));
+    }
+
+    /**
+     * The latest {@code keep} ticks after {@code floor} and at most {@code cutoff}: found in a window before the
+     * cutoff that doubles until it holds as many, so that the ticks before it are never walked.
+     */
+    private static Deque<Instant> latestBefore(TickRule rule, Instant floor, Instant cutoff, int keep) {
+        Duration back = Duration.ofMillis(1);
+        while (true) {
+            Instant from = cutoff.minus(back);
+            boolean all = !from.isAfter(floor);
+            Deque<Instant> found = new ArrayDeque<>();
+            for (Instant tick = all ? floor : rule.next(from); !tick.isAfter(cutoff); tick = rule.next(tick)) {
+                found.addLast(tick);
+                if (found.size() > keep) {
+                    found.removeFirst();
+                }
+            }
+            if (found.size() >= keep || all) {
+                return found;
+            }
+            back = back.multipliedBy(2);
+        }
     }
 }

@@ -217,7 +217,7 @@ public final class SlotSession<T> {
         }
         long nowMs = batch.redisNowMs() + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - batch.receivedNanos());
         owner.metrics().lateness(topic(), nowMs - due.get().toEpochMilli());
-        TickLateness.report(owner.metrics(), topic(), delivery.headers(), nowMs);
+        TickLateness.report(owner.metrics(), topic(), delivery.key(), delivery.headers(), nowMs);
     }
 
     // ---- endings -------------------------------------------------------------------------------------------

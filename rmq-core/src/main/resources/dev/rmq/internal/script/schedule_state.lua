@@ -32,6 +32,14 @@ if op == 'P' or op == 'X' then
         end
     end
 end
+if op == 'P' then
+    -- the ticks sent ahead are withdrawn: the latest accounted for goes back to now, so that a resume before their
+    -- instant sends them again (a tick's key is its own, so one that was not withdrawn merges with itself)
+    local last = tonumber(redis.call('HGET', K_SCHEDULES, name) or '0')
+    if last > NOW_MS then
+        redis.call('HSET', K_SCHEDULES, name, NOW_MS)
+    end
+end
 return { tonumber(redis.call('HGET', K_SCHEDULES, name) or '0'),
          redis.call('HEXISTS', K_SCHEDULES, name .. '|paused'),
          withdrawn,

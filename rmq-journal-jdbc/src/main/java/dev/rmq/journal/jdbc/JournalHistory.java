@@ -14,7 +14,8 @@ import java.util.Map;
 import java.util.StringJoiner;
 
 /**
- * Reads a key's messages back, the latest first, each with its transitions: two indexed queries, one on
+ * Reads a key's messages back, the latest first, each with its transitions, their times in UTC as the writer stores
+ * them: two indexed queries, one on
  * {@code (topic, msg_key)} and one on the transitions' {@code message_id}. Messages stay readable until retention
  * removes them, a retention period after they finished.
  */
@@ -60,7 +61,8 @@ final class JournalHistory {
                 while (rows.next()) {
                     found.add(new Found(rows.getLong(1), new MessageHistory(topic, key, rows.getInt(2),
                             RowWriter.typeOf(rows.getString(3)), rows.getLong(4), rows.getString(5), rows.getInt(6),
-                            rows.getBoolean(7), rows.getTimestamp(8).toInstant(), rows.getTimestamp(9).toInstant(),
+                            rows.getBoolean(7), rows.getTimestamp(8, Transactions.utc()).toInstant(),
+                            rows.getTimestamp(9, Transactions.utc()).toInstant(),
                             RowWriter.headers(rows.getString(10)), rows.getBytes(11), List.of())));
                 }
             }
@@ -83,8 +85,8 @@ final class JournalHistory {
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
                     all.computeIfAbsent(rows.getLong(1), id -> new ArrayList<>()).add(new MessageHistory.Transition(
-                            rows.getString(2), rows.getInt(3), rows.getTimestamp(4).toInstant(), rows.getString(5),
-                            rows.getString(6), rows.getString(7)));
+                            rows.getString(2), rows.getInt(3), rows.getTimestamp(4, Transactions.utc()).toInstant(),
+                            rows.getString(5), rows.getString(6), rows.getString(7)));
                 }
             }
         }

@@ -11,6 +11,8 @@ import dev.rmq.producer.StoredMessage;
 import dev.rmq.pull.LeaseExpiredException;
 import dev.rmq.pull.PulledMessage;
 import dev.rmq.pull.RmqPuller;
+import dev.rmq.schedule.RecurringSchedule;
+import dev.rmq.schedule.TickRule;
 import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.Test;
 
@@ -183,13 +185,35 @@ abstract class JournalBehaviour extends JournalTestBase {
         assertThat(handled.transitions().get(2).detail()).contains("card declined");
         assertThat(handled.transitions().get(1).worker()).as("the delivery names its consumer").isNotBlank();
         assertThat(handled.transitions().get(1).host()).isEqualTo("test-host");
-        assertThat(handled.sentAt()).isBeforeOrEqualTo(handled.updatedAt());
+        assertThat(handled.sentAt()).isBeforeOrEqualTo(handled.updatedAt())
+                .as("stored in UTC, read in UTC, whatever the JVM's zone").isBetween(
+                        Instant.now().minus(Duration.ofMinutes(1)), Instant.now());
 
         assertThat(client.inspector().history(PRIORITY, "no-such-key")).isEmpty();
         // retention removes the finished message with its transitions, and keeps the one that waits
         journal.prune(Instant.now().plusSeconds(1));
         assertThat(client.inspector().history(PRIORITY, "4711")).extracting(MessageHistory::state)
                 .containsExactly("sent");
+    }
+
+    @Test
+    void aSchedulesTicksAreJournaledAsSendsAreSoThatTheirHistoryIsWhole() throws SQLException {
+        open(journal -> { });
+        client.admin().schedules().upsert(RecurringSchedule.builder("beat", FIXED, TickRule.every(Duration.ofSeconds(1)))
+                .payload("tick").build());
+        RmqPuller<String> puller = closeAfter(client.puller(String.class).topics(FIXED).build());
+        puller.start();
+        PulledMessage<String> tick = pollOne(puller);
+        assertThat(tick.ack()).isEqualTo(AckOutcome.COMMITTED);
+        client.admin().schedules().remove("beat");
+        journal.flush(Duration.ofSeconds(10));
+
+        List<MessageHistory> history = client.inspector().history(FIXED, tick.key());
+        assertThat(history).singleElement().satisfies(message -> {
+            assertThat(message.headers()).containsEntry(RecurringSchedule.SCHEDULE_HEADER, "beat");
+            assertThat(message.transitions()).extracting(MessageHistory.Transition::state)
+                    .containsExactly("sent", "delivered", "acked");
+        });
     }
 
     @Test
