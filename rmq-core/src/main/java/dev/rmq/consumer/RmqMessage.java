@@ -1,5 +1,7 @@
 package dev.rmq.consumer;
 
+import org.jspecify.annotations.Nullable;
+
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -60,4 +62,27 @@ public interface RmqMessage<T> {
      * @throws dev.rmq.exceptions.MessageCancelledException when the message was cancelled while in flight
      */
     void extendLease(Duration duration);
+
+    /**
+     * Records how far the handler has come, for the inspector, the actuator endpoint and rmq-server to show beside
+     * the lease deadline, until the delivery ends. One script call; a handler that reports nothing pays nothing.
+     * A report replaces the one before.
+     *
+     * @param percent 0 to 100
+     * @param note    what to say of it, at most {@value Progress#MAX_NOTE} characters; "" for nothing
+     * @return true when recorded; false where no lease is held (at most once), since the message left Redis when
+     *         it was taken and there is nothing in flight to attach it to
+     * @throws IllegalArgumentException when the percentage or the note is out of bounds
+     * @throws dev.rmq.exceptions.RmqException when the lease was already lost: the message may be redelivered elsewhere
+     * @throws dev.rmq.exceptions.MessageCancelledException when the message was cancelled while in flight
+     */
+    default boolean reportProgress(int percent, String note) {
+        return reportProgress(percent, note, null);
+    }
+
+    /**
+     * As {@link #reportProgress(int, String)}, and extends the lease to {@code extendLease} from now in the same
+     * call, as {@link #extendLease(Duration)} would; null keeps the lease as it is.
+     */
+    boolean reportProgress(int percent, String note, @Nullable Duration extendLease);
 }

@@ -1,5 +1,6 @@
 package dev.rmq.producer;
 
+import dev.rmq.consumer.Progress;
 import dev.rmq.topic.TopicType;
 
 import java.nio.charset.StandardCharsets;
@@ -23,9 +24,11 @@ import java.util.OptionalLong;
  * @param headers   its headers
  * @param payload   its payload bytes
  * @param expiresAt when its time to live runs out, if it has one
+ * @param progress  IN_FLIGHT: what its handler last reported of its progress, if it reported any
  */
 public record StoredMessage(String topic, int slot, String key, MessageState state, double score, int attempts,
-                            String lastError, Map<String, String> headers, byte[] payload, Optional<Instant> expiresAt) {
+                            String lastError, Map<String, String> headers, byte[] payload, Optional<Instant> expiresAt,
+                            Optional<Progress> progress) {
 
     /** The payload read as UTF-8 text. */
     public String payloadText() {

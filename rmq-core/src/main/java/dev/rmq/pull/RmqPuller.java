@@ -101,6 +101,18 @@ public interface RmqPuller<T> extends AutoCloseable {
      */
     DeliveryRef extend(DeliveryRef ref, Duration duration);
 
+    /**
+     * Records a delivery's progress by its reference, whichever puller handed it out, as {@link
+     * dev.rmq.consumer.RmqMessage#reportProgress(int, String, Duration)} would, and extends its lease to
+     * {@code extendLease} from now unless that is null.
+     *
+     * @return the reference of the delivery, whose lease deadline is the new one when it was extended
+     * @throws IllegalArgumentException  when the percentage (0 to 100), the note or the extension is out of bounds
+     * @throws LeaseExpiredException     when the lease ran out or the delivery was settled
+     * @throws dev.rmq.exceptions.MessageCancelledException when a cancel removed the delivery
+     */
+    DeliveryRef reportProgress(DeliveryRef ref, int percent, String note, @Nullable Duration extendLease);
+
     /** The slots this puller holds now, by topic. */
     Map<String, Set<Integer>> ownedSlots();
 

@@ -2,6 +2,7 @@ package dev.rmq.cluster;
 
 import dev.rmq.RmqClient;
 import dev.rmq.consumer.AckOutcome;
+import dev.rmq.consumer.Progress;
 import dev.rmq.inspect.TopicCounts;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.producer.StoredMessage;
@@ -95,6 +96,45 @@ class ClusterPullTests extends ClusterFixture {
                 assertThat(message.cancelled()).isTrue();
                 assertThat(message.ack()).as("the ack of %s", message.key()).isEqualTo(AckOutcome.CANCELLED);
             }
+            assertNothingLeftBehind(topic);
+        }
+    }
+
+    /**
+     * Progress reports on every master: each shows in its delivery's lookup and in the in-flight page, and each goes
+     * with its delivery's ack, leaving nothing behind.
+     */
+    @Test
+    void progressReportedOnEveryMasterIsShownAndGoesWithTheAcks() {
+        TopicDefinition topic = freshTopic("cluster-progress", TopicType.PRIORITY);
+        try (RmqClient rmq = RmqClient.builder(redisson).topic(topic).build()) {
+            List<OutgoingMessage> batch = new ArrayList<>();
+            for (int i = 0; i < 48; i++) {
+                batch.add(message(topic, "k" + i, "payload-" + i, 17 + i));
+            }
+            rmq.producer().sendAll(batch);
+            RmqPuller<String> puller = rmq.puller(String.class).topics(topic.name()).build();
+            puller.start();
+            List<PulledMessage<String>> held = new ArrayList<>();
+            await().atMost(PATIENCE).until(() -> {
+                held.addAll(puller.poll(48 - held.size(), java.time.Duration.ofMillis(500)));
+                return held.size() == 48;
+            });
+            assertThat(held.stream().map(m -> topic.slotOf(m.key())).distinct()).hasSize(SLOTS);
+
+            for (PulledMessage<String> message : held) {
+                assertThat(message.reportProgress(Integer.parseInt(message.key().substring(1)), "step of "
+                        + message.key(), java.time.Duration.ofSeconds(60))).isTrue();
+            }
+            for (PulledMessage<String> message : held) {
+                assertThat(rmq.producer().get(ref(topic.name(), message.key())).orElseThrow().progress())
+                        .as("the progress of %s", message.key()).map(Progress::note)
+                        .contains("step of " + message.key());
+            }
+            assertThat(rmq.inspector().inFlight(topic.name(), 0, 100)).hasSize(48)
+                    .allSatisfy(m -> assertThat(m.progress()).map(Progress::percent)
+                            .contains(Integer.parseInt(m.key().substring(1))));
+            assertThat(puller.ackAll(held)).containsOnly(AckOutcome.COMMITTED);
             assertNothingLeftBehind(topic);
         }
     }

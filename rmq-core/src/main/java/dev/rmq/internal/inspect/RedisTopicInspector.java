@@ -234,7 +234,8 @@ public final class RedisTopicInspector implements RmqInspector {
         List<StoredMessage> page = new ArrayList<>();
         for (int i = 0; i < replies.size(); i++) {
             for (PeekCall.Entry entry : Futures.join(replies.get(i))) {
-                page.add(StoredMessages.of(topic.name(), from + i, entry.key(), entry.state(), entry.score(), entry.envelope()));
+                page.add(StoredMessages.of(topic.name(), from + i, entry.key(), entry.state(), entry.score(), entry.envelope(),
+                        entry.progress()));
             }
         }
         return page;

@@ -57,7 +57,7 @@ final class MessageOperations {
         TopicDefinition topic = topics.require(refOrThrow(ref).topic());
         SlotKeys slot = slotKeys(topic, ref);
         return scripts.run(slot, new GetCall(topic.type(), ref.key())).thenApply(found -> found.map(f -> StoredMessages.of(topic.name(),
-                slot.slot(), ref.key(), f.state(), f.score(), f.envelope())));
+                slot.slot(), ref.key(), f.state(), f.score(), f.envelope(), f.progress())));
     }
 
     private CompletionStage<Boolean> rescore(TopicDefinition topic, MessageRef ref, boolean notBefore, long value) {

@@ -2,6 +2,7 @@ package dev.rmq.internal.pull;
 
 import dev.rmq.consumer.AckOutcome;
 import dev.rmq.internal.script.AckCall;
+import dev.rmq.consumer.Progress;
 import dev.rmq.pull.DeliveryRef;
 import dev.rmq.pull.LeaseExpiredException;
 import dev.rmq.pull.Settlement;
@@ -63,6 +64,21 @@ final class ByReference<T> {
             return source.elsewhere().extend(ref, duration);
         }
         mine.extendLease(duration);
+        return mine.ref();
+    }
+
+    DeliveryRef reportProgress(DeliveryRef ref, int percent, String note, @Nullable Duration extendLease) {
+        Progress.check(percent, note);
+        if (extendLease != null && extendLease.toMillis() < 1) {
+            throw new IllegalArgumentException("lease extension must be at least 1 ms, or null to keep the lease,"
+                    + " was " + extendLease);
+        }
+        PullSource<T> source = sourceOf(ref);
+        PulledDelivery<T> mine = source.held(ref);
+        if (mine == null) {
+            return source.elsewhere().reportProgress(ref, percent, note, extendLease);
+        }
+        mine.reportProgress(percent, note, extendLease);
         return mine.ref();
     }
 

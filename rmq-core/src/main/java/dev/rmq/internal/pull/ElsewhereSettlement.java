@@ -12,6 +12,8 @@ import dev.rmq.pull.DeliveryRef;
 import dev.rmq.pull.LeaseExpiredException;
 import dev.rmq.topic.TopicDefinition;
 
+import org.jspecify.annotations.Nullable;
+
 import java.time.Duration;
 import java.util.List;
 
@@ -48,15 +50,31 @@ final class ElsewhereSettlement {
     DeliveryRef extend(DeliveryRef ref, Duration duration) {
         long renewed = calls.extend(slotKeys(ref), "", duration, List.of(new ExtendCall.Lease(ref.key(), ref.lease())))
                 .get(0);
-        if (renewed == ExtendCall.CANCELLED) {
+        return extended(ref, renewed, duration, "its lease is not extended");
+    }
+
+    DeliveryRef reportProgress(DeliveryRef ref, int percent, String note, @Nullable Duration lease) {
+        long token = calls.progress(slotKeys(ref), "", ref.key(), ref.lease(), lease, percent, note);
+        return extended(ref, token, lease, "no progress is recorded");
+    }
+
+    /**
+     * The reference after a call that answered {@code token} for it, which lengthened its lease to {@code lease}
+     * (null when it did not): the holder is told of a new lease, and a cancel or a lost lease throws with the call's
+     * {@code consequence}.
+     */
+    private DeliveryRef extended(DeliveryRef ref, long token, @Nullable Duration lease, String consequence) {
+        if (token == ExtendCall.CANCELLED) {
             throw new MessageCancelledException("message '" + ref.key() + "' of topic " + topic.name()
-                    + " was cancelled while in flight: its lease is not extended, and its ending changes nothing");
+                    + " was cancelled while in flight: " + consequence + ", and its ending changes nothing");
         }
-        if (renewed == 0) {
+        if (token == 0) {
             throw gone(ref);
         }
-        wakes.publish(SettledElsewhere.extended(ref.slot(), ref.key(), ref.lease(), renewed, duration).encode());
-        return new DeliveryRef(ref.topic(), ref.slot(), ref.key(), renewed);
+        if (lease != null) {
+            wakes.publish(SettledElsewhere.extended(ref.slot(), ref.key(), ref.lease(), token, lease).encode());
+        }
+        return new DeliveryRef(ref.topic(), ref.slot(), ref.key(), token);
     }
 
     private SlotKeys slotKeys(DeliveryRef ref) {

@@ -12,10 +12,13 @@ import dev.rmq.metrics.RmqMetrics;
 import dev.rmq.pull.LeaseExpiredException;
 import dev.rmq.topic.TopicDefinition;
 
+import org.jspecify.annotations.Nullable;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * How the program ends the deliveries of one topic of a puller, from any thread: in one call per slot session, with
@@ -132,32 +135,47 @@ final class PullSettlement<T> {
 
     /** Extends one delivery's lease; returns its new token. */
     long extend(PulledDelivery<T> delivery, Duration duration) {
+        return onLease(delivery, "extend", "its lease is not extended",
+                () -> delivery.session().extendOne(delivery, duration));
+    }
+
+    /** Records one delivery's progress, lengthening its lease unless {@code lease} is null; returns its token. */
+    long reportProgress(PulledDelivery<T> delivery, int percent, String note, @Nullable Duration lease) {
+        return onLease(delivery, "record progress on", "no progress is recorded",
+                () -> delivery.session().reportProgress(delivery, percent, note, lease));
+    }
+
+    /**
+     * Runs {@code call}, a script call on a delivery's lease that answers its token, once the delivery is known to
+     * hold its lease still; {@code what} the call does, and its {@code consequence} when it cannot.
+     */
+    private long onLease(PulledDelivery<T> delivery, String what, String consequence, LongSupplier call) {
         if (delivery.isSettled()) {
             throw new IllegalStateException("message '" + delivery.key() + "' was already ended; its lease is over");
         }
         if (!delivery.session().leased()) {
             throw new IllegalStateException("message '" + delivery.key() + "' of at-most-once topic " + topic.name()
-                    + " left Redis when it was taken: it holds no lease to extend");
+                    + " left Redis when it was taken: it holds no lease to " + what);
         }
         long now = System.nanoTime();
         if (delivery.leaseOver(now)) {
             throw leaseExpired(delivery, "its lease ended " + TimeUnit.NANOSECONDS.toMillis(now
                     - delivery.leaseEndsNanos()) + " ms ago");
         }
-        long renewed;
+        long token;
         try {
-            renewed = delivery.session().extendOne(delivery, duration);
+            token = call.getAsLong();
         } catch (SlotFencedException e) {
             throw leaseExpired(delivery, "its slot was taken over by another consumer");
         }
-        if (renewed == ExtendCall.CANCELLED) {
+        if (token == ExtendCall.CANCELLED) {
             throw new MessageCancelledException("message '" + delivery.key() + "' of topic " + topic.name()
-                    + " was cancelled while in flight: its lease is not extended, and its ending changes nothing");
+                    + " was cancelled while in flight: " + consequence + ", and its ending changes nothing");
         }
-        if (renewed == 0) {
+        if (token == 0) {
             throw leaseExpired(delivery, "its lease ran out and it was recovered");
         }
-        return renewed;
+        return token;
     }
 
     private LeaseExpiredException leaseExpired(PulledDelivery<?> delivery, String why) {

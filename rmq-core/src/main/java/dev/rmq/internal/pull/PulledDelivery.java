@@ -1,12 +1,14 @@
 package dev.rmq.internal.pull;
 
 import dev.rmq.consumer.AckOutcome;
+import dev.rmq.consumer.Progress;
 import dev.rmq.internal.redis.Envelope;
 import dev.rmq.internal.script.AckCall;
 import dev.rmq.internal.slot.Delivery;
 import dev.rmq.internal.slot.SlotSession;
 import dev.rmq.pull.DeliveryRef;
 import dev.rmq.pull.PulledMessage;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -79,6 +81,19 @@ final class PulledDelivery<T> extends Delivery<T> implements PulledMessage<T> {
     public void extendLease(Duration duration) {
         checkExtension(duration);
         settlement.extend(this, duration);
+    }
+
+    @Override
+    public boolean reportProgress(int percent, String note, @Nullable Duration extendLease) {
+        Progress.check(percent, note);
+        if (extendLease != null) {
+            checkExtension(extendLease);
+        }
+        if (!session().leased()) {
+            return false;
+        }
+        settlement.reportProgress(this, percent, note, extendLease);
+        return true;
     }
 
     @Override

@@ -337,6 +337,11 @@ public final class Puller<T> implements RmqPuller<T> {
     }
 
     @Override
+    public DeliveryRef reportProgress(DeliveryRef ref, int percent, String note, @Nullable Duration extendLease) {
+        return byReference.reportProgress(ref, percent, note, extendLease);
+    }
+
+    @Override
     public Map<String, Set<Integer>> ownedSlots() {
         Map<String, Set<Integer>> owned = new TreeMap<>();
         sources.forEach((topic, source) -> owned.put(topic, source.ownedSlots()));

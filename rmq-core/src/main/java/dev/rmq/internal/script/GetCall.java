@@ -22,8 +22,9 @@ public record GetCall(TopicType type, String key) implements ScriptCall<Optional
      * @param score    due ms or priority (waiting, parked), visible-at ms (delayed), due again ms (retrying),
      *                 lease deadline µs (in flight), death ms (dead)
      * @param envelope its envelope
+     * @param progress in flight, its handler's last progress report as stored ('' for none)
      */
-    public record Found(MessageState state, double score, byte[] envelope) {
+    public record Found(MessageState state, double score, byte[] envelope, String progress) {
     }
 
     static final Argv<GetCall> ARGV = Argv.<GetCall>builder()
@@ -36,8 +37,8 @@ public record GetCall(TopicType type, String key) implements ScriptCall<Optional
             "in-flight", MessageState.IN_FLIGHT, "dead", MessageState.DEAD);
 
     static final Reply<Optional<Found>> REPLY = Reply.of(Reply.fields(), "found",
-            Reply.fields().word("state", STATES).decimal("score").bytes("envelope"),
-            row -> new Found(row.word("state"), row.decimal("score"), row.bytes("envelope")),
+            Reply.fields().word("state", STATES).decimal("score").bytes("envelope").text("progress"),
+            row -> new Found(row.word("state"), row.decimal("score"), row.bytes("envelope"), row.text("progress")),
             head -> head.<Found>rows().stream().findFirst());
 
     @Override

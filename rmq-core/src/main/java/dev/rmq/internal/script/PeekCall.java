@@ -26,8 +26,9 @@ public record PeekCall(TopicType type, boolean inFlight, boolean newestFirst, lo
      * @param score    due ms or priority (waiting), visible-at ms (delayed, retrying priority), lease deadline µs
      *                 (in flight)
      * @param envelope its envelope
+     * @param progress in flight, its handler's last progress report as stored ('' for none)
      */
-    public record Entry(MessageState state, String key, double score, byte[] envelope) {
+    public record Entry(MessageState state, String key, double score, byte[] envelope, String progress) {
     }
 
     static final Argv<PeekCall> ARGV = Argv.<PeekCall>builder()
@@ -41,8 +42,9 @@ public record PeekCall(TopicType type, boolean inFlight, boolean newestFirst, lo
     static final Reply<List<Entry>> REPLY = Reply.of(Reply.fields(), "entries",
             Reply.fields().word("state", Map.of("waiting", MessageState.WAITING,
                     "delayed", MessageState.DELAYED, "retrying", MessageState.RETRYING,
-                    "in-flight", MessageState.IN_FLIGHT)).text("key").decimal("score").bytes("envelope"),
-            row -> new Entry(row.word("state"), row.text("key"), row.decimal("score"), row.bytes("envelope")),
+                    "in-flight", MessageState.IN_FLIGHT)).text("key").decimal("score").bytes("envelope").text("progress"),
+            row -> new Entry(row.word("state"), row.text("key"), row.decimal("score"), row.bytes("envelope"),
+                    row.text("progress")),
             Reply.Fields::rows);
 
     @Override

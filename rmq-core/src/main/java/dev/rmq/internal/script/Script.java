@@ -26,6 +26,7 @@ public enum Script {
     PREPARE("prepare.lua"),
     ACK("ack.lua"),
     EXTEND("extend.lua"),
+    PROGRESS("progress.lua"),
     GET("get.lua"),
     CANCEL("cancel.lua"),
     RESCHEDULE("reschedule.lua"),

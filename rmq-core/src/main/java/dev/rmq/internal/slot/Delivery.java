@@ -2,10 +2,12 @@ package dev.rmq.internal.slot;
 
 import dev.rmq.exceptions.MessageCancelledException;
 import dev.rmq.exceptions.RmqException;
+import dev.rmq.consumer.Progress;
 import dev.rmq.consumer.RmqMessage;
 import dev.rmq.internal.redis.Envelope;
 import dev.rmq.internal.script.ExtendCall;
 import dev.rmq.topic.TopicType;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -72,7 +74,7 @@ public class Delivery<T> implements RmqMessage<T> {
     /**
      * A renewal, here or by another puller that extended the delivery by its reference: the new token, and how long
      * from {@code fromNanos} the lease now runs. A cancelled delivery keeps its token, which its ending quotes so
-     * that Redis reports the cancel.
+     * that Redis reports the cancel. A zero {@code lease} (a call that kept the lease) leaves the deadline as it is.
      */
     public final void renewed(long newToken, long fromNanos, Duration lease) {
         if (newToken == ExtendCall.CANCELLED) {
@@ -80,7 +82,7 @@ public class Delivery<T> implements RmqMessage<T> {
             return;
         }
         this.token = newToken;
-        if (newToken != 0) {
+        if (newToken != 0 && !lease.isZero()) {
             this.leaseEndsNanos = fromNanos + lease.toNanos();
         }
     }
@@ -171,13 +173,35 @@ public class Delivery<T> implements RmqMessage<T> {
     public void extendLease(Duration duration) {
         checkExtension(duration);
         long renewed = leaseLost() || cancelled ? token : session.extendOne(this, duration);
+        refuseIfEnded(renewed, "its lease is not extended");
+    }
+
+    @Override
+    public boolean reportProgress(int percent, String note, @Nullable Duration extendLease) {
+        Progress.check(percent, note);
+        if (extendLease != null) {
+            checkExtension(extendLease);
+        }
+        if (!session.leased()) {
+            return false;
+        }
+        long token = leaseLost() || cancelled ? this.token : session.reportProgress(this, percent, note, extendLease);
+        refuseIfEnded(token, "no progress is recorded");
+        return true;
+    }
+
+    /**
+     * Throws when what Redis answered for this delivery, {@code token}, says that it was cancelled or its lease
+     * lost, with {@code consequence}: what was therefore not done.
+     */
+    protected final void refuseIfEnded(long token, String consequence) {
         if (cancelled) {
             throw new MessageCancelledException("message '" + key + "' in " + topic + "_" + slot()
-                    + " was cancelled while in flight: its lease is not extended, and its ending changes nothing");
+                    + " was cancelled while in flight: " + consequence + ", and its ending changes nothing");
         }
-        if (renewed == 0) {
+        if (token == 0) {
             throw new RmqException("the lease of message '" + key + "' in " + topic + "_" + slot()
-                    + " was already lost; it may be delivered again", null);
+                    + " was already lost (" + consequence + "); it may be delivered again", null);
         }
     }
 

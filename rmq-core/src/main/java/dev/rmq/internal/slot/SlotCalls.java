@@ -8,6 +8,7 @@ import dev.rmq.internal.redis.OutageWatch;
 import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.internal.script.AckCall;
 import dev.rmq.internal.script.ExtendCall;
+import dev.rmq.internal.script.ProgressCall;
 import dev.rmq.internal.script.PrepareCall;
 import dev.rmq.internal.script.PutbackCall;
 import dev.rmq.internal.script.RetryPolicy;
@@ -95,6 +96,16 @@ public final class SlotCalls {
     public List<Long> extend(SlotKeys keys, String fence, Duration lease, List<ExtendCall.Lease> leases) {
         return watched(() -> Futures.joinBounded(scripts.run(keys, new ExtendCall(Math.max(1, lease.toMillis()), fence,
                 leases))));
+    }
+
+    /**
+     * Records a delivery's progress, lengthening its lease to {@code lease} from now unless it is null; returns its
+     * token after the report, 0 when its lease was already lost, or {@link ExtendCall#CANCELLED}.
+     */
+    public long progress(SlotKeys keys, String fence, String key, long token, @Nullable Duration lease, int percent,
+                         String note) {
+        return watched(() -> Futures.joinBounded(scripts.run(keys, new ProgressCall(fence, key, token,
+                lease == null ? 0 : Math.max(1, lease.toMillis()), percent, note))));
     }
 
     /** Whether a cancel removed the delivery of {@code key} that holds lease {@code token} (see cancel.lua). */

@@ -385,6 +385,30 @@ public final class SlotSession<T> {
         }
     }
 
+    /**
+     * A handler's progress report for one delivery, which lengthens its lease to {@code lease} from now unless that
+     * is null; returns its token after the report, 0 when its lease was already lost, or {@link
+     * ExtendCall#CANCELLED} when a cancel removed it.
+     *
+     * @throws SlotFencedException when the slot is another consumer's now
+     */
+    public long reportProgress(Delivery<?> delivery, int percent, String note, @Nullable Duration lease) {
+        synchronized (quoting) {
+            long before = System.nanoTime();
+            long token;
+            try {
+                token = owner.calls().progress(keys, fence, delivery.key(), delivery.token(), lease, percent, note);
+            } catch (SlotFencedException e) {
+                lostTo("progress", 1);
+                throw e;
+            }
+            verifiedNanos = before;
+            // a report that keeps the lease leaves the delivery's deadline as it was
+            delivery.renewed(token, before, lease != null ? lease : Duration.ZERO);
+            return token;
+        }
+    }
+
     /** Redis refused the fencing token during {@code during}: the slot is another consumer's, said once. */
     private synchronized void lostTo(String during, int messages) {
         if (!lost) {

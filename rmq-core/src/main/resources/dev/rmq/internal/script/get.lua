@@ -11,6 +11,8 @@
 --     score         due ms or priority (waiting, parked), visible-at ms (delayed), due again ms (retrying),
 --                   lease deadline µs (in-flight), death ms (dead)
 --     envelope      its envelope
+--     progress      in flight, what its handler last reported ('percent:reported ms:note', see progress.lua);
+--                   '' when it reported nothing, and for a message not in flight
 local key = ARG.key
 local env = redis.call('HGET', K_BODY, key)
 if env then
@@ -18,27 +20,26 @@ if env then
     if score then
         local m = env_read(env)
         local backoff = m and m.attempts > 0 and ARG.type ~= 'P' and tonumber(score) > NOW_MS
-        return { 1, backoff and 'retrying' or 'waiting', score, env }
+        return { 1, backoff and 'retrying' or 'waiting', score, env, '' }
     end
     score = redis.call('ZSCORE', K_DELAYED, key)
     if score then
         local m = env_read(env)
-        return { 1, (m and m.attempts > 0) and 'retrying' or 'delayed', score, env }
+        return { 1, (m and m.attempts > 0) and 'retrying' or 'delayed', score, env, '' }
     end
 end
 env = redis.call('HGET', K_PARKED, key)
 if env then
     local m = env_read(env)
-    return { 1, 'parked', string.format('%.17g', m and m.score or 0), env }
+    return { 1, 'parked', string.format('%.17g', m and m.score or 0), env, '' }
 end
-local places = {
-    { 'in-flight', K_PREPARE, K_INFLIGHT },
-    { 'dead', K_DEAD, K_DEADBODY },
-}
-for _, where in ipairs(places) do
-    local score = redis.call('ZSCORE', where[2], key)
-    if score then
-        return { 1, where[1], score, redis.call('HGET', where[3], key) or '' }
-    end
+local score = redis.call('ZSCORE', K_PREPARE, key)
+if score then
+    local held = redis.call('HMGET', K_INFLIGHT, key, PROGRESS_MARK .. key)
+    return { 1, 'in-flight', score, held[1] or '', held[2] or '' }
+end
+score = redis.call('ZSCORE', K_DEAD, key)
+if score then
+    return { 1, 'dead', score, redis.call('HGET', K_DEADBODY, key) or '', '' }
 end
 return { 0 }

@@ -8,7 +8,9 @@
 --                       equals then the key (see ORDER below); score = due ms (time types) or priority
 --   body        HASH    key -> envelope of a waiting message (in store or in delayed)
 --   prepare     ZSET    in-flight messages: member = key, score = lease deadline in microseconds
---   inflight    HASH    key -> envelope of an in-flight message
+--   inflight    HASH    key -> envelope of an in-flight message; and, for a delivery whose handler reported its
+--                       progress, byte 255 then the key -> 'percent:reported ms:note' (see progress.lua). Kept here
+--                       so that the HDEL that ends a delivery removes its progress too: nothing to pay when unused
 --   delayed     ZSET    priority messages not visible yet (a retry's backoff, or a not-before time):
 --                       member = key, score = when it becomes visible, ms
 --   dead        ZSET    dead messages: score = ms when they died
@@ -97,6 +99,8 @@ local FLAG_ORDERED = 4
 local FLAG_RELEASED = 8
 local MAX_ERROR_LEN = 1024
 local FIFO_MARK = '\255'
+-- The inflight field that holds a delivery's progress: byte 255, which no UTF-8 key starts with, then the key.
+local PROGRESS_MARK = '\255'
 
 local function now_us()
     local t = redis.call('TIME')
@@ -445,7 +449,7 @@ end
 local function take_inflight(key)
     local env = redis.call('HGET', K_INFLIGHT, key)
     redis.call('ZREM', K_PREPARE, key)
-    redis.call('HDEL', K_INFLIGHT, key)
+    redis.call('HDEL', K_INFLIGHT, key, PROGRESS_MARK .. key)
     return env
 end
 
@@ -588,7 +592,13 @@ local function end_deliveries(typ, policy, n, row)
     end
     if #committed > 0 then
         redis.call('ZREM', K_PREPARE, unpack(committed))
-        redis.call('HDEL', K_INFLIGHT, unpack(committed))
+        -- each delivery's progress with it, if it reported any
+        local fields = {}
+        for i, key in ipairs(committed) do
+            fields[2 * i - 1] = key
+            fields[2 * i] = PROGRESS_MARK .. key
+        end
+        redis.call('HDEL', K_INFLIGHT, unpack(fields))
         if any_parked() then
             for _, key in ipairs(committed) do
                 unpark(typ, key)

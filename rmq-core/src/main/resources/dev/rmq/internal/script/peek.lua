@@ -18,10 +18,12 @@
 --     key           its key
 --     score         due ms or priority (waiting), visible-at ms (delayed, retrying), lease deadline µs (in flight)
 --     envelope      its envelope
+--     progress      in flight, what its handler last reported ('percent:reported ms:note', see progress.lua);
+--                   '' when it reported nothing, and for a waiting message
 local offset, count = tonumber(ARG.offset), tonumber(ARG.count)
 local out = { 0 }
 
-local function add(state, key, score, env)
+local function add(state, key, score, env, progress)
     if env then
         local failed = string.byte(env, 1) == ENV_VERSION and struct.unpack('>H', env, 3) > 0
         if failed and (state == 'delayed' or (state == 'waiting' and ARG.type ~= 'P' and tonumber(score) > NOW_MS)) then
@@ -31,6 +33,7 @@ local function add(state, key, score, env)
         out[#out + 1] = key
         out[#out + 1] = score
         out[#out + 1] = env
+        out[#out + 1] = progress or ''
         out[1] = out[1] + 1
     end
 end
@@ -52,9 +55,19 @@ local function page(set, hash, from, n, reverse, state)
     for i = 1, #entries, 2 do
         keys[#keys + 1] = key_of(entries[i])
     end
-    local envs = redis.call('HMGET', hash, unpack(keys))
+    local fields = keys
+    if hash == K_INFLIGHT then
+        -- each delivery's progress beside its envelope
+        fields = {}
+        for i, key in ipairs(keys) do
+            fields[2 * i - 1] = key
+            fields[2 * i] = PROGRESS_MARK .. key
+        end
+    end
+    local values = redis.call('HMGET', hash, unpack(fields))
+    local per = #fields / #keys
     for i = 1, #keys do
-        add(state, keys[i], entries[2 * i], envs[i])
+        add(state, keys[i], entries[2 * i], values[per * (i - 1) + 1], per == 2 and values[2 * i] or nil)
     end
 end
 

@@ -36,6 +36,7 @@ class ScriptProtocolTests {
         map.put(Script.PREPARE, new Contract(PrepareCall.ARGV, PrepareCall.REPLY));
         map.put(Script.ACK, new Contract(AckCall.ARGV, AckCall.REPLY));
         map.put(Script.EXTEND, new Contract(ExtendCall.ARGV, ExtendCall.REPLY));
+        map.put(Script.PROGRESS, new Contract(ProgressCall.ARGV, ProgressCall.REPLY));
         map.put(Script.GET, new Contract(GetCall.ARGV, GetCall.REPLY));
         map.put(Script.CANCEL, new Contract(CancelCall.ARGV, CancelCall.REPLY));
         map.put(Script.RESTORE, new Contract(RestoreCall.ARGV, RestoreCall.REPLY));

@@ -1,0 +1,215 @@
+package dev.rmq.controls;
+
+import dev.rmq.RmqClient;
+import dev.rmq.consumer.AckOutcome;
+import dev.rmq.consumer.ConsumeResult;
+import dev.rmq.consumer.Progress;
+import dev.rmq.consumer.RmqMessage;
+import dev.rmq.exceptions.MessageCancelledException;
+import dev.rmq.producer.MessageRef;
+import dev.rmq.producer.MessageState;
+import dev.rmq.producer.OutgoingMessage;
+import dev.rmq.producer.StoredMessage;
+import dev.rmq.pull.DeliveryRef;
+import dev.rmq.pull.LeaseExpiredException;
+import dev.rmq.pull.PulledMessage;
+import dev.rmq.pull.RmqPuller;
+import dev.rmq.topic.DeliveryGuarantee;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicType;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A handler's progress reports: kept beside the delivery in Redis while it is in flight, shown by the inspector with
+ * the lease deadline, able to extend the lease, and gone with the delivery however it ends.
+ */
+class ProgressTests extends ControlsTest {
+
+    private static final TopicDefinition JOBS = TopicDefinition.builder("jobs", TopicType.PRIORITY).slotAmount(1)
+            .leaseTimeout(Duration.ofSeconds(1)).build();
+    private static final TopicDefinition ONCE = TopicDefinition.builder("once", TopicType.PRIORITY).slotAmount(1)
+            .delivery(DeliveryGuarantee.AT_MOST_ONCE).build();
+
+    private RmqClient rmq;
+    private RmqPuller<String> puller;
+
+    private PulledMessage<String> held(String key) {
+        rmq = closedAfterTest(client(JOBS, ONCE));
+        puller = startPuller(rmq, "jobs");
+        rmq.producer().send(OutgoingMessage.priority("jobs", "p", 50).withKey(key));
+        List<PulledMessage<String>> got = puller.poll(1, Duration.ofSeconds(2), "jobs");
+        assertThat(got).hasSize(1);
+        return got.get(0);
+    }
+
+    private StoredMessage stored(String key) {
+        return rmq.producer().get(MessageRef.of("jobs", key)).orElseThrow();
+    }
+
+    /** The fields of the slot's inflight hash: envelopes, and the progress of deliveries that reported any. */
+    private long inflightFields() {
+        return (Long) redis.command("HLEN", "inflight{jobs_0}");
+    }
+
+    @Test
+    void aReportIsShownBesideTheLeaseDeadlineAndGoesWithTheAck() {
+        PulledMessage<String> message = held("order-4711");
+        long before = redisTimeMs();
+        assertThat(stored("order-4711").progress()).as("before any report").isEmpty();
+
+        assertThat(message.reportProgress(40, "rows 400 of 1000")).isTrue();
+
+        StoredMessage inFlight = stored("order-4711");
+        assertThat(inFlight.state()).isEqualTo(MessageState.IN_FLIGHT);
+        Progress progress = inFlight.progress().orElseThrow();
+        assertThat(progress.percent()).isEqualTo(40);
+        assertThat(progress.note()).isEqualTo("rows 400 of 1000");
+        assertThat(progress.reportedAt()).isBetween(Instant.ofEpochMilli(before), Instant.ofEpochMilli(redisTimeMs()));
+        assertThat(inFlight.leaseDeadline()).as("a report alone keeps the lease").contains(message.leaseDeadline());
+        assertThat(rmq.inspector().inFlight("jobs", 0, 10)).singleElement()
+                .satisfies(page -> assertThat(page.progress()).contains(progress));
+
+        message.reportProgress(90, "");
+        assertThat(stored("order-4711").progress()).map(Progress::percent).as("the latest report").contains(90);
+
+        assertThat(message.ack()).isEqualTo(AckOutcome.COMMITTED);
+        assertThat(inflightFields()).as("the progress went with the delivery").isZero();
+    }
+
+    @Test
+    void aReportCanExtendTheLeaseInTheSameCall() {
+        PulledMessage<String> message = held("k");
+        Instant first = message.leaseDeadline();
+
+        message.reportProgress(10, "started", Duration.ofSeconds(30));
+
+        assertThat(message.leaseDeadline()).isAfter(first.plusSeconds(25));
+        assertThat(stored("k").leaseDeadline()).contains(message.leaseDeadline());
+        // the lease of a second would have run out by now, and a poll would have recovered it
+        awaitRedisClockPast(redisTimeMs(), 1_200);
+        assertThat(puller.poll(1, Duration.ofMillis(300), "jobs")).isEmpty();
+        assertThat(stored("k").state()).isEqualTo(MessageState.IN_FLIGHT);
+        assertThat(message.ack()).isEqualTo(AckOutcome.COMMITTED);
+    }
+
+    @Test
+    void aLeaseThatRunsOutTakesTheProgressWithItAndTheReportAfterItFails() {
+        PulledMessage<String> message = held("k");
+        message.reportProgress(50, "half");
+        assertThat(inflightFields()).isEqualTo(2);
+
+        awaitRedisClockPast(redisTimeMs(), 1_100);
+        List<PulledMessage<String>> again = puller.poll(1, Duration.ofSeconds(3), "jobs");
+        assertThat(again).as("delivered again once its lease was recovered").hasSize(1);
+
+        assertThat(stored("k").progress()).as("the new delivery reported nothing").isEmpty();
+        assertThat(inflightFields()).as("only the new delivery's envelope").isEqualTo(1);
+        assertThatThrownBy(() -> message.reportProgress(60, "late")).isInstanceOf(LeaseExpiredException.class);
+        assertThat(again.get(0).ack()).isEqualTo(AckOutcome.COMMITTED);
+        assertThat(inflightFields()).isZero();
+    }
+
+    @Test
+    void aCancelledDeliveryRefusesReportsAndItsProgressIsGone() {
+        PulledMessage<String> message = held("k");
+        message.reportProgress(50, "half");
+
+        assertThat(rmq.producer().cancel(MessageRef.of("jobs", "k"))).isTrue();
+
+        assertThat(inflightFields()).isZero();
+        assertThatThrownBy(() -> message.reportProgress(60, "on"))
+                .isInstanceOf(MessageCancelledException.class).hasMessageContaining("no progress is recorded");
+        assertThat(message.ack()).isEqualTo(AckOutcome.CANCELLED);
+    }
+
+    @Test
+    void aRetryOrADeathTakesTheProgressWithIt() {
+        PulledMessage<String> message = held("k");
+        message.reportProgress(70, "nearly");
+        assertThat(message.retryNow("try again")).isEqualTo(AckOutcome.RETRY);
+        assertThat(inflightFields()).isZero();
+
+        PulledMessage<String> second = puller.poll(1, Duration.ofSeconds(2), "jobs").get(0);
+        second.reportProgress(10, "again");
+        assertThat(second.dead("give up")).isEqualTo(AckOutcome.DEAD);
+        assertThat(inflightFields()).isZero();
+    }
+
+    @Test
+    void anotherPullerReportsByReferenceAndItsExtensionReachesTheHolder() {
+        PulledMessage<String> message = held("k");
+        RmqPuller<String> other = startPuller(closedAfterTest(client(JOBS, ONCE)), "jobs");
+
+        DeliveryRef extended = other.reportProgress(message.ref(), 25, "by reference", Duration.ofSeconds(30));
+
+        assertThat(stored("k").progress()).map(Progress::note).contains("by reference");
+        assertThat(extended.lease()).isGreaterThan(message.ref().lease());
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(message.ref()).isEqualTo(extended));
+        DeliveryRef kept = other.reportProgress(extended, 30, "keeps the lease", null);
+        assertThat(kept).isEqualTo(extended);
+        assertThat(message.ack()).isEqualTo(AckOutcome.COMMITTED);
+        assertThatThrownBy(() -> other.reportProgress(extended, 40, "too late", null))
+                .isInstanceOf(LeaseExpiredException.class);
+    }
+
+    @Test
+    void aHandlerOfAContainerReportsAndTheInspectorSeesItWhileItRuns() throws Exception {
+        rmq = closedAfterTest(client(JOBS, ONCE));
+        CountDownLatch reported = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        start(rmq, "jobs", String.class, (RmqMessage<String> message) -> {
+            message.reportProgress(75, "three of four steps", Duration.ofSeconds(20));
+            reported.countDown();
+            assertThat(finish.await(10, TimeUnit.SECONDS)).isTrue();
+            return ConsumeResult.success();
+        });
+        rmq.producer().send(OutgoingMessage.priority("jobs", "p", 50).withKey("k"));
+        assertThat(reported.await(10, TimeUnit.SECONDS)).isTrue();
+
+        StoredMessage running = stored("k");
+        assertThat(running.progress()).map(Progress::percent).contains(75);
+        assertThat(running.leaseDeadline().orElseThrow()).as("extended by the report")
+                .isAfter(Instant.ofEpochMilli(redisTimeMs()).plusSeconds(15));
+
+        finish.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> rmq.producer().get(MessageRef.of("jobs", "k")).isEmpty());
+        assertThat(inflightFields()).isZero();
+    }
+
+    @Test
+    void anAtMostOnceDeliveryHasNothingToAttachAReportTo() {
+        rmq = closedAfterTest(client(JOBS, ONCE));
+        RmqPuller<String> once = startPuller(rmq, "once");
+        rmq.producer().send(OutgoingMessage.priority("once", "p", 50).withKey("k"));
+        PulledMessage<String> message = once.poll(1, Duration.ofSeconds(2), "once").get(0);
+
+        assertThat(message.reportProgress(50, "half")).isFalse();
+        assertThat(message.ack()).isEqualTo(AckOutcome.COMMITTED);
+    }
+
+    @Test
+    void aReportOutOfBoundsIsRefusedBeforeItReachesRedis() {
+        PulledMessage<String> message = held("k");
+        assertThatThrownBy(() -> message.reportProgress(101, "")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("0 to 100, was 101");
+        assertThatThrownBy(() -> message.reportProgress(-1, "")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> message.reportProgress(5, null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("must not be null");
+        assertThatThrownBy(() -> message.reportProgress(5, "x".repeat(Progress.MAX_NOTE + 1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 500 characters");
+        assertThatThrownBy(() -> message.reportProgress(5, "", Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 1 ms");
+        assertThat(stored("k").progress()).isEmpty();
+        assertThat(message.ack()).isEqualTo(AckOutcome.COMMITTED);
+    }
+}
