@@ -65,6 +65,11 @@ class OpenApiResponsesTests {
         String token = delivery.path("token").asString();
         check(document, "post", "/api/v1/deliveries/{token}/extend", api.post("/api/v1/deliveries/" + token
                 + "/extend", HttpApi.json(Map.of("duration", "PT30S"))));
+        check(document, "post", "/api/v1/deliveries/{token}/progress", api.post("/api/v1/deliveries/" + token
+                + "/progress", HttpApi.json(Map.of("percent", 50, "note", "half way"))));
+        // a message in flight, with its progress
+        check(document, "get", "/api/v1/topics/{topic}/messages/{key}", api.get("/api/v1/topics/" + topic
+                + "/messages/" + delivery.path("key").asString()));
         check(document, "post", "/api/v1/deliveries/{token}/dead", api.post("/api/v1/deliveries/" + token + "/dead",
                 HttpApi.json(Map.of("reason", "poison"))));
         String dead = delivery.path("key").asString();
@@ -87,7 +92,7 @@ class OpenApiResponsesTests {
         check(document, "get", "/api/v1/topics/{topic}", api.get("/api/v1/topics/no-such-topic"));
         check(document, "post", "/api/v1/deliveries/{token}/ack", api.post("/api/v1/deliveries/" + token + "/ack"));
 
-        assertThat(checked).as("answers held against the document").hasSize(20);
+        assertThat(checked).as("answers held against the document").hasSize(22);
     }
 
     @Test

@@ -152,6 +152,8 @@ class ProblemTypesTests {
                 .problem("lease-expired", 410);
         api.post("/api/v1/deliveries/no-such-token/extend", HttpApi.json(Map.of("duration", "PT1M")))
                 .problem("lease-expired", 410);
+        api.post("/api/v1/deliveries/no-such-token/progress", HttpApi.json(Map.of("percent", 10)))
+                .problem("lease-expired", 410);
     }
 
     @Test

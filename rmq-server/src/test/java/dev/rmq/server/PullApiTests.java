@@ -188,6 +188,39 @@ class PullApiTests {
     }
 
     @Test
+    void progressIsShownByTheMessageLookUpAndAReportCanExtendTheLease() {
+        api.send("t-pull", Map.of("payload", "x", "key", "progress-1", "priority", 20));
+        JsonNode delivery = api.pullKey("t-pull", "progress-1");
+        String token = delivery.path("token").asString();
+
+        JsonNode recorded = api.post("/api/v1/deliveries/" + token + "/progress",
+                HttpApi.json(Map.of("percent", 40, "note", "rows 400 of 1000"))).expect(200);
+        assertThat(recorded.path("outcome").asString()).isEqualTo("PROGRESS_RECORDED");
+        assertThat(recorded.path("token").asString()).as("the lease stays, and its token").isEqualTo(token);
+        JsonNode stored = api.get("/api/v1/topics/t-pull/messages/progress-1").expect(200);
+        assertThat(stored.path("progress").path("percent").asInt()).isEqualTo(40);
+        assertThat(stored.path("progress").path("note").asString()).isEqualTo("rows 400 of 1000");
+        assertThat(Instant.parse(stored.path("progress").path("reportedAt").asString()))
+                .isBefore(Instant.parse(stored.path("leaseDeadline").asString()));
+
+        JsonNode extended = api.post("/api/v1/deliveries/" + token + "/progress",
+                HttpApi.json(Map.of("percent", 80, "extendLease", "PT5M"))).expect(200);
+        assertThat(Instant.parse(extended.path("leaseDeadline").asString()))
+                .isAfter(Instant.parse(delivery.path("leaseDeadline").asString()).plus(Duration.ofMinutes(4)));
+        assertThat(extended.path("token").asString()).as("the token of the new lease").isNotEqualTo(token);
+        assertThat(api.get("/api/v1/topics/t-pull/messages/progress-1").expect(200).path("progress").path("note")
+                .asString()).as("a report without a note").isEmpty();
+
+        api.post("/api/v1/deliveries/" + token + "/progress", HttpApi.json(Map.of("percent", 101)))
+                .problem("invalid-argument", 400);
+        api.post("/api/v1/deliveries/" + token + "/progress", HttpApi.json(Map.of("note", "no percent")))
+                .problem("malformed-body", 400);
+        assertThat(api.post("/api/v1/deliveries/" + extended.path("token").asString() + "/ack").expect(200)
+                .path("outcome").asString()).isEqualTo("COMMITTED");
+        api.get("/api/v1/topics/t-pull/messages/progress-1").problem("not-found", 404);
+    }
+
+    @Test
     void anExtendedDeliveryIsStillAcknowledgedByItsFirstTokenOnTheServerThatHandedItOut() {
         api.send("t-pull", Map.of("payload", "x", "key", "extend-2", "priority", 20));
         JsonNode delivery = api.pullKey("t-pull", "extend-2");

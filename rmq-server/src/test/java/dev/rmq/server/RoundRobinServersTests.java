@@ -177,6 +177,14 @@ class RoundRobinServersTests {
             assertThat(answer.body()).contains("lease-expired");
         }
 
+        JsonNode reported = JSON.readTree(on(1, "POST", "/api/v1/deliveries/" + token + "/progress",
+                Map.of("percent", 30, "note", "from the other server")).body());
+        assertThat(reported.path("outcome").asString()).isEqualTo("PROGRESS_RECORDED");
+        assertThat(reported.path("token").asString()).as("the lease, and so its token, stay").isEqualTo(token);
+        JsonNode looked = JSON.readTree(on(0, "GET", "/api/v1/topics/" + TOPIC + "/messages/"
+                + delivery.path("key").asString(), null).body());
+        assertThat(looked.path("progress").path("note").asString()).isEqualTo("from the other server");
+
         JsonNode extended = JSON.readTree(on(1, "POST", "/api/v1/deliveries/" + token + "/extend",
                 Map.of("duration", "PT5M")).body());
         assertThat(extended.path("outcome").asString()).isEqualTo("EXTENDED");

@@ -78,7 +78,7 @@ final class BatchRunner<T> {
                 continue;
             }
             for (Delivery<T> delivery : taken) {
-                session.reportLateness(delivery, polled);
+                delivery.reportLateness(polled);
             }
             call.running = taken.get(0);
             List<Invoker.Handled> handled = invoker.invoke(taken, call);

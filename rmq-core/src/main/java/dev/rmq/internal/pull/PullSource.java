@@ -304,7 +304,7 @@ public final class PullSource<T> implements SlotOwner {
                 int share = Math.min(Puller.MAX_PER_CALL, Puller.ceilDiv(want - got, picks.size() - i));
                 Batch<T> batch = pick.session().poll(share, pick.floor());
                 for (Delivery<T> delivery : batch.deliveries()) {
-                    pick.session().reportLateness(delivery, batch);
+                    delivery.reportLateness(batch);
                     out.add((PulledDelivery<T>) delivery);
                 }
                 got += batch.deliveries().size();
@@ -340,7 +340,7 @@ public final class PullSource<T> implements SlotOwner {
                 more.add(pick.session());
             }
             for (Delivery<T> delivery : batch.deliveries()) {
-                pick.session().reportLateness(delivery, batch);
+                delivery.reportLateness(batch);
                 got.add((PulledDelivery<T>) delivery);
             }
             if (batch.failure() != null) {

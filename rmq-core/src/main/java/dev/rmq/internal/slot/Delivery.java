@@ -5,6 +5,7 @@ import dev.rmq.exceptions.RmqException;
 import dev.rmq.consumer.Progress;
 import dev.rmq.consumer.RmqMessage;
 import dev.rmq.internal.redis.Envelope;
+import dev.rmq.internal.schedule.TickLateness;
 import dev.rmq.internal.script.ExtendCall;
 import dev.rmq.topic.TopicType;
 import org.jspecify.annotations.Nullable;
@@ -14,6 +15,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One delivery of a message, taken from its {@link SlotSession}: the lease token its ending must quote, and when
@@ -111,6 +113,20 @@ public class Delivery<T> implements RmqMessage<T> {
             cancelled = session.owner().calls().cancelled(session.keys, key, token);
         }
         return cancelled;
+    }
+
+    /**
+     * Reports how late this delivery is, by the Redis clock at the poll of {@code batch} and the time passed since;
+     * and for a schedule's tick, how late against the tick's instant.
+     */
+    public final void reportLateness(Batch<?> batch) {
+        Optional<Instant> due = dueTime();
+        if (due.isEmpty()) {
+            return;
+        }
+        long nowMs = batch.redisNowMs() + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - batch.receivedNanos());
+        session.owner().metrics().lateness(session.topic(), nowMs - due.get().toEpochMilli());
+        TickLateness.report(session.owner().metrics(), session.topic(), key, headers(), nowMs);
     }
 
     @Override

@@ -4,20 +4,18 @@ import dev.rmq.consumer.AckOutcome;
 import dev.rmq.internal.redis.SlotFencedException;
 import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.internal.script.ExtendCall;
-import dev.rmq.internal.schedule.TickLateness;
 import dev.rmq.internal.script.PrepareCall;
 import dev.rmq.topic.TopicDefinition;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * One slot a consumer holds, and everything done with it: polling it, the deliveries taken and not ended, their
@@ -206,20 +204,6 @@ public final class SlotSession<T> {
         return timing;
     }
 
-    /**
-     * Reports how late a delivery is, by the Redis clock at the poll and the time passed since; and for a schedule's
-     * tick, how late against the tick's instant.
-     */
-    public void reportLateness(Delivery<T> delivery, Batch<T> batch) {
-        Optional<Instant> due = delivery.dueTime();
-        if (due.isEmpty()) {
-            return;
-        }
-        long nowMs = batch.redisNowMs() + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - batch.receivedNanos());
-        owner.metrics().lateness(topic(), nowMs - due.get().toEpochMilli());
-        TickLateness.report(owner.metrics(), topic(), delivery.key(), delivery.headers(), nowMs);
-    }
-
     // ---- endings -------------------------------------------------------------------------------------------
 
     /** Gathers an ending for the next {@link #flush}. */
@@ -369,42 +353,39 @@ public final class SlotSession<T> {
         if (!owner.guarantee().leased()) {
             return 0;
         }
-        synchronized (quoting) {
-            long before = System.nanoTime();
-            long renewed;
-            try {
-                renewed = owner.calls().extend(keys, fence, duration,
-                        List.of(new ExtendCall.Lease(delivery.key(), delivery.token()))).get(0);
-            } catch (SlotFencedException e) {
-                lostTo("extend", 1);
-                throw e;
-            }
-            verifiedNanos = before;
-            delivery.renewed(renewed, before, duration);
-            return renewed;
-        }
+        return onOneLease(delivery, "extend", duration, () -> owner.calls().extend(keys, fence, duration,
+                List.of(new ExtendCall.Lease(delivery.key(), delivery.token()))).get(0));
     }
 
     /**
      * A handler's progress report for one delivery, which lengthens its lease to {@code lease} from now unless that
-     * is null; returns its token after the report, 0 when its lease was already lost, or {@link
-     * ExtendCall#CANCELLED} when a cancel removed it.
+     * is null; returns its token after the report, as {@link #extendOne} does.
      *
      * @throws SlotFencedException when the slot is another consumer's now
      */
     public long reportProgress(Delivery<?> delivery, int percent, String note, @Nullable Duration lease) {
+        // a report that keeps the lease leaves the delivery's deadline as it was
+        return onOneLease(delivery, "progress", lease != null ? lease : Duration.ZERO, () -> owner.calls()
+                .progress(keys, fence, delivery.key(), delivery.token(), lease, percent, note));
+    }
+
+    /**
+     * Runs {@code call}, which quotes one delivery's token and answers its token after the call, in turn with the
+     * other calls that quote tokens, and records what it answered; {@code lease} is how long the call lengthened the
+     * lease by, zero when it did not.
+     */
+    private long onOneLease(Delivery<?> delivery, String during, Duration lease, LongSupplier call) {
         synchronized (quoting) {
             long before = System.nanoTime();
             long token;
             try {
-                token = owner.calls().progress(keys, fence, delivery.key(), delivery.token(), lease, percent, note);
+                token = call.getAsLong();
             } catch (SlotFencedException e) {
-                lostTo("progress", 1);
+                lostTo(during, 1);
                 throw e;
             }
             verifiedNanos = before;
-            // a report that keeps the lease leaves the delivery's deadline as it was
-            delivery.renewed(token, before, lease != null ? lease : Duration.ZERO);
+            delivery.renewed(token, before, lease);
             return token;
         }
     }

@@ -4,6 +4,7 @@ import dev.rmq.consumer.AckOutcome;
 import dev.rmq.exceptions.RmqException;
 import dev.rmq.exceptions.MessageCancelledException;
 import dev.rmq.exceptions.RmqUnavailableException;
+import dev.rmq.consumer.Progress;
 import dev.rmq.pull.DeliveryRef;
 import dev.rmq.pull.LeaseExpiredException;
 import dev.rmq.pull.PulledMessage;
@@ -23,6 +24,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -164,12 +167,34 @@ public final class ServerPuller implements SmartLifecycle, AutoCloseable {
      *         delivery by the new token; the old one still works here, where the delivery is held, and nowhere else
      */
     public Extended extend(String token, Duration duration) {
+        return onLease(token, "extend", true, ref -> startedPuller().extend(ref, duration),
+                message -> message.extend(duration));
+    }
+
+    /**
+     * Records the progress of a token's delivery, and extends its lease unless {@code extendLease} is null; the
+     * token stays the same when the lease does.
+     */
+    public Extended reportProgress(String token, int percent, String note, @Nullable Duration extendLease) {
+        Progress.check(percent, note);
+        return onLease(token, "record progress on", extendLease != null,
+                ref -> startedPuller().reportProgress(ref, percent, note, extendLease),
+                message -> message.reportProgress(percent, note, extendLease));
+    }
+
+    /**
+     * Runs a call on the lease of a token's delivery: {@code held} when this server handed it out, {@code elsewhere}
+     * when another did. {@code what} the call does, for the messages; {@code moves} whether it moves the lease, and
+     * so issues a new token.
+     */
+    private Extended onLease(String token, String what, boolean moves, Function<DeliveryRef, DeliveryRef> elsewhere,
+                             Consumer<PulledMessage<JsonNode>> held) {
         Delivery delivery = deliveries.find(token);
         if (delivery == null) {
             try {
                 requireRunning();
-                DeliveryRef extended = startedPuller().extend(elsewhere(token), duration);
-                return new Extended(tokens.issue(extended), extended.leaseDeadline());
+                DeliveryRef after = elsewhere.apply(elsewhere(token));
+                return new Extended(moves ? tokens.issue(after) : token, after.leaseDeadline());
             } catch (MessageCancelledException e) {
                 throw new UnknownDeliveryException(e.getMessage() + "; settle the token to end it");
             }
@@ -177,10 +202,10 @@ public final class ServerPuller implements SmartLifecycle, AutoCloseable {
         if (delivery.fixedDeadline() != null) {
             throw new IllegalArgumentException("message '" + delivery.message().key() + "' of topic '"
                     + delivery.message().topic() + "' was delivered at most once: it left Redis when it was pulled,"
-                    + " and has no lease to extend");
+                    + " and has no lease to " + what);
         }
         try {
-            delivery.message().extend(duration);
+            held.accept(delivery.message());
         } catch (LeaseExpiredException e) {
             deliveries.forget(delivery);
             throw e;
@@ -193,6 +218,9 @@ public final class ServerPuller implements SmartLifecycle, AutoCloseable {
             deliveries.forget(delivery);
             throw new UnknownDeliveryException("the lease of this token's message is over (" + e.getMessage()
                     + "); nothing was done, and it will be delivered again");
+        }
+        if (!moves) {
+            return new Extended(delivery.token(), delivery.leaseDeadline());
         }
         Delivery renamed = deliveries.alias(delivery, tokens.issue(delivery.message().ref()));
         return new Extended(renamed.token(), renamed.leaseDeadline());

@@ -2,6 +2,7 @@ package dev.rmq.spring.actuate;
 
 import dev.rmq.dead.DeadMessage;
 import dev.rmq.inspect.SlotCounts;
+import dev.rmq.consumer.Progress;
 import dev.rmq.journal.MessageHistory;
 import dev.rmq.producer.StoredMessage;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
@@ -91,10 +92,11 @@ public final class RmqEndpointViews {
 
     /**
      * One queued message. Of {@code dueTime}, {@code priority}, {@code visibleAt} and {@code leaseDeadline}, those
-     * that apply to its state are set.
+     * that apply to its state are set; {@code progress} is what the handler of a message in flight last reported.
      */
     public record MessageEntry(String key, int slot, String state, @Nullable String dueTime, @Nullable Long priority,
-                               @Nullable String visibleAt, @Nullable String leaseDeadline, int attempts,
+                               @Nullable String visibleAt, @Nullable String leaseDeadline,
+                               @Nullable Progress progress, int attempts,
                                String lastError, Map<String, String> headers, String payload, int payloadBytes) {
 
         static MessageEntry of(StoredMessage message, TopicType type) {
@@ -103,7 +105,8 @@ public final class RmqEndpointViews {
                     message.dueTime(type).map(Instant::toString).orElse(null),
                     priority.isPresent() ? priority.getAsLong() : null,
                     message.visibleAt().map(Instant::toString).orElse(null),
-                    message.leaseDeadline().map(Instant::toString).orElse(null), message.attempts(), message.lastError(), message.headers(), preview(message.payload()),
+                    message.leaseDeadline().map(Instant::toString).orElse(null), message.progress().orElse(null),
+                    message.attempts(), message.lastError(), message.headers(), preview(message.payload()),
                     message.payload().length);
         }
     }

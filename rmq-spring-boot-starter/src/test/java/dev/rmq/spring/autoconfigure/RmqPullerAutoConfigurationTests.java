@@ -63,6 +63,29 @@ class RmqPullerAutoConfigurationTests {
     }
 
     @Test
+    void theEndpointShowsAMessageInFlightWithItsProgressBesideItsLeaseDeadline() {
+        RedisAndZooKeeper.redis().command("FLUSHALL");
+        contextRunner.withPropertyValues("rmq.puller.topics=jobs").run(context -> {
+            @SuppressWarnings("unchecked")
+            RmqPuller<String> puller = context.getBean(RmqPuller.class);
+            context.getBean(RmqProducer.class).send(OutgoingMessage.priority("jobs", "export", 100).withKey("e-1"));
+            List<PulledMessage<String>> got = puller.poll(1, Duration.ofSeconds(5));
+            assertThat(got).hasSize(1);
+            got.get(0).reportProgress(60, "sheet 3 of 5");
+
+            RmqEndpointViews.MessageEntry running = context.getBean(RmqEndpoint.class)
+                    .topic("jobs", "inflight", 0L, 10, null, null).messages().entries().get(0);
+
+            assertThat(running.key()).isEqualTo("e-1");
+            assertThat(running.leaseDeadline()).isEqualTo(got.get(0).leaseDeadline().toString());
+            assertThat(running.progress()).isNotNull();
+            assertThat(running.progress().percent()).isEqualTo(60);
+            assertThat(running.progress().note()).isEqualTo("sheet 3 of 5");
+            assertThat(got.get(0).ack()).isEqualTo(AckOutcome.COMMITTED);
+        });
+    }
+
+    @Test
     void underZooKeeperThePullerTakesTheSlotsAssignedToIt() {
         contextRunner.withPropertyValues("rmq.puller.topics[0]=jobs", "rmq.zookeeper.connect-string="
                 + RedisAndZooKeeper.zookeeper().getConnectString()).run(context -> {

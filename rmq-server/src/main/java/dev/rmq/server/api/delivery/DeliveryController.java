@@ -126,6 +126,34 @@ public class DeliveryController {
     }
 
     /**
+     * {@code {"percent": 40, "note": "rows 400 of 1000", "extendLease": "PT5M"}}: records how far the handling has
+     * come, for the message look-up to show beside its lease deadline until it is settled. {@code note} is optional
+     * (at most 500 characters); with {@code extendLease} the lease is extended in the same call, and the answer
+     * carries the new token, as an extension's does; without it the token stays.
+     */
+    @PostMapping("/deliveries/{token}/progress")
+    public OutcomeView progress(@PathVariable String token, @RequestBody(required = false) @Nullable JsonNode body) {
+        JsonBody request = JsonBody.of(body).allowOnly(List.of("percent", "note", "extendLease"));
+        Long percent = request.integer("percent");
+        if (percent == null) {
+            throw new ApiException(Problem.MALFORMED_BODY, "field 'percent' is required: how far the handling has"
+                    + " come, from 0 to 100");
+        }
+        if (percent < 0 || percent > 100) {
+            throw new ApiException(Problem.INVALID_ARGUMENT, "field 'percent' must be from 0 to 100, was " + percent);
+        }
+        String note = request.string("note");
+        Duration extendLease = request.duration("extendLease");
+        if (extendLease != null && (extendLease.isNegative() || extendLease.toMillis() < 1)) {
+            throw new ApiException(Problem.INVALID_ARGUMENT, "field 'extendLease' must be at least 1 ms, was "
+                    + extendLease + "; leave it out to keep the lease");
+        }
+        ServerPuller.Extended after = puller.reportProgress(token, percent.intValue(), note == null ? "" : note,
+                extendLease);
+        return new OutcomeView("PROGRESS_RECORDED", after.leaseDeadline().toString(), after.token());
+    }
+
+    /**
      * {@code {"tokens": [...]}}: acknowledges many messages in one Redis call per slot. Each token has its own
      * outcome; one not held (settled, expired, unknown) is {@code STALE}, and nothing was done for it.
      */
