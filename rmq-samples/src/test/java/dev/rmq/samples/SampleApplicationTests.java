@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Order;
 import org.opentest4j.TestAbortedException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import dev.rmq.samples.dashboard.DashboardRendering;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -25,6 +26,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -57,6 +61,10 @@ class SampleApplicationTests {
     private static Process app;
     private static Path log;
     private static int port;
+    private static final Path DASHBOARD = Path.of("..", "docs", "grafana", "rmq-dashboard.json");
+    /** The sample's metrics scraped twice a second while the tests run, for the dashboard's rendering. */
+    private static final DashboardRendering RENDERING = new DashboardRendering();
+    private static ScheduledExecutorService scraper;
 
     @BeforeAll
     static void startTheSampleWithNothingConfigured() throws IOException {
@@ -91,10 +99,30 @@ class SampleApplicationTests {
         await().atMost(STARTUP).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
                 .until(() -> !app.isAlive() || get("/actuator/health").statusCode() == 200);
         assertThat(app.isAlive()).as("the sample exited during start-up; see %s", log.toAbsolutePath()).isTrue();
+        if (jar == null && !AOT && !VIRTUAL) {
+            scraper = Executors.newSingleThreadScheduledExecutor();
+            scraper.scheduleAtFixedRate(SampleApplicationTests::scrape, 0, 500, TimeUnit.MILLISECONDS);
+            // a first scrape before any test sends: a rate needs the value before it
+            await().atMost(Duration.ofSeconds(30)).until(() -> RENDERING.scrapes() > 0);
+        }
+    }
+
+    private static void scrape() {
+        try {
+            HttpResponse<String> scraped = get("/actuator/prometheus");
+            if (scraped.statusCode() == 200) {
+                RENDERING.add(System.currentTimeMillis(), scraped.body());
+            }
+        } catch (IOException | InterruptedException e) {
+            // a scrape missed leaves a gap in the lines
+        }
     }
 
     @AfterAll
     static void stopWhateverIsLeft() throws IOException {
+        if (scraper != null) {
+            scraper.shutdownNow();
+        }
         if (app != null && app.isAlive()) {
             app.destroyForcibly();
         }
@@ -138,6 +166,14 @@ class SampleApplicationTests {
     void keyAccountTasksGoFirst() throws Exception {
         assertThat(json(post("/merchant-tasks/demo")).size()).isEqualTo(6);
 
+        // while the tasks run, the one in flight shows its progress, reported half way, beside its lease deadline
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            JsonNode running = json(get("/actuator/rmq/merchant-tasks?view=inflight")).path("messages")
+                    .path("entries");
+            assertThat(running).isNotEmpty();
+            assertThat(running.get(0).path("progress").path("note").asString()).startsWith("half of ");
+            assertThat(running.get(0).path("leaseDeadline").asString()).isNotEmpty();
+        });
         await().atMost(Duration.ofSeconds(30)).until(() -> logLines(" merchant m-").size() == 6);
         List<String> order = logLines(" merchant m-").stream()
                 .map(line -> line.substring(line.indexOf("merchant-tasks:"))).toList();
@@ -205,8 +241,7 @@ class SampleApplicationTests {
         assertThat(prometheus.body()).contains("rmq_merges_total{").contains("rmq_backlog_messages{");
 
         // the Grafana dashboard that the repository ships asks only for what the sample exports
-        List<String> queries = DashboardQueries.of(JSON.readTree(Files.readString(
-                Path.of("..", "docs", "grafana", "rmq-dashboard.json"))));
+        List<String> queries = DashboardQueries.of(JSON.readTree(Files.readString(DASHBOARD)));
         assertThat(queries).hasSizeGreaterThan(10);
         assertThat(DashboardQueries.missing(queries, prometheus.body())).as("what the dashboard asks for").isEmpty();
         // and so does the autoscaling recipe of the operations page
@@ -214,6 +249,62 @@ class SampleApplicationTests {
                 .filter(line -> line.startsWith("query: ")).map(line -> line.substring("query: ".length())).toList();
         assertThat(recipe).isNotEmpty();
         assertThat(DashboardQueries.missing(recipe, prometheus.body())).as("what the KEDA recipe asks for").isEmpty();
+    }
+
+    /**
+     * The dashboard the repository ships, drawn from its own queries over the sample's metrics as the tests before
+     * this one moved them: what they did shows on it. The drawing goes to target/rmq-dashboard.svg; the operations
+     * page shows a copy, which must have every panel.
+     */
+    @Test
+    @Order(6)
+    void theDashboardDrawsWhatTheSampleDid() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(scraper != null, "drawn once, from the sample's main class");
+        // a few seconds of steady use, so that every type shows more than one event
+        for (int round = 0; round < 6; round++) {
+            assertThat(post("/prices/sku-" + round + "/burst?count=5").statusCode()).isEqualTo(200);
+            assertThat(post("/orders?payWithin=2s").statusCode()).isEqualTo(200);
+            if (round % 3 == 0) {
+                assertThat(post("/merchant-tasks/demo").statusCode()).isEqualTo(200);
+            }
+            Thread.sleep(1_000);
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> json(get("/actuator/rmq")).at("/topics/1/backlog")
+                .asLong() == 0);
+        // the last orders close 2 s after they were sent, and a few scrapes more see the topics at rest
+        Thread.sleep(2_500);
+        scraper.shutdownNow();
+        assertThat(scraper.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        JsonNode dashboard = JSON.readTree(Files.readString(DASHBOARD));
+        List<String> titles = new ArrayList<>();
+        dashboard.path("panels").forEach(panel -> titles.add(panel.path("title").asString()));
+        assertThat(RENDERING.scrapes()).as("scrapes taken while the tests ran").isGreaterThan(10);
+
+        List<DashboardRendering.Panel> panels = RENDERING.panels(dashboard, "5s");
+        Files.writeString(Path.of("target", "rmq-dashboard.svg"), RENDERING.svg(dashboard, "5s",
+                "the sample's own metrics while SampleApplicationTests ran, rates over 5 s"));
+
+        assertThat(panels).extracting(DashboardRendering.Panel::title).containsExactlyElementsOf(titles);
+        assertThat(peak(panels, "Sent", "price-change")).as("the burst of price updates").isPositive();
+        assertThat(peak(panels, "Sent", "price-change merged")).as("nine of them merged").isPositive();
+        assertThat(peak(panels, "Handled", "merchant-tasks success")).isPositive();
+        assertThat(peak(panels, "Lateness p50 / p99", "order-timeout p99")).as("the closed orders").isPositive();
+        assertThat(peak(panels, "In flight and dead", "merchant-tasks in flight")).as("the tasks").isPositive();
+        assertThat(peak(panels, "Slots owned and paused", "order-timeout slots owned")).isEqualTo(16);
+        String published = Files.readString(DASHBOARD.resolveSibling("rmq-dashboard.svg"));
+        assertThat(titles).allSatisfy(title -> assertThat(published).contains(">" + title + "</text>"));
+    }
+
+    /** The highest value the line {@code line} of panel {@code title} reached; fails when it has none. */
+    private static double peak(List<DashboardRendering.Panel> panels, String title, String line) {
+        DashboardRendering.Panel panel = panels.stream().filter(p -> p.title().equals(title)).findFirst()
+                .orElseThrow();
+        double[] values = panel.lines().stream().filter(l -> l.name().equals(line)).findFirst()
+                .orElseThrow(() -> new AssertionError("panel '" + title + "' has no line '" + line + "', only "
+                        + panel.lines().stream().map(DashboardRendering.Line::name).toList()))
+                .values();
+        return java.util.Arrays.stream(values).filter(v -> !Double.isNaN(v)).max()
+                .orElseThrow(() -> new AssertionError("line '" + line + "' of '" + title + "' has no value"));
     }
 
     /** The runnable jar carries what the sample runs, not rmq's or anyone's test tooling. */
@@ -237,7 +328,7 @@ class SampleApplicationTests {
      * of its own, so it outlives the application's shutdown, which then releases its slots quickly and quietly.
      */
     @Test
-    @Order(6)
+    @Order(7)
     void ctrlCStopsTheSampleWithinTheBoundQuietlyAndItsRedisAfterIt() throws Exception {
         long redisPid = embeddedRedisPid().orElseThrow();
         assertThat(ProcessHandle.of(redisPid)).isPresent();

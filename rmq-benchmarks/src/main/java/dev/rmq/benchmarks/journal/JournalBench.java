@@ -19,6 +19,7 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,14 +34,14 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Sends and consumes the same messages with the journal off, asynchronous and synchronous, in turn within each
- * repetition (the order rotates, after a shorter unmeasured round of each), on one redis-server and one PostgreSQL
- * this run starts; then journals a backlog
- * and times its restore after a FLUSHALL. Prints medians with ranges, and each mode's rate as a ratio of the
- * unjournaled rate of the same repetition.
+ * Sends and consumes the same messages with the journal off, asynchronous (with finished messages pruned at once,
+ * and with a history of finished messages kept), and synchronous, in turn within each repetition (the order
+ * rotates, after a shorter unmeasured round of each), on one redis-server and one PostgreSQL this run starts; then
+ * journals a backlog and times its restore after a FLUSHALL. Prints medians with ranges, and each case's rate as a
+ * ratio of the unjournaled rate of the same repetition.
  *
- * <p>Arguments: {@code --reps N} (3), {@code --messages N} per mode and repetition (20,000), {@code --restore N}
- * (100,000).
+ * <p>Arguments: {@code --reps N} (3), {@code --messages N} per case and repetition (20,000), {@code --history N}
+ * finished messages the history case finds in the tables (500,000), {@code --restore N} (100,000).
  */
 public final class JournalBench {
 
@@ -56,32 +57,52 @@ public final class JournalBench {
     record Rates(double produce, double consume, long gap) {
     }
 
+    /** What is measured: the journal's mode, and what becomes of the messages it finished. */
+    enum Case {
+        OFF("off", JournalMode.OFF),
+        ASYNC_PRUNED("async, finished pruned at once", JournalMode.ASYNC),
+        ASYNC_HISTORY("async, history kept", JournalMode.ASYNC),
+        SYNC("sync", JournalMode.SYNC);
+
+        final String label;
+        final JournalMode mode;
+
+        Case(String label, JournalMode mode) {
+            this.label = label;
+            this.mode = mode;
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         Map<String, Integer> options = parse(args);
         int reps = options.getOrDefault("reps", 3);
         int messages = options.getOrDefault("messages", 20_000);
         int restoreCount = options.getOrDefault("restore", 100_000);
-        List<Map<JournalMode, Rates>> rounds = new ArrayList<>();
+        int history = options.getOrDefault("history", 500_000);
+        List<Map<Case, Rates>> rounds = new ArrayList<>();
         try (RedisServer redis = RedisServer.start(); PostgresTestServer postgres = PostgresTestServer.start();
              HikariDataSource database = pool(postgres)) {
             RedissonClient redisson = redisson(redis);
             try {
-                List<JournalMode> order = new ArrayList<>(List.of(JournalMode.OFF, JournalMode.ASYNC, JournalMode.SYNC));
-                // one round of each mode unmeasured, so that no mode's first round pays for compiling the code
-                for (JournalMode mode : order) {
+                List<Case> order = new ArrayList<>(List.of(Case.values()));
+                // one round of each case unmeasured, so that no case's first round pays for compiling the code
+                for (Case measured : order) {
                     redis.command("FLUSHALL");
                     empty(database);
-                    produceAndConsume(redisson, database, mode, messages / 4);
+                    produceAndConsume(redisson, database, measured, messages / 4);
                 }
                 for (int rep = 1; rep <= reps; rep++) {
-                    Map<JournalMode, Rates> round = new EnumMap<>(JournalMode.class);
-                    for (JournalMode mode : order) {
+                    Map<Case, Rates> round = new EnumMap<>(Case.class);
+                    for (Case measured : order) {
                         redis.command("FLUSHALL");
                         empty(database);
-                        Rates rates = produceAndConsume(redisson, database, mode, messages);
-                        round.put(mode, rates);
-                        System.out.printf("rep %d %-5s produce %,9.0f msgs/s  consume %,9.0f msgs/s  rows dropped %d%n",
-                                rep, mode, rates.produce(), rates.consume(), rates.gap());
+                        if (measured == Case.ASYNC_HISTORY) {
+                            fillHistory(database, history);
+                        }
+                        Rates rates = produceAndConsume(redisson, database, measured, messages);
+                        round.put(measured, rates);
+                        System.out.printf("rep %d %-31s produce %,9.0f msgs/s  consume %,9.0f msgs/s  rows dropped %d%n",
+                                rep, measured.label, rates.produce(), rates.consume(), rates.gap());
                     }
                     rounds.add(round);
                     order.add(order.remove(0));
@@ -95,9 +116,16 @@ public final class JournalBench {
         System.exit(0);
     }
 
-    private static Rates produceAndConsume(RedissonClient redisson, HikariDataSource database, JournalMode mode,
+    private static Rates produceAndConsume(RedissonClient redisson, HikariDataSource database, Case measured,
                                            int messages) throws Exception {
-        JdbcJournal journal = mode == JournalMode.OFF ? null : JdbcJournal.builder(database).mode(mode).build();
+        JdbcJournal journal = null;
+        if (measured == Case.ASYNC_PRUNED) {
+            // a finished message goes at the writer's next look, once a second: no history to read back
+            journal = JdbcJournal.builder(database).mode(measured.mode).retention(Duration.ofMillis(1))
+                    .pruneInterval(Duration.ofSeconds(1)).build();
+        } else if (measured != Case.OFF) {
+            journal = JdbcJournal.builder(database).mode(measured.mode).build();
+        }
         RmqClient.Builder builder = RmqClient.builder(redisson).topic(topic());
         if (journal != null) {
             builder.journal(journal);
@@ -184,25 +212,25 @@ public final class JournalBench {
                 count, median(rates), median(noops));
     }
 
-    private static void report(List<Map<JournalMode, Rates>> rounds) {
+    private static void report(List<Map<Case, Rates>> rounds) {
         System.out.println();
         System.out.println("| journal | produce msgs/s | × off | consume msgs/s | × off |");
         System.out.println("|---|---|---|---|---|");
-        for (JournalMode mode : List.of(JournalMode.OFF, JournalMode.ASYNC, JournalMode.SYNC)) {
+        for (Case measured : Case.values()) {
             List<Double> produce = new ArrayList<>();
             List<Double> consume = new ArrayList<>();
             List<Double> produceRatio = new ArrayList<>();
             List<Double> consumeRatio = new ArrayList<>();
-            for (Map<JournalMode, Rates> round : rounds) {
-                // every round measures every mode
-                Rates rates = Objects.requireNonNull(round.get(mode), "a round without " + mode);
-                Rates off = Objects.requireNonNull(round.get(JournalMode.OFF), "a round without OFF");
+            for (Map<Case, Rates> round : rounds) {
+                // every round measures every case
+                Rates rates = Objects.requireNonNull(round.get(measured), "a round without " + measured);
+                Rates off = Objects.requireNonNull(round.get(Case.OFF), "a round without OFF");
                 produce.add(rates.produce());
                 consume.add(rates.consume());
                 produceRatio.add(rates.produce() / off.produce());
                 consumeRatio.add(rates.consume() / off.consume());
             }
-            System.out.printf("| %s | %s | %s | %s | %s |%n", mode.name().toLowerCase(), median(produce),
+            System.out.printf("| %s | %s | %s | %s | %s |%n", measured.label, median(produce),
                     ratio(produceRatio), median(consume), ratio(consumeRatio));
         }
     }
@@ -235,6 +263,35 @@ public final class JournalBench {
         }
     }
 
+    /**
+     * Writes {@code count} finished messages, each with the three transitions of a message sent, delivered and
+     * acknowledged, as a week of history at a steady rate would leave them: what a history case finds in the tables.
+     */
+    private static void fillHistory(HikariDataSource database, int count) throws Exception {
+        long start = System.nanoTime();
+        try (Connection connection = database.getConnection(); Statement statement = connection.createStatement()) {
+            if (!connection.getMetaData().getTables(null, null, "rmq_messages", null).next()) {
+                // the tables come with the first journal built; the warm-up round builds one
+                return;
+            }
+            statement.executeUpdate("INSERT INTO rmq_messages (topic, msg_key, slot, type, score, headers, payload,"
+                    + " created_at, state, attempts, finished, updated_at) SELECT '" + TOPIC + "', 'h-' || g, g % "
+                    + SLOTS + ", 'P', 100, '{}', convert_to('{\"order\":' || g || '}', 'UTF8'), now(), 'acked', 1,"
+                    + " TRUE, now() FROM generate_series(1, " + count + ") g");
+            statement.executeUpdate("INSERT INTO rmq_transitions (message_id, state, attempt, at, worker, host)"
+                    + " SELECT m.id, s.state, s.attempt, now(), 'bench-worker', 'bench-host' FROM rmq_messages m"
+                    + " CROSS JOIN (VALUES ('sent', 0), ('delivered', 1), ('acked', 1)) AS s(state, attempt)");
+            statement.execute("ANALYZE rmq_messages");
+            statement.execute("ANALYZE rmq_transitions");
+            try (ResultSet size = statement.executeQuery("SELECT pg_total_relation_size('rmq_messages')"
+                    + " + pg_total_relation_size('rmq_transitions')")) {
+                size.next();
+                System.out.printf("history of %,d finished messages written in %.1f s: %,d bytes each, indexes"
+                        + " included%n", count, seconds(start), size.getLong(1) / count);
+            }
+        }
+    }
+
     private static HikariDataSource pool(PostgresTestServer postgres) {
         HikariConfig config = new HikariConfig();
         // the driver sends a batch of inserts as multi-row statements, as the journal's documentation advises
@@ -254,7 +311,7 @@ public final class JournalBench {
         Map<String, Integer> options = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i += 2) {
             if (!args[i].startsWith("--") || i + 1 >= args.length) {
-                throw new IllegalArgumentException("usage: journal-bench [--reps N] [--messages N] [--restore N]");
+                throw new IllegalArgumentException("usage: journal-bench [--reps N] [--messages N] [--history N] [--restore N]");
             }
             options.put(args[i].substring(2), Integer.parseInt(args[i + 1]));
         }

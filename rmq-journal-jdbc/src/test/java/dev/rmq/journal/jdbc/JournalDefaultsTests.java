@@ -39,7 +39,7 @@ class JournalDefaultsTests {
         assertThat(rows.get("when-unavailable")).isEqualTo(defaults.whenUnavailable().name().toLowerCase(Locale.ROOT));
         assertThat(duration(rows.get("block-timeout"))).isEqualTo(defaults.blockTimeout());
         assertThat(duration(rows.get("sync-timeout"))).isEqualTo(defaults.syncTimeout());
-        assertThat(duration(rows.get("retention"))).isEqualTo(defaults.retention());
+        assertThat(duration(rows.get("history-retention"))).isEqualTo(defaults.retention());
         assertThat(duration(rows.get("prune-interval"))).isEqualTo(defaults.pruneInterval());
         assertThat(duration(rows.get("close-timeout"))).isEqualTo(defaults.closeTimeout());
         assertThat(Boolean.parseBoolean(rows.get("migrate"))).isEqualTo(defaults.migrate());

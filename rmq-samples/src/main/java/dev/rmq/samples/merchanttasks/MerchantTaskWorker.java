@@ -1,18 +1,17 @@
 package dev.rmq.samples.merchanttasks;
 
-import dev.rmq.spring.annotation.RmqHeaders;
+import dev.rmq.consumer.RmqMessage;
 import dev.rmq.spring.annotation.RmqListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.stereotype.Component;
 
 import java.time.Duration;
 
 /**
  * Runs merchant tasks, highest priority first. Each takes a moment of pretend work, so that a backlog
- * forms and the order is visible in the log.
+ * forms and the order is visible in the log, and reports its progress half way.
  */
 @Component
 public class MerchantTaskWorker {
@@ -26,9 +25,15 @@ public class MerchantTaskWorker {
     }
 
     @RmqListener(topic = "merchant-tasks")
-    public void run(MerchantTask task, @Header(RmqHeaders.PRIORITY) long priority) throws InterruptedException {
+    public void run(RmqMessage<MerchantTask> message) throws InterruptedException {
+        MerchantTask task = message.payload();
         log.info("merchant-tasks: {} merchant {}: {} (priority {})", task.keyAccount() ? "key-account" : "regular",
-                task.merchantId(), task.task(), priority);
-        Thread.sleep(work.toMillis());
+                task.merchantId(), task.task(), message.priority().orElseThrow());
+        // the pretend work in two halves, with a progress report between them, which the rmq endpoint's in-flight
+        // page shows beside the lease deadline while the second half runs
+        long half = work.toMillis() / 2;
+        Thread.sleep(half);
+        message.reportProgress(50, "half of " + task.task() + " done");
+        Thread.sleep(work.toMillis() - half);
     }
 }

@@ -51,7 +51,7 @@ public final class RmqJournalAutoConfiguration {
         map.from(properties.whenUnavailable()).to(journal::whenUnavailable);
         map.from(properties.blockTimeout()).to(journal::blockTimeout);
         map.from(properties.syncTimeout()).to(journal::syncTimeout);
-        map.from(properties.retention()).to(journal::retention);
+        map.from(properties.historyRetention()).to(journal::retention);
         map.from(properties.pruneInterval()).to(journal::pruneInterval);
         map.from(properties.closeTimeout()).to(journal::closeTimeout);
         map.from(properties.migrate()).to(journal::migrate);

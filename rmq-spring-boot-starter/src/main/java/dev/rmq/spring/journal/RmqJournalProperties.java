@@ -24,7 +24,8 @@ import java.util.Map;
  *                         to block-timeout, then fail) or continue (go on; the rows are dropped and counted).
  * @param blockTimeout     How long a send waits for room in a full buffer.
  * @param syncTimeout      How long a synchronous send waits for its row to commit.
- * @param retention        How long finished messages are kept; 0 keeps all.
+ * @param historyRetention How long finished messages stay in the journal, readable as a key's history
+ *                         ({@code RmqInspector.history}); 0 keeps all.
  * @param pruneInterval    How often finished messages past the retention are removed.
  * @param closeTimeout     How long the shutdown waits for buffered rows to be written.
  * @param host             The host name written with each transition; this machine's by default.
@@ -42,7 +43,7 @@ public record RmqJournalProperties(@DefaultValue("false") boolean enabled,
                                    @Nullable WhenUnavailable whenUnavailable,
                                    @Nullable Duration blockTimeout,
                                    @Nullable Duration syncTimeout,
-                                   @Nullable Duration retention,
+                                   @Nullable Duration historyRetention,
                                    @Nullable Duration pruneInterval,
                                    @Nullable Duration closeTimeout,
                                    @Nullable String host,
