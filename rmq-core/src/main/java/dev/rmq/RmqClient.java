@@ -25,6 +25,7 @@ import dev.rmq.internal.consumer.WorkerFactory;
 import dev.rmq.internal.coordination.RedisSlotFencing;
 import dev.rmq.internal.dead.RedisDeadQueue;
 import dev.rmq.internal.inspect.RedisTopicInspector;
+import dev.rmq.internal.producer.HeldProducer;
 import dev.rmq.internal.producer.ScriptProducer;
 import dev.rmq.internal.observation.Observations;
 import dev.rmq.internal.observation.ObservedProducer;
@@ -35,6 +36,7 @@ import dev.rmq.internal.script.ScriptRunner;
 import dev.rmq.metrics.RmqMetrics;
 import dev.rmq.producer.Durability;
 import dev.rmq.producer.RmqProducer;
+import dev.rmq.producer.SendHold;
 import dev.rmq.pull.RmqPuller;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.Names;
@@ -116,7 +118,8 @@ public final class RmqClient implements AutoCloseable {
         Observations observations = b.observationRegistry == null ? null : new Observations(b.observationRegistry);
         // inside the observation, so that the journal keeps the trace headers Redis stored with each message
         RmqProducer journaled = b.journal == null ? sends : new JournaledProducer(sends, b.journal, topics, codec);
-        this.producer = observations == null ? journaled : new ObservedProducer(journaled, observations);
+        RmqProducer observed = observations == null ? journaled : new ObservedProducer(journaled, observations);
+        this.producer = b.sendHold == null ? observed : new HeldProducer(observed, (ScriptProducer) sends, b.sendHold);
         // consumers of other applications hold their lost deliveries' slots until the leases run out
         this.restorer = new RedisRestorer(topics, keys, scripts, (topic, slot, lost) -> pullers.forEach(puller -> {
             if (puller instanceof Puller<?> mine) {
@@ -126,7 +129,8 @@ public final class RmqClient implements AutoCloseable {
         this.deadQueue = new RedisDeadQueue(redisson, topics, keys, scripts);
         this.inspector = new RedisTopicInspector(topics, keys, scripts, producer::getAsync, b.journal);
         this.slotFencing = new RedisSlotFencing(keys, scripts);
-        this.schedules = new RedisSchedules(topics, keys, scripts, codec, metrics, producer, Clock.systemUTC(),
+        // a tick is sent by the schedule's own thread, in no transaction of the application's
+        this.schedules = new RedisSchedules(topics, keys, scripts, codec, metrics, observed, Clock.systemUTC(),
                 b.journal);
         this.admin = new RedisAdmin(redisson, topics, keys, scripts, b.journal, schedules);
         this.parts = new ClientParts(redisson, topics, keys, scripts, codec, metrics, events, outages, zone, observations);
@@ -248,6 +252,7 @@ public final class RmqClient implements AutoCloseable {
         private Duration outageThreshold = OutageWatches.DEFAULT_THRESHOLD;
         private RmqEventListener events = RmqEventListener.NONE;
         private @Nullable MessageJournal journal;
+        private @Nullable SendHold sendHold;
         private @Nullable String zone;
         private @Nullable ObservationRegistry observationRegistry;
         private ScriptMode scriptMode = ScriptMode.FUNCTIONS;
@@ -353,6 +358,19 @@ public final class RmqClient implements AutoCloseable {
                 throw new IllegalArgumentException("journal must not be null; leave it unset for none");
             }
             this.journal = value;
+            return this;
+        }
+
+        /**
+         * Where the producer's sends wait for a unit of work around them to end (a database transaction, for the
+         * Spring Boot starter): each is checked at once, then sent once the work commits, or dropped if it rolls
+         * back. None by default: every send goes at once.
+         */
+        public Builder sendHold(SendHold value) {
+            if (value == null) {
+                throw new IllegalArgumentException("sendHold must not be null; leave it unset to send at once");
+            }
+            this.sendHold = value;
             return this;
         }
 

@@ -36,6 +36,14 @@ public interface RmqProducer {
 
     Durability durability();
 
+    /**
+     * A producer that sends at once, even inside a transaction that holds this producer's sends until it commits
+     * ({@link SendHold}); this producer where sends are never held.
+     */
+    default RmqProducer atOnce() {
+        return this;
+    }
+
     /** Sends one message; fails with the refusal, or with {@code RmqUnavailableException} when Redis did not answer. */
     CompletionStage<SendReceipt> sendAsync(OutgoingMessage message);
 

@@ -8,8 +8,8 @@ import java.time.Duration;
  * @param topic   the topic
  * @param slot    the slot the message went to
  * @param key     the merge key (explicit, or derived from the payload)
- * @param outcome whether the message was added, merged into a waiting one of its key, or left out by its
- *                repeated-key rule (kept, throttled)
+ * @param outcome whether the message was added, merged into a waiting one of its key, left out by its
+ *                repeated-key rule (kept, throttled), or held until a transaction commits (deferred)
  * @param lateBy  for a fixed time the Redis clock had already passed (within the topic's late tolerance), by how
  *                much: the message is due at once. Zero otherwise.
  */
@@ -24,7 +24,13 @@ public record SendReceipt(String topic, int slot, String key, Outcome outcome, D
         /** Not written: a message of its key waits or is parked, and the rule is KEEP_FIRST. */
         KEPT,
         /** Not written: its key was accepted within the THROTTLE window, even if consumed since. */
-        THROTTLED;
+        THROTTLED,
+        /**
+         * Not written yet: held until the transaction around the send commits (see {@link SendHold}), and sent then,
+         * or dropped if it rolls back. The receipt's slot and key are those the send will have. The asynchronous
+         * send's stage completes with the real outcome once it has been sent.
+         */
+        DEFERRED;
 
         /** Whether this send's content is in Redis: added or merged. */
         public boolean written() {

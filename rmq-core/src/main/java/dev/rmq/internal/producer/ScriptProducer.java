@@ -311,6 +311,16 @@ public final class ScriptProducer implements RmqProducer {
         byTopic.forEach((topic, counts) -> metrics.sent(topic, counts[0], counts[1], nanos, error));
     }
 
+    /**
+     * The receipt of a send held until a transaction commits: {@code message} checked and encoded as a send is,
+     * so that bad input fails inside the transaction, with the slot and key it will have; nothing is sent.
+     */
+    public SendReceipt deferred(OutgoingMessage message) {
+        PreparedSend send = prepare(message);
+        return new SendReceipt(send.topic().name(), send.keys().slot(), send.message().key(),
+                SendReceipt.Outcome.DEFERRED, Duration.ZERO);
+    }
+
     private PreparedSend prepare(OutgoingMessage message) {
         if (message == null) {
             throw new IllegalArgumentException("message must not be null");

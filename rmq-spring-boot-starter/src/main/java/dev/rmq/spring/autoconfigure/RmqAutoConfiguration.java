@@ -9,6 +9,7 @@ import dev.rmq.dead.RmqDeadQueue;
 import dev.rmq.journal.MessageJournal;
 import dev.rmq.metrics.RmqMetrics;
 import dev.rmq.producer.RmqProducer;
+import dev.rmq.producer.SendHold;
 import dev.rmq.spring.listener.DefaultRmqListenerContainerFactory;
 import dev.rmq.spring.listener.LocalSlotAssignmentFactory;
 import dev.rmq.spring.listener.RmqListenerAnnotationBeanPostProcessor;
@@ -65,7 +66,7 @@ public final class RmqAutoConfiguration {
     @ConditionalOnMissingBean
     RmqClient rmqClient(RedissonClient redisson, RmqProperties properties, ListableBeanFactory beans,
                         PayloadCodec codec, ObjectProvider<RmqMetrics> metrics, ObjectProvider<MessageJournal> journal,
-                        Environment environment) {
+                        ObjectProvider<SendHold> sendHold, Environment environment) {
         TopicKeys.check(environment);
         RmqClient.Builder client = RmqClient.builder(redisson)
                 .topics(ConfiguredTopics.collect(properties.topics(), beans.getBeansOfType(TopicDefinition.class)))
@@ -83,6 +84,7 @@ public final class RmqAutoConfiguration {
                     + "): remove one, or set rmq.journal.enabled=false to keep your own");
         }
         journals.forEach(client::journal);
+        sendHold.ifUnique(client::sendHold);
         if (ClassUtils.isPresent(OBSERVATION_REGISTRY, beans.getClass().getClassLoader())) {
             Observing.registry(beans).ifPresent(client::observationRegistry);
         }

@@ -341,9 +341,11 @@ public record RmqProperties(@DefaultValue("") String namespace,
     /**
      * The autowirable producer.
      *
-     * @param durability How many Redis replicas must hold a send before it completes.
+     * @param durability  How many Redis replicas must hold a send before it completes.
+     * @param afterCommit Whether a send inside a Spring transaction waits for its commit, and is dropped on a
+     *                    rollback (with spring-tx on the class path); false sends at once everywhere.
      */
-    public record Producer(@DefaultValue Durability durability) {
+    public record Producer(@DefaultValue Durability durability, @DefaultValue("true") boolean afterCommit) {
     }
 
     /**
