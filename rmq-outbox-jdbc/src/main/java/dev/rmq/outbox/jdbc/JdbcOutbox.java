@@ -1,0 +1,251 @@
+package dev.rmq.outbox.jdbc;
+
+import dev.rmq.RmqClient;
+import dev.rmq.codec.JsonPayloadCodec;
+import dev.rmq.codec.MessageKeys;
+import dev.rmq.codec.PayloadCodec;
+import dev.rmq.producer.OutgoingMessage;
+import dev.rmq.topic.TopicDefinition;
+import org.flywaydb.core.Flyway;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A transactional outbox: {@link #send(Connection, OutgoingMessage)} writes a send as a row on the application's
+ * own connection, so that it commits or rolls back with the application's work, and the relay ({@link #start()})
+ * moves the rows to Redis, in order, and deletes each once Redis has taken it. Nothing committed is lost to a crash
+ * between the commit and the send: the row waits for the relay, on this instance or another.
+ *
+ * <p>A message keeps its key, or gets the one derived from its payload when it has none (as a direct send would),
+ * and the row holds it: a row sent twice (a relay that died between Redis's answer and its commit) merges into the
+ * message of its key while that waits. A delay counts from when the row was written. Relays of several instances
+ * share one table safely: each locks the rows it takes ({@code SELECT ... FOR UPDATE SKIP LOCKED}), so no row goes
+ * twice; each sends its rows in order, but rows taken by two relays at once may reach Redis in either order.
+ *
+ * <pre>{@code
+ * JdbcOutbox outbox = JdbcOutbox.builder(dataSource, client).build();
+ * outbox.start();
+ * try (Connection connection = dataSource.getConnection()) {
+ *     connection.setAutoCommit(false);
+ *     // ... the application's own writes ...
+ *     outbox.send(connection, OutgoingMessage.fixedTime("order-timeout", orderId, payBy).withKey(orderId));
+ *     connection.commit();
+ * }
+ * }</pre>
+ */
+public final class JdbcOutbox implements AutoCloseable {
+
+    /** Flyway's history table for the outbox's schema, apart from an application's own. */
+    public static final String HISTORY_TABLE = "rmq_outbox_schema_history";
+
+    private static final Logger log = LoggerFactory.getLogger(JdbcOutbox.class);
+
+    private final DataSource dataSource;
+    private final RmqClient client;
+    private final PayloadCodec codec;
+    private final OutboxRelay relay;
+    private final Duration closeTimeout;
+    private @Nullable Thread relayThread;
+
+    private JdbcOutbox(Builder b) {
+        this.dataSource = b.dataSource;
+        this.client = b.client;
+        this.codec = b.codec;
+        this.closeTimeout = b.closeTimeout;
+        this.relay = new OutboxRelay(b.dataSource, b.client.producer().atOnce(), b.batchSize, b.pollInterval,
+                b.listener);
+    }
+
+    public static Builder builder(DataSource dataSource, RmqClient client) {
+        return new Builder(dataSource, client);
+    }
+
+    /**
+     * Writes {@code message} to the outbox on {@code connection}, in whatever transaction it is in: checked first
+     * (its topic and type, its payload encoded), so that bad input fails here, inside the application's work.
+     *
+     * @throws IllegalArgumentException when the message does not fit the client's topics
+     * @throws SQLException             when the database refused the row: the application's transaction fails with it
+     */
+    public void send(Connection connection, OutgoingMessage message) throws SQLException {
+        sendAll(connection, List.of(message));
+    }
+
+    /** Writes each of {@code messages} as {@link #send} does, in one batch of inserts. */
+    public void sendAll(Connection connection, List<OutgoingMessage> messages) throws SQLException {
+        if (connection == null) {
+            throw new IllegalArgumentException("the outbox writes on the application's connection; it was null");
+        }
+        if (messages == null) {
+            throw new IllegalArgumentException("messages must not be null");
+        }
+        Instant now = Instant.now();
+        List<OutboxRow> rows = new ArrayList<>(messages.size());
+        for (OutgoingMessage message : messages) {
+            rows.add(row(message, now));
+        }
+        OutboxRows.insert(connection, rows);
+    }
+
+    private OutboxRow row(OutgoingMessage message, Instant now) {
+        if (message == null) {
+            throw new IllegalArgumentException("message must not be null");
+        }
+        TopicDefinition topic = client.topics().require(message.topic(), message.type());
+        byte[] payload = codec.encode(message.payload());
+        String key = message.key() != null ? message.key() : MessageKeys.derive(payload);
+        Long notBefore = message.notBeforeTime().map(Instant::toEpochMilli)
+                .orElseGet(() -> message.delay().map(delay -> now.plus(delay).toEpochMilli()).orElse(null));
+        return new OutboxRow(0, topic.name(), topic.type(), key, message.slotBasis(), message.value(),
+                message.headers(), payload, message.ttl() == null ? null : message.ttl().toMillis(), notBefore,
+                message.repeatedKey(), now, 0);
+    }
+
+    /** Starts the relay on a thread of its own; a second call does nothing. */
+    public synchronized void start() {
+        if (relayThread == null) {
+            relayThread = new Thread(relay, "rmq-outbox-relay");
+            relayThread.setDaemon(true);
+            relayThread.start();
+        }
+    }
+
+    /** Whether the relay runs. */
+    public synchronized boolean relaying() {
+        return relayThread != null && relayThread.isAlive();
+    }
+
+    /** What the table holds, as the relay last counted it, and what the relay did. */
+    public OutboxStats stats() {
+        return relay.stats();
+    }
+
+    /**
+     * Stops the relay, letting the batch it is sending finish (at most the close timeout); what is not relayed yet
+     * stays in the table for the next start, here or on another instance.
+     */
+    @Override
+    public synchronized void close() {
+        relay.stop();
+        Thread thread = relayThread;
+        relayThread = null;
+        if (thread == null) {
+            return;
+        }
+        try {
+            thread.join(closeTimeout.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (thread.isAlive()) {
+            log.warn("the outbox relay did not stop within {}; what it holds stays in the outbox", closeTimeout);
+            thread.interrupt();
+        }
+    }
+
+    /** Checks the outbox's settings; {@link #build()} migrates the schema. */
+    public static final class Builder {
+
+        private final DataSource dataSource;
+        private final RmqClient client;
+        private PayloadCodec codec = new JsonPayloadCodec();
+        private int batchSize = 100;
+        private Duration pollInterval = Duration.ofMillis(100);
+        private Duration closeTimeout = Duration.ofSeconds(10);
+        private boolean migrate = true;
+        private OutboxListener listener = OutboxListener.NONE;
+
+        private Builder(DataSource dataSource, RmqClient client) {
+            if (dataSource == null || client == null) {
+                throw new IllegalArgumentException("the outbox needs the application's DataSource and an RmqClient");
+            }
+            this.dataSource = dataSource;
+            this.client = client;
+        }
+
+        /** How payloads are encoded: the client's codec, which is JSON unless the application gave another. */
+        public Builder codec(PayloadCodec value) {
+            if (value == null) {
+                throw new IllegalArgumentException("codec must not be null");
+            }
+            this.codec = value;
+            return this;
+        }
+
+        /** The most rows one relay transaction sends; 100 by default. */
+        public Builder batchSize(int value) {
+            if (value < 1 || value > 10_000) {
+                throw new IllegalArgumentException("batchSize must be in 1..10000, was " + value);
+            }
+            this.batchSize = value;
+            return this;
+        }
+
+        /** How long the relay waits when the table has nothing for it; 100 ms by default. */
+        public Builder pollInterval(Duration value) {
+            if (value == null || value.toMillis() < 1 || value.compareTo(Duration.ofMinutes(1)) > 0) {
+                throw new IllegalArgumentException("pollInterval must be between 1 ms and 1 minute, was " + value);
+            }
+            this.pollInterval = value;
+            return this;
+        }
+
+        /** How long {@link #close()} waits for the batch being sent; 10 s by default. */
+        public Builder closeTimeout(Duration value) {
+            if (value == null || value.isNegative()) {
+                throw new IllegalArgumentException("closeTimeout must be zero or positive, was " + value);
+            }
+            this.closeTimeout = value;
+            return this;
+        }
+
+        /** Whether {@link #build()} creates and migrates the table with Flyway; true by default. */
+        public Builder migrate(boolean value) {
+            this.migrate = value;
+            return this;
+        }
+
+        /** Hears what the relay does, for metrics. */
+        public Builder listener(OutboxListener value) {
+            if (value == null) {
+                throw new IllegalArgumentException("listener must not be null; leave it unset for none");
+            }
+            this.listener = value;
+            return this;
+        }
+
+        public JdbcOutbox build() {
+            if (migrate) {
+                Flyway.configure().dataSource(dataSource).locations(migrations(dataSource)).table(HISTORY_TABLE)
+                        .baselineOnMigrate(true).baselineVersion("0").load().migrate();
+            }
+            return new JdbcOutbox(this);
+        }
+
+        private static String migrations(DataSource dataSource) {
+            try (Connection connection = dataSource.getConnection()) {
+                String product = connection.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT);
+                if (product.contains("postgres")) {
+                    return "classpath:dev/rmq/outbox/jdbc/migration/postgresql";
+                }
+                if (product.contains("mysql") || product.contains("mariadb")) {
+                    return "classpath:dev/rmq/outbox/jdbc/migration/mysql";
+                }
+                throw new IllegalArgumentException("the outbox supports PostgreSQL and MySQL/MariaDB; the DataSource"
+                        + " leads to " + connection.getMetaData().getDatabaseProductName());
+            } catch (SQLException e) {
+                throw new IllegalStateException("the outbox could not read which database it is on: " + e, e);
+            }
+        }
+    }
+}

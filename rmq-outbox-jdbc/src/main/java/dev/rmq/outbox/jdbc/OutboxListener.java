@@ -1,0 +1,19 @@
+package dev.rmq.outbox.jdbc;
+
+import java.time.Duration;
+
+/** Hears what the relay does, for metrics; called on the relay's thread, so it must be quick. */
+public interface OutboxListener {
+
+    /** A listener that hears nothing. */
+    OutboxListener NONE = new OutboxListener() {
+    };
+
+    /** A row reached Redis, {@code lag} after its transaction wrote it. */
+    default void relayed(String topic, Duration lag) {
+    }
+
+    /** Redis refused a row (a full backlog, a fixed time too far past): it stays, and is tried again later. */
+    default void refused(String topic, String key, String reason) {
+    }
+}

@@ -1,0 +1,278 @@
+package dev.rmq.outbox.jdbc;
+
+import dev.rmq.RmqClient;
+import dev.rmq.embedded.RedisServer;
+import dev.rmq.producer.MessageRef;
+import dev.rmq.producer.OutgoingMessage;
+import dev.rmq.pull.PulledMessage;
+import dev.rmq.pull.RmqPuller;
+import dev.rmq.testsupport.RedisTestServers;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicType;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * What the outbox does, run against each database by a subclass: a real redis-server and database server per class,
+ * tables and Redis emptied between tests.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class OutboxBehaviour {
+
+    private static final TopicDefinition ORDERS = TopicDefinition.builder("orders", TopicType.PRIORITY)
+            .slotAmount(4).build();
+    private static final TopicDefinition CAPPED = TopicDefinition.builder("capped", TopicType.PRIORITY)
+            .slotAmount(1).maxBacklog(1).build();
+    private static final Duration PATIENCE = Duration.ofSeconds(30);
+
+    private RedisServer redis;
+    private DataSource dataSource;
+    private final Deque<AutoCloseable> closing = new ArrayDeque<>();
+
+    /** Starts the database server and returns a DataSource of it. */
+    abstract DataSource startDatabase();
+
+    abstract void stopDatabase();
+
+    @BeforeAll
+    void startServers() {
+        redis = RedisTestServers.newStandalone();
+        dataSource = startDatabase();
+    }
+
+    @AfterAll
+    void stopServers() {
+        try {
+            redis.close();
+        } finally {
+            stopDatabase();
+        }
+    }
+
+    @BeforeEach
+    void empty() throws SQLException {
+        redis.command("FLUSHALL");
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+            if (connection.getMetaData().getTables(null, null, "rmq_outbox", null).next()) {
+                statement.executeUpdate("DELETE FROM rmq_outbox");
+            }
+        }
+    }
+
+    @AfterEach
+    void closeAll() throws Exception {
+        while (!closing.isEmpty()) {
+            closing.pop().close();
+        }
+    }
+
+    private <C extends AutoCloseable> C closedAfterTest(C resource) {
+        closing.push(resource);
+        return resource;
+    }
+
+    private RmqClient client() {
+        Config config = new Config();
+        config.useSingleServer().setAddress(redis.address()).setConnectionMinimumIdleSize(2)
+                .setConnectionPoolSize(8).setRetryAttempts(1).setTimeout(2000);
+        RedissonClient redisson = Redisson.create(config);
+        closing.push(redisson::shutdown);
+        return closedAfterTest(RmqClient.builder(redisson).topic(ORDERS).topic(CAPPED).build());
+    }
+
+    private JdbcOutbox outbox(RmqClient client) {
+        return closedAfterTest(JdbcOutbox.builder(dataSource, client).pollInterval(Duration.ofMillis(20)).build());
+    }
+
+    private static OutgoingMessage order(String key, String payload) {
+        return OutgoingMessage.priority("orders", payload, 50).withKey(key);
+    }
+
+    /** Writes {@code messages} in one transaction, with a row of the application's own, and commits or rolls back. */
+    private void inTransaction(JdbcOutbox outbox, boolean commit, List<OutgoingMessage> messages) throws SQLException {
+        try (Connection connection = dataSource.getConnection()) {
+            connection.setAutoCommit(false);
+            outbox.sendAll(connection, messages);
+            if (commit) {
+                connection.commit();
+            } else {
+                connection.rollback();
+            }
+        }
+    }
+
+    private long rows() throws SQLException {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
+             ResultSet result = statement.executeQuery("SELECT count(*) FROM rmq_outbox")) {
+            result.next();
+            return result.getLong(1);
+        }
+    }
+
+    private static long waiting(RmqClient client, String topic) {
+        return client.inspector().counts(topic).total().waiting();
+    }
+
+    @Test
+    void aCommittedSendArrivesOnceAndItsRowGoes() throws SQLException {
+        RmqClient client = client();
+        JdbcOutbox outbox = outbox(client);
+        inTransaction(outbox, true, List.of(order("o-1", "first").withHeader("tenant", "acme")
+                .withTtl(Duration.ofHours(1))));
+        assertThat(client.producer().get(MessageRef.of("orders", "o-1"))).as("not before the relay").isEmpty();
+
+        outbox.start();
+
+        await().atMost(PATIENCE).until(() -> client.producer().get(MessageRef.of("orders", "o-1")).isPresent());
+        var stored = client.producer().get(MessageRef.of("orders", "o-1")).orElseThrow();
+        assertThat(stored.payloadText()).isEqualTo("first");
+        assertThat(stored.headers()).containsEntry("tenant", "acme");
+        assertThat(stored.expiresAt()).isPresent();
+        await().atMost(PATIENCE).until(() -> rows() == 0);
+        assertThat(outbox.stats().relayed()).isEqualTo(1);
+        assertThat(waiting(client, "orders")).isEqualTo(1);
+    }
+
+    @Test
+    void aRolledBackSendNeverArrives() throws SQLException {
+        RmqClient client = client();
+        JdbcOutbox outbox = outbox(client);
+        outbox.start();
+
+        inTransaction(outbox, false, List.of(order("o-2", "never")));
+        inTransaction(outbox, true, List.of(order("o-3", "after it")));
+
+        await().atMost(PATIENCE).until(() -> outbox.stats().relayed() == 1);
+        assertThat(client.producer().get(MessageRef.of("orders", "o-2"))).isEmpty();
+        assertThat(waiting(client, "orders")).isEqualTo(1);
+        assertThat(rows()).isZero();
+    }
+
+    @Test
+    void sendsOfOneKeyArriveInOrderAndMerge() throws SQLException {
+        RmqClient client = client();
+        JdbcOutbox outbox = outbox(client);
+        inTransaction(outbox, true, List.of(order("same", "one"), order("same", "two"), order("same", "three")));
+        outbox.start();
+
+        await().atMost(PATIENCE).until(() -> outbox.stats().relayed() == 3);
+        assertThat(client.producer().get(MessageRef.of("orders", "same")).orElseThrow().payloadText())
+                .as("the last send's content").isEqualTo("three");
+        assertThat(waiting(client, "orders")).isEqualTo(1);
+    }
+
+    @Test
+    void aMessageWithoutAKeyOfItsOwnKeepsTheKeyOfItsPayloadSoASecondRelayMerges() throws SQLException {
+        RmqClient client = client();
+        JdbcOutbox outbox = outbox(client);
+        inTransaction(outbox, true, List.of(OutgoingMessage.priority("orders", "{\"order\":7}", 50)));
+        String key = client.producer().atOnce().send(OutgoingMessage.priority("orders", "{\"order\":7}", 50)).key();
+        outbox.start();
+
+        await().atMost(PATIENCE).until(() -> outbox.stats().relayed() == 1);
+        assertThat(waiting(client, "orders")).as("merged into the direct send of the same payload").isEqualTo(1);
+        assertThat(client.producer().get(MessageRef.of("orders", key))).isPresent();
+    }
+
+    @Test
+    void twoRelaysShareOneOutboxAndNoRowGoesTwice() throws SQLException {
+        List<OutgoingMessage> messages = new ArrayList<>();
+        for (int i = 0; i < 2_000; i++) {
+            messages.add(order("k-" + i, "m-" + i));
+        }
+        JdbcOutbox writer = outbox(client());
+        for (int from = 0; from < messages.size(); from += 200) {
+            inTransaction(writer, true, messages.subList(from, from + 200));
+        }
+        RmqClient first = client();
+        JdbcOutbox one = outbox(first);
+        JdbcOutbox two = outbox(client());
+
+        one.start();
+        two.start();
+
+        await().atMost(PATIENCE).until(() -> rows() == 0);
+        assertThat(one.stats().relayed() + two.stats().relayed()).as("each row relayed by one of them, once")
+                .isEqualTo(2_000);
+        assertThat(one.stats().relayed()).as("both took part").isPositive();
+        assertThat(two.stats().relayed()).isPositive();
+        assertThat(waiting(first, "orders")).isEqualTo(2_000);
+    }
+
+    @Test
+    void aSendRedisRefusesStaysInTheOutboxIsReportedAndGoesOnceThereIsRoom() throws SQLException {
+        RmqClient client = client();
+        JdbcOutbox outbox = outbox(client);
+        inTransaction(outbox, true, List.of(OutgoingMessage.priority("capped", "first", 50).withKey("c-1"),
+                OutgoingMessage.priority("capped", "second", 50).withKey("c-2")));
+        outbox.start();
+
+        await().atMost(PATIENCE).until(() -> outbox.stats().refusals() >= 1);
+        assertThat(rows()).as("the refused send waits in the outbox").isEqualTo(1);
+        await().atMost(PATIENCE).until(() -> outbox.stats().refused() == 1);
+        assertThat(outbox.stats().oldestAge()).isPositive();
+
+        RmqPuller<String> puller = closedAfterTest(client.puller(String.class).topics("capped").build());
+        puller.start();
+        List<PulledMessage<String>> taken = puller.poll(1, Duration.ofSeconds(5));
+        assertThat(taken).extracting(PulledMessage::payload).containsExactly("first");
+        puller.ackAll(taken);
+
+        await().atMost(PATIENCE).until(() -> rows() == 0);
+        assertThat(client.producer().get(MessageRef.of("capped", "c-2")).orElseThrow().payloadText())
+                .isEqualTo("second");
+    }
+
+    @Test
+    void whileRedisIsDownNothingIsLostAndTheRelayCarriesOnOnceItIsBack() throws SQLException {
+        RmqClient client = client();
+        JdbcOutbox outbox = outbox(client);
+        outbox.start();
+        redis.stop();
+        try {
+            inTransaction(outbox, true, List.of(order("d-1", "during"), order("d-2", "the outage")));
+            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> rows() == 2);
+        } finally {
+            redis.restart();
+        }
+
+        await().atMost(PATIENCE).until(() -> rows() == 0);
+        assertThat(client.producer().get(MessageRef.of("orders", "d-1"))).isPresent();
+        assertThat(client.producer().get(MessageRef.of("orders", "d-2"))).isPresent();
+    }
+
+    @Test
+    void badInputFailsWhereItIsWrittenAndWritesNothing() throws SQLException {
+        JdbcOutbox outbox = outbox(client());
+
+        assertThatThrownBy(() -> inTransaction(outbox, true, List.of(order("ok", "fine"),
+                OutgoingMessage.priority("no-such-topic", "x", 50))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no-such-topic");
+        assertThatThrownBy(() -> inTransaction(outbox, true, List.of(
+                OutgoingMessage.rangeMerge("orders", "x", Duration.ofSeconds(1)))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("orders");
+        assertThat(rows()).isZero();
+    }
+}
