@@ -111,9 +111,10 @@ public final class JdbcOutbox implements AutoCloseable {
                 message.repeatedKey(), now, 0);
     }
 
-    /** Starts the relay on a thread of its own; a second call does nothing. */
+    /** Starts the relay on a thread of its own; a second call does nothing. It may be started again after a stop. */
     public synchronized void start() {
         if (relayThread == null) {
+            relay.resume();
             relayThread = new Thread(relay, "rmq-outbox-relay");
             relayThread.setDaemon(true);
             relayThread.start();
@@ -130,12 +131,17 @@ public final class JdbcOutbox implements AutoCloseable {
         return relay.stats();
     }
 
+    /** Stops the relay, as {@link #stop()} does. */
+    @Override
+    public void close() {
+        stop();
+    }
+
     /**
      * Stops the relay, letting the batch it is sending finish (at most the close timeout); what is not relayed yet
      * stays in the table for the next start, here or on another instance.
      */
-    @Override
-    public synchronized void close() {
+    public synchronized void stop() {
         relay.stop();
         Thread thread = relayThread;
         relayThread = null;

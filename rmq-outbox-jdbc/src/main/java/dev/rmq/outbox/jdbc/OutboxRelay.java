@@ -68,6 +68,11 @@ final class OutboxRelay implements Runnable {
         stopping = true;
     }
 
+    /** Lets the relay run again after {@link #stop()}, on a new thread. */
+    void resume() {
+        stopping = false;
+    }
+
     OutboxStats stats() {
         OutboxRows.Backlog counted = backlog;
         Duration age = counted.oldest() == null ? Duration.ZERO
