@@ -63,7 +63,7 @@ public final class JdbcOutbox implements AutoCloseable {
         this.codec = b.codec;
         this.closeTimeout = b.closeTimeout;
         this.relay = new OutboxRelay(b.dataSource, b.client.producer().atOnce(), b.batchSize, b.pollInterval,
-                b.listener);
+                b.claimTimeout, b.listener);
     }
 
     public static Builder builder(DataSource dataSource, RmqClient client) {
@@ -168,6 +168,7 @@ public final class JdbcOutbox implements AutoCloseable {
         private int batchSize = 100;
         private Duration pollInterval = Duration.ofMillis(100);
         private Duration closeTimeout = Duration.ofSeconds(10);
+        private Duration claimTimeout = Duration.ofMinutes(1);
         private boolean migrate = true;
         private OutboxListener listener = OutboxListener.NONE;
 
@@ -203,6 +204,19 @@ public final class JdbcOutbox implements AutoCloseable {
                 throw new IllegalArgumentException("pollInterval must be between 1 ms and 1 minute, was " + value);
             }
             this.pollInterval = value;
+            return this;
+        }
+
+        /**
+         * How long a relay's claim on the batch it sends lasts; a minute by default. A relay that died with a batch
+         * claimed leaves it to the others once the claim runs out: they send it again, and it merges into the
+         * messages of its keys while those wait. Far longer than a batch takes to send, at least 1 s.
+         */
+        public Builder claimTimeout(Duration value) {
+            if (value == null || value.compareTo(Duration.ofSeconds(1)) < 0) {
+                throw new IllegalArgumentException("claimTimeout must be at least 1 s, was " + value);
+            }
+            this.claimTimeout = value;
             return this;
         }
 

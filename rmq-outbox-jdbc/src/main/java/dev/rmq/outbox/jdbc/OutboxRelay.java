@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * Moves the outbox's rows to Redis, oldest first, a batch at a time: the batch is claimed in a short transaction
  * ({@code SKIP LOCKED}, then a claim deadline, so that another instance's relay takes other rows), sent, and
  * finished in a second transaction that deletes the rows Redis took. A relay that dies between Redis's answer and
- * that commit leaves its rows claimed; once the claim runs out (a minute) they are sent again, and merge into the
+ * that commit leaves its rows claimed; once the claim runs out (a minute by default) they are sent again, and merge into the
  * message of their key while that waits. A row Redis refuses stays, with why, and is tried again after a backoff;
  * an unreachable Redis or database stops the relay for a backoff, said once per outage.
  */
@@ -36,14 +36,14 @@ final class OutboxRelay implements Runnable {
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
     private static final Duration MAX_RETRY = Duration.ofMinutes(5);
     private static final Duration COUNT_EVERY = Duration.ofSeconds(5);
-    /** How long a relay's claim on its batch lasts: far longer than a batch takes to send. */
-    private static final Duration CLAIM = Duration.ofMinutes(1);
     private static final int FINISH_ATTEMPTS = 5;
 
     private final DataSource dataSource;
     private final RmqProducer producer;
     private final int batchSize;
     private final Duration idle;
+    /** How long a relay's claim on its batch lasts: far longer than a batch takes to send. */
+    private final Duration claim;
     private final OutboxListener listener;
     private final Clock clock = Clock.systemUTC();
     private final AtomicLong relayed = new AtomicLong();
@@ -56,11 +56,13 @@ final class OutboxRelay implements Runnable {
     private long downSinceNanos;
     private Duration backoff = Duration.ofMillis(100);
 
-    OutboxRelay(DataSource dataSource, RmqProducer producer, int batchSize, Duration idle, OutboxListener listener) {
+    OutboxRelay(DataSource dataSource, RmqProducer producer, int batchSize, Duration idle, Duration claim,
+                OutboxListener listener) {
         this.dataSource = dataSource;
         this.producer = producer;
         this.batchSize = batchSize;
         this.idle = idle;
+        this.claim = claim;
         this.listener = listener;
     }
 
@@ -110,7 +112,7 @@ final class OutboxRelay implements Runnable {
         List<OutboxRow> rows;
         try (Connection connection = transaction()) {
             try {
-                rows = OutboxRows.claim(connection, batchSize, now, now.plus(CLAIM));
+                rows = OutboxRows.claim(connection, batchSize, now, now.plus(claim));
             } catch (SQLException | RuntimeException e) {
                 rollbackQuietly(connection);
                 throw e;

@@ -24,6 +24,11 @@ class MariaDbOutboxTests extends OutboxBehaviour {
     }
 
     @Override
+    String jdbcUrl() {
+        return mariadb.jdbcUrl();
+    }
+
+    @Override
     void stopDatabase() {
         if (mariadb != null) {
             mariadb.close();

@@ -54,6 +54,9 @@ abstract class OutboxBehaviour {
     /** Starts the database server and returns a DataSource of it. */
     abstract DataSource startDatabase();
 
+    /** The JDBC URL of the database {@link #startDatabase()} started, for another JVM. */
+    abstract String jdbcUrl();
+
     abstract void stopDatabase();
 
     @BeforeAll
@@ -274,5 +277,53 @@ abstract class OutboxBehaviour {
                 OutgoingMessage.rangeMerge("orders", "x", Duration.ofSeconds(1)))))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("orders");
         assertThat(rows()).isZero();
+    }
+
+    /**
+     * An application killed (SIGKILL) while it writes orders with their sends and relays them: once a relay runs
+     * again, every order it committed has its message in Redis, once, and no other.
+     */
+    @Test
+    void afterAKillEveryCommittedSendArrivesOnce() throws Exception {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("CREATE TABLE IF NOT EXISTS kill_orders (id VARCHAR(64))");
+            statement.executeUpdate("DELETE FROM kill_orders");
+        }
+        outbox(client()).close();  // the table exists before the application starts
+        Process application = new ProcessBuilder(java(), "-cp", System.getProperty("java.class.path"),
+                OutboxApplication.class.getName(), redis.address(), jdbcUrl(), "2000").redirectErrorStream(true)
+                .start();
+        try (var lines = new java.io.BufferedReader(new java.io.InputStreamReader(application.getInputStream()))) {
+            String line;
+            // mid-way: orders being written, sends being relayed, a batch perhaps claimed and sent, not yet deleted
+            while ((line = lines.readLine()) != null && !line.equals("committed 700")) {
+                assertThat(line).as("the application's output").doesNotContain("Exception");
+            }
+            assertThat(line).as("the application stopped early").isNotNull();
+        } finally {
+            application.destroyForcibly().waitFor();
+        }
+        List<String> committed = new ArrayList<>();
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
+             ResultSet result = statement.executeQuery("SELECT id FROM kill_orders")) {
+            while (result.next()) {
+                committed.add(result.getString(1));
+            }
+        }
+        assertThat(committed.size()).isBetween(700, 2_000);
+
+        RmqClient client = client();
+        closedAfterTest(JdbcOutbox.builder(dataSource, client).claimTimeout(Duration.ofSeconds(2))
+                .pollInterval(Duration.ofMillis(20)).build()).start();
+
+        await().atMost(PATIENCE).until(() -> rows() == 0);
+        assertThat(waiting(client, "orders")).as("one message per committed order").isEqualTo(committed.size());
+        for (String key : committed) {
+            assertThat(client.producer().get(MessageRef.of("orders", key))).as("the message of %s", key).isPresent();
+        }
+    }
+
+    private static String java() {
+        return java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 }

@@ -19,6 +19,11 @@ class PostgresOutboxTests extends OutboxBehaviour {
     }
 
     @Override
+    String jdbcUrl() {
+        return postgres.jdbcUrl();
+    }
+
+    @Override
     void stopDatabase() {
         if (postgres != null) {
             postgres.close();
