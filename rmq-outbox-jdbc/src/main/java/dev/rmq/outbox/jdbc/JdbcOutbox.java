@@ -131,6 +131,23 @@ public final class JdbcOutbox implements AutoCloseable {
         return relay.stats();
     }
 
+    /**
+     * The sends Redis refused that wait for another try, oldest first, at most {@code limit} (1 to 1,000): what an
+     * operator looks at when {@code refused} is not zero.
+     *
+     * @throws IllegalStateException when the database cannot be read
+     */
+    public List<RefusedSend> refused(int limit) {
+        if (limit < 1 || limit > 1_000) {
+            throw new IllegalArgumentException("limit must be in 1..1000, was " + limit);
+        }
+        try (Connection connection = dataSource.getConnection()) {
+            return OutboxRows.refused(connection, limit);
+        } catch (SQLException e) {
+            throw new IllegalStateException("the outbox could not read its refused sends: " + e, e);
+        }
+    }
+
     /** Stops the relay, as {@link #stop()} does. */
     @Override
     public void close() {

@@ -144,6 +144,24 @@ final class OutboxRows {
         }
     }
 
+    /** Up to {@code limit} of the rows Redis refused, oldest first. */
+    static List<RefusedSend> refused(Connection connection, int limit) throws SQLException {
+        List<RefusedSend> refused = new ArrayList<>();
+        try (PreparedStatement select = connection.prepareStatement("SELECT id, topic, msg_key, attempts, last_error,"
+                + " created_at, retry_at FROM rmq_outbox WHERE attempts > 0 ORDER BY id LIMIT " + limit);
+             ResultSet result = select.executeQuery()) {
+            while (result.next()) {
+                Timestamp retryAt = result.getTimestamp("retry_at", utc());
+                refused.add(new RefusedSend(result.getLong("id"), result.getString("topic"),
+                        result.getString("msg_key"), result.getInt("attempts"),
+                        String.valueOf(result.getString("last_error")),
+                        result.getTimestamp("created_at", utc()).toInstant(),
+                        retryAt == null ? Instant.EPOCH : retryAt.toInstant()));
+            }
+        }
+        return refused;
+    }
+
     /** How many rows wait, how many of them Redis refused before, and when the oldest was written (null: none). */
     record Backlog(long rows, long refused, @Nullable Instant oldest) {
     }

@@ -14,6 +14,8 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.apache.curator.framework.CuratorFramework;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -32,7 +34,8 @@ import java.time.Duration;
  * on the application's one DataSource: the {@link RmqOutbox} bean, its relay, and its meters.
  */
 @AutoConfiguration(after = RmqAutoConfiguration.class,
-        afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
+        afterName = {"org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+                "org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration"})
 @ConditionalOnClass({JdbcOutbox.class, DataSourceUtils.class})
 @ConditionalOnProperty(prefix = "rmq.outbox", name = "enabled", havingValue = "true")
 @EnableConfigurationProperties(RmqOutboxProperties.class)
@@ -72,6 +75,19 @@ public final class RmqOutboxAutoConfiguration {
                     ? "several; mark one @Primary" : "none; set spring.datasource.url or define a DataSource bean"));
         }
         return source;
+    }
+
+    /** The read-only {@code rmqoutbox} actuator endpoint, when the actuator is there and the endpoint exposed. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class})
+    @ConditionalOnAvailableEndpoint(RmqOutboxEndpoint.class)
+    static final class Actuator {
+
+        @Bean
+        @ConditionalOnMissingBean
+        RmqOutboxEndpoint rmqOutboxEndpoint(JdbcOutbox outbox) {
+            return new RmqOutboxEndpoint(outbox);
+        }
     }
 
     /** The outbox's size, age and relay as meters, when Micrometer is there. */

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.postgresql.ds.PGSimpleDataSource;
+import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
@@ -49,12 +50,15 @@ class RmqOutboxAutoConfigurationTests {
     private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
                     SimpleMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
+                    EndpointAutoConfiguration.class,
                     RmqRedisAutoConfiguration.class, RmqAutoConfiguration.class,
                     RmqTransactionAutoConfiguration.class, RmqOutboxAutoConfiguration.class))
             .withUserConfiguration(Database.class)
             .withPropertyValues("rmq.redis.address=" + RedisAndZooKeeper.redis().address(),
                     "rmq.topics.orders.type=PRIORITY", "rmq.topics.orders.slot-amount=2",
-                    "rmq.outbox.enabled=true", "rmq.outbox.poll-interval=20ms");
+                    "rmq.topics.capped.type=PRIORITY", "rmq.topics.capped.slot-amount=1",
+                    "rmq.topics.capped.max-backlog=1", "rmq.outbox.enabled=true", "rmq.outbox.poll-interval=20ms",
+                    "management.endpoints.web.exposure.include=rmqoutbox");
 
     @BeforeAll
     static void startPostgres() {
@@ -144,6 +148,29 @@ class RmqOutboxAutoConfigurationTests {
             assertThatThrownBy(() -> outbox.send(OutgoingMessage.priority("no-such-topic", "x", 50)))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no-such-topic");
             assertThat(rows(context)).isZero();
+        });
+    }
+
+    @Test
+    void aSendRedisRefusesStaysAndTheEndpointAndMetersReportIt() {
+        contextRunner.run(context -> {
+            TransactionTemplate transaction = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+            RmqOutbox outbox = context.getBean(RmqOutbox.class);
+            transaction.executeWithoutResult(status -> outbox.sendAll(List.of(
+                    OutgoingMessage.priority("capped", "first", 50).withKey("c-1"),
+                    OutgoingMessage.priority("capped", "second", 50).withKey("c-2"))));
+
+            RmqOutboxEndpoint endpoint = context.getBean(RmqOutboxEndpoint.class);
+            await().atMost(Duration.ofSeconds(20)).until(() -> endpoint.outbox().refused().size() == 1);
+            var refused = endpoint.outbox().refused().get(0);
+            assertThat(refused.key()).isEqualTo("c-2");
+            assertThat(refused.topic()).isEqualTo("capped");
+            assertThat(refused.attempts()).isPositive();
+            assertThat(refused.lastError()).contains("capped");
+            assertThat(endpoint.outbox().relayingHere()).isTrue();
+            assertThat(rows(context)).as("the refused send waits in the outbox").isEqualTo(1);
+            MeterRegistry meters = context.getBean(MeterRegistry.class);
+            assertThat(meters.get("rmq.outbox.refusals").tag("topic", "capped").counter().count()).isPositive();
         });
     }
 
