@@ -13,7 +13,6 @@ import dev.rmq.dead.RmqDeadQueue;
 import dev.rmq.events.RmqEventListener;
 import dev.rmq.inspect.RmqInspector;
 import dev.rmq.internal.pull.Puller;
-import dev.rmq.internal.journal.JournaledProducer;
 import dev.rmq.internal.journal.RedisRestorer;
 import dev.rmq.internal.schedule.RedisSchedules;
 import dev.rmq.journal.MessageJournal;
@@ -25,16 +24,16 @@ import dev.rmq.internal.consumer.WorkerFactory;
 import dev.rmq.internal.coordination.RedisSlotFencing;
 import dev.rmq.internal.dead.RedisDeadQueue;
 import dev.rmq.internal.inspect.RedisTopicInspector;
-import dev.rmq.internal.producer.HeldProducer;
 import dev.rmq.internal.producer.ScriptProducer;
 import dev.rmq.internal.observation.Observations;
-import dev.rmq.internal.observation.ObservedProducer;
 import dev.rmq.internal.redis.KeyLayout;
 import io.micrometer.observation.ObservationRegistry;
 import dev.rmq.internal.redis.OutageWatches;
 import dev.rmq.internal.script.ScriptRunner;
 import dev.rmq.metrics.RmqMetrics;
 import dev.rmq.producer.Durability;
+import dev.rmq.producer.OutgoingMessage;
+import dev.rmq.producer.PreparedMessage;
 import dev.rmq.producer.RmqProducer;
 import dev.rmq.producer.SendHold;
 import dev.rmq.pull.RmqPuller;
@@ -87,6 +86,7 @@ public final class RmqClient implements AutoCloseable {
     private final RmqMetrics metrics;
     private final RmqEventListener events;
     private final RmqProducer producer;
+    private final ScriptProducer checks;
     private final RmqDeadQueue deadQueue;
     private final RmqInspector inspector;
     private final RmqAdmin admin;
@@ -108,18 +108,18 @@ public final class RmqClient implements AutoCloseable {
         this.codec = b.codec != null ? b.codec : new JsonPayloadCodec();
         this.metrics = b.metrics;
         topics.all().forEach(metrics::topicDefined);
-        this.events = b.journal == null ? b.events : both(b.events, b.journal);
+        // events to the application's listener, then to the journal
+        this.events = b.journal == null ? b.events : RmqEventListener.both(b.events, b.journal);
         this.outages = new OutageWatches(b.outageThreshold);
         this.zone = b.zone;
-        RmqProducer sends = new ScriptProducer(topics, keys, scripts, codec, b.maxPayloadBytes, metrics,
+        ScriptProducer sends = new ScriptProducer(topics, keys, scripts, codec, b.maxPayloadBytes, metrics,
                 Durability.MASTER_ONLY, outages.watch("producer", "sends fail or wait until it does; a send whose outcome"
                         + " is unknown may be sent again, it merges while it waits", log,
                         length -> metrics.redisOutage("producer", null, length)), b.zone);
         Observations observations = b.observationRegistry == null ? null : new Observations(b.observationRegistry);
-        // inside the observation, so that the journal keeps the trace headers Redis stored with each message
-        RmqProducer journaled = b.journal == null ? sends : new JournaledProducer(sends, b.journal, topics, codec);
-        RmqProducer observed = observations == null ? journaled : new ObservedProducer(journaled, observations);
-        this.producer = b.sendHold == null ? observed : new HeldProducer(observed, (ScriptProducer) sends, b.sendHold);
+        ProducerChain chain = ProducerChain.of(sends, b.journal, topics, codec, observations, b.sendHold);
+        this.checks = sends;
+        this.producer = chain.producer();
         // consumers of other applications hold their lost deliveries' slots until the leases run out
         this.restorer = new RedisRestorer(topics, keys, scripts, (topic, slot, lost) -> pullers.forEach(puller -> {
             if (puller instanceof Puller<?> mine) {
@@ -130,7 +130,7 @@ public final class RmqClient implements AutoCloseable {
         this.inspector = new RedisTopicInspector(topics, keys, scripts, producer::getAsync, b.journal);
         this.slotFencing = new RedisSlotFencing(keys, scripts);
         // a tick is sent by the schedule's own thread, in no transaction of the application's
-        this.schedules = new RedisSchedules(topics, keys, scripts, codec, metrics, observed, Clock.systemUTC(),
+        this.schedules = new RedisSchedules(topics, keys, scripts, codec, metrics, chain.unheld(), Clock.systemUTC(),
                 b.journal);
         this.admin = new RedisAdmin(redisson, topics, keys, scripts, b.journal, schedules);
         this.parts = new ClientParts(redisson, topics, keys, scripts, codec, metrics, events, outages, zone, observations);
@@ -142,6 +142,16 @@ public final class RmqClient implements AutoCloseable {
 
     public RmqProducer producer() {
         return producer;
+    }
+
+    /**
+     * Checks {@code message} as a send does, and encodes it, without sending it: for what keeps sends to make later
+     * (an outbox). Send it later as {@link dev.rmq.codec.EncodedPayload} with the key it gives.
+     *
+     * @throws IllegalArgumentException when a send of it would be refused before reaching Redis
+     */
+    public PreparedMessage prepare(OutgoingMessage message) {
+        return checks.checked(message);
     }
 
     public RmqDeadQueue deadQueue() {
@@ -390,19 +400,5 @@ public final class RmqClient implements AutoCloseable {
             }
             return new RmqClient(this);
         }
-    }
-
-    /** Events to the application's listener, then to the journal. */
-    private static RmqEventListener both(RmqEventListener listener, MessageJournal journal) {
-        if (listener == RmqEventListener.NONE) {
-            return journal;
-        }
-        return event -> {
-            try {
-                listener.onEvent(event);
-            } finally {
-                journal.onEvent(event);
-            }
-        };
     }
 }

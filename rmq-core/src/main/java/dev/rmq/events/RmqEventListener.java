@@ -16,4 +16,18 @@ public interface RmqEventListener {
     };
 
     void onEvent(RmqEvent event);
+
+    /** Each event to {@code first}, then to {@code then}, which hears it even when {@code first} throws. */
+    static RmqEventListener both(RmqEventListener first, RmqEventListener then) {
+        if (first == NONE) {
+            return then;
+        }
+        return event -> {
+            try {
+                first.onEvent(event);
+            } finally {
+                then.onEvent(event);
+            }
+        };
+    }
 }

@@ -9,8 +9,10 @@ import java.util.function.Supplier;
  *
  * <p>Implementations are called on the sending thread, and must be thread-safe.
  */
-@FunctionalInterface
 public interface SendHold {
+
+    /** Whether a unit of work is active on the calling thread, so that a send now would be held. */
+    boolean active();
 
     /**
      * Holds a send until the unit of work around the calling thread ends, when there is one: {@code send} is to run

@@ -149,17 +149,40 @@ class ProgressTests extends ControlsTest {
     void anotherPullerReportsByReferenceAndItsExtensionReachesTheHolder() {
         PulledMessage<String> message = held("k");
         RmqPuller<String> other = startPuller(closedAfterTest(client(JOBS, ONCE)), "jobs");
+        DeliveryRef before = message.ref();
 
-        DeliveryRef extended = other.reportProgress(message.ref(), 25, "by reference", Duration.ofSeconds(30));
+        DeliveryRef extended = other.reportProgress(before, 25, "by reference", Duration.ofSeconds(30));
 
         assertThat(stored("k").progress()).map(Progress::note).contains("by reference");
-        assertThat(extended.lease()).isGreaterThan(message.ref().lease());
+        assertThat(extended.lease()).isGreaterThan(before.lease());
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(message.ref()).isEqualTo(extended));
         DeliveryRef kept = other.reportProgress(extended, 30, "keeps the lease", null);
         assertThat(kept).isEqualTo(extended);
         assertThat(message.ack()).isEqualTo(AckOutcome.COMMITTED);
         assertThatThrownBy(() -> other.reportProgress(extended, 40, "too late", null))
                 .isInstanceOf(LeaseExpiredException.class);
+    }
+
+    /** One ack of a whole batch of one slot removes every envelope and every progress, in more than one HDEL. */
+    @Test
+    void anAckOfAThousandDeliveriesOfOneSlotTakesEveryProgressWithIt() {
+        rmq = closedAfterTest(client(JOBS, ONCE));
+        puller = startPuller(rmq, "jobs");
+        List<dev.rmq.producer.OutgoingMessage> batch = new java.util.ArrayList<>();
+        for (int i = 0; i < 1_000; i++) {
+            batch.add(OutgoingMessage.priority("jobs", "p" + i, 50).withKey("k" + i));
+        }
+        rmq.producer().sendAll(batch);
+        List<PulledMessage<String>> held = puller.poll(1_000, Duration.ofSeconds(5), "jobs");
+        assertThat(held).hasSize(1_000);
+        for (int i = 0; i < held.size(); i += 100) {
+            held.get(i).reportProgress(50, "half", Duration.ofSeconds(30));
+        }
+        assertThat(inflightFields()).isEqualTo(1_010);
+
+        assertThat(puller.ackAll(held)).containsOnly(AckOutcome.COMMITTED);
+
+        assertThat(inflightFields()).isZero();
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.rmq.internal.journal;
 
+import dev.rmq.codec.EncodedPayload;
 import dev.rmq.codec.PayloadCodec;
 import dev.rmq.internal.redis.RedisFailures;
 import dev.rmq.journal.JournaledChange;
@@ -106,7 +107,7 @@ public final class JournaledProducer implements RmqProducer {
                 : message.value();
         return new JournaledSend(topic.name(), topic.type(), receipt.slot(), receipt.key(), receipt.merged(),
                 receipt.merged() && debounced(message, topic), score,
-                notBefore, ttl.isZero() ? null : sentAt.plus(ttl), message.headers(), codec.encode(message.payload()),
+                notBefore, ttl.isZero() ? null : sentAt.plus(ttl), message.headers(), EncodedPayload.bytesOf(codec, message.payload()),
                 sentAt);
     }
 

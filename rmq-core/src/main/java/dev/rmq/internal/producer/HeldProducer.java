@@ -19,7 +19,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * A producer whose sends wait for the unit of work around them ({@link SendHold}): checked at once, so that bad input
@@ -66,17 +66,24 @@ public final class HeldProducer implements RmqProducer {
 
     @Override
     public CompletionStage<SendReceipt> sendAsync(OutgoingMessage message) {
+        if (!hold.active()) {
+            return sends.sendAsync(message);
+        }
         SendReceipt deferred = checks.deferred(message);
         CompletableFuture<SendReceipt> sent = new CompletableFuture<>();
-        boolean held = hold.hold(() -> relay(sends.sendAsync(message), sent, deferred),
+        boolean held = hold.hold(() -> started(() -> relay(sends.sendAsync(message), sent, deferred), sent),
                 () -> sent.completeExceptionally(new SendDroppedException(deferred.topic(), deferred.key())));
         return held ? sent : sends.sendAsync(message);
     }
 
     @Override
     public SendReceipt send(OutgoingMessage message) {
+        if (!hold.active()) {
+            return sends.send(message);
+        }
         SendReceipt deferred = checks.deferred(message);
-        boolean held = hold.hold(() -> relay(sends.sendAsync(message), new CompletableFuture<>(), deferred),
+        CompletableFuture<SendReceipt> sent = new CompletableFuture<>();
+        boolean held = hold.hold(() -> started(() -> relay(sends.sendAsync(message), sent, deferred), sent),
                 () -> log.debug("the send of '{}' to {} was dropped: its transaction rolled back", deferred.key(),
                         deferred.topic()));
         return held ? deferred : sends.send(message);
@@ -84,12 +91,12 @@ public final class HeldProducer implements RmqProducer {
 
     @Override
     public CompletionStage<List<SendReceipt>> sendAllAsync(List<OutgoingMessage> messages) {
-        List<SendReceipt> deferred = deferredAll(messages);
-        if (deferred.isEmpty()) {
+        if (!hold.active() || messages == null || messages.isEmpty()) {
             return sends.sendAllAsync(messages);
         }
+        List<SendReceipt> deferred = deferredAll(messages);
         CompletableFuture<List<SendReceipt>> sent = new CompletableFuture<>();
-        boolean held = hold.hold(() -> relayAll(messages, sent, deferred),
+        boolean held = hold.hold(() -> started(() -> relayAll(messages, sent, deferred), sent),
                 () -> sent.completeExceptionally(new SendDroppedException(deferred.get(0).topic(), deferred.size()
                         + " message(s) from '" + deferred.get(0).key() + "'")));
         return held ? sent : sends.sendAllAsync(messages);
@@ -97,19 +104,30 @@ public final class HeldProducer implements RmqProducer {
 
     @Override
     public List<SendReceipt> sendAll(List<OutgoingMessage> messages) {
-        List<SendReceipt> deferred = deferredAll(messages);
-        if (deferred.isEmpty()) {
+        if (!hold.active() || messages == null || messages.isEmpty()) {
             return sends.sendAll(messages);
         }
-        boolean held = hold.hold(() -> relayAll(messages, new CompletableFuture<>(), deferred),
+        List<SendReceipt> deferred = deferredAll(messages);
+        CompletableFuture<List<SendReceipt>> sent = new CompletableFuture<>();
+        boolean held = hold.hold(() -> started(() -> relayAll(messages, sent, deferred), sent),
                 () -> log.debug("a batch of {} message(s) was dropped: its transaction rolled back", deferred.size()));
         return held ? deferred : sends.sendAll(messages);
     }
 
-    private List<SendReceipt> deferredAll(List<OutgoingMessage> messages) {
-        if (messages == null) {
-            throw new IllegalArgumentException("messages must not be null");
+    /**
+     * Starts a send the commit released; one that cannot even start (the client closed meanwhile) fails
+     * {@code into} at once, so that no caller waits on it for ever, and is thrown for the hold to log.
+     */
+    private static <R> CompletableFuture<R> started(Supplier<CompletableFuture<R>> send, CompletableFuture<R> into) {
+        try {
+            return send.get();
+        } catch (RuntimeException e) {
+            into.completeExceptionally(e);
+            throw e;
         }
+    }
+
+    private List<SendReceipt> deferredAll(List<OutgoingMessage> messages) {
         List<SendReceipt> deferred = new ArrayList<>(messages.size());
         messages.forEach(message -> deferred.add(checks.deferred(message)));
         return deferred;

@@ -1,6 +1,7 @@
 package dev.rmq.internal.producer;
 
 import dev.rmq.codec.MessageKeys;
+import dev.rmq.codec.EncodedPayload;
 import dev.rmq.codec.PayloadCodec;
 import dev.rmq.exceptions.RmqUnavailableException;
 import dev.rmq.internal.redis.Envelope;
@@ -17,6 +18,7 @@ import dev.rmq.producer.Durability;
 import dev.rmq.producer.MessageRef;
 import dev.rmq.producer.NotReplicatedException;
 import dev.rmq.producer.OutgoingMessage;
+import dev.rmq.producer.PreparedMessage;
 import dev.rmq.producer.PayloadTooLargeException;
 import dev.rmq.producer.RmqProducer;
 import dev.rmq.producer.SendOutcome;
@@ -321,12 +323,18 @@ public final class ScriptProducer implements RmqProducer {
                 SendReceipt.Outcome.DEFERRED, Duration.ZERO);
     }
 
+    /** {@code message} checked and encoded as a send does it, not sent: see {@code RmqClient.prepare}. */
+    public PreparedMessage checked(OutgoingMessage message) {
+        PreparedSend send = prepare(message);
+        return new PreparedMessage(send.topic().name(), send.keys().slot(), send.message().key(), send.payload());
+    }
+
     private PreparedSend prepare(OutgoingMessage message) {
         if (message == null) {
             throw new IllegalArgumentException("message must not be null");
         }
         TopicDefinition topic = topics.require(message.topic(), message.type());
-        byte[] payload = codec.encode(message.payload());
+        byte[] payload = EncodedPayload.bytesOf(codec, message.payload());
         int size = payload.length + Envelope.overhead(message.headers());
         if (size > maxPayloadBytes) {
             throw new PayloadTooLargeException(topic.name(), size, maxPayloadBytes);
@@ -340,7 +348,8 @@ public final class ScriptProducer implements RmqProducer {
         byte[] envelope = Envelope.encodeNew(message.headers(), payload, ttl.toMillis(), notBefore);
         RepeatedKey repeated = message.repeatedKey() != null
                 ? message.repeatedKey().checkFor(topic.name(), topic.type()) : topic.repeatedKey();
-        return new PreparedSend(topic, slot, message, new SendCall.Message(key, message.value(), envelope, repeated));
+        return new PreparedSend(topic, slot, message, new SendCall.Message(key, message.value(), envelope, repeated),
+                payload);
     }
 
     // ---- operations by key ------------------------------------------------------------------------
@@ -366,7 +375,8 @@ public final class ScriptProducer implements RmqProducer {
     }
 
     /** A message checked and encoded, with its slot. */
-    private record PreparedSend(TopicDefinition topic, SlotKeys keys, OutgoingMessage original, SendCall.Message message) {
+    private record PreparedSend(TopicDefinition topic, SlotKeys keys, OutgoingMessage original, SendCall.Message message,
+                                byte[] payload) {
 
         SendReceipt receipt(SendCall.Result result) {
             SendReceipt.Outcome outcome = switch (result.outcome()) {

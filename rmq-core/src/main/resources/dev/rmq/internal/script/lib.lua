@@ -592,13 +592,17 @@ local function end_deliveries(typ, policy, n, row)
     end
     if #committed > 0 then
         redis.call('ZREM', K_PREPARE, unpack(committed))
-        -- each delivery's progress with it, if it reported any
+        -- each delivery's progress with it, if it reported any; in chunks, since unpack takes a few thousand
+        -- values at most, and the fields are twice the keys
         local fields = {}
         for i, key in ipairs(committed) do
-            fields[2 * i - 1] = key
-            fields[2 * i] = PROGRESS_MARK .. key
+            fields[#fields + 1] = key
+            fields[#fields + 1] = PROGRESS_MARK .. key
+            if #fields >= 1000 or i == #committed then
+                redis.call('HDEL', K_INFLIGHT, unpack(fields))
+                fields = {}
+            end
         end
-        redis.call('HDEL', K_INFLIGHT, unpack(fields))
         if any_parked() then
             for _, key in ipairs(committed) do
                 unpark(typ, key)

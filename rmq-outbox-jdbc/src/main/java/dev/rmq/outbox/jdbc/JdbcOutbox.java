@@ -1,11 +1,8 @@
 package dev.rmq.outbox.jdbc;
 
 import dev.rmq.RmqClient;
-import dev.rmq.codec.JsonPayloadCodec;
-import dev.rmq.codec.MessageKeys;
-import dev.rmq.codec.PayloadCodec;
 import dev.rmq.producer.OutgoingMessage;
-import dev.rmq.topic.TopicDefinition;
+import dev.rmq.producer.PreparedMessage;
 import org.flywaydb.core.Flyway;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -26,11 +23,12 @@ import java.util.Locale;
  * moves the rows to Redis, in order, and deletes each once Redis has taken it. Nothing committed is lost to a crash
  * between the commit and the send: the row waits for the relay, on this instance or another.
  *
- * <p>A message keeps its key, or gets the one derived from its payload when it has none (as a direct send would),
- * and the row holds it: a row sent twice (a relay that died between Redis's answer and its commit) merges into the
- * message of its key while that waits. A delay counts from when the row was written. Relays of several instances
- * share one table safely: each locks the rows it takes ({@code SELECT ... FOR UPDATE SKIP LOCKED}), so no row goes
- * twice; each sends its rows in order, but rows taken by two relays at once may reach Redis in either order.
+ * <p>A message is checked and encoded as a send is ({@code RmqClient.prepare}), with the client's codec, and keeps
+ * its key, or gets the one derived from its payload when it has none (as a direct send would); the row holds both,
+ * and the relay sends the payload's bytes as they are. A row sent twice (a relay that died between Redis's answer
+ * and its commit) merges into the message of its key while that waits. A delay counts from when the row was
+ * written. Relays of several instances share one table safely: each claims the rows it takes, so no row goes twice
+ * while its claim lasts; see the package's documentation for the order.
  *
  * <pre>{@code
  * JdbcOutbox outbox = JdbcOutbox.builder(dataSource, client).build();
@@ -52,7 +50,6 @@ public final class JdbcOutbox implements AutoCloseable {
 
     private final DataSource dataSource;
     private final RmqClient client;
-    private final PayloadCodec codec;
     private final OutboxRelay relay;
     private final Duration closeTimeout;
     private @Nullable Thread relayThread;
@@ -60,7 +57,6 @@ public final class JdbcOutbox implements AutoCloseable {
     private JdbcOutbox(Builder b) {
         this.dataSource = b.dataSource;
         this.client = b.client;
-        this.codec = b.codec;
         this.closeTimeout = b.closeTimeout;
         this.relay = new OutboxRelay(b.dataSource, b.client.producer().atOnce(), b.batchSize, b.pollInterval,
                 b.claimTimeout, b.listener);
@@ -101,14 +97,13 @@ public final class JdbcOutbox implements AutoCloseable {
         if (message == null) {
             throw new IllegalArgumentException("message must not be null");
         }
-        TopicDefinition topic = client.topics().require(message.topic(), message.type());
-        byte[] payload = codec.encode(message.payload());
-        String key = message.key() != null ? message.key() : MessageKeys.derive(payload);
+        // checked and encoded as a send is, by the client's own codec: what would be refused before Redis fails here
+        PreparedMessage prepared = client.prepare(message);
         Long notBefore = message.notBeforeTime().map(Instant::toEpochMilli)
                 .orElseGet(() -> message.delay().map(delay -> now.plus(delay).toEpochMilli()).orElse(null));
-        return new OutboxRow(0, topic.name(), topic.type(), key, message.slotBasis(), message.value(),
-                message.headers(), payload, message.ttl() == null ? null : message.ttl().toMillis(), notBefore,
-                message.repeatedKey(), now, 0);
+        return new OutboxRow(0, prepared.topic(), message.type(), prepared.key(), message.slotBasis(), message.value(),
+                message.headers(), prepared.payload(), message.ttl() == null ? null : message.ttl().toMillis(),
+                notBefore, message.repeatedKey(), now, 0);
     }
 
     /** Starts the relay on a thread of its own; a second call does nothing. It may be started again after a stop. */
@@ -181,7 +176,6 @@ public final class JdbcOutbox implements AutoCloseable {
 
         private final DataSource dataSource;
         private final RmqClient client;
-        private PayloadCodec codec = new JsonPayloadCodec();
         private int batchSize = 100;
         private Duration pollInterval = Duration.ofMillis(100);
         private Duration closeTimeout = Duration.ofSeconds(10);
@@ -195,15 +189,6 @@ public final class JdbcOutbox implements AutoCloseable {
             }
             this.dataSource = dataSource;
             this.client = client;
-        }
-
-        /** How payloads are encoded: the client's codec, which is JSON unless the application gave another. */
-        public Builder codec(PayloadCodec value) {
-            if (value == null) {
-                throw new IllegalArgumentException("codec must not be null");
-            }
-            this.codec = value;
-            return this;
         }
 
         /** The most rows one relay transaction sends; 100 by default. */

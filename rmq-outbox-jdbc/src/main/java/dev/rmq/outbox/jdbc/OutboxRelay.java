@@ -18,7 +18,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -49,7 +51,8 @@ final class OutboxRelay implements Runnable {
     private final AtomicLong relayed = new AtomicLong();
     private final AtomicLong refusals = new AtomicLong();
     private volatile OutboxRows.Backlog backlog = new OutboxRows.Backlog(0, 0, null);
-    private volatile boolean stopping;
+    /** The current run's stop flag: a run stopped, then started again, is a new run, which the old cannot stop. */
+    private volatile AtomicBoolean stopping = new AtomicBoolean();
     private long lastCountNanos;
     /** What is down, while something is: said once when it goes, once when it is back. */
     private String down = "";
@@ -67,12 +70,12 @@ final class OutboxRelay implements Runnable {
     }
 
     void stop() {
-        stopping = true;
+        stopping.set(true);
     }
 
-    /** Lets the relay run again after {@link #stop()}, on a new thread. */
+    /** Lets the relay run again after {@link #stop()}, on a new thread: the run before keeps its own stop. */
     void resume() {
-        stopping = false;
+        stopping = new AtomicBoolean();
     }
 
     OutboxStats stats() {
@@ -85,20 +88,21 @@ final class OutboxRelay implements Runnable {
 
     @Override
     public void run() {
-        while (!stopping) {
+        AtomicBoolean stopped = stopping;
+        while (!stopped.get()) {
             int handled;
             try {
                 handled = relayBatch();
                 countIfDue();
             } catch (RuntimeException | SQLException e) {
                 trouble(e instanceof SQLException ? "the database" : "Redis", e);
-                pause(backoff);
+                pause(backoff, stopped);
                 backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
                 continue;
             }
             recovered();
             if (handled < batchSize) {
-                pause(idle);
+                pause(idle, stopped);
             }
         }
     }
@@ -110,11 +114,11 @@ final class OutboxRelay implements Runnable {
     int relayBatch() throws SQLException {
         Instant now = clock.instant();
         List<OutboxRow> rows;
-        try (Connection connection = transaction()) {
+        try (RelayTransaction transaction = RelayTransaction.begin(dataSource)) {
             try {
-                rows = OutboxRows.claim(connection, batchSize, now, now.plus(claim));
+                rows = OutboxRows.claim(transaction.connection(), batchSize, now, now.plus(claim));
             } catch (SQLException | RuntimeException e) {
-                rollbackQuietly(connection);
+                transaction.rollbackQuietly();
                 throw e;
             }
         }
@@ -125,18 +129,21 @@ final class OutboxRelay implements Runnable {
         for (OutboxRow row : rows) {
             sends.add(send(row));
         }
-        List<Long> taken = new ArrayList<>();
+        List<OutboxRow> taken = new ArrayList<>();
         List<Long> unanswered = new ArrayList<>();
         List<Map.Entry<OutboxRow, Throwable>> refused = new ArrayList<>();
         RuntimeException unreachable = null;
+        // well within the claim, so that no other relay takes a row whose send is still out
+        long answerBy = System.nanoTime() + claim.toNanos() / 2;
         for (int i = 0; i < rows.size(); i++) {
             OutboxRow row = rows.get(i);
             try {
-                sends.get(i).join();
-                taken.add(row.id());
-                relayed.incrementAndGet();
-                listener.relayed(row.topic(), Duration.between(row.createdAt(), clock.instant()));
-            } catch (CompletionException e) {
+                sends.get(i).get(Math.max(0, answerBy - System.nanoTime()), TimeUnit.NANOSECONDS);
+                taken.add(row);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                unanswered.add(row.id());
+            } catch (ExecutionException | TimeoutException e) {
                 Throwable cause = e.getCause() == null ? e : e.getCause();
                 if (isRefusal(cause)) {
                     refused.add(Map.entry(row, cause));
@@ -150,7 +157,12 @@ final class OutboxRelay implements Runnable {
                 }
             }
         }
-        finish(taken, refused, unanswered, now);
+        finish(taken.stream().map(OutboxRow::id).toList(), refused, unanswered, now);
+        Instant relayedAt = clock.instant();
+        for (OutboxRow row : taken) {
+            relayed.incrementAndGet();
+            listener.relayed(row.topic(), Duration.between(row.createdAt(), relayedAt));
+        }
         if (unreachable != null) {
             throw unreachable;
         }
@@ -165,7 +177,8 @@ final class OutboxRelay implements Runnable {
     private void finish(List<Long> taken, List<Map.Entry<OutboxRow, Throwable>> refused, List<Long> unanswered,
                         Instant now) throws SQLException {
         for (int attempt = 1; ; attempt++) {
-            try (Connection connection = transaction()) {
+            try (RelayTransaction transaction = RelayTransaction.begin(dataSource)) {
+                Connection connection = transaction.connection();
                 try {
                     OutboxRows.delete(connection, taken);
                     for (Map.Entry<OutboxRow, Throwable> entry : refused) {
@@ -175,22 +188,21 @@ final class OutboxRelay implements Runnable {
                     connection.commit();
                     break;
                 } catch (SQLException e) {
-                    rollbackQuietly(connection);
+                    transaction.rollbackQuietly();
                     if (attempt == FINISH_ATTEMPTS) {
                         throw e;
                     }
                 }
             }
-            pause(Duration.ofMillis(20L * attempt));
+            try {
+                Thread.sleep(20L * attempt);
+            } catch (InterruptedException e) {
+                // the claim keeps the rows this relay's for a while: the next run finishes them, or another relay
+                Thread.currentThread().interrupt();
+                throw new SQLException("interrupted while finishing a batch of the outbox", e);
+            }
         }
         refused.forEach(entry -> reportRefusal(entry.getKey(), entry.getValue()));
-    }
-
-    private Connection transaction() throws SQLException {
-        Connection connection = dataSource.getConnection();
-        connection.setAutoCommit(false);
-        connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-        return connection;
     }
 
     private CompletableFuture<SendReceipt> send(OutboxRow row) {
@@ -256,20 +268,12 @@ final class OutboxRelay implements Runnable {
         }
     }
 
-    private void pause(Duration duration) {
+    private static void pause(Duration duration, AtomicBoolean stopped) {
         try {
             Thread.sleep(duration.toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            stopping = true;
-        }
-    }
-
-    private static void rollbackQuietly(Connection connection) {
-        try {
-            connection.rollback();
-        } catch (SQLException ignored) {
-            // the connection is gone: its transaction with it
+            stopped.set(true);
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.rmq.outbox.jdbc;
 
+import dev.rmq.codec.EncodedPayload;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.topic.RepeatedKey;
 import dev.rmq.topic.TopicType;
@@ -17,12 +18,13 @@ record OutboxRow(long id, String topic, TopicType type, String key, @Nullable St
                  Map<String, String> headers, byte[] payload, @Nullable Long ttlMs, @Nullable Long notBefore,
                  @Nullable RepeatedKey repeatedKey, Instant createdAt, int attempts) {
 
-    /** The send it stands for; its payload is the encoded bytes, which the producer passes through untouched. */
+    /** The send it stands for; its payload is the encoded bytes, which a send stores as they are. */
     OutgoingMessage message() {
+        EncodedPayload encoded = new EncodedPayload(payload);
         OutgoingMessage message = switch (type) {
-            case RANGE_MERGE -> OutgoingMessage.rangeMerge(topic, payload, Duration.ofMillis(value));
-            case PRIORITY -> OutgoingMessage.priority(topic, payload, value);
-            case FIXED_TIME -> OutgoingMessage.fixedTime(topic, payload, Instant.ofEpochMilli(value));
+            case RANGE_MERGE -> OutgoingMessage.rangeMerge(topic, encoded, Duration.ofMillis(value));
+            case PRIORITY -> OutgoingMessage.priority(topic, encoded, value);
+            case FIXED_TIME -> OutgoingMessage.fixedTime(topic, encoded, Instant.ofEpochMilli(value));
         };
         message = message.withKey(key).withHeaders(headers);
         if (slotBasis != null) {

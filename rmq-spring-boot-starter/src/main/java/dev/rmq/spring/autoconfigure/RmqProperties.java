@@ -342,10 +342,13 @@ public record RmqProperties(@DefaultValue("") String namespace,
      * The autowirable producer.
      *
      * @param durability  How many Redis replicas must hold a send before it completes.
-     * @param afterCommit Whether a send inside a Spring transaction waits for its commit, and is dropped on a
-     *                    rollback (with spring-tx on the class path); false sends at once everywhere.
+     * @param afterCommit     Whether a send inside a Spring transaction waits for its commit, and is dropped on a
+     *                        rollback (with spring-tx on the class path); false sends at once everywhere.
+     * @param afterCommitWait The longest a committing thread waits for Redis's answers to the sends its
+     *                        transaction held; 0 waits not at all.
      */
-    public record Producer(@DefaultValue Durability durability, @DefaultValue("true") boolean afterCommit) {
+    public record Producer(@DefaultValue Durability durability, @DefaultValue("true") boolean afterCommit,
+                           @DefaultValue("5s") Duration afterCommitWait) {
     }
 
     /**

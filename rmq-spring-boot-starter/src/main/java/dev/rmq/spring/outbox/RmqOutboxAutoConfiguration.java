@@ -1,7 +1,6 @@
 package dev.rmq.spring.outbox;
 
 import dev.rmq.RmqClient;
-import dev.rmq.codec.PayloadCodec;
 import dev.rmq.outbox.jdbc.JdbcOutbox;
 import dev.rmq.outbox.jdbc.OutboxListener;
 import dev.rmq.spring.autoconfigure.RmqAutoConfiguration;
@@ -28,6 +27,7 @@ import org.springframework.jdbc.datasource.DataSourceUtils;
 
 import javax.sql.DataSource;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * The transactional outbox, with {@code rmq.outbox.enabled=true}, rmq-outbox-jdbc and spring-jdbc on the class path,
@@ -43,14 +43,18 @@ public final class RmqOutboxAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    JdbcOutbox rmqJdbcOutbox(ObjectProvider<DataSource> dataSource, RmqClient client, PayloadCodec codec,
-                             RmqOutboxProperties properties, ObjectProvider<OutboxListener> listener) {
-        JdbcOutbox.Builder outbox = JdbcOutbox.builder(requireOne(dataSource), client).codec(codec);
+    JdbcOutbox rmqJdbcOutbox(ObjectProvider<DataSource> dataSource, RmqClient client, RmqOutboxProperties properties,
+                             ObjectProvider<OutboxListener> listener) {
+        JdbcOutbox.Builder outbox = JdbcOutbox.builder(requireOne(dataSource), client);
         PropertyMapper map = PropertyMapper.get();
         map.from(properties.batchSize()).to(outbox::batchSize);
         map.from(properties.pollInterval()).to(outbox::pollInterval);
         map.from(properties.migrate()).to(outbox::migrate);
-        listener.ifUnique(outbox::listener);
+        List<OutboxListener> listeners = listener.orderedStream().toList();
+        if (!listeners.isEmpty()) {
+            // the meters' own and the application's, each told of everything
+            outbox.listener(OutboxListener.all(listeners));
+        }
         return outbox.build();
     }
 

@@ -2,6 +2,8 @@ package dev.rmq.spring.transaction;
 
 import dev.rmq.producer.SendHold;
 import dev.rmq.spring.autoconfigure.RmqAutoConfiguration;
+import dev.rmq.spring.autoconfigure.RmqProperties;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -17,11 +19,12 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 @AutoConfiguration(before = RmqAutoConfiguration.class)
 @ConditionalOnClass(TransactionSynchronizationManager.class)
 @ConditionalOnProperty(prefix = "rmq.producer", name = "after-commit", havingValue = "true", matchIfMissing = true)
+@EnableConfigurationProperties(RmqProperties.class)
 public class RmqTransactionAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    SendHold rmqTransactionSendHold() {
-        return new TransactionSendHold();
+    SendHold rmqTransactionSendHold(RmqProperties properties) {
+        return new TransactionSendHold(properties.producer().afterCommitWait());
     }
 }

@@ -22,25 +22,42 @@ import java.util.function.Supplier;
  * for another (REQUIRES_NEW) keeps its own, and the inner one's sends go when the inner one commits.
  *
  * <p>After the commit, the held sends go out pipelined, and the committing thread waits for Redis's answers (at most
- * {@link #WAIT}), so that what runs after the transaction finds the messages queued. A send that fails then is
- * logged by the producer: the transaction has committed, and the message is not queued.
+ * the wait it is given), so that what runs after the transaction finds the messages queued. A send that fails then
+ * is logged by the producer: the transaction has committed, and the message is not queued. A transaction whose
+ * outcome is unknown (a commit that failed part-way) drops its sends, with a WARN. A rollback to a savepoint
+ * (NESTED) does not drop the sends made since it: only the end of the whole transaction decides.
  */
 public final class TransactionSendHold implements SendHold {
 
-    /** The longest the committing thread waits for the held sends; they go on in the background after it. */
-    public static final Duration WAIT = Duration.ofSeconds(30);
-
     private static final Logger log = LoggerFactory.getLogger(TransactionSendHold.class);
+
+    private final Duration wait;
+
+    /**
+     * @param wait the longest the committing thread waits for Redis's answers to the held sends (it still holds the
+     *             transaction's connection meanwhile); they go on in the background after it. Zero waits not at all
+     */
+    public TransactionSendHold(Duration wait) {
+        if (wait == null || wait.isNegative()) {
+            throw new IllegalArgumentException("the wait for held sends must be zero or positive, was " + wait);
+        }
+        this.wait = wait;
+    }
+
+    @Override
+    public boolean active() {
+        return TransactionSynchronizationManager.isSynchronizationActive()
+                && TransactionSynchronizationManager.isActualTransactionActive();
+    }
 
     @Override
     public boolean hold(Supplier<? extends CompletionStage<?>> send, Runnable drop) {
-        if (!TransactionSynchronizationManager.isSynchronizationActive()
-                || !TransactionSynchronizationManager.isActualTransactionActive()) {
+        if (!active()) {
             return false;
         }
         Held held = (Held) TransactionSynchronizationManager.getResource(this);
         if (held == null) {
-            held = new Held(this);
+            held = new Held(this, wait);
             TransactionSynchronizationManager.bindResource(this, held);
             TransactionSynchronizationManager.registerSynchronization(held);
         }
@@ -52,11 +69,13 @@ public final class TransactionSendHold implements SendHold {
     private static final class Held implements TransactionSynchronization {
 
         private final Object key;
+        private final Duration wait;
         private final List<Supplier<? extends CompletionStage<?>>> sends = new ArrayList<>();
         private final List<Runnable> drops = new ArrayList<>();
 
-        Held(Object key) {
+        Held(Object key, Duration wait) {
             this.key = key;
+            this.wait = wait;
         }
 
         void add(Supplier<? extends CompletionStage<?>> send, Runnable drop) {
@@ -101,14 +120,17 @@ public final class TransactionSendHold implements SendHold {
                             e.toString());
                 }
             }
+            if (wait.isZero()) {
+                return;
+            }
             try {
                 CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new))
-                        .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                        .get(wait.toMillis(), TimeUnit.MILLISECONDS);
             } catch (ExecutionException e) {
                 // each failure was logged with its message by the producer
             } catch (TimeoutException e) {
                 log.warn("{} send(s) held until their transaction committed had no answer from Redis within {};"
-                        + " they go on in the background", sent.stream().filter(f -> !f.isDone()).count(), WAIT);
+                        + " they go on in the background", sent.stream().filter(f -> !f.isDone()).count(), wait);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
