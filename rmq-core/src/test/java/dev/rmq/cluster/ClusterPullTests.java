@@ -74,19 +74,7 @@ class ClusterPullTests extends ClusterFixture {
     void aCancelInFlightOnEveryMasterEndsEachDeliveryAsCancelled() {
         TopicDefinition topic = freshTopic("cluster-cancel", TopicType.PRIORITY);
         try (RmqClient rmq = RmqClient.builder(redisson).topic(topic).build()) {
-            List<OutgoingMessage> batch = new ArrayList<>();
-            for (int i = 0; i < 48; i++) {
-                batch.add(message(topic, "k" + i, "payload-" + i, 17 + i));
-            }
-            rmq.producer().sendAll(batch);
-            RmqPuller<String> puller = rmq.puller(String.class).topics(topic.name()).build();
-            puller.start();
-            List<PulledMessage<String>> held = new ArrayList<>();
-            await().atMost(PATIENCE).until(() -> {
-                held.addAll(puller.poll(48 - held.size(), java.time.Duration.ofMillis(500)));
-                return held.size() == 48;
-            });
-            assertThat(held.stream().map(m -> topic.slotOf(m.key())).distinct()).hasSize(SLOTS);
+            List<PulledMessage<String>> held = heldOnEveryMaster(rmq, topic);
 
             for (PulledMessage<String> message : held) {
                 assertThat(rmq.producer().cancel(ref(topic.name(), message.key()))).isTrue();
@@ -108,19 +96,7 @@ class ClusterPullTests extends ClusterFixture {
     void progressReportedOnEveryMasterIsShownAndGoesWithTheAcks() {
         TopicDefinition topic = freshTopic("cluster-progress", TopicType.PRIORITY);
         try (RmqClient rmq = RmqClient.builder(redisson).topic(topic).build()) {
-            List<OutgoingMessage> batch = new ArrayList<>();
-            for (int i = 0; i < 48; i++) {
-                batch.add(message(topic, "k" + i, "payload-" + i, 17 + i));
-            }
-            rmq.producer().sendAll(batch);
-            RmqPuller<String> puller = rmq.puller(String.class).topics(topic.name()).build();
-            puller.start();
-            List<PulledMessage<String>> held = new ArrayList<>();
-            await().atMost(PATIENCE).until(() -> {
-                held.addAll(puller.poll(48 - held.size(), java.time.Duration.ofMillis(500)));
-                return held.size() == 48;
-            });
-            assertThat(held.stream().map(m -> topic.slotOf(m.key())).distinct()).hasSize(SLOTS);
+            List<PulledMessage<String>> held = heldOnEveryMaster(rmq, topic);
 
             for (PulledMessage<String> message : held) {
                 assertThat(message.reportProgress(Integer.parseInt(message.key().substring(1)), "step of "
@@ -134,8 +110,26 @@ class ClusterPullTests extends ClusterFixture {
             assertThat(rmq.inspector().inFlight(topic.name(), 0, 100)).hasSize(48)
                     .allSatisfy(m -> assertThat(m.progress()).map(Progress::percent)
                             .contains(Integer.parseInt(m.key().substring(1))));
-            assertThat(puller.ackAll(held)).containsOnly(AckOutcome.COMMITTED);
+            assertThat(held).allSatisfy(message -> assertThat(message.ack()).isEqualTo(AckOutcome.COMMITTED));
             assertNothingLeftBehind(topic);
         }
+    }
+
+    /** 48 messages of {@code topic} sent and pulled by one puller, held, from slots on every master. */
+    private static List<PulledMessage<String>> heldOnEveryMaster(RmqClient rmq, TopicDefinition topic) {
+        List<OutgoingMessage> batch = new ArrayList<>();
+        for (int i = 0; i < 48; i++) {
+            batch.add(message(topic, "k" + i, "payload-" + i, 17 + i));
+        }
+        rmq.producer().sendAll(batch);
+        RmqPuller<String> puller = rmq.puller(String.class).topics(topic.name()).build();
+        puller.start();
+        List<PulledMessage<String>> held = new ArrayList<>();
+        await().atMost(PATIENCE).until(() -> {
+            held.addAll(puller.poll(48 - held.size(), java.time.Duration.ofMillis(500)));
+            return held.size() == 48;
+        });
+        assertThat(held.stream().map(m -> topic.slotOf(m.key())).distinct()).hasSize(SLOTS);
+        return held;
     }
 }

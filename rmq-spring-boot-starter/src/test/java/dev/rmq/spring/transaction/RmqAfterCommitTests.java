@@ -7,24 +7,18 @@ import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.producer.RmqProducer;
 import dev.rmq.producer.SendDroppedException;
 import dev.rmq.producer.SendReceipt;
+import dev.rmq.spring.ApplicationDatabase;
 import dev.rmq.spring.RedisAndZooKeeper;
 import dev.rmq.spring.autoconfigure.RmqAutoConfiguration;
 import dev.rmq.spring.autoconfigure.RmqRedisAutoConfiguration;
-import dev.rmq.testsupport.db.PostgresTestServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.postgresql.ds.PGSimpleDataSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -43,50 +37,21 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * Sends inside a Spring transaction on a real PostgreSQL wait for its commit: a rollback sends nothing, a commit
  * sends once, and the receipts say which.
  */
-@ExtendWith({RedisAndZooKeeper.class, OutputCaptureExtension.class})
+@ExtendWith({RedisAndZooKeeper.class, ApplicationDatabase.class, OutputCaptureExtension.class})
 class RmqAfterCommitTests {
-
-    private static PostgresTestServer postgres;
 
     private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(RmqRedisAutoConfiguration.class, RmqAutoConfiguration.class,
                     RmqTransactionAutoConfiguration.class))
-            .withUserConfiguration(Database.class)
+            .withUserConfiguration(ApplicationDatabase.Beans.class)
             .withPropertyValues("rmq.redis.address=" + RedisAndZooKeeper.redis().address(),
                     "rmq.topics.orders.type=PRIORITY", "rmq.topics.orders.slot-amount=1",
                     "rmq.topics.capped.type=PRIORITY", "rmq.topics.capped.slot-amount=1",
                     "rmq.topics.capped.max-backlog=1");
 
-    @BeforeAll
-    static void startPostgres() {
-        postgres = PostgresTestServer.start();
-    }
-
-    @AfterAll
-    static void stopPostgres() {
-        postgres.close();
-    }
-
     @BeforeEach
     void emptyRedis() {
         RedisAndZooKeeper.redis().command("FLUSHALL");
-    }
-
-    /** The application's database and transaction manager, as an application defines them. */
-    @Configuration(proxyBeanMethods = false)
-    static class Database {
-
-        @Bean
-        DataSource dataSource() {
-            PGSimpleDataSource dataSource = new PGSimpleDataSource();
-            dataSource.setUrl(postgres.jdbcUrl());
-            return dataSource;
-        }
-
-        @Bean
-        PlatformTransactionManager transactionManager(DataSource dataSource) {
-            return new DataSourceTransactionManager(dataSource);
-        }
     }
 
     private static OutgoingMessage order(String key) {
