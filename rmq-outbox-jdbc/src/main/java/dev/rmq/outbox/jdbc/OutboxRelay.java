@@ -117,9 +117,13 @@ final class OutboxRelay implements Runnable {
         try (RelayTransaction transaction = RelayTransaction.begin(dataSource)) {
             try {
                 rows = OutboxRows.claim(transaction.connection(), batchSize, now, now.plus(claim));
-            } catch (SQLException | RuntimeException e) {
+            } catch (SQLException e) {
                 transaction.rollbackQuietly();
                 throw e;
+            } catch (RuntimeException e) {
+                // a row this version cannot read (written by a newer one): the database's trouble, not Redis's
+                transaction.rollbackQuietly();
+                throw new SQLException("an outbox row could not be read: " + e, e);
             }
         }
         if (rows.isEmpty()) {
