@@ -261,18 +261,22 @@ class SampleApplicationTests {
     void theDashboardDrawsWhatTheSampleDid() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(scraper != null, "drawn once, from the sample's main class");
         // a few seconds of steady use, so that every type shows more than one event
+        int closedBefore = logLines("order-timeout: closed unpaid order").size();
         for (int round = 0; round < 6; round++) {
             assertThat(post("/prices/sku-" + round + "/burst?count=5").statusCode()).isEqualTo(200);
             assertThat(post("/orders?payWithin=2s").statusCode()).isEqualTo(200);
             if (round % 3 == 0) {
                 assertThat(post("/merchant-tasks/demo").statusCode()).isEqualTo(200);
             }
-            Thread.sleep(1_000);
+            Thread.sleep(1_000); // the pace of the use, a round a second: what the charts draw over time
         }
         await().atMost(Duration.ofSeconds(30)).until(() -> json(get("/actuator/rmq")).at("/topics/1/backlog")
                 .asLong() == 0);
         // the last orders close 2 s after they were sent, and a few scrapes more see the topics at rest
-        Thread.sleep(2_500);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> logLines("order-timeout: closed unpaid order").size() == closedBefore + 6);
+        int scrapesBefore = RENDERING.scrapes();
+        await().atMost(Duration.ofSeconds(30)).until(() -> RENDERING.scrapes() >= scrapesBefore + 4);
         scraper.shutdownNow();
         assertThat(scraper.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
         JsonNode dashboard = JSON.readTree(Files.readString(DASHBOARD));

@@ -61,6 +61,7 @@ public final class OutboxApplication {
         }
         System.out.println("all committed");
         System.out.flush();
+        // the application runs on until the test kills it: the sleep is the point
         Thread.sleep(Long.MAX_VALUE);
     }
 
