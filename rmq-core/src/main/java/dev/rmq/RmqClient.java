@@ -85,8 +85,7 @@ public final class RmqClient implements AutoCloseable {
     private final PayloadCodec codec;
     private final RmqMetrics metrics;
     private final RmqEventListener events;
-    private final RmqProducer producer;
-    private final ScriptProducer checks;
+    private final ProducerChain producers;
     private final RmqDeadQueue deadQueue;
     private final RmqInspector inspector;
     private final RmqAdmin admin;
@@ -117,9 +116,7 @@ public final class RmqClient implements AutoCloseable {
                         + " is unknown may be sent again, it merges while it waits", log,
                         length -> metrics.redisOutage("producer", null, length)), b.zone);
         Observations observations = b.observationRegistry == null ? null : new Observations(b.observationRegistry);
-        ProducerChain chain = ProducerChain.of(sends, b.journal, topics, codec, observations, b.sendHold);
-        this.checks = sends;
-        this.producer = chain.producer();
+        this.producers = ProducerChain.of(sends, b.journal, topics, codec, observations, b.sendHold);
         // consumers of other applications hold their lost deliveries' slots until the leases run out
         this.restorer = new RedisRestorer(topics, keys, scripts, (topic, slot, lost) -> pullers.forEach(puller -> {
             if (puller instanceof Puller<?> mine) {
@@ -127,11 +124,12 @@ public final class RmqClient implements AutoCloseable {
             }
         }));
         this.deadQueue = new RedisDeadQueue(redisson, topics, keys, scripts);
-        this.inspector = new RedisTopicInspector(topics, keys, scripts, producer::getAsync, b.journal);
+        this.inspector = new RedisTopicInspector(topics, keys, scripts, producers.producer()::getAsync,
+                b.journal);
         this.slotFencing = new RedisSlotFencing(keys, scripts);
         // a tick is sent by the schedule's own thread, in no transaction of the application's
-        this.schedules = new RedisSchedules(topics, keys, scripts, codec, metrics, chain.unheld(), Clock.systemUTC(),
-                b.journal);
+        this.schedules = new RedisSchedules(topics, keys, scripts, codec, metrics, producers.unheld(),
+                Clock.systemUTC(), b.journal);
         this.admin = new RedisAdmin(redisson, topics, keys, scripts, b.journal, schedules);
         this.parts = new ClientParts(redisson, topics, keys, scripts, codec, metrics, events, outages, zone, observations);
     }
@@ -141,7 +139,7 @@ public final class RmqClient implements AutoCloseable {
     }
 
     public RmqProducer producer() {
-        return producer;
+        return producers.producer();
     }
 
     /**
@@ -151,7 +149,7 @@ public final class RmqClient implements AutoCloseable {
      * @throws IllegalArgumentException when a send of it would be refused before reaching Redis
      */
     public PreparedMessage prepare(OutgoingMessage message) {
-        return checks.checked(message);
+        return producers.checks().checked(message);
     }
 
     public RmqDeadQueue deadQueue() {
@@ -268,10 +266,7 @@ public final class RmqClient implements AutoCloseable {
         private ScriptMode scriptMode = ScriptMode.FUNCTIONS;
 
         private Builder(RedissonClient redisson) {
-            if (redisson == null) {
-                throw new IllegalArgumentException("a RedissonClient is required");
-            }
-            this.redisson = redisson;
+            this.redisson = required(redisson, "a RedissonClient is required");
         }
 
         public Builder topic(TopicDefinition topic) {
@@ -307,10 +302,7 @@ public final class RmqClient implements AutoCloseable {
 
         /** Where sends, consumes and acknowledgements are counted; nowhere by default. */
         public Builder metrics(RmqMetrics value) {
-            if (value == null) {
-                throw new IllegalArgumentException("metrics must not be null; use RmqMetrics.NONE for none");
-            }
-            this.metrics = value;
+            this.metrics = required(value, "metrics must not be null; use RmqMetrics.NONE for none");
             return this;
         }
 
@@ -343,19 +335,14 @@ public final class RmqClient implements AutoCloseable {
          * through the message's headers. Nothing is observed by default.
          */
         public Builder observationRegistry(ObservationRegistry registry) {
-            if (registry == null) {
-                throw new IllegalArgumentException("observationRegistry must not be null; leave it unset for none");
-            }
-            this.observationRegistry = registry;
+            this.observationRegistry = required(registry,
+                    "observationRegistry must not be null; leave it unset for none");
             return this;
         }
 
         /** Where the consumers' events go, one by one; nowhere by default. */
         public Builder events(RmqEventListener value) {
-            if (value == null) {
-                throw new IllegalArgumentException("events must not be null; use RmqEventListener.NONE for none");
-            }
-            this.events = value;
+            this.events = required(value, "events must not be null; use RmqEventListener.NONE for none");
             return this;
         }
 
@@ -364,10 +351,7 @@ public final class RmqClient implements AutoCloseable {
          * every change by key, and every consumer event; none by default.
          */
         public Builder journal(MessageJournal value) {
-            if (value == null) {
-                throw new IllegalArgumentException("journal must not be null; leave it unset for none");
-            }
-            this.journal = value;
+            this.journal = required(value, "journal must not be null; leave it unset for none");
             return this;
         }
 
@@ -377,20 +361,22 @@ public final class RmqClient implements AutoCloseable {
          * back. None by default: every send goes at once.
          */
         public Builder sendHold(SendHold value) {
-            if (value == null) {
-                throw new IllegalArgumentException("sendHold must not be null; leave it unset to send at once");
-            }
-            this.sendHold = value;
+            this.sendHold = required(value, "sendHold must not be null; leave it unset to send at once");
             return this;
         }
 
         /** How rmq's scripts run in Redis: as Redis Functions where Redis has them, by default. */
         public Builder scriptMode(ScriptMode value) {
-            if (value == null) {
-                throw new IllegalArgumentException("scriptMode must not be null; it is FUNCTIONS or EVALSHA");
-            }
-            this.scriptMode = value;
+            this.scriptMode = required(value, "scriptMode must not be null; it is FUNCTIONS or EVALSHA");
             return this;
+        }
+
+        /** {@code value}, unless it is null: then the refusal, which says what to pass instead. */
+        private static <T> T required(@Nullable T value, String refusal) {
+            if (value == null) {
+                throw new IllegalArgumentException(refusal);
+            }
+            return value;
         }
 
         public RmqClient build() {

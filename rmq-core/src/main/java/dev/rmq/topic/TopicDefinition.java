@@ -63,40 +63,28 @@ public final class TopicDefinition {
             throw new IllegalArgumentException("topic '" + name + "' needs a type: RANGE_MERGE, PRIORITY or FIXED_TIME");
         }
         this.type = b.type;
-        this.slotAmount = checkSlotAmount(name, b.slotAmount);
+        this.slotAmount = TopicChecks.slotAmount(name, b.slotAmount);
         this.leaseTimeout = Durations.requirePositive("lease timeout of topic '" + name + "'", b.leaseTimeout);
-        this.maxRetries = count("maxRetries", b.maxRetries, MAX_RETRIES_LIMIT, "in 0.." + MAX_RETRIES_LIMIT);
+        this.maxRetries = TopicChecks.count(name, "maxRetries", b.maxRetries, MAX_RETRIES_LIMIT,
+                "in 0.." + MAX_RETRIES_LIMIT);
         this.backoff = Objects.requireNonNull(b.backoff, "backoff of topic '" + name + "' must not be null");
-        this.deadCapacity = count("deadCapacity", b.deadCapacity, Integer.MAX_VALUE, "0 (unbounded) or positive");
-        this.maxReleases = count("maxReleases", b.maxReleases, MAX_RETRIES_LIMIT, "0 (no cap) or up to "
-                + MAX_RETRIES_LIMIT);
+        this.deadCapacity = TopicChecks.count(name, "deadCapacity", b.deadCapacity, Integer.MAX_VALUE,
+                "0 (unbounded) or positive");
+        this.maxReleases = TopicChecks.count(name, "maxReleases", b.maxReleases, MAX_RETRIES_LIMIT,
+                "0 (no cap) or up to " + MAX_RETRIES_LIMIT);
         this.ttl = checkTtl("ttl of topic '" + name + "'", b.ttl);
         this.expiry = Objects.requireNonNull(b.expiry, "expiry of topic '" + name + "' must be DROP or DEAD, was null");
-        this.maxBacklog = count("maxBacklog", b.maxBacklog, Integer.MAX_VALUE, "0 (no cap) or positive");
+        this.maxBacklog = TopicChecks.count(name, "maxBacklog", b.maxBacklog, Integer.MAX_VALUE,
+                "0 (no cap) or positive");
         this.delivery = Objects.requireNonNull(b.delivery,
                 "delivery of topic '" + name + "' must be AT_LEAST_ONCE or AT_MOST_ONCE, was null");
-        if (!(b.rateLimit >= 0 && b.rateLimit <= MAX_RATE_LIMIT)) {
-            throw new IllegalArgumentException("rateLimit of topic '" + name + "' must be 0 (no limit) or a number of"
-                    + " messages per second up to " + (long) MAX_RATE_LIMIT + ", was " + b.rateLimit);
-        }
-        this.rateLimit = b.rateLimit;
-        if (b.lateTolerance == null || b.lateTolerance.isNegative() || b.lateTolerance.compareTo(MAX_LATE_TOLERANCE) > 0) {
-            throw new IllegalArgumentException("lateTolerance of topic '" + name + "' must be between 0 and "
-                    + MAX_LATE_TOLERANCE + ", was " + b.lateTolerance);
-        }
-        this.lateTolerance = b.lateTolerance;
+        this.rateLimit = TopicChecks.rateLimit(name, b.rateLimit);
+        this.lateTolerance = TopicChecks.lateTolerance(name, b.lateTolerance);
         this.fifo = b.fifo;
         this.repeatedKey = Objects.requireNonNull(b.repeatedKey, "repeatedKey of topic '" + name
                 + "' must not be null; REPLACE is the default").checkFor(name, type);
         this.zones = Objects.requireNonNull(b.zones, "zones of topic '" + name + "' must not be null");
         zones.check(name, slotAmount);
-    }
-
-    private int count(String what, int value, int max, String allowed) {
-        if (value < 0 || value > max) {
-            throw new IllegalArgumentException(what + " of topic '" + name + "' must be " + allowed + ", was " + value);
-        }
-        return value;
     }
 
     /** Refuses a time to live that is neither zero (none) nor at least 1 ms. */
@@ -105,14 +93,6 @@ public final class TopicDefinition {
             throw new IllegalArgumentException(what + " must not be null; use Duration.ZERO for none");
         }
         return ttl.isZero() ? ttl : Durations.requirePositive(what, ttl);
-    }
-
-    private static int checkSlotAmount(String name, int slotAmount) {
-        if (slotAmount < 1 || slotAmount > MAX_SLOTS || Integer.bitCount(slotAmount) != 1) {
-            throw new IllegalArgumentException("slotAmount of topic '" + name + "' must be a power of two in 1.."
-                    + MAX_SLOTS + " (1, 2, 4, 8, ...), was " + slotAmount);
-        }
-        return slotAmount;
     }
 
     /** Starts a definition; type and name are required, everything else has a default. */

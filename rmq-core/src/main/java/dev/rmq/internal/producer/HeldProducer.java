@@ -5,6 +5,7 @@ import dev.rmq.producer.BatchSendException;
 import dev.rmq.producer.Durability;
 import dev.rmq.producer.MessageRef;
 import dev.rmq.producer.OutgoingMessage;
+import dev.rmq.producer.PreparedMessage;
 import dev.rmq.producer.RmqProducer;
 import dev.rmq.producer.SendDroppedException;
 import dev.rmq.producer.SendHold;
@@ -13,6 +14,7 @@ import dev.rmq.producer.StoredMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,7 +71,7 @@ public final class HeldProducer implements RmqProducer {
         if (!hold.active()) {
             return sends.sendAsync(message);
         }
-        SendReceipt deferred = checks.deferred(message);
+        SendReceipt deferred = deferred(message);
         CompletableFuture<SendReceipt> sent = new CompletableFuture<>();
         boolean held = hold.hold(() -> started(() -> relay(sends.sendAsync(message), sent, deferred), sent),
                 () -> sent.completeExceptionally(new SendDroppedException(deferred.topic(), deferred.key())));
@@ -81,7 +83,7 @@ public final class HeldProducer implements RmqProducer {
         if (!hold.active()) {
             return sends.send(message);
         }
-        SendReceipt deferred = checks.deferred(message);
+        SendReceipt deferred = deferred(message);
         CompletableFuture<SendReceipt> sent = new CompletableFuture<>();
         boolean held = hold.hold(() -> started(() -> relay(sends.sendAsync(message), sent, deferred), sent),
                 () -> log.debug("the send of '{}' to {} was dropped: its transaction rolled back", deferred.key(),
@@ -127,9 +129,19 @@ public final class HeldProducer implements RmqProducer {
         }
     }
 
+    /**
+     * The receipt of a send held until the work commits: {@code message} checked and encoded as a send is, so that
+     * bad input fails inside the work, with the slot and key it will have; nothing is sent.
+     */
+    private SendReceipt deferred(OutgoingMessage message) {
+        PreparedMessage checked = checks.checked(message);
+        return new SendReceipt(checked.topic(), checked.slot(), checked.key(), SendReceipt.Outcome.DEFERRED,
+                Duration.ZERO);
+    }
+
     private List<SendReceipt> deferredAll(List<OutgoingMessage> messages) {
         List<SendReceipt> deferred = new ArrayList<>(messages.size());
-        messages.forEach(message -> deferred.add(checks.deferred(message)));
+        messages.forEach(message -> deferred.add(deferred(message)));
         return deferred;
     }
 
@@ -152,8 +164,9 @@ public final class HeldProducer implements RmqProducer {
         return into;
     }
 
-    private CompletableFuture<List<SendReceipt>> relayAll(List<OutgoingMessage> messages, CompletableFuture<List<SendReceipt>> into,
-                          List<SendReceipt> deferred) {
+    private CompletableFuture<List<SendReceipt>> relayAll(List<OutgoingMessage> messages,
+                                                          CompletableFuture<List<SendReceipt>> into,
+                                                          List<SendReceipt> deferred) {
         sends.sendAllAsync(messages).whenComplete((receipts, failure) -> {
             if (failure != null) {
                 Throwable cause = Futures.rethrowable(failure);

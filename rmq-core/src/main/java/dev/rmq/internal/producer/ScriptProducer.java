@@ -313,16 +313,6 @@ public final class ScriptProducer implements RmqProducer {
         byTopic.forEach((topic, counts) -> metrics.sent(topic, counts[0], counts[1], nanos, error));
     }
 
-    /**
-     * The receipt of a send held until a transaction commits: {@code message} checked and encoded as a send is,
-     * so that bad input fails inside the transaction, with the slot and key it will have; nothing is sent.
-     */
-    public SendReceipt deferred(OutgoingMessage message) {
-        PreparedSend send = prepare(message);
-        return new SendReceipt(send.topic().name(), send.keys().slot(), send.message().key(),
-                SendReceipt.Outcome.DEFERRED, Duration.ZERO);
-    }
-
     /** {@code message} checked and encoded as a send does it, not sent: see {@code RmqClient.prepare}. */
     public PreparedMessage checked(OutgoingMessage message) {
         PreparedSend send = prepare(message);

@@ -34,7 +34,7 @@ final class ByReference<T> {
         }
         PullSource<T> source = sourceOf(ref);
         String why = how.failure() ? requireReason(how, reason) : "";
-        PulledDelivery<T> mine = source.held(ref);
+        PulledDelivery<T> mine = source.handedOut().held(ref);
         if (mine == null) {
             return source.elsewhere().settle(ref, op(how), why);
         }
@@ -59,7 +59,7 @@ final class ByReference<T> {
                     + "; to hand the message back, settle it with RELEASE");
         }
         PullSource<T> source = sourceOf(ref);
-        PulledDelivery<T> mine = source.held(ref);
+        PulledDelivery<T> mine = source.handedOut().held(ref);
         if (mine == null) {
             return source.elsewhere().extend(ref, duration);
         }
@@ -74,7 +74,7 @@ final class ByReference<T> {
                     + " was " + extendLease);
         }
         PullSource<T> source = sourceOf(ref);
-        PulledDelivery<T> mine = source.held(ref);
+        PulledDelivery<T> mine = source.handedOut().held(ref);
         if (mine == null) {
             return source.elsewhere().reportProgress(ref, percent, note, extendLease);
         }

@@ -66,6 +66,7 @@ public final class PullSource<T> implements SlotOwner {
     private final Sessions<T> slots;
     private final PullSettlement<T> settlement;
     private final ElsewhereSettlement elsewhere;
+    private final HandedOut<T> handedOut;
     private volatile boolean running;
     /** Made by {@link #start}; null before. */
     private @Nullable SlotAssignment assignment;
@@ -89,6 +90,7 @@ public final class PullSource<T> implements SlotOwner {
                 metrics, events, new HandlerFailures(topic), false,
                 (session, key, envelope, raw, payload, token, leaseEnds) -> new PulledDelivery<>(settlement, session,
                         key, envelope, raw, payload, token, leaseEnds), () -> !running));
+        this.handedOut = new HandedOut<>(id, slots);
         slots.onEnded(session -> {
             releaseIfIdle(session);
             changed.run();
@@ -109,9 +111,14 @@ public final class PullSource<T> implements SlotOwner {
         return elsewhere;
     }
 
+    /** The deliveries this source handed out, as references and other pullers reach them. */
+    HandedOut<T> handedOut() {
+        return handedOut;
+    }
+
     void start() {
         running = true;
-        wakes.open(id, idlePoll, this::wake, this::noticed);
+        wakes.open(id, idlePoll, this::wake, handedOut::noticed);
         assignment = assignments.get();
         assignment.start(topic, List.of(this));
     }
@@ -167,65 +174,6 @@ public final class PullSource<T> implements SlotOwner {
         if (session != null) {
             session.wake(topic.zones().isLocal(slot, zone));
             changed.run();
-        }
-    }
-
-    /** The delivery the reference names, if this source handed it out and it is not ended; null otherwise. */
-    @Nullable PulledDelivery<T> held(DeliveryRef ref) {
-        SlotSession<T> session = slots.get(ref.slot());
-        return session == null ? null : find(session, ref.key(), ref.lease());
-    }
-
-    private static <T> @Nullable PulledDelivery<T> find(SlotSession<T> session, String key, long lease) {
-        for (Delivery<T> delivery : session.outstanding()) {
-            if (delivery.token() == lease && delivery.key().equals(key) && delivery instanceof PulledDelivery<T> mine
-                    && !mine.isSettled()) {
-                return mine;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * Another puller ended or extended, by its reference, a delivery this one handed out: an ending frees the slot
-     * at once (the handle then refuses to end it again), an extension moves the lease this puller counts on.
-     */
-    private void noticed(String text) {
-        SettledElsewhere notice = SettledElsewhere.parse(text);
-        if (notice == null) {
-            return;
-        }
-        SlotSession<T> session = slots.get(notice.slot());
-        PulledDelivery<T> held = session == null ? null : find(session, notice.key(), notice.lease());
-        if (session == null || held == null) {
-            return;
-        }
-        if (!notice.isEnding()) {
-            held.renewed(notice.newLease(), System.nanoTime(), Duration.ofMillis(notice.leaseMs()));
-        } else if (held.claim()) {
-            log.debug("puller {}: message '{}' of {} was ended by its reference elsewhere; its slot is free", id,
-                    notice.key(), session.keys.hashTag());
-            session.forget(List.of(held));
-        }
-    }
-
-    /** Forgets the deliveries of {@code keys} out of the slot, which Redis lost: see {@link Puller#forgetLost}. */
-    void forgetLost(int slot, Set<String> keys) {
-        SlotSession<T> session = slots.get(slot);
-        if (session == null) {
-            return;
-        }
-        List<Delivery<T>> gone = new ArrayList<>();
-        for (Delivery<T> delivery : session.outstanding()) {
-            if (keys.contains(delivery.key())) {
-                gone.add(delivery);
-            }
-        }
-        if (!gone.isEmpty()) {
-            log.info("puller {}: {} message(s) it handed out of {} were lost with Redis and restored; their slot is"
-                    + " polled again, and ending them is refused as a lease that ran out", id, gone.size(),
-                    session.keys.hashTag());
-            session.forget(gone);
         }
     }
 

@@ -215,7 +215,7 @@ public final class Puller<T> implements RmqPuller<T> {
     public void forgetLost(String topic, int slot, Set<String> keys) {
         PullSource<T> source = sources.get(topic);
         if (source != null) {
-            source.forgetLost(slot, keys);
+            source.handedOut().forgetLost(slot, keys);
         }
     }
 

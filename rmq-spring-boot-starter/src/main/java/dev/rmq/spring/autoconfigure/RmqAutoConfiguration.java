@@ -104,7 +104,7 @@ public final class RmqAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RmqProducer rmqProducer(RmqClient client, RmqProperties properties) {
-        RmqProperties.Durability durability = properties.producer().durability();
+        RmqProducerProperties.Durability durability = properties.producer().durability();
         return durability.replicas() == 0 ? client.producer() : client.producer().withDurability(durability.toCore());
     }
 

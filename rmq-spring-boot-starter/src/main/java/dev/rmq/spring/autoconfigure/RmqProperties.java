@@ -57,7 +57,7 @@ public record RmqProperties(@DefaultValue("") String namespace,
                             @DefaultValue("1MB") DataSize maxPayloadSize,
                             Map<String, Topic> topics,
                             @DefaultValue Listener listener,
-                            @DefaultValue Producer producer,
+                            @DefaultValue RmqProducerProperties producer,
                             @DefaultValue @NestedConfigurationProperty RmqRedisProperties redis,
                             @DefaultValue ZooKeeper zookeeper,
                             @DefaultValue Metrics metrics,
@@ -336,48 +336,6 @@ public record RmqProperties(@DefaultValue("") String namespace,
      *                     frequent scrapes do not query every slot each time.
      */
     public record Metrics(@DefaultValue("5s") Duration sizeCacheTtl) {
-    }
-
-    /**
-     * The autowirable producer.
-     *
-     * @param durability  How many Redis replicas must hold a send before it completes.
-     * @param afterCommit     Whether a send inside a Spring transaction waits for its commit, and is dropped on a
-     *                        rollback (with spring-tx on the class path); false sends at once everywhere.
-     * @param afterCommitWait The longest a committing thread waits for Redis's answers to the sends its
-     *                        transaction held; 0 waits not at all.
-     */
-    public record Producer(@DefaultValue Durability durability, @DefaultValue("true") boolean afterCommit,
-                           @DefaultValue("5s") Duration afterCommitWait) {
-    }
-
-    /**
-     * Durable sends. Redis replicates asynchronously, so a master that fails right after acknowledging a send
-     * can lose it; with replicas above 0 every send waits (Redis WAIT) until that many replicas of each master
-     * it wrote to hold it, and fails with NotReplicatedException when they do not within the timeout.
-     *
-     * @param replicas Replicas that must acknowledge each send; 0 (the default) trusts the master alone.
-     * @param timeout  How long a send waits for its replicas.
-     */
-    public record Durability(@DefaultValue("0") int replicas, @DefaultValue("1s") Duration timeout) {
-
-        public Durability {
-            toCore(replicas, timeout);
-        }
-
-        /** These values as the core's durability. */
-        public dev.rmq.producer.Durability toCore() {
-            return toCore(replicas, timeout);
-        }
-
-        private static dev.rmq.producer.Durability toCore(int replicas, Duration timeout) {
-            try {
-                return replicas == 0 ? dev.rmq.producer.Durability.MASTER_ONLY
-                        : dev.rmq.producer.Durability.replicas(replicas, timeout);
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("rmq.producer.durability: " + e.getMessage(), e);
-            }
-        }
     }
 
     /**
