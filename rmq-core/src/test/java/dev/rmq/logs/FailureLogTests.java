@@ -64,7 +64,9 @@ class FailureLogTests extends StandaloneRedisTest {
 
         rmq.producer().send(OutgoingMessage.priority(JOBS.name(), "x", 100).withKey("order-7"));
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> rmq.deadQueue().count(JOBS.name()) == 1);
+        // The line about the move is written once Redis has confirmed it, so it can follow the dead count.
+        await().atMost(Duration.ofSeconds(10)).until(() -> rmq.deadQueue().count(JOBS.name()) == 1
+                && failures.events().size() >= 2);
         List<ILoggingEvent> events = failures.events();
         assertThat(events).hasSize(2).allSatisfy(e -> {
             assertThat(e.getLevel()).isEqualTo(Level.WARN);
@@ -111,7 +113,8 @@ class FailureLogTests extends StandaloneRedisTest {
         rmq.producer().send(OutgoingMessage.priority(JOBS.name(), "x", 100).withKey("unreadable"));
         rmq.producer().send(OutgoingMessage.priority(JOBS.name(), "x", 100).withKey("unsupported"));
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> rmq.deadQueue().count(JOBS.name()) == 2);
+        await().atMost(Duration.ofSeconds(10)).until(() -> rmq.deadQueue().count(JOBS.name()) == 2
+                && failures.lines().size() >= 2);
         assertThat(calls.get()).as("no retry").isEqualTo(2);
         assertThat(failures.lines()).anyMatch(line -> line.contains("'unreadable'") && line.contains("moved to the dead"
                 + " queue: not retryable: dev.rmq.codec.PayloadCodecException: not an order"));
