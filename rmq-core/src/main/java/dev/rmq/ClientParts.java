@@ -1,6 +1,6 @@
 package dev.rmq;
 
-import dev.rmq.codec.PayloadCodec;
+import dev.rmq.internal.payload.Payloads;
 import dev.rmq.events.RmqEventListener;
 import dev.rmq.internal.observation.Observations;
 import dev.rmq.internal.redis.KeyLayout;
@@ -18,7 +18,7 @@ import org.slf4j.Logger;
  * availability zone it runs in (null for none), and its observations (null without an ObservationRegistry).
  */
 record ClientParts(RedissonClient redisson, TopicRegistry topics, KeyLayout keys, ScriptRunner scripts,
-                   PayloadCodec codec, RmqMetrics metrics, RmqEventListener events, OutageWatches outages,
+                   Payloads payloads, RmqMetrics metrics, RmqEventListener events, OutageWatches outages,
                    @Nullable String zone, @Nullable Observations observations) {
 
     /** A watch of a consumer's calls to Redis, whose outages are logged and counted against {@code topic}. */

@@ -176,7 +176,7 @@ public final class ContainerBuilder<T> {
                     + " handler(...), asyncHandler(...) or batchHandler(...)");
         }
         WorkerFactory<T> workers = new WorkerFactory<>(topic, settings, parts.keys(), parts.scripts(), given,
-                parts.codec(), payloadType, parts.metrics(), parts.events(),
+                parts.payloads(), payloadType, parts.metrics(), parts.events(),
                 parts.consumerOutages("container " + containerId, topic.name(),
                         "its workers poll again with a back-off until it does", log),
                 parts.zone(), errorHandler);

@@ -3,13 +3,13 @@ package dev.rmq;
 import dev.rmq.internal.journal.JournaledProducer;
 import dev.rmq.internal.observation.ObservedProducer;
 import dev.rmq.internal.observation.Observations;
+import dev.rmq.internal.payload.Payloads;
 import dev.rmq.internal.producer.HeldProducer;
 import dev.rmq.internal.producer.ScriptProducer;
 import dev.rmq.journal.MessageJournal;
 import dev.rmq.producer.RmqProducer;
 import dev.rmq.producer.SendHold;
 import dev.rmq.topic.TopicRegistry;
-import dev.rmq.codec.PayloadCodec;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -24,8 +24,8 @@ import org.jspecify.annotations.Nullable;
 record ProducerChain(ScriptProducer checks, RmqProducer unheld, RmqProducer producer) {
 
     static ProducerChain of(ScriptProducer sends, @Nullable MessageJournal journal, TopicRegistry topics,
-                            PayloadCodec codec, @Nullable Observations observations, @Nullable SendHold hold) {
-        RmqProducer journaled = journal == null ? sends : new JournaledProducer(sends, journal, topics, codec);
+                            Payloads payloads, @Nullable Observations observations, @Nullable SendHold hold) {
+        RmqProducer journaled = journal == null ? sends : new JournaledProducer(sends, journal, topics, payloads);
         RmqProducer observed = observations == null ? journaled : new ObservedProducer(journaled, observations);
         return new ProducerChain(sends, observed, hold == null ? observed : new HeldProducer(observed, sends, hold));
     }

@@ -137,7 +137,7 @@ public final class PullerBuilder<T> {
             return new PullSource<>(pullerId, topic, parts.keys(), calls,
                     RateGate.of(topic, parts.scripts(), parts.keys().rateBucket(name)),
                     new WakeSubscription(parts.redisson(), parts.keys().wakeChannel(name)), () -> assignment.apply(topic),
-                    parts.codec(),
+                    parts.payloads(),
                     payloadType, parts.metrics(), events, settings.idlePoll(), parts.zone(), changed);
         }, () -> watches.forEach(parts.outages()::remove));
         built.accept(puller);

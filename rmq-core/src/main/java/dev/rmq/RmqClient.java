@@ -3,6 +3,8 @@ package dev.rmq;
 import dev.rmq.admin.RmqAdmin;
 import dev.rmq.codec.JsonPayloadCodec;
 import dev.rmq.codec.PayloadCodec;
+import dev.rmq.codec.PayloadKeyRing;
+import dev.rmq.codec.PayloadUpcaster;
 import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.consumer.LocalSlotAssignment;
 import dev.rmq.consumer.RmqConsumerContainer;
@@ -12,6 +14,7 @@ import dev.rmq.consumer.SlotFencing;
 import dev.rmq.dead.RmqDeadQueue;
 import dev.rmq.events.RmqEventListener;
 import dev.rmq.inspect.RmqInspector;
+import dev.rmq.internal.payload.Payloads;
 import dev.rmq.internal.pull.Puller;
 import dev.rmq.internal.journal.RedisRestorer;
 import dev.rmq.internal.schedule.RedisSchedules;
@@ -82,7 +85,7 @@ public final class RmqClient implements AutoCloseable {
     private final TopicRegistry topics;
     private final KeyLayout keys;
     private final ScriptRunner scripts;
-    private final PayloadCodec codec;
+    private final Payloads payloads;
     private final RmqMetrics metrics;
     private final RmqEventListener events;
     private final ProducerChain producers;
@@ -104,19 +107,20 @@ public final class RmqClient implements AutoCloseable {
         this.topics = TopicRegistry.of(b.topics);
         this.keys = new KeyLayout(b.namespace);
         this.scripts = new ScriptRunner(redisson, b.scriptMode == ScriptMode.FUNCTIONS);
-        this.codec = b.codec != null ? b.codec : new JsonPayloadCodec();
+        this.payloads = Payloads.of(b.codec != null ? b.codec : new JsonPayloadCodec(), topics, b.keyRing, b.upcasters);
+        payloads.describe(topics.all()).forEach(line -> log.info("rmq {}", line));
         this.metrics = b.metrics;
         topics.all().forEach(metrics::topicDefined);
         // events to the application's listener, then to the journal
         this.events = b.journal == null ? b.events : RmqEventListener.both(b.events, b.journal);
         this.outages = new OutageWatches(b.outageThreshold);
         this.zone = b.zone;
-        ScriptProducer sends = new ScriptProducer(topics, keys, scripts, codec, b.maxPayloadBytes, metrics,
+        ScriptProducer sends = new ScriptProducer(topics, keys, scripts, payloads, b.maxPayloadBytes, metrics,
                 Durability.MASTER_ONLY, outages.watch("producer", "sends fail or wait until it does; a send whose outcome"
                         + " is unknown may be sent again, it merges while it waits", log,
                         length -> metrics.redisOutage("producer", null, length)), b.zone);
         Observations observations = b.observationRegistry == null ? null : new Observations(b.observationRegistry);
-        this.producers = ProducerChain.of(sends, b.journal, topics, codec, observations, b.sendHold);
+        this.producers = ProducerChain.of(sends, b.journal, topics, payloads, observations, b.sendHold);
         // consumers of other applications hold their lost deliveries' slots until the leases run out
         this.restorer = new RedisRestorer(topics, keys, scripts, (topic, slot, lost) -> pullers.forEach(puller -> {
             if (puller instanceof Puller<?> mine) {
@@ -128,10 +132,10 @@ public final class RmqClient implements AutoCloseable {
                 b.journal);
         this.slotFencing = new RedisSlotFencing(keys, scripts);
         // a tick is sent by the schedule's own thread, in no transaction of the application's
-        this.schedules = new RedisSchedules(topics, keys, scripts, codec, metrics, producers.unheld(),
+        this.schedules = new RedisSchedules(topics, keys, scripts, payloads, metrics, producers.unheld(),
                 Clock.systemUTC(), b.journal);
         this.admin = new RedisAdmin(redisson, topics, keys, scripts, b.journal, schedules);
-        this.parts = new ClientParts(redisson, topics, keys, scripts, codec, metrics, events, outages, zone, observations);
+        this.parts = new ClientParts(redisson, topics, keys, scripts, payloads, metrics, events, outages, zone, observations);
     }
 
     public static Builder builder(RedissonClient redisson) {
@@ -255,6 +259,8 @@ public final class RmqClient implements AutoCloseable {
         private String namespace = "";
         /** Null for the default, deterministic JSON. */
         private @Nullable PayloadCodec codec;
+        private @Nullable PayloadKeyRing keyRing;
+        private final List<PayloadUpcaster> upcasters = new ArrayList<>();
         private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
         private RmqMetrics metrics = RmqMetrics.NONE;
         private Duration outageThreshold = OutageWatches.DEFAULT_THRESHOLD;
@@ -294,7 +300,19 @@ public final class RmqClient implements AutoCloseable {
             return this;
         }
 
-        /** The largest message (payload plus headers) a send accepts; 1 MiB by default. */
+        /** The keys that encrypt the payloads of topics whose form says so, and decrypt any that used them. */
+        public Builder keyRing(PayloadKeyRing value) {
+            this.keyRing = required(value, "keyRing must not be null");
+            return this;
+        }
+
+        /** A step that brings a topic's payloads from one version to the next; see {@link PayloadUpcaster}. */
+        public Builder upcaster(PayloadUpcaster value) {
+            upcasters.add(required(value, "an upcaster must not be null"));
+            return this;
+        }
+
+        /** The largest message (payload plus headers, as stored) a send accepts; 1 MiB by default. */
         public Builder maxPayloadBytes(int value) {
             this.maxPayloadBytes = value;
             return this;

@@ -15,6 +15,8 @@ public enum DeadReason {
     RELEASES_SPENT("releases_spent"),
     /** Its stored bytes or its payload could not be decoded. */
     UNDECODABLE("undecodable"),
+    /** Its payload could not be decrypted: its key is not in the key ring, or its bytes fail their tag. */
+    UNDECRYPTABLE("undecryptable"),
     /** The handler or the error handler sent it to dead ({@code ConsumeResult.dead}, {@code message.dead(...)}). */
     HANDLER_VERDICT("handler_verdict"),
     /** It died before this version, which keeps the reason; its last error may tell. */

@@ -1,5 +1,6 @@
 package dev.rmq.producer;
 
+import dev.rmq.codec.PayloadForm;
 import dev.rmq.consumer.Progress;
 import dev.rmq.topic.TopicType;
 
@@ -22,13 +23,19 @@ import java.util.OptionalLong;
  * @param attempts  deliveries so far
  * @param lastError the last failure's reason, empty when none
  * @param headers   its headers
- * @param payload   its payload bytes
+ * @param payload   its payload bytes: inflated when it was compressed, empty when it is encrypted (see {@link
+ *                  #encrypted()})
  * @param expiresAt when its time to live runs out, if it has one
  * @param progress  IN_FLIGHT: what its handler last reported of its progress, if it reported any
  */
 public record StoredMessage(String topic, int slot, String key, MessageState state, double score, int attempts,
                             String lastError, Map<String, String> headers, byte[] payload, Optional<Instant> expiresAt,
                             Optional<Progress> progress) {
+
+    /** Whether its payload is encrypted, which inspection never shows. */
+    public boolean encrypted() {
+        return PayloadForm.isEncrypted(headers);
+    }
 
     /** The payload read as UTF-8 text. */
     public String payloadText() {

@@ -1,5 +1,6 @@
 package dev.rmq.topic;
 
+import dev.rmq.codec.PayloadForm;
 import dev.rmq.internal.validation.Durations;
 import org.jspecify.annotations.Nullable;
 
@@ -56,6 +57,7 @@ public final class TopicDefinition {
     private final boolean fifo;
     private final RepeatedKey repeatedKey;
     private final TopicZones zones;
+    private final PayloadForm payloadForm;
 
     private TopicDefinition(Builder b) {
         this.name = Names.check("topic name", b.name);
@@ -85,6 +87,8 @@ public final class TopicDefinition {
                 + "' must not be null; REPLACE is the default").checkFor(name, type);
         this.zones = Objects.requireNonNull(b.zones, "zones of topic '" + name + "' must not be null");
         zones.check(name, slotAmount);
+        this.payloadForm = Objects.requireNonNull(b.payloadForm, "payloadForm of topic '" + name
+                + "' must not be null; PayloadForm.PLAIN is the default");
     }
 
     /** Refuses a time to live that is neither zero (none) nor at least 1 ms. */
@@ -217,12 +221,20 @@ public final class TopicDefinition {
         return zones;
     }
 
+    /**
+     * How the topic's payloads travel: their version, compression and encryption. Each application may change it on
+     * its own, since every read follows the headers of the message it reads.
+     */
+    public PayloadForm payloadForm() {
+        return payloadForm;
+    }
+
     /** A builder holding this definition's values. */
     public Builder toBuilder() {
         return new Builder().name(name).type(type).slotAmount(slotAmount).leaseTimeout(leaseTimeout)
                 .maxRetries(maxRetries).backoff(backoff).deadCapacity(deadCapacity).maxReleases(maxReleases).ttl(ttl)
                 .expiry(expiry).maxBacklog(maxBacklog).delivery(delivery).rateLimit(rateLimit).lateTolerance(lateTolerance)
-                .fifo(fifo).repeatedKey(repeatedKey).zones(zones);
+                .fifo(fifo).repeatedKey(repeatedKey).zones(zones).payloadForm(payloadForm);
     }
 
     /**
@@ -253,7 +265,7 @@ public final class TopicDefinition {
     public String toString() {
         return "Topic[" + name + ", " + type + ", slots=" + slotAmount + ", lease=" + leaseTimeout
                 + ", maxRetries=" + maxRetries + ", backoff=" + backoff + ", deadCapacity=" + deadCapacity + ", "
-                + controls() + "]";
+                + controls() + (payloadForm.isPlain() ? "" : ", payload=" + payloadForm) + "]";
     }
 
     /** Collects the values of a definition; {@link #build()} checks them all. */
@@ -277,6 +289,7 @@ public final class TopicDefinition {
         private boolean fifo;
         private RepeatedKey repeatedKey = RepeatedKey.REPLACE;
         private TopicZones zones = TopicZones.NONE;
+        private PayloadForm payloadForm = PayloadForm.PLAIN;
 
         private Builder() {
         }
@@ -385,6 +398,12 @@ public final class TopicDefinition {
         /** How the slots are spread over zones, and how producers route among them; see {@link TopicZones}. */
         public Builder zones(TopicZones value) {
             this.zones = value;
+            return this;
+        }
+
+        /** The version, compression and encryption of the topic's payloads; {@link PayloadForm#PLAIN} by default. */
+        public Builder payloadForm(PayloadForm value) {
+            this.payloadForm = value;
             return this;
         }
 

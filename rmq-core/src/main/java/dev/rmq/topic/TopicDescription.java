@@ -1,5 +1,6 @@
 package dev.rmq.topic;
 
+import dev.rmq.codec.PayloadForm;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import org.jspecify.annotations.Nullable;
 
@@ -30,6 +31,7 @@ import java.util.List;
  * @param throttleWindow with {@code THROTTLE}, how long a key accepted stays refused; null otherwise
  * @param zones        the availability zones its slots are spread over; null for none
  * @param zoneRouting  with zones, where a producer sends: {@code SENDER_ZONE} or {@code BASIS}; null without zones
+ * @param payload      how its payloads travel; null when they are plain
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record TopicDescription(String name, String type, int slotAmount, String leaseTimeout, int maxRetries,
@@ -37,10 +39,27 @@ public record TopicDescription(String name, String type, int slotAmount, String 
                                @Nullable Integer maxBacklog, String delivery, @Nullable Double rateLimit,
                                @Nullable String lateTolerance, boolean fifo, String repeatedKey,
                                @Nullable String throttleWindow, @Nullable List<String> zones,
-                               @Nullable String zoneRouting) {
+                               @Nullable String zoneRouting, @Nullable Payload payload) {
 
     /** Retry delays: {@code initial × multiplier^(attempt-1)}, capped at {@code max}, less up to {@code jitter}. */
     public record Backoff(String initial, double multiplier, String max, double jitter) {
+    }
+
+    /**
+     * How a topic's payloads travel: their current version, the compression of those of at least
+     * {@code compressAbove} bytes (null for none), and whether they are encrypted.
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Payload(int version, @Nullable String compression, @Nullable Integer compressAbove,
+                          boolean encrypted) {
+
+        static @Nullable Payload of(PayloadForm form) {
+            if (form.isPlain()) {
+                return null;
+            }
+            return new Payload(form.version(), form.compresses() ? form.compression().code() : null,
+                    form.compresses() ? form.compressAbove() : null, form.encrypted());
+        }
     }
 
     /** The description of {@code topic}. */
@@ -56,6 +75,7 @@ public record TopicDescription(String name, String type, int slotAmount, String 
                 topic.type() == TopicType.FIXED_TIME ? topic.lateTolerance().toString() : null, topic.fifo(),
                 topic.repeatedKey().kind().name(),
                 topic.repeatedKey().window().isZero() ? null : topic.repeatedKey().window().toString(),
-                zoned ? topic.zones().names() : null, zoned ? topic.zones().routing().name() : null);
+                zoned ? topic.zones().names() : null, zoned ? topic.zones().routing().name() : null,
+                Payload.of(topic.payloadForm()));
     }
 }

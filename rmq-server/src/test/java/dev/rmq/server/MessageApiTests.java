@@ -53,6 +53,27 @@ class MessageApiTests {
     }
 
     @Test
+    void anEncryptedTopicsPayloadIsNeverShownAndAPullReadsItDecrypted() {
+        Map<String, Object> order = Map.of("orderId", "o-sealed", "iban", "DE89370400440532013000",
+                "note", "x".repeat(200));
+        api.send("t-sealed", Map.of("payload", order, "key", "o-sealed", "priority", 50));
+
+        JsonNode stored = api.get("/api/v1/topics/t-sealed/messages/o-sealed").expect(200);
+        assertThat(stored.path("payload").isNull()).isTrue();
+        assertThat(stored.path("payloadFormat").asString()).isEqualTo("encrypted");
+        assertThat(stored.path("headers").path("rmq-key-id").asString()).isEqualTo("test");
+        assertThat(stored.path("headers").path("rmq-compression").asString()).isEqualTo("deflate");
+        assertThat(stored.path("headers").path("rmq-version").asString()).isEqualTo("2");
+        JsonNode topic = api.get("/api/v1/topics/t-sealed").expect(200);
+        assertThat(topic.path("payload").path("encrypted").asBoolean()).isTrue();
+        assertThat(topic.path("payload").path("compressAbove").asInt()).isEqualTo(64);
+
+        JsonNode delivery = api.pullKey("t-sealed", "o-sealed");
+        assertThat(delivery.path("payload").path("iban").asString()).isEqualTo("DE89370400440532013000");
+        api.ack(delivery);
+    }
+
+    @Test
     void aSecondSendOfAWaitingKeyMergesAndTakesTheLatestFixedTime() {
         Instant first = Instant.now().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.MILLIS);
         Instant second = first.plus(Duration.ofMinutes(5));

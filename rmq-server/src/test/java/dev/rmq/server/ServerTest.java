@@ -47,6 +47,13 @@ import java.lang.annotation.Target;
         "rmq.topics.t-clear.slot-amount=2",
         "rmq.topics.t-schema.type=PRIORITY",
         "rmq.topics.t-schema.slot-amount=1",
+        "rmq.topics.t-sealed.type=PRIORITY",
+        "rmq.topics.t-sealed.slot-amount=2",
+        "rmq.topics.t-sealed.payload.version=2",
+        "rmq.topics.t-sealed.payload.compress-above=64B",
+        "rmq.topics.t-sealed.payload.encrypted=true",
+        // a test key, of 32 zero bytes: a real one comes from the environment or a secret store
+        "rmq.payload.keys.test=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
         "rmq.topics.t-ticks.type=FIXED_TIME",
         "rmq.topics.t-ticks.slot-amount=2",
         "rmq.schedules.t-hourly.topic=t-ticks",

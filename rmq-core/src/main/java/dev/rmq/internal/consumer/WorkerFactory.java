@@ -1,6 +1,6 @@
 package dev.rmq.internal.consumer;
 
-import dev.rmq.codec.PayloadCodec;
+import dev.rmq.internal.payload.Payloads;
 import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.consumer.RmqErrorHandler;
 import dev.rmq.events.RmqEventListener;
@@ -39,7 +39,7 @@ public final class WorkerFactory<T> {
     private final Handlers<T> handlers;
     /** Renews the leases of the batches in hand, for all the container's workers. */
     private final LeaseKeeper leases;
-    private final PayloadCodec codec;
+    private final Payloads payloads;
     private final Type payloadType;
     private final RmqMetrics metrics;
     private final ConsumerEvents events;
@@ -55,7 +55,7 @@ public final class WorkerFactory<T> {
     private final RateGate rate;
 
     public WorkerFactory(TopicDefinition topic, ConsumerSettings settings, KeyLayout keys, ScriptRunner scripts,
-                         Handlers<T> handlers, PayloadCodec codec, Type payloadType, RmqMetrics metrics,
+                         Handlers<T> handlers, Payloads payloads, Type payloadType, RmqMetrics metrics,
                          RmqEventListener events, OutageWatch outage, @Nullable String zone,
                          RmqErrorHandler errorHandler) {
         this.errorHandler = errorHandler;
@@ -68,7 +68,7 @@ public final class WorkerFactory<T> {
         this.outage = outage;
         this.handlers = handlers;
         this.leases = new LeaseKeeper("rmq-leases-" + topic.name());
-        this.codec = codec;
+        this.payloads = payloads;
         this.payloadType = payloadType;
         this.metrics = metrics;
         this.events = new ConsumerEvents(events);
@@ -87,7 +87,7 @@ public final class WorkerFactory<T> {
 
     SlotWorker<T> newWorker(String id) {
         AtomicReference<SlotWorker<T>> worker = new AtomicReference<>();
-        Sessions<T> sessions = new Sessions<>(new Sessions.Parts<>(topic, "worker", id, keys, calls, rate, codec,
+        Sessions<T> sessions = new Sessions<>(new Sessions.Parts<>(topic, "worker", id, keys, calls, rate, payloads,
                 payloadType, metrics, events, failures, true, Delivery::new,
                 () -> Objects.requireNonNull(worker.get(), "a worker is made before its sessions ask").stopping()));
         BatchRunner<T> batches = new BatchRunner<>(handlers.invoker(topic, metrics, errorHandler), leases);

@@ -3,6 +3,7 @@ package dev.rmq.internal.dead;
 import dev.rmq.dead.DeadMessage;
 import dev.rmq.dead.DeadReason;
 import dev.rmq.dead.RmqDeadQueue;
+import dev.rmq.internal.payload.Payloads;
 import dev.rmq.internal.redis.Envelope;
 import dev.rmq.internal.redis.Futures;
 import dev.rmq.internal.redis.KeyLayout;
@@ -173,7 +174,7 @@ public final class RedisDeadQueue implements RmqDeadQueue {
         try {
             Envelope envelope = Envelope.decode(raw);
             return new DeadMessage(topic, slot, key, diedAt, envelope.attempts(), DeadReason.of(envelope.deadReason()),
-                    envelope.lastError(), envelope.headers(), envelope.payload());
+                    envelope.lastError(), envelope.headers(), Payloads.shown(envelope.headers(), envelope.payload()));
         } catch (MalformedEnvelopeException e) {
             return new DeadMessage(topic, slot, key, diedAt, 0, DeadReason.UNDECODABLE, "undecodable: " + e.getMessage(),
                     Map.of(), raw);

@@ -5,6 +5,7 @@ import dev.rmq.inspect.PeekPage;
 import dev.rmq.inspect.RmqInspector;
 import dev.rmq.inspect.SlotCounts;
 import dev.rmq.inspect.TopicCounts;
+import dev.rmq.internal.payload.Payloads;
 import dev.rmq.internal.redis.Futures;
 import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.internal.script.CountsCall;
@@ -74,7 +75,10 @@ public final class RedisTopicInspector implements RmqInspector {
         if (journal == null) {
             throw new NoJournalException("the history of message '" + key + "' of topic '" + topic + "'");
         }
-        return journal.history(topic, key, MAX_HISTORY);
+        // the journal keeps payloads as Redis does: shown inflated, and an encrypted one not at all
+        return journal.history(topic, key, MAX_HISTORY).stream().map(m -> new MessageHistory(m.topic(), m.key(),
+                m.slot(), m.type(), m.score(), m.state(), m.attempts(), m.finished(), m.sentAt(), m.updatedAt(),
+                m.headers(), Payloads.shown(m.headers(), m.payload()), m.transitions())).toList();
     }
 
     // ---- counts ----------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 package dev.rmq.internal.inspect;
 
 import dev.rmq.consumer.Progress;
+import dev.rmq.internal.payload.Payloads;
 import dev.rmq.internal.redis.Envelope;
 import dev.rmq.internal.redis.MalformedEnvelopeException;
 import dev.rmq.producer.MessageState;
@@ -26,7 +27,7 @@ public final class StoredMessages {
         try {
             Envelope envelope = Envelope.decode(raw);
             return new StoredMessage(topic, slot, key, state, score, envelope.attempts(), envelope.lastError(),
-                    envelope.headers(), envelope.payload(), envelope.expireAt() == 0 ? Optional.empty()
+                    envelope.headers(), Payloads.shown(envelope.headers(), envelope.payload()), envelope.expireAt() == 0 ? Optional.empty()
                     : Optional.of(Instant.ofEpochMilli(envelope.expireAt())), reported);
         } catch (MalformedEnvelopeException e) {
             return new StoredMessage(topic, slot, key, state, score, 0, "cannot decode: " + e.getMessage(), Map.of(),

@@ -1,7 +1,6 @@
 package dev.rmq.internal.journal;
 
-import dev.rmq.codec.EncodedPayload;
-import dev.rmq.codec.PayloadCodec;
+import dev.rmq.internal.payload.Payloads;
 import dev.rmq.internal.redis.RedisFailures;
 import dev.rmq.journal.JournaledChange;
 import dev.rmq.journal.JournaledSend;
@@ -39,18 +38,18 @@ public final class JournaledProducer implements RmqProducer {
     private final RmqProducer producer;
     private final MessageJournal journal;
     private final TopicRegistry topics;
-    private final PayloadCodec codec;
+    private final Payloads payloads;
 
-    public JournaledProducer(RmqProducer producer, MessageJournal journal, TopicRegistry topics, PayloadCodec codec) {
+    public JournaledProducer(RmqProducer producer, MessageJournal journal, TopicRegistry topics, Payloads payloads) {
         this.producer = producer;
         this.journal = journal;
         this.topics = topics;
-        this.codec = codec;
+        this.payloads = payloads;
     }
 
     @Override
     public RmqProducer withDurability(Durability value) {
-        return new JournaledProducer(producer.withDurability(value), journal, topics, codec);
+        return new JournaledProducer(producer.withDurability(value), journal, topics, payloads);
     }
 
     @Override
@@ -105,10 +104,11 @@ public final class JournaledProducer implements RmqProducer {
         // restored message can be late by a round trip but never early
         long score = message.type() == TopicType.RANGE_MERGE ? System.currentTimeMillis() + message.value()
                 : message.value();
+        // the journal keeps the payload as Redis does, compressed and encrypted as its topic's form says
+        Payloads.Sealed sealed = payloads.seal(topic, message.headers(), payloads.encode(message.payload()));
         return new JournaledSend(topic.name(), topic.type(), receipt.slot(), receipt.key(), receipt.merged(),
                 receipt.merged() && debounced(message, topic), score,
-                notBefore, ttl.isZero() ? null : sentAt.plus(ttl), message.headers(), EncodedPayload.bytesOf(codec, message.payload()),
-                sentAt);
+                notBefore, ttl.isZero() ? null : sentAt.plus(ttl), sealed.headers(), sealed.bytes(), sentAt);
     }
 
     /** Whether the message's rule, its own or its topic's, is DEBOUNCE: a merge moved its due time. */

@@ -1,9 +1,8 @@
 package dev.rmq.internal.producer;
 
 import dev.rmq.codec.MessageKeys;
-import dev.rmq.codec.EncodedPayload;
-import dev.rmq.codec.PayloadCodec;
 import dev.rmq.exceptions.RmqUnavailableException;
+import dev.rmq.internal.payload.Payloads;
 import dev.rmq.internal.redis.Envelope;
 import dev.rmq.internal.redis.Futures;
 import dev.rmq.internal.redis.KeyLayout;
@@ -52,7 +51,7 @@ public final class ScriptProducer implements RmqProducer {
     private final TopicRegistry topics;
     private final KeyLayout keys;
     private final ScriptRunner scripts;
-    private final PayloadCodec codec;
+    private final Payloads payloads;
     private final int maxPayloadBytes;
     private final RmqMetrics metrics;
     private final Durability durability;
@@ -64,13 +63,13 @@ public final class ScriptProducer implements RmqProducer {
     /** Single sends that do not wait for replicas, one call in flight per slot; shared by this producer's copies. */
     private final SendCoalescer coalescer;
 
-    public ScriptProducer(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts, PayloadCodec codec,
+    public ScriptProducer(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts, Payloads payloads,
                           int maxPayloadBytes, RmqMetrics metrics, Durability durability, OutageWatch outage,
                           @Nullable String zone) {
-        this(topics, keys, scripts, codec, maxPayloadBytes, metrics, durability, outage, zone, null);
+        this(topics, keys, scripts, payloads, maxPayloadBytes, metrics, durability, outage, zone, null);
     }
 
-    private ScriptProducer(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts, PayloadCodec codec,
+    private ScriptProducer(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts, Payloads payloads,
                            int maxPayloadBytes, RmqMetrics metrics, Durability durability, OutageWatch outage,
                            @Nullable String zone, @Nullable SendCoalescer coalescer) {
         this.outage = outage;
@@ -78,7 +77,7 @@ public final class ScriptProducer implements RmqProducer {
         this.topics = topics;
         this.keys = keys;
         this.scripts = scripts;
-        this.codec = codec;
+        this.payloads = payloads;
         this.maxPayloadBytes = maxPayloadBytes;
         this.metrics = metrics;
         this.durability = durability;
@@ -92,7 +91,7 @@ public final class ScriptProducer implements RmqProducer {
         if (value == null) {
             throw new IllegalArgumentException("durability must not be null; use Durability.MASTER_ONLY");
         }
-        return new ScriptProducer(topics, keys, scripts, codec, maxPayloadBytes, metrics, value, outage, zone, coalescer);
+        return new ScriptProducer(topics, keys, scripts, payloads, maxPayloadBytes, metrics, value, outage, zone, coalescer);
     }
 
     @Override
@@ -324,8 +323,10 @@ public final class ScriptProducer implements RmqProducer {
             throw new IllegalArgumentException("message must not be null");
         }
         TopicDefinition topic = topics.require(message.topic(), message.type());
-        byte[] payload = EncodedPayload.bytesOf(codec, message.payload());
-        int size = payload.length + Envelope.overhead(message.headers());
+        byte[] payload = payloads.encode(message.payload());
+        // the key comes from the plain bytes, so that equal payloads merge whatever their compression or encryption
+        Payloads.Sealed sealed = payloads.seal(topic, message.headers(), payload);
+        int size = sealed.bytes().length + Envelope.overhead(sealed.headers());
         if (size > maxPayloadBytes) {
             throw new PayloadTooLargeException(topic.name(), size, maxPayloadBytes);
         }
@@ -335,7 +336,7 @@ public final class ScriptProducer implements RmqProducer {
         Duration ttl = message.ttl() != null ? message.ttl() : topic.ttl();
         long notBefore = message.notBeforeTime().map(Instant::toEpochMilli)
                 .orElseGet(() -> message.delay().map(delay -> -delay.toMillis()).orElse(0L));
-        byte[] envelope = Envelope.encodeNew(message.headers(), payload, ttl.toMillis(), notBefore);
+        byte[] envelope = Envelope.encodeNew(sealed.headers(), sealed.bytes(), ttl.toMillis(), notBefore);
         RepeatedKey repeated = message.repeatedKey() != null
                 ? message.repeatedKey().checkFor(topic.name(), topic.type()) : topic.repeatedKey();
         return new PreparedSend(topic, slot, message, new SendCall.Message(key, message.value(), envelope, repeated),

@@ -129,7 +129,7 @@ final class PullSettlement<T> {
             case COMMIT, RELEASE -> ConsumeResult.Outcome.SUCCESS;
             case HAND_BACK -> ConsumeResult.Outcome.RELEASE;
             case ROLL_BACK, RETRY_NOW -> ConsumeResult.Outcome.RETRY;
-            case DEAD, UNDECODABLE -> ConsumeResult.Outcome.DEAD;
+            case DEAD, UNDECODABLE, UNDECRYPTABLE -> ConsumeResult.Outcome.DEAD;
         };
     }
 

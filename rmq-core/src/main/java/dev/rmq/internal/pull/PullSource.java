@@ -1,6 +1,6 @@
 package dev.rmq.internal.pull;
 
-import dev.rmq.codec.PayloadCodec;
+import dev.rmq.internal.payload.Payloads;
 import dev.rmq.consumer.SlotAssignment;
 import dev.rmq.consumer.SlotOwner;
 import dev.rmq.consumer.StopReport;
@@ -74,7 +74,7 @@ public final class PullSource<T> implements SlotOwner {
     private int turn;
 
     public PullSource(String id, TopicDefinition topic, KeyLayout keys, SlotCalls calls, RateGate rate,
-                      WakeSubscription wakes, Supplier<? extends SlotAssignment> assignments, PayloadCodec codec,
+                      WakeSubscription wakes, Supplier<? extends SlotAssignment> assignments, Payloads payloads,
                       Type payloadType, RmqMetrics metrics, ConsumerEvents events, Duration idlePoll,
                       @Nullable String zone, Runnable changed) {
         this.zone = zone;
@@ -86,7 +86,7 @@ public final class PullSource<T> implements SlotOwner {
         this.changed = changed;
         this.settlement = new PullSettlement<>(topic, metrics);
         this.elsewhere = new ElsewhereSettlement(topic, keys, calls, wakes);
-        this.slots = new Sessions<>(new Sessions.Parts<>(topic, "puller", id, keys, calls, rate, codec, payloadType,
+        this.slots = new Sessions<>(new Sessions.Parts<>(topic, "puller", id, keys, calls, rate, payloads, payloadType,
                 metrics, events, new HandlerFailures(topic), false,
                 (session, key, envelope, raw, payload, token, leaseEnds) -> new PulledDelivery<>(settlement, session,
                         key, envelope, raw, payload, token, leaseEnds), () -> !running));

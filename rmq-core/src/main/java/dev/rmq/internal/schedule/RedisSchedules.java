@@ -1,6 +1,6 @@
 package dev.rmq.internal.schedule;
 
-import dev.rmq.codec.PayloadCodec;
+import dev.rmq.internal.payload.Payloads;
 import dev.rmq.internal.redis.Envelope;
 import dev.rmq.internal.redis.Futures;
 import dev.rmq.internal.redis.KeyLayout;
@@ -46,7 +46,7 @@ public final class RedisSchedules implements RmqSchedules, AutoCloseable {
     private final TopicRegistry topics;
     private final KeyLayout keys;
     private final ScriptRunner scripts;
-    private final PayloadCodec codec;
+    private final Payloads payloads;
     private final RmqMetrics metrics;
     private final RmqProducer producer;
     private final Clock clock;
@@ -55,12 +55,12 @@ public final class RedisSchedules implements RmqSchedules, AutoCloseable {
     private final Map<String, Declared> declared = new ConcurrentHashMap<>();
     private final ScheduleRunner runner;
 
-    public RedisSchedules(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts, PayloadCodec codec,
+    public RedisSchedules(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts, Payloads payloads,
                           RmqMetrics metrics, RmqProducer producer, Clock clock, @Nullable MessageJournal journal) {
         this.topics = topics;
         this.keys = keys;
         this.scripts = scripts;
-        this.codec = codec;
+        this.payloads = payloads;
         this.metrics = metrics;
         this.producer = producer;
         this.clock = clock;
@@ -267,9 +267,11 @@ public final class RedisSchedules implements RmqSchedules, AutoCloseable {
 
     private List<Outgoing> outgoing(RecurringSchedule schedule, TickPlan plan) {
         List<Outgoing> messages = new ArrayList<>(plan.ticks().size());
+        TopicDefinition topic = topics.require(schedule.topic());
         for (TickPlan.Tick tick : plan.ticks()) {
-            messages.add(new Outgoing(tick, schedule.keyOf(tick.tick()), schedule.headersOf(tick.tick()),
-                    codec.encode(schedule.nextPayload())));
+            Payloads.Sealed sealed = payloads.seal(topic, schedule.headersOf(tick.tick()),
+                    payloads.encode(schedule.nextPayload()));
+            messages.add(new Outgoing(tick, schedule.keyOf(tick.tick()), sealed.headers(), sealed.bytes()));
         }
         return messages;
     }

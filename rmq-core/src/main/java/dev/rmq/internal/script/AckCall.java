@@ -29,6 +29,8 @@ public record AckCall(RetryPolicy policy, String fence, String wakeChannel, int 
         DEAD('D'),
         /** Dead at once: it cannot be decoded. */
         UNDECODABLE('X'),
+        /** Dead at once: its payload cannot be decrypted. */
+        UNDECRYPTABLE('Y'),
         /** Never started: back to waiting at its place, the attempt not counted. */
         RELEASE('U'),
         /**

@@ -43,7 +43,7 @@ final class AtLeastOnce implements Guarantee {
             if (ending.failed() && owner.logsFailures()) {
                 owner.failures().failed(ending.decoded(), ending.cause(), ending.reason(), outcome,
                         ending.op() == AckCall.Op.RETRY_NOW);
-            } else if (ending.op() == AckCall.Op.UNDECODABLE && outcome == AckOutcome.DEAD) {
+            } else if (ending.unreadable() && outcome == AckOutcome.DEAD) {
                 owner.failures().undecodable(ending.key(), session.slot, ending.reason());
             } else if (ending.op() == AckCall.Op.HAND_BACK && outcome == AckOutcome.DEAD && owner.logsFailures()) {
                 owner.failures().releasesSpent(ending.decoded(), ending.reason());

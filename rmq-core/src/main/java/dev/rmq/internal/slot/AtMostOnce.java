@@ -41,7 +41,7 @@ final class AtMostOnce implements Guarantee {
                     back.add(new PrepareCall.Message(ending.key(), ending.decoded().rawEnvelope()));
                     outcomes.add(AckOutcome.RELEASED);
                 }
-                case UNDECODABLE -> {
+                case UNDECODABLE, UNDECRYPTABLE -> {
                     owner.failures().undecodable(ending.key(), session.slot, ending.reason());
                     outcomes.add(AckOutcome.GONE);
                 }

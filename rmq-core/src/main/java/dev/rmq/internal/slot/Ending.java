@@ -29,7 +29,12 @@ public record Ending(AckCall.Op op, String key, @Nullable Delivery<?> delivery, 
         return new Ending(AckCall.Op.UNDECODABLE, key, null, token, reason, null);
     }
 
-    /** The delivery, which every ending but that of an undecodable message has. */
+    /** A message whose payload cannot be decrypted: it goes to the dead queue with the reason. */
+    static Ending undecryptable(String key, long token, String reason) {
+        return new Ending(AckCall.Op.UNDECRYPTABLE, key, null, token, reason, null);
+    }
+
+    /** The delivery, which every ending but that of an unreadable message has. */
     Delivery<?> decoded() {
         return Objects.requireNonNull(delivery, () -> "the " + op + " of message '" + key + "' has no delivery");
     }
@@ -42,5 +47,10 @@ public record Ending(AckCall.Op op, String key, @Nullable Delivery<?> delivery, 
     /** Whether the message failed: a retry, now or later, or the dead queue. */
     boolean failed() {
         return op == AckCall.Op.ROLL_BACK || op == AckCall.Op.RETRY_NOW || op == AckCall.Op.DEAD;
+    }
+
+    /** Whether the message could not be read, so that it goes to the dead queue without a delivery. */
+    boolean unreadable() {
+        return op == AckCall.Op.UNDECODABLE || op == AckCall.Op.UNDECRYPTABLE;
     }
 }

@@ -1,7 +1,8 @@
 package dev.rmq.internal.slot;
 
-import dev.rmq.codec.PayloadCodec;
+import dev.rmq.internal.payload.Payloads;
 import dev.rmq.codec.PayloadCodecException;
+import dev.rmq.codec.UndecryptablePayloadException;
 import dev.rmq.consumer.AckOutcome;
 import dev.rmq.events.RmqEvent;
 import dev.rmq.exceptions.RmqUnavailableException;
@@ -59,7 +60,7 @@ public final class Sessions<T> {
      * @param stopping     whether the consumer is stopping: failures are then expected, counted and not logged
      */
     public record Parts<T>(TopicDefinition topic, String kind, String id, KeyLayout keys, SlotCalls calls, RateGate rate,
-                           PayloadCodec codec, Type payloadType, RmqMetrics metrics, ConsumerEvents events,
+                           Payloads payloads, Type payloadType, RmqMetrics metrics, ConsumerEvents events,
                            HandlerFailures failures, boolean logsFailures, DeliveryMaker<T> deliveries,
                            BooleanSupplier stopping) {
     }
@@ -195,7 +196,8 @@ public final class Sessions<T> {
     @SuppressWarnings("unchecked")
     Delivery<T> decode(SlotSession<T> session, PrepareCall.Message message, long token, long leaseEndsNanos) {
         Envelope envelope = Envelope.decode(message.envelope());
-        T payload = (T) parts.codec().decode(envelope.payload(), parts.payloadType());
+        T payload = (T) parts.payloads().decode(parts.topic(), envelope.headers(), envelope.payload(),
+                parts.payloadType());
         return parts.deliveries().make(session, message.key(), envelope, message.envelope(), payload, token,
                 leaseEndsNanos);
     }
@@ -220,6 +222,8 @@ public final class Sessions<T> {
         for (PrepareCall.Message message : polled.messages()) {
             try {
                 deliveries.add(decode(session, message, polled.token(), leaseEndsNanos));
+            } catch (UndecryptablePayloadException e) {
+                undecodable.add(Ending.undecryptable(message.key(), polled.token(), "cannot decrypt: " + e.getMessage()));
             } catch (MalformedEnvelopeException | PayloadCodecException e) {
                 undecodable.add(Ending.undecodable(message.key(), polled.token(), "cannot decode: " + e.getMessage()));
             }

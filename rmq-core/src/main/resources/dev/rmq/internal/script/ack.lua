@@ -8,7 +8,7 @@
 --   acks[]          the deliveries to end, each:
 --     op            'C' commit, 'R' roll back (retry after backoff, or dead after the maximum retries),
 --                   'N' retry now (no backoff; an attempt all the same, so the maximum retries hold),
---                   'D' dead at once (the handler said so), 'X' dead at once (the message cannot be decoded),
+--                   'D' dead at once (the handler said so), 'X' dead at once (the message cannot be decoded), 'Y' (nor decrypted),
 --                   'U' release unstarted (back to waiting at its place, the delivery not counted),
 --                   'H' hand back (as 'U', counted as a release: dead once the topic's releases are spent)
 --     key           the message key

@@ -307,7 +307,7 @@ local function bury_env(key, env, policy)
 end
 
 -- A dead message's error: why it died, one of the reason codes Java reads (expired, lease_expired,
--- retries_spent, releases_spent, undecodable, handler_verdict), byte 31, then the text of its last failure.
+-- retries_spent, releases_spent, undecodable, undecryptable, handler_verdict), byte 31, then the text of its last failure.
 local function dead_err(reason, err)
     return reason .. '\31' .. err
 end
@@ -455,7 +455,7 @@ end
 
 -- Ends an in-flight delivery as a failure. mode: 'R' retry after backoff (or dead after the maximum
 -- retries), 'L' the same for a lease that ran out, 'N' retry at once (an attempt all the same), 'D' dead at once
--- by the handler's verdict, 'X' dead at once because it cannot be decoded.
+-- by the handler's verdict, 'X' dead at once because it cannot be decoded, 'Y' because it cannot be decrypted.
 -- Returns 'retry', 'dead', 'expired', 'merged' (a newer send of the key waits, and replaces this delivery)
 -- or 'gone'.
 local function fail(key, err, policy, mode)
@@ -471,8 +471,9 @@ local function fail(key, err, policy, mode)
         unpark(typ, key)
         return 'dead'
     end
-    if mode == 'D' or mode == 'X' or m.attempts > policy.max_retries then
+    if mode == 'D' or mode == 'X' or mode == 'Y' or m.attempts > policy.max_retries then
         local reason = mode == 'D' and 'handler_verdict' or mode == 'X' and 'undecodable'
+            or mode == 'Y' and 'undecryptable'
             or mode == 'L' and 'lease_expired' or 'retries_spent'
         m.err = dead_err(reason, err)
         bury_env(key, env_write(m), policy)

@@ -17,7 +17,7 @@
 --                   least as urgent (a priority at least this, or a due time at most this), since another slot
 --                   of the consumer holds one that comes next
 --   acks[]          deliveries of the slot to end before the poll, each as in ack.lua:
---     op            'C' commit, 'R' roll back, 'N' retry now, 'D' dead, 'X' undecodable, 'U' release unstarted,
+--     op            'C' commit, 'R' roll back, 'N' retry now, 'D' dead, 'X' undecodable, 'Y' undecryptable, 'U' release unstarted,
 --                   'H' hand back (see ack.lua)
 --     key           the message key
 --     token         the lease deadline the delivery was given; a different one means the lease was lost

@@ -26,7 +26,7 @@ public record MessageView(String topic, int slot, String key, String state, @Nul
                           String payloadFormat) {
 
     public static MessageView of(StoredMessage message, TopicType type, Payloads payloads) {
-        Payloads.Rendered payload = payloads.render(message.payload());
+        Payloads.Rendered payload = payloads.render(message.headers(), message.payload());
         return new MessageView(message.topic(), message.slot(), message.key(), message.state().name(),
                 text(message.dueTime(type)), message.priority(type).isPresent() ? message.priority(type).getAsLong() : null,
                 text(message.visibleAt()), text(message.leaseDeadline()), message.progress().orElse(null),

@@ -1,11 +1,13 @@
 package dev.rmq.server.api;
 
+import dev.rmq.codec.PayloadForm;
 import org.springframework.stereotype.Component;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 
 /**
  * Shows stored payload bytes as JSON. What this server sends is JSON, but a topic may also hold messages that
@@ -19,6 +21,8 @@ public final class Payloads {
     public static final String JSON = "json";
     /** The payload was not JSON; it is shown as a string of its UTF-8 text. */
     public static final String TEXT = "text";
+    /** The payload is encrypted, and the API never shows it: the payload is null. */
+    public static final String ENCRYPTED = "encrypted";
 
     /** A payload as the API shows it. */
     public record Rendered(JsonNode payload, String format) {
@@ -28,6 +32,14 @@ public final class Payloads {
 
     public Payloads(JsonMapper mapper) {
         this.mapper = mapper;
+    }
+
+    /** A stored message's payload, as its headers say it was stored: an encrypted one is never shown. */
+    public Rendered render(Map<String, String> headers, byte[] bytes) {
+        if (PayloadForm.isEncrypted(headers)) {
+            return new Rendered(mapper.nullNode(), ENCRYPTED);
+        }
+        return render(bytes);
     }
 
     public Rendered render(byte[] bytes) {

@@ -1,5 +1,6 @@
 package dev.rmq.spring.actuate;
 
+import dev.rmq.codec.PayloadForm;
 import dev.rmq.dead.DeadMessage;
 import dev.rmq.inspect.SlotCounts;
 import dev.rmq.consumer.Progress;
@@ -21,6 +22,8 @@ public final class RmqEndpointViews {
 
     /** The most payload characters shown per message; the rest is cut, so a page stays readable. */
     static final int PAYLOAD_PREVIEW = 4096;
+    /** What an encrypted payload shows as. */
+    static final String ENCRYPTED = "(encrypted)";
 
     private RmqEndpointViews() {
     }
@@ -77,7 +80,8 @@ public final class RmqEndpointViews {
 
         static DeadEntry of(DeadMessage message) {
             return new DeadEntry(message.key(), message.diedAt().toString(), message.attempts(), message.reason().code(),
-                    message.lastError(), message.headers(), preview(message.payload()), message.payload().length);
+                    message.lastError(), message.headers(), preview(message.headers(), message.payload()),
+                    message.payload().length);
         }
     }
 
@@ -106,7 +110,7 @@ public final class RmqEndpointViews {
                     priority.isPresent() ? priority.getAsLong() : null,
                     message.visibleAt().map(Instant::toString).orElse(null),
                     message.leaseDeadline().map(Instant::toString).orElse(null), message.progress().orElse(null),
-                    message.attempts(), message.lastError(), message.headers(), preview(message.payload()),
+                    message.attempts(), message.lastError(), message.headers(), preview(message.headers(), message.payload()),
                     message.payload().length);
         }
     }
@@ -123,12 +127,16 @@ public final class RmqEndpointViews {
         static HistoryEntry of(MessageHistory message) {
             return new HistoryEntry(message.slot(), message.type().name(), message.score(), message.state(),
                     message.finished(), message.attempts(), message.sentAt().toString(),
-                    message.updatedAt().toString(), message.headers(), preview(message.payload()),
+                    message.updatedAt().toString(), message.headers(), preview(message.headers(), message.payload()),
                     message.payload().length, message.transitions());
         }
     }
 
-    private static String preview(byte[] payload) {
+    /** The payload's first characters; an encrypted payload, which inspection never decrypts, as {@code (encrypted)}. */
+    private static String preview(Map<String, String> headers, byte[] payload) {
+        if (PayloadForm.isEncrypted(headers)) {
+            return ENCRYPTED;
+        }
         String text = new String(payload, StandardCharsets.UTF_8);
         return text.length() > PAYLOAD_PREVIEW ? text.substring(0, PAYLOAD_PREVIEW) + "…" : text;
     }

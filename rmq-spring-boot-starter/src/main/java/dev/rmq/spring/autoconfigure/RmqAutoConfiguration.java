@@ -3,6 +3,8 @@ package dev.rmq.spring.autoconfigure;
 import dev.rmq.RmqClient;
 import dev.rmq.codec.JsonPayloadCodec;
 import dev.rmq.codec.PayloadCodec;
+import dev.rmq.codec.PayloadKeyRing;
+import dev.rmq.codec.PayloadUpcaster;
 import dev.rmq.consumer.RmqErrorHandler;
 import dev.rmq.admin.RmqAdmin;
 import dev.rmq.dead.RmqDeadQueue;
@@ -66,7 +68,8 @@ public final class RmqAutoConfiguration {
     @ConditionalOnMissingBean
     RmqClient rmqClient(RedissonClient redisson, RmqProperties properties, ListableBeanFactory beans,
                         PayloadCodec codec, ObjectProvider<RmqMetrics> metrics, ObjectProvider<MessageJournal> journal,
-                        ObjectProvider<SendHold> sendHold, Environment environment) {
+                        ObjectProvider<SendHold> sendHold, ObjectProvider<PayloadKeyRing> keyRing,
+                        ObjectProvider<PayloadUpcaster> upcasters, Environment environment) {
         TopicKeys.check(environment);
         RmqClient.Builder client = RmqClient.builder(redisson)
                 .topics(ConfiguredTopics.collect(properties.topics(), beans.getBeansOfType(TopicDefinition.class)))
@@ -85,6 +88,9 @@ public final class RmqAutoConfiguration {
         }
         journals.forEach(client::journal);
         sendHold.ifUnique(client::sendHold);
+        // a ring the application builds itself (from a secret store) wins over the configured keys
+        Optional.ofNullable(keyRing.getIfUnique()).or(() -> properties.payload().ring()).ifPresent(client::keyRing);
+        upcasters.orderedStream().forEach(client::upcaster);
         if (ClassUtils.isPresent(OBSERVATION_REGISTRY, beans.getClass().getClassLoader())) {
             Observing.registry(beans).ifPresent(client::observationRegistry);
         }

@@ -51,6 +51,7 @@ import java.util.Map;
  *                       zones: its producer sends to that zone's slots, and its consumers take them first. None by
  *                       default.
  * @param puller         An RmqPuller bean, for code that pulls messages instead of listening.
+ * @param payload        The keys of topics whose payloads are encrypted.
  */
 @ConfigurationProperties("rmq")
 public record RmqProperties(@DefaultValue("") String namespace,
@@ -62,7 +63,8 @@ public record RmqProperties(@DefaultValue("") String namespace,
                             @DefaultValue ZooKeeper zookeeper,
                             @DefaultValue Metrics metrics,
                             @Nullable String zone,
-                            @DefaultValue Puller puller) {
+                            @DefaultValue Puller puller,
+                            @DefaultValue RmqPayloadProperties payload) {
 
     public RmqProperties {
         if (zone != null && zone.isBlank()) {
@@ -121,6 +123,7 @@ public record RmqProperties(@DefaultValue("") String namespace,
      *                     zones is two messages) or BASIS (by the slot basis alone, one message per key).
      * @param concurrency  Worker threads of this topic's listeners. Unset means rmq.listener.concurrency.
      * @param batchSize    Most messages one poll takes from a slot. Unset means rmq.listener.batch-size.
+     * @param payload      How its payloads travel: their version, compression and encryption. Plain by default.
      */
     public record Topic(@Nullable String name,
                         @Nullable TopicType type,
@@ -142,7 +145,8 @@ public record RmqProperties(@DefaultValue("") String namespace,
                         @Nullable List<String> zones,
                         @Nullable ZoneRouting zoneRouting,
                         @Nullable Integer concurrency,
-                        @Nullable Integer batchSize) {
+                        @Nullable Integer batchSize,
+                        RmqPayloadProperties.@Nullable TopicPayload payload) {
 
         public Topic {
             if (concurrency != null) {
@@ -192,6 +196,7 @@ public record RmqProperties(@DefaultValue("") String namespace,
                 List<String> names = zones == null ? List.of() : zones;
                 topic.zones(TopicZones.of(names, zoneRouting == null ? TopicZones.DEFAULT_ROUTING : zoneRouting));
             }
+            map.from(payload).as(RmqPayloadProperties.TopicPayload::toForm).to(topic::payloadForm);
             return topic.build();
         }
     }

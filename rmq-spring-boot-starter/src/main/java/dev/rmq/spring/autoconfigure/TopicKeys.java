@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Checks the keys under {@code rmq.topics.<topic>}: binding ignores a key it does not know, so a misspelt setting
@@ -25,6 +26,10 @@ final class TopicKeys {
     static final List<String> SETTINGS = dashed(RmqProperties.Topic.class);
     /** The settings under a topic's {@code backoff}. */
     static final List<String> BACKOFF = dashed(RmqProperties.Backoff.class);
+    /** The settings under a topic's {@code payload}. */
+    static final List<String> PAYLOAD = dashed(RmqPayloadProperties.TopicPayload.class);
+    /** The settings that hold settings of their own, and theirs. */
+    static final Map<String, List<String>> NESTED = Map.of("backoff", BACKOFF, "payload", PAYLOAD);
 
     private TopicKeys() {
     }
@@ -49,10 +54,11 @@ final class TopicKeys {
         if (!SETTINGS.contains(key)) {
             throw unknown(name, topic, key, SETTINGS, "");
         }
-        if (key.equals("backoff") && name.getNumberOfElements() > 4) {
+        List<String> parts = NESTED.get(key);
+        if (parts != null && name.getNumberOfElements() > 4) {
             String part = name.getElement(4, Form.DASHED);
-            if (!BACKOFF.contains(part)) {
-                throw unknown(name, topic, part, BACKOFF, "backoff.");
+            if (!parts.contains(part)) {
+                throw unknown(name, topic, part, parts, key + ".");
             }
         }
     }
@@ -62,7 +68,8 @@ final class TopicKeys {
         String nearest = valid.stream().min(Comparator.comparingInt(candidate -> distance(key, candidate))).orElseThrow();
         return new IllegalArgumentException(name + " is not a setting of topic '" + topic + "': did you mean "
                 + prefix + nearest + "? The settings of a topic are " + String.join(", ", valid)
-                + (prefix.isEmpty() ? ", and backoff." + String.join(", backoff.", BACKOFF) : ""));
+                + (prefix.isEmpty() ? ", backoff." + String.join(", backoff.", BACKOFF) + " and payload."
+                + String.join(", payload.", PAYLOAD) : ""));
     }
 
     private static List<String> dashed(Class<? extends Record> type) {

@@ -33,8 +33,8 @@ class ConfigurationMetadataTests {
         }
         List<String> accepted = new ArrayList<>();
         for (String setting : TopicKeys.SETTINGS) {
-            if (setting.equals("backoff")) {
-                TopicKeys.BACKOFF.forEach(part -> accepted.add("backoff." + part));
+            if (TopicKeys.NESTED.containsKey(setting)) {
+                TopicKeys.NESTED.get(setting).forEach(part -> accepted.add(setting + "." + part));
             } else {
                 accepted.add(setting);
             }

@@ -40,7 +40,7 @@ public class HistoryController {
     }
 
     private HistoryEntry view(MessageHistory message) {
-        Payloads.Rendered payload = payloads.render(message.payload());
+        Payloads.Rendered payload = payloads.render(message.headers(), message.payload());
         boolean priority = message.type() == TopicType.PRIORITY;
         return new HistoryEntry(message.slot(), message.type().name(), message.state(), message.finished(),
                 message.attempts(), priority ? null : Instant.ofEpochMilli(message.score()).toString(),

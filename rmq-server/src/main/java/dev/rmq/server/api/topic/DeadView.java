@@ -20,7 +20,7 @@ public record DeadView(String topic, int slot, String key, String diedAt, int at
                        Map<String, String> headers, JsonNode payload, String payloadFormat) {
 
     static DeadView of(DeadMessage message, Payloads payloads) {
-        Payloads.Rendered payload = payloads.render(message.payload());
+        Payloads.Rendered payload = payloads.render(message.headers(), message.payload());
         return new DeadView(message.topic(), message.slot(), message.key(), message.diedAt().toString(),
                 message.attempts(), message.reason().code(), message.lastError(), message.headers(), payload.payload(), payload.format());
     }
