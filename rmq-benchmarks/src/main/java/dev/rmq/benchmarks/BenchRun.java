@@ -73,6 +73,9 @@ final class BenchRun {
         if (options.runs("rebalance")) {
             new RebalanceSection(context, rmq).run();
         }
+        if (options.runs("payloads")) {
+            new PayloadSection(context, rmq).run();
+        }
         new Targets(context.report()).judge(context.samples(), context.plan().backlogs());
         Meta.end(context, started);
         return write(lateness, started);

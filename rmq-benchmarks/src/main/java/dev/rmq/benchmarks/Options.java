@@ -17,7 +17,7 @@ import java.util.Set;
 record Options(boolean quick, Path out, int reps, Set<String> sections) {
 
     static final List<String> ALL_SECTIONS = List.of("throughput", "memory", "backlog", "lateness", "order", "schedules",
-            "single", "fixed", "rebalance");
+            "single", "fixed", "rebalance", "payloads");
 
     static Options parse(String... args) {
         boolean quick = false;
@@ -54,7 +54,8 @@ record Options(boolean quick, Path out, int reps, Set<String> sections) {
                             lateness produced for 2 s instead of 10 s); without it the full run (15 to 20 minutes)
                   --out     the JSON result file (default bench-result.json); the chart is written beside it as .png
                   --reps    repetitions of every case (default 3 quick, 5 full); figures are their median and range
-                  --only    run only these sections: throughput, memory, backlog, lateness, order, rebalance
+                  --only    run only these sections: throughput, memory, backlog, lateness, order, schedules,
+                            single, fixed, rebalance, payloads
                 """;
     }
 
