@@ -48,7 +48,8 @@ final class HarnessClients implements AutoCloseable {
             addresses.forEach((deployment, nodes) -> {
                 RedissonClient client = RedisClients.create(deployment, nodes, retryAttempts);
                 clients.redisson.put(deployment, client);
-                RmqClient.Builder rmq = RmqClient.builder(client).topics(Workload.topics(deployment)).events(events);
+                RmqClient.Builder rmq = RmqClient.builder(client).topics(Workload.topics(deployment)).events(events)
+                        .keyRing(Workload.KEY_RING);
                 if (journal != null && deployment == Deployment.STANDALONE) {
                     rmq.journal(journal);
                 }

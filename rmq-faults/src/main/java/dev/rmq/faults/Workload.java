@@ -1,11 +1,15 @@
 package dev.rmq.faults;
 
+import dev.rmq.codec.Compression;
+import dev.rmq.codec.PayloadForm;
+import dev.rmq.codec.PayloadKeyRing;
 import dev.rmq.topic.BackoffPolicy;
 import dev.rmq.topic.DeliveryGuarantee;
 import dev.rmq.topic.ExpiryAction;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -19,9 +23,11 @@ import java.util.Objects;
  * <p>Each Redis deployment has its own topics: one of each type, named {@code faults-<type>-s} on standalone
  * Redis and {@code faults-<type>-c} on the Cluster, and two with job controls: {@code faults-ttl-*} (priority,
  * a time to live of {@value #TTL_SECONDS} s that outages outlast, expired messages to dead) and
- * {@code faults-amo-*} (range-merge, at most once). A run uses the topics of the deployments it starts, so with
- * {@code --redis both} every topic lives on both and the producer spreads its bursts evenly. The recovery probes
- * go to the three plain topics only: a probe may expire or, at most once, be lost.
+ * {@code faults-amo-*} (range-merge, at most once); and {@code faults-sealed-*} (priority), whose payloads are
+ * compressed and encrypted, so that the invariants are checked on messages that travel that way too. A run uses the
+ * topics of the deployments it starts, so with {@code --redis both} every topic lives on both and the producer
+ * spreads its bursts evenly. The recovery probes go to the topics without job controls only: a probe may expire or,
+ * at most once, be lost.
  *
  * <p>Short leases and few retries, so that a run of minutes sees many recoveries and some dead messages:
  * the lease (3 s) is shorter than the ZooKeeper session (4 s), and a pause fault lasts longer than both.
@@ -35,6 +41,12 @@ final class Workload {
     static final int SLOTS = 8;
     static final int TTL_SECONDS = 8;
 
+    /** The form of the sealed topics: every message compressed (its payload is padded past 64 bytes) and encrypted. */
+    static final PayloadForm SEALED = PayloadForm.PLAIN.withCompression(Compression.DEFLATE, 64).withEncryption(true);
+    /** The key of the sealed topics, the same in every process of a run: the harness's own, never a secret. */
+    static final PayloadKeyRing KEY_RING = PayloadKeyRing.builder()
+            .key("harness", "rmq-fault-harness-sealed-topics!".getBytes(StandardCharsets.US_ASCII)).build();
+
     private static final Map<Deployment, List<TopicDefinition>> TOPICS = new EnumMap<>(Deployment.class);
 
     static {
@@ -45,7 +57,8 @@ final class Workload {
                     topic("faults-ttl-" + deployment.suffix(), TopicType.PRIORITY)
                             .ttl(Duration.ofSeconds(TTL_SECONDS)).expiry(ExpiryAction.DEAD).build(),
                     topic("faults-amo-" + deployment.suffix(), TopicType.RANGE_MERGE)
-                            .delivery(DeliveryGuarantee.AT_MOST_ONCE).build()));
+                            .delivery(DeliveryGuarantee.AT_MOST_ONCE).build(),
+                    topic("faults-sealed-" + deployment.suffix(), TopicType.PRIORITY).payloadForm(SEALED).build()));
         }
     }
 
@@ -85,6 +98,9 @@ final class Workload {
         }
         if (!topic.ttl().isZero()) {
             return "t";
+        }
+        if (!topic.payloadForm().isPlain()) {
+            return "s";
         }
         return switch (topic.type()) {
             case RANGE_MERGE -> "m";
@@ -129,6 +145,8 @@ final class Workload {
      */
     record Payload(long seq, int workMs, boolean poison, long fixedMs, boolean probe) {
 
+        private static final String PAD = "-".repeat(48);
+
         static Payload message(long seq, int workMs, boolean poison, long fixedMs) {
             return new Payload(seq, workMs, poison, fixedMs, false);
         }
@@ -141,7 +159,9 @@ final class Workload {
             if (probe) {
                 return "probe=" + seq;
             }
-            return "seq=" + seq + ";work=" + workMs + ";poison=" + (poison ? 1 : 0) + ";fixed=" + fixedMs;
+            // padded past the sealed topics' compression threshold, so that their messages are all compressed
+            return "seq=" + seq + ";work=" + workMs + ";poison=" + (poison ? 1 : 0) + ";fixed=" + fixedMs + ";pad="
+                    + PAD;
         }
 
         static Payload decode(String text) {
