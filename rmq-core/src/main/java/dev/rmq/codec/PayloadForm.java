@@ -77,7 +77,7 @@ public record PayloadForm(int version, Compression compression, int compressAbov
         return version == 0 && !compresses() && !encrypted;
     }
 
-    /** The form in a few words, for logs and reports: {@code plain}, or e.g. {@code v3, deflate >= 1024 B, encrypted}. */
+    /** The form in a few words, for logs: {@code plain}, or e.g. {@code v3, deflate >= 1024 B, encrypted}. */
     @Override
     public String toString() {
         if (isPlain()) {

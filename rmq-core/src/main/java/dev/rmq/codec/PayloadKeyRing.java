@@ -123,7 +123,8 @@ public final class PayloadKeyRing {
             }
             String named = current;
             if (named == null || !keys.containsKey(named)) {
-                throw new IllegalArgumentException("the current key of a ring must be one of its ids " + keys.keySet()
+                throw new IllegalArgumentException("the current key of a ring must be one of its ids "
+                        + new TreeSet<>(keys.keySet())
                         + ", was " + (named == null ? "not given" : "'" + named + "'"));
             }
             return new PayloadKeyRing(keys, named);

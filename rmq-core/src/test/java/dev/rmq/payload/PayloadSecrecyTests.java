@@ -148,6 +148,25 @@ class PayloadSecrecyTests extends StandaloneRedisTest {
     }
 
     @Test
+    void anEncryptedPayloadCopiedToAnotherMessageFailsItsTagAndWaitsInTheDeadQueue() {
+        PayloadKeyRing ring = PayloadKeyRing.builder().key("k1", KEY_1).build();
+        RmqClient client = client(PayloadForm.PLAIN.withEncryption(true), ring);
+        client.producer().send(OutgoingMessage.priority(TOPIC, "pay 10 EUR", 50).withKey("a"));
+        client.producer().send(OutgoingMessage.priority(TOPIC, "pay 9999 EUR", 50).withKey("b"));
+        // someone who can write to Redis moves b's payload under a's key
+        String body = new KeyLayout("").slot(TOPIC, 0).body();
+        redisson.getMap(body, ByteArrayCodec.INSTANCE).put("a".getBytes(StandardCharsets.UTF_8), stored("b"));
+
+        Map<String, String> handled = consume(client);
+        await().atMost(Duration.ofSeconds(10)).until(() -> handled.size() == 1 && client.deadQueue().count(TOPIC) == 1);
+        assertThat(handled).containsOnlyKeys("b");
+        DeadMessage dead = client.deadQueue().list(TOPIC, 0, 0, 1).get(0);
+        assertThat(dead.key()).isEqualTo("a");
+        assertThat(dead.reason()).isEqualTo(DeadReason.UNDECRYPTABLE);
+        assertThat(dead.lastError()).contains("fails its authentication");
+    }
+
+    @Test
     void equalPayloadsStillMergeWhenEncrypted() {
         TopicDefinition merged = TopicDefinition.builder("prices", TopicType.RANGE_MERGE).slotAmount(1)
                 .payloadForm(PayloadForm.PLAIN.withEncryption(true)).build();

@@ -9,7 +9,9 @@ import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.dead.DeadMessage;
 import dev.rmq.dead.DeadReason;
+import dev.rmq.codec.EncodedPayload;
 import dev.rmq.producer.MessageRef;
+import dev.rmq.producer.PreparedMessage;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
@@ -168,11 +170,50 @@ class PayloadVersionTests extends StandaloneRedisTest {
     }
 
     @Test
-    void aMessageCannotBringTheHeadersRmqWritesItself() {
+    void aSendMayDeclareAnOlderVersionOfItsPayloadAndHandlersSeeNoneOfRmqsHeaders() {
+        RmqClient v3 = client(3, sameShape(), splitName(), renameAmount());
+        v3.producer().send(OutgoingMessage.priority(TOPIC, new OrderV1("Ada Lovelace", 1250), 50).withKey("old")
+                .withHeader(PayloadForm.VERSION_HEADER, "1").withHeader("tenant", "acme"));
+        Map<String, Map<String, String>> headers = new ConcurrentHashMap<>();
+        Map<String, OrderV3> handled = new ConcurrentHashMap<>();
+        RmqConsumerContainer<OrderV3> container = v3.container(TOPIC, OrderV3.class, message -> {
+            headers.put(message.key(), message.headers());
+            handled.put(message.key(), message.payload());
+            return ConsumeResult.success();
+        }).settings(ConsumerSettings.DEFAULTS.withIdlePoll(Duration.ofMillis(50))).build();
+        containers.add(container);
+        container.start();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> handled.size() == 1);
+        assertThat(handled).containsEntry("old", new OrderV3("Ada", "Lovelace", 1250));
+        assertThat(headers.get("old")).isEqualTo(Map.of("tenant", "acme"));
+    }
+
+    @Test
+    void aMessagePreparedForLaterKeepsItsVersionAndIsUpcastWhenSentAfterTheVersionMovedOn() {
+        PreparedMessage prepared = client(1, sameShape()).prepare(
+                OutgoingMessage.priority(TOPIC, new OrderV1("Ada Lovelace", 1250), 50).withKey("kept"));
+        assertThat(prepared.headers()).containsEntry(PayloadForm.VERSION_HEADER, "1");
+
+        // as an outbox relays a row written before the application moved on to version 3
+        RmqClient v3 = client(3, sameShape(), splitName(), renameAmount());
+        v3.producer().send(OutgoingMessage.priority(TOPIC, new EncodedPayload(prepared.payload()), 50)
+                .withKey(prepared.key()).withHeaders(prepared.headers()));
+        Map<String, OrderV3> handled = consume(v3);
+        await().atMost(Duration.ofSeconds(10)).until(() -> handled.size() == 1);
+        assertThat(handled).containsEntry("kept", new OrderV3("Ada", "Lovelace", 1250));
+    }
+
+    @Test
+    void aMessageCannotBringTheHeadersRmqWritesItselfNorAVersionItsTopicCannotHave() {
         RmqClient client = client(1);
         assertThatThrownBy(() -> client.producer().send(OutgoingMessage.priority(TOPIC, "x", 50)
                 .withHeader(PayloadForm.VERSION_HEADER, "7"))).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("header 'rmq-version' is written by rmq itself");
+                .hasMessage("header 'rmq-version' of a message of topic 'orders' must be the version of its payload,"
+                        + " 0 to the topic's current 1, was '7'");
+        assertThatThrownBy(() -> client.producer().send(OutgoingMessage.priority(TOPIC, "x", 50)
+                .withHeader(PayloadForm.KEY_HEADER, "k1"))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("header 'rmq-key-id' is written by rmq itself");
         assertThat(client.inspector().counts(TOPIC).total().waiting()).isZero();
     }
 }

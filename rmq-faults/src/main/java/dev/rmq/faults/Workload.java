@@ -41,7 +41,10 @@ final class Workload {
     static final int SLOTS = 8;
     static final int TTL_SECONDS = 8;
 
-    /** The form of the sealed topics: every message compressed (its payload is padded past 64 bytes) and encrypted. */
+    /**
+     * The form of the sealed topics: payloads encrypted, and those of messages compressed (they are padded past
+     * 64 bytes; a probe's is not).
+     */
     static final PayloadForm SEALED = PayloadForm.PLAIN.withCompression(Compression.DEFLATE, 64).withEncryption(true);
     /** The key of the sealed topics, the same in every process of a run: the harness's own, never a secret. */
     static final PayloadKeyRing KEY_RING = PayloadKeyRing.builder()
@@ -75,7 +78,7 @@ final class Workload {
                 .backoff(BackoffPolicy.fixed(BACKOFF));
     }
 
-    /** The topics of one deployment: range-merge, priority, fixed-time, then the two with job controls. */
+    /** The topics of one deployment: range-merge, priority, fixed-time, the two with job controls, the sealed one. */
     static List<TopicDefinition> topics(Deployment deployment) {
         return Objects.requireNonNull(TOPICS.get(deployment), "every deployment has its topics");
     }

@@ -105,7 +105,8 @@ public final class JournaledProducer implements RmqProducer {
         long score = message.type() == TopicType.RANGE_MERGE ? System.currentTimeMillis() + message.value()
                 : message.value();
         // the journal keeps the payload as Redis does, compressed and encrypted as its topic's form says
-        Payloads.Sealed sealed = payloads.seal(topic, message.headers(), payloads.encode(message.payload()));
+        Payloads.Sealed sealed = payloads.seal(topic, receipt.key(), message.headers(),
+                payloads.encode(message.payload()));
         return new JournaledSend(topic.name(), topic.type(), receipt.slot(), receipt.key(), receipt.merged(),
                 receipt.merged() && debounced(message, topic), score,
                 notBefore, ttl.isZero() ? null : sentAt.plus(ttl), sealed.headers(), sealed.bytes(), sentAt);

@@ -8,33 +8,40 @@ import java.util.zip.Deflater;
 import java.util.zip.Inflater;
 
 /**
- * Raw DEFLATE at the fastest level, behind a varint of the plain length, so that a read allocates once and refuses a
- * length no payload can have before it inflates anything.
+ * Raw DEFLATE at the fastest level, behind a varint of the plain length, so that a read allocates once, and refuses a
+ * length that the stored bytes cannot inflate to, or that no payload may have, before it allocates anything.
  */
 final class Deflate {
 
-    /** No payload inflates beyond what Redis can hold in one value. */
-    static final int MAX_PLAIN_BYTES = 512 * 1024 * 1024;
-
-    // a Deflater holds native memory that only end() frees: one per thread, reset between uses
-    private static final ThreadLocal<Deflater> DEFLATERS = ThreadLocal.withInitial(() -> new Deflater(1, true));
-    private static final ThreadLocal<Inflater> INFLATERS = ThreadLocal.withInitial(() -> new Inflater(true));
+    /** The largest payload that is compressed, and so the most a stored payload may inflate to: 64 MiB. */
+    static final int MAX_PLAIN_BYTES = 64 << 20;
+    /** DEFLATE expands nothing more than 1032 times (zlib's technical note): a longer claim is a lie. */
+    private static final long MAX_RATIO = 1032;
 
     private Deflate() {
     }
 
     static byte[] compress(byte[] plain) {
-        Deflater deflater = DEFLATERS.get();
-        deflater.reset();
-        deflater.setInput(plain);
-        deflater.finish();
-        ByteArrayOutputStream out = new ByteArrayOutputStream(plain.length / 3 + 16);
-        writeVarint(out, plain.length);
-        byte[] buffer = new byte[Math.min(plain.length + 64, 64 * 1024)];
-        while (!deflater.finished()) {
-            out.write(buffer, 0, deflater.deflate(buffer));
+        if (plain.length > MAX_PLAIN_BYTES) {
+            throw new IllegalArgumentException("a payload of " + plain.length + " bytes is larger than the "
+                    + MAX_PLAIN_BYTES + " a compressed payload may have");
         }
-        return out.toByteArray();
+        // a Deflater per call, ended at once: its native memory is not left to the garbage collector, whatever the
+        // thread (a pooled one per thread would pile up on virtual threads)
+        Deflater deflater = new Deflater(1, true);
+        try {
+            deflater.setInput(plain);
+            deflater.finish();
+            ByteArrayOutputStream out = new ByteArrayOutputStream(plain.length / 3 + 16);
+            writeVarint(out, plain.length);
+            byte[] buffer = new byte[Math.min(plain.length + 64, 64 * 1024)];
+            while (!deflater.finished()) {
+                out.write(buffer, 0, deflater.deflate(buffer));
+            }
+            return out.toByteArray();
+        } finally {
+            deflater.end();
+        }
     }
 
     static byte[] decompress(byte[] stored) {
@@ -42,7 +49,8 @@ final class Deflate {
         int at = 0;
         for (int shift = 0; ; shift += 7) {
             if (at >= stored.length || shift > 28) {
-                throw new PayloadCodecException("compressed payload of " + stored.length + " bytes has no length", null);
+                throw new PayloadCodecException("compressed payload of " + stored.length + " bytes has no length",
+                        null);
             }
             int b = stored[at++] & 0xFF;
             length |= (b & 0x7F) << shift;
@@ -50,12 +58,12 @@ final class Deflate {
                 break;
             }
         }
-        if (length < 0 || length > MAX_PLAIN_BYTES) {
-            throw new PayloadCodecException("compressed payload claims " + length + " bytes, more than the "
-                    + MAX_PLAIN_BYTES + " any payload can have", null);
+        long possible = Math.min(MAX_PLAIN_BYTES, (stored.length - at) * MAX_RATIO + 64);
+        if (length < 0 || length > possible) {
+            throw new PayloadCodecException("compressed payload of " + stored.length + " bytes claims " + length
+                    + " bytes, more than it can inflate to", null);
         }
-        Inflater inflater = INFLATERS.get();
-        inflater.reset();
+        Inflater inflater = new Inflater(true);
         inflater.setInput(stored, at, stored.length - at);
         byte[] plain = new byte[length];
         try {
@@ -74,6 +82,8 @@ final class Deflate {
             return plain;
         } catch (DataFormatException e) {
             throw new PayloadCodecException("compressed payload is corrupt: " + e.getMessage(), e);
+        } finally {
+            inflater.end();
         }
     }
 

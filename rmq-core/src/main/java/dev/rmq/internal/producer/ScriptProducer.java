@@ -315,7 +315,8 @@ public final class ScriptProducer implements RmqProducer {
     /** {@code message} checked and encoded as a send does it, not sent: see {@code RmqClient.prepare}. */
     public PreparedMessage checked(OutgoingMessage message) {
         PreparedSend send = prepare(message);
-        return new PreparedMessage(send.topic().name(), send.keys().slot(), send.message().key(), send.payload());
+        return new PreparedMessage(send.topic().name(), send.keys().slot(), send.message().key(),
+                payloads.versioned(send.topic(), message.headers()), send.payload());
     }
 
     private PreparedSend prepare(OutgoingMessage message) {
@@ -325,12 +326,12 @@ public final class ScriptProducer implements RmqProducer {
         TopicDefinition topic = topics.require(message.topic(), message.type());
         byte[] payload = payloads.encode(message.payload());
         // the key comes from the plain bytes, so that equal payloads merge whatever their compression or encryption
-        Payloads.Sealed sealed = payloads.seal(topic, message.headers(), payload);
+        String key = message.key() != null ? message.key() : MessageKeys.derive(payload);
+        Payloads.Sealed sealed = payloads.seal(topic, key, message.headers(), payload);
         int size = sealed.bytes().length + Envelope.overhead(sealed.headers());
         if (size > maxPayloadBytes) {
             throw new PayloadTooLargeException(topic.name(), size, maxPayloadBytes);
         }
-        String key = message.key() != null ? message.key() : MessageKeys.derive(payload);
         String basis = message.slotBasis() != null ? message.slotBasis() : key;
         SlotKeys slot = keys.slot(topic.name(), topic.slotOf(basis, zone));
         Duration ttl = message.ttl() != null ? message.ttl() : topic.ttl();

@@ -269,9 +269,10 @@ public final class RedisSchedules implements RmqSchedules, AutoCloseable {
         List<Outgoing> messages = new ArrayList<>(plan.ticks().size());
         TopicDefinition topic = topics.require(schedule.topic());
         for (TickPlan.Tick tick : plan.ticks()) {
-            Payloads.Sealed sealed = payloads.seal(topic, schedule.headersOf(tick.tick()),
+            String key = schedule.keyOf(tick.tick());
+            Payloads.Sealed sealed = payloads.seal(topic, key, schedule.headersOf(tick.tick()),
                     payloads.encode(schedule.nextPayload()));
-            messages.add(new Outgoing(tick, schedule.keyOf(tick.tick()), sealed.headers(), sealed.bytes()));
+            messages.add(new Outgoing(tick, key, sealed.headers(), sealed.bytes()));
         }
         return messages;
     }

@@ -52,7 +52,7 @@ public final class HandlerFailures {
     public void undecodable(String key, int slot, String reason) {
         long skipped = admit("undecodable");
         if (skipped >= 0 && log.isWarnEnabled()) {
-            log.warn("topic {}: message '{}' (slot {}) cannot be decoded, so it is {}: {}{}", topic.name(), key, slot,
+            log.warn("topic {}: message '{}' (slot {}) cannot be read, so it is {}: {}{}", topic.name(), key, slot,
                     topic.delivery() == DeliveryGuarantee.AT_MOST_ONCE ? "gone (the topic is at-most-once)"
                             : "moved to the dead queue", reason, skipped > 0 ? " (" + skipped + " more like it not"
                             + " logged, at most " + BURST + " every " + WINDOW_SECONDS + " s)" : "");

@@ -23,6 +23,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -195,9 +196,14 @@ public final class Sessions<T> {
      */
     @SuppressWarnings("unchecked")
     Delivery<T> decode(SlotSession<T> session, PrepareCall.Message message, long token, long leaseEndsNanos) {
-        Envelope envelope = Envelope.decode(message.envelope());
-        T payload = (T) parts.payloads().decode(parts.topic(), envelope.headers(), envelope.payload(),
+        Envelope stored = Envelope.decode(message.envelope());
+        T payload = (T) parts.payloads().decode(parts.topic(), message.key(), stored.headers(), stored.payload(),
                 parts.payloadType());
+        // the handler sees the message's own headers, not those that say how its payload was stored
+        Map<String, String> headers = Payloads.delivered(stored.headers());
+        Envelope envelope = headers == stored.headers() ? stored : new Envelope(stored.attempts(), stored.score(),
+                stored.expireAt(), stored.notBefore(), stored.releases(), stored.lastError(), stored.deadReason(),
+                headers, stored.payload());
         return parts.deliveries().make(session, message.key(), envelope, message.envelope(), payload, token,
                 leaseEndsNanos);
     }

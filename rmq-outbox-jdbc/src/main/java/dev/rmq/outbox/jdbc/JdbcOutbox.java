@@ -102,7 +102,7 @@ public final class JdbcOutbox implements AutoCloseable {
         Long notBefore = message.notBeforeTime().map(Instant::toEpochMilli)
                 .orElseGet(() -> message.delay().map(delay -> now.plus(delay).toEpochMilli()).orElse(null));
         return new OutboxRow(0, prepared.topic(), message.type(), prepared.key(), message.slotBasis(), message.value(),
-                message.headers(), prepared.payload(), message.ttl() == null ? null : message.ttl().toMillis(),
+                prepared.headers(), prepared.payload(), message.ttl() == null ? null : message.ttl().toMillis(),
                 notBefore, message.repeatedKey(), now, 0);
     }
 

@@ -8,6 +8,7 @@ import org.springframework.util.unit.DataSize;
 
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeSet;
 
 /**
  * The keys of encrypted payloads, under {@code rmq.payload}. Keep them out of {@code application.yml}: give them from
@@ -50,7 +51,7 @@ public record RmqPayloadProperties(Map<String, String> keys, @Nullable String cu
     /** Only the ids: the keys themselves never reach a log or an endpoint. */
     @Override
     public String toString() {
-        return "RmqPayloadProperties[ids=" + keys.keySet() + ", currentKey=" + currentKey + "]";
+        return "RmqPayloadProperties[ids=" + new TreeSet<>(keys.keySet()) + ", currentKey=" + currentKey + "]";
     }
 
     /**

@@ -15,13 +15,21 @@ import dev.rmq.spring.RedisAndZooKeeper;
 import dev.rmq.spring.actuate.RmqEndpoint;
 import dev.rmq.spring.actuate.RmqEndpointViews;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.context.properties.ConfigurationPropertiesReportEndpoint;
+import org.springframework.boot.actuate.endpoint.SanitizingFunction;
+import org.springframework.boot.actuate.endpoint.Show;
+import org.springframework.boot.actuate.env.EnvironmentEndpoint;
+import tools.jackson.databind.json.JsonMapper;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.util.Base64;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -89,6 +97,28 @@ class RmqPayloadPropertiesTests {
             context.getBean(RmqProducer.class).send(OutgoingMessage.priority("invoices", "x", 50).withKey("a"));
             assertThat(context.getBean(RmqClient.class).inspector().find(MessageRef.of("invoices", "a")).orElseThrow()
                     .headers()).containsEntry(PayloadForm.KEY_HEADER, "vault-1");
+        });
+    }
+
+    @Test
+    void theKeysNeverShowInTheActuatorNorInAFailedStart() {
+        contextRunner.withConfiguration(AutoConfigurations.of(RmqSanitizingAutoConfiguration.class)).run(context -> {
+            List<SanitizingFunction> sanitizers = context.getBeanProvider(SanitizingFunction.class).orderedStream()
+                    .toList();
+            ConfigurationPropertiesReportEndpoint configprops = new ConfigurationPropertiesReportEndpoint(sanitizers,
+                    Show.ALWAYS);
+            configprops.setApplicationContext(context);
+            String shown = JsonMapper.builder().build().writeValueAsString(
+                    configprops.configurationPropertiesWithPrefix("rmq"));
+            EnvironmentEndpoint env = new EnvironmentEndpoint(context.getEnvironment(), sanitizers, Show.ALWAYS);
+            shown += JsonMapper.builder().build().writeValueAsString(env.environmentEntry("rmq.payload.keys.k1"));
+            assertThat(shown).contains("******").contains("currentKey").doesNotContain(KEY_1).doesNotContain(KEY_2);
+        });
+        contextRunner.withPropertyValues("rmq.payload.keys.k1=c2hvcnQ=").run(context -> {
+            assertThat(context).hasFailed();
+            StringWriter trace = new StringWriter();
+            context.getStartupFailure().printStackTrace(new PrintWriter(trace));
+            assertThat(trace.toString()).contains("key 'k1' must be an AES key").doesNotContain("c2hvcnQ=");
         });
     }
 

@@ -11,7 +11,7 @@ import java.util.Map;
  *
  * @param slot          its slot: give it to the requeue and delete of this message when its slot basis is not its key
  * @param reason        why it died, as a code: {@code expired}, {@code lease_expired}, {@code retries_spent}, {@code releases_spent},
- *                      {@code undecodable}, {@code handler_verdict}, or empty for a message that died before codes were
+ *                      {@code undecodable}, {@code undecryptable}, {@code handler_verdict}, or empty for a message that died before codes were
  *                      kept
  * @param lastError     the text of its last failure
  * @param payloadFormat {@code json}, or {@code text} for a payload that is not JSON, shown as a string
