@@ -1,5 +1,7 @@
 package dev.rmq.codec;
 
+import java.util.Arrays;
+
 /** How a payload is compressed; the code is what the {@value PayloadForm#COMPRESSION_HEADER} header holds. */
 public enum Compression {
     /** Raw DEFLATE (RFC 1951) from the JDK, at its fastest level: no dependency, and JSON shrinks 3 to 6 times. */
@@ -23,6 +25,7 @@ public enum Compression {
                 return value;
             }
         }
-        throw new IllegalArgumentException("unknown compression '" + code + "'; known: deflate");
+        throw new IllegalArgumentException("unknown compression '" + code + "'; known: "
+                + Arrays.stream(values()).map(Compression::code).toList());
     }
 }

@@ -8,8 +8,6 @@ import dev.rmq.StandaloneRedisTest;
 import dev.rmq.codec.Compression;
 import dev.rmq.codec.PayloadForm;
 import dev.rmq.codec.PayloadKeyRing;
-import dev.rmq.consumer.ConsumeResult;
-import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.dead.DeadMessage;
 import dev.rmq.dead.DeadReason;
@@ -30,7 +28,6 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -78,14 +75,7 @@ class PayloadSecrecyTests extends StandaloneRedisTest {
     }
 
     private Map<String, String> consume(RmqClient client) {
-        Map<String, String> handled = new ConcurrentHashMap<>();
-        RmqConsumerContainer<String> container = client.container(TOPIC, String.class, message -> {
-            handled.put(message.key(), message.payload());
-            return ConsumeResult.success();
-        }).settings(ConsumerSettings.DEFAULTS.withIdlePoll(Duration.ofMillis(50))).build();
-        containers.add(container);
-        container.start();
-        return handled;
+        return Handled.consume(client, TOPIC, String.class, containers);
     }
 
     /** The bytes Redis holds for a waiting message of the topic's only slot. */

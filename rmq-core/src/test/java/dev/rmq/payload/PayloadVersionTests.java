@@ -92,14 +92,7 @@ class PayloadVersionTests extends StandaloneRedisTest {
     }
 
     private Map<String, OrderV3> consume(RmqClient client) {
-        Map<String, OrderV3> handled = new ConcurrentHashMap<>();
-        RmqConsumerContainer<OrderV3> container = client.container(TOPIC, OrderV3.class, message -> {
-            handled.put(message.key(), message.payload());
-            return ConsumeResult.success();
-        }).settings(ConsumerSettings.DEFAULTS.withIdlePoll(Duration.ofMillis(50))).build();
-        containers.add(container);
-        container.start();
-        return handled;
+        return Handled.consume(client, TOPIC, OrderV3.class, containers);
     }
 
     @Test

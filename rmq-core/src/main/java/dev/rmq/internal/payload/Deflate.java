@@ -3,18 +3,21 @@ package dev.rmq.internal.payload;
 import dev.rmq.codec.PayloadCodecException;
 
 import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
 import java.util.zip.DataFormatException;
 import java.util.zip.Deflater;
 import java.util.zip.Inflater;
 
 /**
- * Raw DEFLATE at the fastest level, behind a varint of the plain length, so that a read allocates once, and refuses a
+ * Raw DEFLATE at the fastest level, behind the plain length (4 bytes), so that a read allocates once, and refuses a
  * length that the stored bytes cannot inflate to, or that no payload may have, before it allocates anything.
  */
 final class Deflate {
 
     /** The largest payload that is compressed, and so the most a stored payload may inflate to: 64 MiB. */
     static final int MAX_PLAIN_BYTES = 64 << 20;
+    /** The plain length in front of the compressed bytes, big-endian. */
+    private static final int LENGTH_BYTES = 4;
     /** DEFLATE expands nothing more than 1032 times (zlib's technical note): a longer claim is a lie. */
     private static final long MAX_RATIO = 1032;
 
@@ -33,7 +36,7 @@ final class Deflate {
             deflater.setInput(plain);
             deflater.finish();
             ByteArrayOutputStream out = new ByteArrayOutputStream(plain.length / 3 + 16);
-            writeVarint(out, plain.length);
+            out.writeBytes(ByteBuffer.allocate(LENGTH_BYTES).putInt(plain.length).array());
             byte[] buffer = new byte[Math.min(plain.length + 64, 64 * 1024)];
             while (!deflater.finished()) {
                 out.write(buffer, 0, deflater.deflate(buffer));
@@ -45,19 +48,11 @@ final class Deflate {
     }
 
     static byte[] decompress(byte[] stored) {
-        int length = 0;
-        int at = 0;
-        for (int shift = 0; ; shift += 7) {
-            if (at >= stored.length || shift > 28) {
-                throw new PayloadCodecException("compressed payload of " + stored.length + " bytes has no length",
-                        null);
-            }
-            int b = stored[at++] & 0xFF;
-            length |= (b & 0x7F) << shift;
-            if ((b & 0x80) == 0) {
-                break;
-            }
+        if (stored.length < LENGTH_BYTES) {
+            throw new PayloadCodecException("compressed payload of " + stored.length + " bytes has no length", null);
         }
+        int length = ByteBuffer.wrap(stored, 0, LENGTH_BYTES).getInt();
+        int at = LENGTH_BYTES;
         long possible = Math.min(MAX_PLAIN_BYTES, (stored.length - at) * MAX_RATIO + 64);
         if (length < 0 || length > possible) {
             throw new PayloadCodecException("compressed payload of " + stored.length + " bytes claims " + length
@@ -75,6 +70,10 @@ final class Deflate {
                 }
                 done += n;
             }
+            if (done == length && !inflater.finished()) {
+                // a full buffer may stop zlib before the stream's end mark: one more byte, which must not come
+                done += inflater.inflate(new byte[1]);
+            }
             if (done != length || !inflater.finished()) {
                 throw new PayloadCodecException("compressed payload inflates to " + (inflater.finished() ? done
                         : "more than " + done) + " bytes, not the " + length + " it claims", null);
@@ -85,14 +84,5 @@ final class Deflate {
         } finally {
             inflater.end();
         }
-    }
-
-    private static void writeVarint(ByteArrayOutputStream out, int value) {
-        int v = value;
-        while ((v & ~0x7F) != 0) {
-            out.write((v & 0x7F) | 0x80);
-            v >>>= 7;
-        }
-        out.write(v);
     }
 }
