@@ -71,7 +71,7 @@ final class EndOfRun {
                         long seq = -1;
                         boolean probe = false;
                         try {
-                            Payload payload = Payload.decode(m.payloadText());
+                            Payload payload = Payload.decode(Workload.deadPayload(m));
                             seq = payload.seq();
                             probe = payload.probe();
                         } catch (RuntimeException e) {

@@ -113,7 +113,8 @@ final class MidMessage {
         };
         long start = EventLog.nowMicros();
         try {
-            SendReceipt receipt = clients.forTopic(topic.name()).producer().send(message.withKey(key));
+            SendReceipt receipt = clients.forTopic(topic.name()).producer()
+                    .send(Workload.labelled(message, payload).withKey(key));
             events.write(new HarnessEvent.Sent(EventLog.nowMicros(), seq, receipt.topic(), receipt.key(), receipt.slot(),
                     receipt.merged(), false, start, value));
             return key;

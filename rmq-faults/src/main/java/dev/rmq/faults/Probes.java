@@ -171,7 +171,8 @@ final class Probes implements AutoCloseable {
                 case PRIORITY -> OutgoingMessage.priority(topic.name(), payload, OutgoingMessage.MAX_PRIORITY);
                 case FIXED_TIME -> OutgoingMessage.fixedTime(topic.name(), payload, fixed);
             };
-            batch.add(message.withKey(key(faultId, topic, slot)).withSlotBasis(slotBases[slot]));
+            batch.add(Workload.labelled(message, payload).withKey(key(faultId, topic, slot))
+                    .withSlotBasis(slotBases[slot]));
         }
         return batch;
     }

@@ -205,7 +205,7 @@ public final class ProducerMain {
                 case PRIORITY -> OutgoingMessage.priority(spec.topic().name(), payload, values[i]);
                 case FIXED_TIME -> OutgoingMessage.fixedTime(spec.topic().name(), payload, Instant.ofEpochMilli(values[i]));
             };
-            messages.add(message.withKey(spec.key()));
+            messages.add(Workload.labelled(message, payload).withKey(spec.key()));
         }
         Deployment deployment = Workload.deploymentOf(planned.messages().get(0).topic().name());
         RmqProducer producer = Objects.requireNonNull((planned.durable() ? durable : plain).get(deployment),

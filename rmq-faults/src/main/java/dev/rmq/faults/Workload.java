@@ -3,6 +3,8 @@ package dev.rmq.faults;
 import dev.rmq.codec.Compression;
 import dev.rmq.codec.PayloadForm;
 import dev.rmq.codec.PayloadKeyRing;
+import dev.rmq.dead.DeadMessage;
+import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.topic.BackoffPolicy;
 import dev.rmq.topic.DeliveryGuarantee;
 import dev.rmq.topic.ExpiryAction;
@@ -131,6 +133,22 @@ final class Workload {
             }
         }
         throw new IllegalArgumentException("not a harness topic: " + topicName);
+    }
+
+    /**
+     * The header that carries a sealed topic's payload text in clear: the dead queue never shows an encrypted payload,
+     * and the check needs to know which send a dead message was. A merge replaces it with the payload.
+     */
+    static final String PAYLOAD_HEADER = "harness-payload";
+
+    /** {@code message}, whose payload is {@code payload}, with the header the check reads it by on a sealed topic. */
+    static OutgoingMessage labelled(OutgoingMessage message, String payload) {
+        return topic(message.topic()).payloadForm().encrypted() ? message.withHeader(PAYLOAD_HEADER, payload) : message;
+    }
+
+    /** The payload text of a dead message: its own, or its header's when the dead queue cannot show it. */
+    static String deadPayload(DeadMessage message) {
+        return message.encrypted() ? message.headers().getOrDefault(PAYLOAD_HEADER, "") : message.payloadText();
     }
 
     static boolean isDurableKey(String key) {
