@@ -60,6 +60,8 @@ final class LatenessSection {
             Lateness run = rmq.lateness(client, topic.name(), Plan.LATENESS_RATE, produceFor, spread, SETTINGS);
             runs.add(run);
             sample("late", run);
+            RedisProbe.Cost cost = Objects.requireNonNull(run.cost(), "a single run has its cost");
+            CommandProfile.sample(context.samples(), "lateness_ms", new Measured(run.sent(), cost.seconds(), cost));
             Log.info("  %s, clock offset %.3f ms", run.summary(), run.clockOffsetMs());
             if (run.sendErrors() > 0) {
                 Log.info("  %d sends failed, the first with %s", run.sendErrors(), run.firstError());
@@ -92,6 +94,8 @@ final class LatenessSection {
         samples.add(prefix + ".cpu", cost.cpuMicrosPer(run.sent()));
         samples.add(prefix + ".jvm", cost.jvmCpuMicrosPer(run.sent()));
         samples.add(prefix + ".scripts", cost.callsPer(RedisProbe.SCRIPTS, run.sent()));
+        // what Redis spent running scripts, against all it spent: the rest is reading, writing and waking
+        samples.add(prefix + ".scripts.usec", cost.usecPer(RedisProbe.SCRIPTS, run.sent()));
     }
 
     /** The section's title, with a note on the quick run's shorter production. */
@@ -132,6 +136,9 @@ final class LatenessSection {
                 "rmq script calls per message", "sends + polls + acks");
         report.figure("lateness_ms.redis_cpu_us_per_msg", samples.figure("late.cpu"), MICROS, section,
                 "rmq Redis CPU", "send + consume");
+        report.figure("lateness_ms.redis_script_us_per_msg", samples.figure("late.scripts.usec"), MICROS, section,
+                "  of which running scripts", "INFO commandstats; the rest: I/O, pub/sub, other commands");
+        CommandProfile.report(report, samples, "lateness_ms");
         report.figure("lateness_ms.client_cpu_us_per_msg", samples.figure("late.jvm"), MICROS, section,
                 "rmq client (JVM) CPU", "send + consume");
         report.value("lateness_ms.messages_per_run", runs.isEmpty() ? 0 : runs.get(0).sent());
