@@ -30,6 +30,9 @@ final class FixedCostSection {
     private static final long LEASE_MS = 30_000;
     private static final long IDLE_MS = 1_000;
     private static final int RECOVER_LIMIT = 100;
+    /** The pauses between single sends, from none to what a lightly loaded producer leaves. */
+    private static final List<Integer> GAPS_MS = List.of(0, 1, 10);
+    private static final int PACED_SENDS = 300;
 
     private final Context context;
     private final RmqCases rmq;
@@ -69,6 +72,10 @@ final class FixedCostSection {
                 sample("ack_stale" + suffix, limit.scriptCall(CALLS, priority.name(), staleAck(priority), evalsha));
                 sample("extend_stale" + suffix, limit.scriptCall(CALLS, priority.name(), STALE_EXTEND, evalsha));
             }
+            for (int gap : GAPS_MS) {
+                context.probe().flushAll();
+                context.samples().add("fixed_cost.send_one_paced_" + gap + "ms", paced(client, priority, gap));
+            }
         }
         context.probe().flushAll();
         Report report = context.report();
@@ -88,6 +95,32 @@ final class FixedCostSection {
                     "its lease gone: the call before it changes anything");
             row(report, section, "extend_stale" + suffix, "extend.lua, one lease" + how, "the same, for an extension");
         }
+        String paced = String.format(Locale.ROOT, "A call's cost after Redis idled (Redis CPU per send call, INFO"
+                + " commandstats; %d single sends from rmq's producer, one at a time, with a pause between)", PACED_SENDS);
+        for (int gap : GAPS_MS) {
+            row(report, paced, "send_one_paced_" + gap + "ms", "send.lua, one message, " + gap + " ms apart",
+                    gap == 0 ? "one after another" : "");
+        }
+    }
+
+    /**
+     * The script time of single sends made one at a time with {@code gapMs} between them: what a call costs once
+     * Redis has idled, its caches cooled by whatever else ran meanwhile.
+     */
+    private double paced(RmqClient client, TopicDefinition topic, int gapMs) {
+        for (int i = 0; i < 50; i++) {
+            client.producer().send(OutgoingMessage.priority(topic.name(), Payloads.next(), 100));
+        }
+        RedisProbe.Snapshot before = context.probe().snapshot();
+        for (int i = 0; i < PACED_SENDS; i++) {
+            client.producer().send(OutgoingMessage.priority(topic.name(), Payloads.next(), 100));
+            if (gapMs > 0) {
+                Waits.sleep(gapMs);
+            }
+        }
+        RedisProbe.Cost cost = context.probe().snapshot().since(before);
+        // the snapshots' own INFO calls are not scripts, so the script time is the sends' alone
+        return cost.usecPer(RedisProbe.SCRIPTS, PACED_SENDS);
     }
 
     /** An extension of one lease that no longer runs: the extension's call up to its first change. */
