@@ -3,7 +3,6 @@ package dev.rmq.producer;
 import dev.rmq.internal.validation.Durations;
 import dev.rmq.internal.validation.MessageArguments;
 import dev.rmq.topic.RepeatedKey;
-import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.jspecify.annotations.Nullable;
 
@@ -131,7 +130,7 @@ public final class OutgoingMessage {
      */
     public OutgoingMessage withTtl(Duration timeToLive) {
         return new OutgoingMessage(topic, type, payload, value, key, slotBasis, headers,
-                TopicDefinition.checkTtl("ttl of a message to topic '" + topic + "'", timeToLive), notBefore, repeatedKey);
+                Durations.timeToLive("ttl of a message to topic '" + topic + "'", timeToLive), notBefore, repeatedKey);
     }
 
     /**

@@ -74,7 +74,7 @@ public final class TopicDefinition {
                 "0 (unbounded) or positive");
         this.maxReleases = TopicChecks.count(name, "maxReleases", b.maxReleases, MAX_RETRIES_LIMIT,
                 "0 (no cap) or up to " + MAX_RETRIES_LIMIT);
-        this.ttl = checkTtl("ttl of topic '" + name + "'", b.ttl);
+        this.ttl = Durations.timeToLive("ttl of topic '" + name + "'", b.ttl);
         this.expiry = Objects.requireNonNull(b.expiry, "expiry of topic '" + name + "' must be DROP or DEAD, was null");
         this.maxBacklog = TopicChecks.count(name, "maxBacklog", b.maxBacklog, Integer.MAX_VALUE,
                 "0 (no cap) or positive");
@@ -89,14 +89,6 @@ public final class TopicDefinition {
         zones.check(name, slotAmount);
         this.payloadForm = Objects.requireNonNull(b.payloadForm, "payloadForm of topic '" + name
                 + "' must not be null; PayloadForm.PLAIN is the default");
-    }
-
-    /** Refuses a time to live that is neither zero (none) nor at least 1 ms. */
-    public static Duration checkTtl(String what, Duration ttl) {
-        if (ttl == null) {
-            throw new IllegalArgumentException(what + " must not be null; use Duration.ZERO for none");
-        }
-        return ttl.isZero() ? ttl : Durations.requirePositive(what, ttl);
     }
 
     /** Starts a definition; type and name are required, everything else has a default. */

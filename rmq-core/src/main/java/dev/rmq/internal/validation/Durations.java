@@ -1,5 +1,7 @@
 package dev.rmq.internal.validation;
 
+import org.jspecify.annotations.Nullable;
+
 import java.time.Duration;
 
 /** Argument checks for durations that become milliseconds in Redis. */
@@ -9,6 +11,14 @@ public final class Durations {
     private static final Duration LONGEST = Duration.ofDays(365L * 285);
 
     private Durations() {
+    }
+
+    /** Refuses a time to live that is neither zero (none) nor at least 1 ms. */
+    public static Duration timeToLive(String what, @Nullable Duration ttl) {
+        if (ttl == null) {
+            throw new IllegalArgumentException(what + " must not be null; use Duration.ZERO for none");
+        }
+        return ttl.isZero() ? ttl : requirePositive(what, ttl);
     }
 
     public static Duration requirePositive(String what, Duration value) {
