@@ -116,7 +116,13 @@ public final class ProducerMain {
         long nextBurst = System.nanoTime();
         while (true) {
             long now = System.nanoTime();
-            if (!stopping && now - nextBurst >= 0) {
+            if (stopping) {
+                // what was planned and not sent has no receipt and no event, so nothing expects it: a producer
+                // that fell behind stops at once instead of working through its backlog
+                pending.clear();
+                return;
+            }
+            if (now - nextBurst >= 0) {
                 if (pending.size() < MAX_PENDING) {
                     planBurst(now);
                 }
@@ -129,10 +135,7 @@ public final class ProducerMain {
                 execute(next);
                 continue;
             }
-            if (stopping && pending.isEmpty()) {
-                return;
-            }
-            long wake = stopping ? Long.MAX_VALUE : nextBurst - now;
+            long wake = nextBurst - now;
             if (next != null) {
                 wake = Math.min(wake, next.atNanos() - now);
             }
