@@ -81,13 +81,6 @@ public final class RmqClient implements AutoCloseable {
     /** The largest limit that may be configured (Redis strings hold up to 512 MB; rmq keeps far below). */
     public static final int MAX_PAYLOAD_LIMIT = 64 << 20;
 
-    private final RedissonClient redisson;
-    private final TopicRegistry topics;
-    private final KeyLayout keys;
-    private final ScriptRunner scripts;
-    private final Payloads payloads;
-    private final RmqMetrics metrics;
-    private final RmqEventListener events;
     private final ProducerChain producers;
     private final RmqDeadQueue deadQueue;
     private final RmqInspector inspector;
@@ -95,31 +88,32 @@ public final class RmqClient implements AutoCloseable {
     private final RmqRestorer restorer;
     private final RedisSchedules schedules;
     private final SlotFencing slotFencing;
-    private final OutageWatches outages;
+    /** What the client is made of, which its consumers' builders share. */
     private final ClientParts parts;
-    private final @Nullable String zone;
     private final AtomicInteger containerCount = new AtomicInteger();
     private final List<RmqConsumerContainer<?>> containers = new CopyOnWriteArrayList<>();
     private final List<RmqPuller<?>> pullers = new CopyOnWriteArrayList<>();
 
     private RmqClient(Builder b) {
-        this.redisson = b.redisson;
-        this.topics = TopicRegistry.of(b.topics);
-        this.keys = new KeyLayout(b.namespace);
-        this.scripts = new ScriptRunner(redisson, b.scriptMode == ScriptMode.FUNCTIONS);
-        this.payloads = Payloads.of(b.codec != null ? b.codec : new JsonPayloadCodec(), topics, b.keyRing, b.upcasters);
+        RedissonClient redisson = b.redisson;
+        TopicRegistry topics = TopicRegistry.of(b.topics);
+        KeyLayout keys = new KeyLayout(b.namespace);
+        ScriptRunner scripts = new ScriptRunner(redisson, b.scriptMode == ScriptMode.FUNCTIONS);
+        PayloadCodec codec = b.codec != null ? b.codec : new JsonPayloadCodec();
+        Payloads payloads = Payloads.of(codec, topics, b.keyRing, b.upcasters);
         payloads.describe(topics.all()).forEach(line -> log.info("rmq {}", line));
-        this.metrics = b.metrics;
+        RmqMetrics metrics = b.metrics;
         topics.all().forEach(metrics::topicDefined);
+        OutageWatches outages = new OutageWatches(b.outageThreshold);
+        Observations observations = b.observationRegistry == null ? null : new Observations(b.observationRegistry);
         // events to the application's listener, then to the journal
-        this.events = b.journal == null ? b.events : RmqEventListener.both(b.events, b.journal);
-        this.outages = new OutageWatches(b.outageThreshold);
-        this.zone = b.zone;
+        this.parts = new ClientParts(redisson, topics, keys, scripts, payloads, metrics,
+                b.journal == null ? b.events : RmqEventListener.both(b.events, b.journal), outages, b.zone,
+                observations);
         ScriptProducer sends = new ScriptProducer(topics, keys, scripts, payloads, b.maxPayloadBytes, metrics,
                 Durability.MASTER_ONLY, outages.watch("producer", "sends fail or wait until it does; a send whose outcome"
                         + " is unknown may be sent again, it merges while it waits", log,
                         length -> metrics.redisOutage("producer", null, length)), b.zone);
-        Observations observations = b.observationRegistry == null ? null : new Observations(b.observationRegistry);
         this.producers = ProducerChain.of(sends, b.journal, topics, payloads, observations, b.sendHold);
         // consumers of other applications hold their lost deliveries' slots until the leases run out
         this.restorer = new RedisRestorer(topics, keys, scripts, (topic, slot, lost) -> pullers.forEach(puller -> {
@@ -128,14 +122,12 @@ public final class RmqClient implements AutoCloseable {
             }
         }));
         this.deadQueue = new RedisDeadQueue(redisson, topics, keys, scripts);
-        this.inspector = new RedisTopicInspector(topics, keys, scripts, producers.producer()::getAsync,
-                b.journal);
+        this.inspector = new RedisTopicInspector(topics, keys, scripts, producers.producer()::getAsync, b.journal);
         this.slotFencing = new RedisSlotFencing(keys, scripts);
         // a tick is sent by the schedule's own thread, in no transaction of the application's
         this.schedules = new RedisSchedules(topics, keys, scripts, payloads, metrics, producers.unheld(),
                 Clock.systemUTC(), b.journal);
         this.admin = new RedisAdmin(redisson, topics, keys, scripts, b.journal, schedules);
-        this.parts = new ClientParts(redisson, topics, keys, scripts, payloads, metrics, events, outages, zone, observations);
     }
 
     public static Builder builder(RedissonClient redisson) {
@@ -181,17 +173,17 @@ public final class RmqClient implements AutoCloseable {
     }
 
     public TopicRegistry topics() {
-        return topics;
+        return parts.topics();
     }
 
     /** The Redisson client rmq runs on, as it was given. */
     public RedissonClient redisson() {
-        return redisson;
+        return parts.redisson();
     }
 
     /** The availability zone this client runs in, or null for none. */
     public @Nullable String zone() {
-        return zone;
+        return parts.zone();
     }
 
     /** The slots' fencing tokens, for a {@link SlotAssignment} that gives each slot to one worker of a cluster. */
@@ -211,7 +203,7 @@ public final class RmqClient implements AutoCloseable {
             pullers.forEach(RmqPuller::close);
             ContainerStops.stopRunning(containers);
         } finally {
-            outages.close();
+            parts.outages().close();
         }
     }
 
@@ -248,7 +240,7 @@ public final class RmqClient implements AutoCloseable {
 
     /** Like {@link #container(String, Class)} for generic payload types. */
     public <T> ContainerBuilder<T> container(String topic, Type payloadType) {
-        return new ContainerBuilder<>(parts, topics.require(topic), payloadType,
+        return new ContainerBuilder<>(parts, parts.topics().require(topic), payloadType,
                 topic + "-" + containerCount.incrementAndGet(), containers::add);
     }
 

@@ -22,6 +22,22 @@ final class TopicChecks {
         return value;
     }
 
+    static TopicType type(String topic, @Nullable TopicType type) {
+        if (type == null) {
+            throw new IllegalArgumentException("topic '" + topic + "' needs a type: RANGE_MERGE, PRIORITY or FIXED_TIME");
+        }
+        return type;
+    }
+
+    /** One of the topic's slots, 0 to {@code slotAmount} - 1. */
+    static int slot(String topic, int slotAmount, int slot) {
+        if (slot < 0 || slot >= slotAmount) {
+            throw new IllegalArgumentException("slot of topic '" + topic + "' must be in 0.." + (slotAmount - 1)
+                    + ", was " + slot);
+        }
+        return slot;
+    }
+
     static int slotAmount(String topic, int slotAmount) {
         if (slotAmount < 1 || slotAmount > MAX_SLOTS || Integer.bitCount(slotAmount) != 1) {
             throw new IllegalArgumentException("slotAmount of topic '" + topic + "' must be a power of two in 1.."

@@ -61,10 +61,7 @@ public final class TopicDefinition {
 
     private TopicDefinition(Builder b) {
         this.name = Names.check("topic name", b.name);
-        if (b.type == null) {
-            throw new IllegalArgumentException("topic '" + name + "' needs a type: RANGE_MERGE, PRIORITY or FIXED_TIME");
-        }
-        this.type = b.type;
+        this.type = TopicChecks.type(name, b.type);
         this.slotAmount = TopicChecks.slotAmount(name, b.slotAmount);
         this.leaseTimeout = Durations.requirePositive("lease timeout of topic '" + name + "'", b.leaseTimeout);
         this.maxRetries = TopicChecks.count(name, "maxRetries", b.maxRetries, MAX_RETRIES_LIMIT,
@@ -191,11 +188,7 @@ public final class TopicDefinition {
 
     /** Refuses a slot index outside this topic. */
     public int requireSlot(int slot) {
-        if (slot < 0 || slot >= slotAmount) {
-            throw new IllegalArgumentException("slot of topic '" + name + "' must be in 0.." + (slotAmount - 1)
-                    + ", was " + slot);
-        }
-        return slot;
+        return TopicChecks.slot(name, slotAmount, slot);
     }
 
     /** The slot of a message with this slot basis, sent from no zone. */

@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 
 /**
  * One slot a consumer holds, and everything done with it: polling it, the deliveries taken and not ended, their
@@ -344,54 +343,35 @@ public final class SlotSession<T> {
     }
 
     /**
-     * A handler's or the program's own extension of one delivery; returns the new token, 0 when its lease was
-     * already lost or the topic holds no leases, or {@link ExtendCall#CANCELLED} when a cancel removed it.
+     * A handler's or the program's own extension of one delivery; see {@link OneLease#extend}.
      *
      * @throws SlotFencedException when the slot is another consumer's now
      */
     public long extendOne(Delivery<?> delivery, Duration duration) {
-        if (!owner.guarantee().leased()) {
-            return 0;
-        }
-        return onOneLease(delivery, "extend", duration, () -> owner.calls().extend(keys, fence, duration,
-                List.of(new ExtendCall.Lease(delivery.key(), delivery.token()))).get(0));
+        return OneLease.extend(this, delivery, duration);
     }
 
     /**
-     * A handler's progress report for one delivery, which lengthens its lease to {@code lease} from now unless that
-     * is null; returns its token after the report, as {@link #extendOne} does.
+     * A handler's progress report for one delivery; see {@link OneLease#progress}.
      *
      * @throws SlotFencedException when the slot is another consumer's now
      */
     public long reportProgress(Delivery<?> delivery, int percent, String note, @Nullable Duration lease) {
-        // a report that keeps the lease leaves the delivery's deadline as it was
-        return onOneLease(delivery, "progress", lease != null ? lease : Duration.ZERO, () -> owner.calls()
-                .progress(keys, fence, delivery.key(), delivery.token(), lease, percent, note));
+        return OneLease.progress(this, delivery, percent, note, lease);
     }
 
-    /**
-     * Runs {@code call}, which quotes one delivery's token and answers its token after the call, in turn with the
-     * other calls that quote tokens, and records what it answered; {@code lease} is how long the call lengthened the
-     * lease by, zero when it did not.
-     */
-    private long onOneLease(Delivery<?> delivery, String during, Duration lease, LongSupplier call) {
-        synchronized (quoting) {
-            long before = System.nanoTime();
-            long token;
-            try {
-                token = call.getAsLong();
-            } catch (SlotFencedException e) {
-                lostTo(during, 1);
-                throw e;
-            }
-            verifiedNanos = before;
-            delivery.renewed(token, before, lease);
-            return token;
-        }
+    /** The lock of the calls that quote lease tokens: one at a time, so that each sees the token before it. */
+    Object quoting() {
+        return quoting;
+    }
+
+    /** Redis confirmed the fencing token in a call that went out at {@code nanos}. */
+    void verified(long nanos) {
+        verifiedNanos = nanos;
     }
 
     /** Redis refused the fencing token during {@code during}: the slot is another consumer's, said once. */
-    private synchronized void lostTo(String during, int messages) {
+    synchronized void lostTo(String during, int messages) {
         if (!lost) {
             lost = true;
             owner.fenced(this, during, messages);
