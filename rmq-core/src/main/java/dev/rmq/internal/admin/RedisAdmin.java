@@ -7,6 +7,7 @@ import dev.rmq.admin.RmqAdmin;
 import dev.rmq.schedule.RmqSchedules;
 import dev.rmq.exceptions.RmqUnavailableException;
 import dev.rmq.internal.redis.KeyLayout;
+import dev.rmq.internal.redis.MasterCommands;
 import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.internal.script.ClearCall;
 import dev.rmq.internal.script.DeadPurgeCall;
@@ -17,7 +18,6 @@ import dev.rmq.topic.TopicRegistry;
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.BatchOptions;
 import org.redisson.api.RBatch;
-import org.redisson.api.RFuture;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 import org.slf4j.Logger;
@@ -94,15 +94,15 @@ public final class RedisAdmin implements RmqAdmin {
     @Override
     public CompletionStage<PauseState> pauseStateAsync(String topic) {
         TopicDefinition definition = topics.require(topic);
-        RBatch batch = redisson.createBatch(BatchOptions.defaults());
-        List<RFuture<Boolean>> flags = new ArrayList<>(definition.slotAmount());
+        MasterCommands.Batch batch = scripts.master().batch();
+        List<CompletableFuture<Boolean>> flags = new ArrayList<>(definition.slotAmount());
         for (int slot = 0; slot < definition.slotAmount(); slot++) {
-            flags.add(batch.getBucket(slotKeys(definition, slot).paused(), StringCodec.INSTANCE).isExistsAsync());
+            flags.add(batch.exists(slotKeys(definition, slot).paused()));
         }
-        return batch.executeAsync().thenApply(done -> {
+        return batch.execute().thenApply(done -> {
             int paused = 0;
-            for (RFuture<Boolean> flag : flags) {
-                paused += flag.toCompletableFuture().join() ? 1 : 0;
+            for (CompletableFuture<Boolean> flag : flags) {
+                paused += flag.join() ? 1 : 0;
             }
             return new PauseState(definition.name(), paused, definition.slotAmount());
         });

@@ -8,6 +8,7 @@ import dev.rmq.internal.redis.Envelope;
 import dev.rmq.internal.redis.Futures;
 import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.internal.redis.MalformedEnvelopeException;
+import dev.rmq.internal.redis.MasterCommands;
 import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.internal.script.DeadDeleteCall;
 import dev.rmq.internal.script.DeadListCall;
@@ -17,12 +18,8 @@ import dev.rmq.internal.script.DeadRequeueCall;
 import dev.rmq.internal.script.ScriptRunner;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicRegistry;
-import org.redisson.api.BatchOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.redisson.api.RBatch;
-import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.StringCodec;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -38,13 +35,11 @@ public final class RedisDeadQueue implements RmqDeadQueue {
     /** Messages moved per script call by {@link #requeueAll}, so one call never blocks Redis for long. */
     static final int REQUEUE_CHUNK = 500;
 
-    private final RedissonClient redisson;
     private final TopicRegistry topics;
     private final KeyLayout keys;
     private final ScriptRunner scripts;
 
-    public RedisDeadQueue(RedissonClient redisson, TopicRegistry topics, KeyLayout keys, ScriptRunner scripts) {
-        this.redisson = redisson;
+    public RedisDeadQueue(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts) {
         this.topics = topics;
         this.keys = keys;
         this.scripts = scripts;
@@ -148,13 +143,15 @@ public final class RedisDeadQueue implements RmqDeadQueue {
         if (to - from == 1) {
             definition.requireSlot(from);
         }
-        RBatch batch = redisson.createBatch(BatchOptions.defaults());
+        MasterCommands.Batch batch = scripts.master().batch();
+        List<CompletableFuture<Long>> sizes = new ArrayList<>(to - from);
         for (int slot = from; slot < to; slot++) {
-            batch.getScoredSortedSet(keys.slot(definition.name(), slot).dead(), StringCodec.INSTANCE).sizeAsync();
+            sizes.add(batch.zcard(keys.slot(definition.name(), slot).dead()));
         }
+        Futures.join(batch.execute());
         long total = 0;
-        for (Object size : Futures.join(batch.executeAsync()).getResponses()) {
-            total += ((Number) size).longValue();
+        for (CompletableFuture<Long> size : sizes) {
+            total += Futures.join(size);
         }
         return total;
     }

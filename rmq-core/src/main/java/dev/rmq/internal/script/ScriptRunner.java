@@ -1,6 +1,7 @@
 package dev.rmq.internal.script;
 
 import dev.rmq.exceptions.RmqException;
+import dev.rmq.internal.redis.MasterCommands;
 import dev.rmq.internal.redis.SlotKeys;
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.BatchOptions;
@@ -8,16 +9,12 @@ import org.redisson.api.FunctionMode;
 import org.redisson.api.FunctionResult;
 import org.redisson.api.RBatch;
 import org.redisson.api.RFuture;
-import org.redisson.api.RScoredSortedSetAsync;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.ByteArrayCodec;
-import org.redisson.client.codec.StringCodec;
-import org.redisson.client.protocol.ScoredEntry;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
@@ -29,12 +26,14 @@ import java.util.concurrent.CompletableFuture;
  * restart without persistence, a failover to a replica that was not sent it, or a flush) the scripts are loaded
  * again and the call repeated once. Failures are translated by {@link ScriptErrors}. Beside
  * the scripts it makes the plain reads consumers need, of the slots' heads ({@link #tops}) and of a cancel's mark
- * ({@link #cancelMark}): a script call's fixed cost would be many times that of the read.
+ * ({@link #cancelMark}): a script call's fixed cost would be many times that of the read. They go to the masters,
+ * as the scripts do ({@link MasterCommands}), so they see what the scripts just wrote.
  */
 public final class ScriptRunner {
 
     private final RedissonClient redisson;
     private final ScriptLoader loader;
+    private final MasterCommands master;
 
     /** A runner that uses Redis Functions where the server has them. */
     public ScriptRunner(RedissonClient redisson) {
@@ -48,6 +47,7 @@ public final class ScriptRunner {
         }
         this.redisson = redisson;
         this.loader = new ScriptLoader(redisson, functionsWanted);
+        this.master = new MasterCommands(redisson);
     }
 
     /** Runs one call on its own, on a slot's keys. */
@@ -60,6 +60,11 @@ public final class ScriptRunner {
     public <R> CompletableFuture<R> run(String key, ScriptCall<R> call) {
         requireScope(call, false);
         return run(key, List.of(key), key, call);
+    }
+
+    /** The plain commands beside the scripts, sent to the masters as the scripts are. */
+    public MasterCommands master() {
+        return master;
     }
 
     /** Whether calls now run by FCALL, as Redis Functions; false while that is not known, or after EVALSHA was chosen. */
@@ -109,29 +114,28 @@ public final class ScriptRunner {
      * its keys are left to its polls.
      */
     public CompletableFuture<List<List<Long>>> tops(List<SlotKeys> slots, boolean highest, int n) {
-        RBatch first = redisson.createBatch(BatchOptions.defaults());
+        MasterCommands.Batch first = master.batch();
         List<CompletableFuture<List<Long>>> reads = new ArrayList<>(slots.size());
-        List<CompletableFuture<String>> marks = new ArrayList<>(slots.size());
+        List<CompletableFuture<@Nullable String>> marks = new ArrayList<>(slots.size());
         for (SlotKeys keys : slots) {
             reads.add(top(first, keys, highest, n));
             if (highest) {
-                marks.add(first.<String>getBucket(keys.wake(), StringCodec.INSTANCE).getAsync().toCompletableFuture());
+                marks.add(first.get(keys.wake()));
             }
         }
         if (!highest) {
-            return first.executeAsync().toCompletableFuture()
-                    .thenApply(done -> reads.stream().map(CompletableFuture::join).toList());
+            return first.execute().thenApply(done -> reads.stream().map(CompletableFuture::join).toList());
         }
-        return first.executeAsync().toCompletableFuture().thenCompose(done -> {
+        return first.execute().thenCompose(done -> {
             List<List<Long>> tops = new ArrayList<>(slots.size());
-            RBatch second = redisson.createBatch(BatchOptions.defaults());
+            MasterCommands.Batch second = master.batch();
             List<CompletableFuture<List<Long>>> again = new ArrayList<>(slots.size());
             for (int i = 0; i < slots.size(); i++) {
                 List<Long> top = reads.get(i).join();
                 tops.add(top);
                 // an empty slot needs no key: it is polled next, and its poll writes one
                 if (!top.isEmpty() && !counts(marks.get(i).join(), top.get(0))) {
-                    second.getBucket(slots.get(i).wake(), StringCodec.INSTANCE).setAsync("p" + top.get(0));
+                    second.set(slots.get(i).wake(), "p" + top.get(0));
                     again.add(top(second, slots.get(i), highest, n));
                 } else {
                     again.add(null);
@@ -140,7 +144,7 @@ public final class ScriptRunner {
             if (again.stream().allMatch(Objects::isNull)) {
                 return CompletableFuture.completedFuture(tops);
             }
-            return second.executeAsync().toCompletableFuture().thenApply(written -> {
+            return second.execute().thenApply(written -> {
                 for (int i = 0; i < tops.size(); i++) {
                     if (again.get(i) != null) {
                         tops.set(i, again.get(i).join());
@@ -151,12 +155,10 @@ public final class ScriptRunner {
         });
     }
 
-    private static CompletableFuture<List<Long>> top(RBatch batch, SlotKeys keys, boolean highest, int n) {
-        RScoredSortedSetAsync<String> store = batch.getScoredSortedSet(keys.store(), StringCodec.INSTANCE);
-        RFuture<Collection<ScoredEntry<String>>> first = highest ? store.entryRangeReversedAsync(0, n - 1)
-                : store.entryRangeAsync(0, n - 1);
-        return first.toCompletableFuture().thenApply(entries -> entries.stream()
-                .map(entry -> entry.getScore().longValue()).toList());
+    private static CompletableFuture<List<Long>> top(MasterCommands.Batch batch, SlotKeys keys, boolean highest,
+                                                     int n) {
+        return batch.scores(keys.store(), highest, n)
+                .thenApply(scores -> scores.stream().map(Double::longValue).toList());
     }
 
     /**
@@ -164,8 +166,7 @@ public final class ScriptRunner {
      * for a handler that asks whether it was cancelled.
      */
     public CompletableFuture<@Nullable Double> cancelMark(SlotKeys keys, String key) {
-        return redisson.<String>getScoredSortedSet(keys.cancelled(), StringCodec.INSTANCE).getScoreAsync(key)
-                .toCompletableFuture();
+        return master.zscore(keys.cancelled(), key);
     }
 
     /** Whether a slot's wake key already tells its consumer of any priority above {@code head}. */
