@@ -81,6 +81,9 @@ class LeaseFromCallSentTests extends StandaloneRedisTest {
         }).settings(ConsumerSettings.DEFAULTS.withIdlePoll(Duration.ofMillis(200))).build();
         container.start();
         await().atMost(Duration.ofSeconds(10)).until(() -> container.ownedSlots().size() == 1);
+        // a call through the link first: it waits for the slow client's scripts, loaded one after another, which
+        // would each take a round trip of seconds once the latency is on
+        assertThat(slow.producer().get(MessageRef.of(topic.name(), "k"))).isEmpty();
 
         // each way longer than the lease: every poll's reply comes after the lease it brought has ended
         link.latency(LEASE.multipliedBy(3).dividedBy(2));

@@ -1,5 +1,7 @@
 package dev.rmq.testsupport;
 
+import org.jspecify.annotations.Nullable;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -14,7 +16,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
 
@@ -22,8 +26,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * A loopback TCP proxy in front of one server (Redis, ZooKeeper), or in front of several in turn, a connection each
  * (as a round-robin load balancer spreads connections over servers), for network faults a real client meets: added
  * latency, a stall (bytes held, then delivered late, as TCP does when a short partition heals), a reset of every
- * open connection, and refused new connections. Each direction of each connection is pumped by a thread of its
- * own with blocking I/O; while stalled, the pump does not read, so the bytes wait in the kernel's buffers and
+ * open connection, and refused new connections. Each direction of each connection is pumped by two threads of
+ * its own with blocking I/O, one reading and one writing; while stalled, the pump does not read, so the bytes wait in the kernel's buffers and
  * flow control, exactly as on a real link that stopped carrying packets. Thread-safe; {@link #close()} stops
  * everything it started.
  */
@@ -178,23 +182,48 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
+    /** Bytes read from one side, to be written to the other at {@code deliverAtNanos}; null bytes end the stream. */
+    private record Chunk(long deliverAtNanos, byte @Nullable [] bytes) {
+    }
+
+    /**
+     * Pumps one direction of a connection with two threads: one reads and stamps each chunk with when it is due
+     * (now plus the latency), the other writes each when it is due, in order. So a latency delays every chunk by
+     * itself, as a real link does, however many follow it: one thread that slept before each write would make
+     * chunks that arrive closer together than the latency queue behind each other, later and later.
+     */
     private void pump(Socket from, Socket to, String direction) {
-        Thread thread = new Thread(() -> {
+        BlockingQueue<Chunk> due = new LinkedBlockingQueue<>();
+        Thread reader = new Thread(() -> {
             byte[] buffer = new byte[BUFFER];
-            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+            try (InputStream in = from.getInputStream()) {
                 while (true) {
                     awaitFlowing();
                     int n = in.read(buffer);
                     if (n < 0) {
                         break;
                     }
-                    long delay = latencyNanos;
-                    if (delay > 0) {
-                        Thread.sleep(delay / 1_000_000, (int) (delay % 1_000_000));
+                    due.add(new Chunk(System.nanoTime() + latencyNanos, Arrays.copyOf(buffer, n)));
+                }
+            } catch (IOException | InterruptedException e) {
+                // the connection ended or was reset
+            } finally {
+                due.add(new Chunk(0, null));
+            }
+        }, name + "-" + direction + "-read");
+        Thread writer = new Thread(() -> {
+            try (OutputStream out = to.getOutputStream()) {
+                while (true) {
+                    Chunk chunk = due.take();
+                    if (chunk.bytes() == null) {
+                        break;
+                    }
+                    for (long wait; (wait = chunk.deliverAtNanos() - System.nanoTime()) > 0; ) {
+                        Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
                     }
                     // bytes read just before a stall are held too
                     awaitFlowing();
-                    out.write(buffer, 0, n);
+                    out.write(chunk.bytes());
                     out.flush();
                 }
             } catch (IOException | InterruptedException e) {
@@ -205,9 +234,11 @@ public final class TcpProxy implements AutoCloseable {
                 closeQuietly(from);
                 closeQuietly(to);
             }
-        }, name + "-" + direction);
-        thread.setDaemon(true);
-        thread.start();
+        }, name + "-" + direction + "-write");
+        reader.setDaemon(true);
+        writer.setDaemon(true);
+        reader.start();
+        writer.start();
     }
 
     private void awaitFlowing() throws InterruptedException {
