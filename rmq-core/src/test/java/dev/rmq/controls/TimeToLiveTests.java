@@ -155,7 +155,7 @@ class TimeToLiveTests extends ControlsTest {
         // 100 by the sweep, then the 10 the poll took, whose time to live had run out too
         assertThat(polled.messages()).isEmpty();
         assertThat(polled.expired()).isEqualTo(110);
-        assertThat(polled.waitMs()).as("more may be due at once").isZero();
+        assertThat(polled.waitMicros()).as("more may be due at once").isZero();
         assertThat(redis.command("ZCARD", "expiry{jobs_0}")).isEqualTo(390L);
         assertThat(redis.command("ZCARD", "jobs_0")).isEqualTo(390L);
         assertThat(redis.command("HLEN", "body{jobs_0}")).isEqualTo(390L);

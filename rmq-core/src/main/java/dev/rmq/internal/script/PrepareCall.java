@@ -34,7 +34,8 @@ public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fe
      * The poll's reply.
      *
      * @param token     the lease deadline in microseconds (Redis clock), which acks quote
-     * @param waitMs    0 when more may be due now, else how long until the next message is due
+     * @param waitMicros 0 when more may be due now, else how long until the next message is due, by the Redis
+     *                   clock as the call ran
      * @param recovered expired leases recovered as failures
      * @param expired   messages whose time to live ran out, removed
      * @param paused    whether the topic is paused (nothing was taken)
@@ -43,7 +44,7 @@ public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fe
      * @param ended     the outcome of each of the call's acks, in order
      * @param messages  the messages taken, in consume order
      */
-    public record Polled(long token, long waitMs, long recovered, long expired, boolean paused, @Nullable Long next,
+    public record Polled(long token, long waitMicros, long recovered, long expired, boolean paused, @Nullable Long next,
                          List<AckOutcome> ended, List<Message> messages) {
     }
 
@@ -52,11 +53,11 @@ public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fe
     }
 
     static final Reply<Polled> REPLY = Reply.of(
-            Reply.fields().number("token").number("wait_ms").number("recovered").number("expired").flag("paused")
+            Reply.fields().number("token").number("wait_us").number("recovered").number("expired").flag("paused")
                     .text("next").text("ended"),
             "messages", Reply.fields().text("key").bytes("envelope"),
             row -> new Message(row.text("key"), row.bytes("envelope")),
-            head -> new Polled(head.number("token"), head.number("wait_ms"), head.number("recovered"),
+            head -> new Polled(head.number("token"), head.number("wait_us"), head.number("recovered"),
                     head.number("expired"), head.flag("paused"), score(head.text("next")), outcomes(head.text("ended")), head.rows()));
 
     static final Argv<PrepareCall> ARGV = Argv.<PrepareCall>builder()

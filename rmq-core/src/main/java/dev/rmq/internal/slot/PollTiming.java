@@ -65,20 +65,22 @@ final class PollTiming {
     }
 
     /**
-     * A poll went through: its script planned to wait {@code waitMs} (0 when more is due at once), and the slot's
-     * next due message is {@code next} urgent.
+     * A poll went through: its script planned to wait {@code waitMicros} (0 when more is due at once), and the slot's
+     * next due message is {@code next} urgent. Its reply came at {@code receivedNanos}: the wait counts from then,
+     * which is a little after the script read the clock, so the next poll finds its message due rather than
+     * coming early and planning another wait.
      */
-    void polled(long waitMs, double next) {
+    void polled(long waitMicros, double next, long receivedNanos) {
         failures = 0;
         // after a wait, the head is read again: what came due meanwhile is not known
-        urgency = waitMs > 0 ? Double.NaN : next;
+        urgency = waitMicros > 0 ? Double.NaN : next;
         if (woken) {
             // a wake-up during the call may tell of a message the script did not see
             urgency = Double.NaN;
         }
-        long now = System.nanoTime();
         // a send that woke the slot during the call may have come after the script had planned its wait
-        nextPollNanos = waitMs == 0 || woken ? now : now + TimeUnit.MILLISECONDS.toNanos(waitMs);
+        nextPollNanos = waitMicros == 0 || woken ? System.nanoTime()
+                : receivedNanos + TimeUnit.MICROSECONDS.toNanos(waitMicros);
     }
 
     /** Counts a failed poll and puts the next one off, 200 ms doubling with each failure in a row up to 5 s. */

@@ -24,8 +24,9 @@
 --     reason        why it failed ('' on commit)
 -- RETURNS
 --   token           the lease deadline in microseconds, quoted by acks
---   wait_ms         0 when more may be due now, else how long until the next message is due (capped at the
---                   idle poll)
+--   wait_us         0 when more may be due now, else how long until the next message is due by the Redis clock,
+--                   in microseconds (capped at the idle poll): to the millisecond, a poll would come half a
+--                   millisecond late on average
 --   recovered       expired leases handled
 --   expired         messages whose time to live ran out, removed
 --   paused          1 when the topic is paused, else 0
@@ -205,25 +206,29 @@ if first[2] and (priority or tonumber(first[2]) <= NOW_MS) then
     -- a send of a message more urgent than this one tells the consumer (see wake_if_earlier)
     redis.call('SET', K_WAKE, (priority and 'p' or 'd') .. first[2])
 else
-    local next_ms = NOW_MS + idle_ms
+    -- planned in microseconds: a message due at ms T is due from T * 1000 on
+    local next_us = (NOW_MS + idle_ms) * 1000
     if first[2] then
-        next_ms = math.min(next_ms, tonumber(first[2]))
+        next_us = math.min(next_us, tonumber(first[2]) * 1000)
     end
     if priority then
         -- only a delayed message can come due
         delayed_head = delayed_head or redis.call('ZRANGE', K_DELAYED, 0, 0, 'WITHSCORES')
         if delayed_head[2] then
-            next_ms = math.min(next_ms, tonumber(delayed_head[2]))
+            next_us = math.min(next_us, tonumber(delayed_head[2]) * 1000)
         end
     end
     lease_head = lease_head or redis.call('ZRANGE', K_PREPARE, 0, 0, 'WITHSCORES')
     if lease_head[2] then
-        next_ms = math.min(next_ms, math.floor(tonumber(lease_head[2]) / 1000) + 1)
+        -- a lease is recovered once the clock has passed its deadline
+        next_us = math.min(next_us, tonumber(lease_head[2]) + 1)
     end
-    local wait = math.max(0, next_ms - NOW_MS)
-    out[2] = wait
-    if wait > 0 then
-        redis.call('SET', K_WAKE, next_ms, 'PX', wait + idle_ms)
+    local wait_us = math.max(0, next_us - NOW_US)
+    out[2] = wait_us
+    if wait_us > 0 then
+        -- the wake key speaks in ms, as the due times senders compare with it (see wake_if_earlier)
+        local next_ms = math.ceil(next_us / 1000)
+        redis.call('SET', K_WAKE, next_ms, 'PX', next_ms - NOW_MS + idle_ms)
     else
         redis.call('DEL', K_WAKE)
     end
