@@ -51,6 +51,7 @@ final class LossCheck {
         Map<String, Long> byDeployment = new TreeMap<>();
         Map<String, Long> supersededByType = new TreeMap<>();
         List<String> lostExamples = new ArrayList<>();
+        List<String> unexplainedExamples = new ArrayList<>();
         for (Instance instance : messages.all()) {
             if (instance.status == Messages.Status.UNRECEIPTED) {
                 if (instance.consumed()) {
@@ -87,6 +88,7 @@ final class LossCheck {
                     lostExcused++;
                 } else {
                     lostUnexplained++;
+                    Verdict.example(unexplainedExamples, instance.describe());
                 }
                 Verdict.example(lostExamples, instance.describe() + (excuse == null ? "" : "; " + excuse));
             }
@@ -114,6 +116,8 @@ final class LossCheck {
         verdict.details().put("consumed_without_receipt", unreceiptedConsumed);
         verdict.details().put("deliveries_not_attributed", messages.unattributedRuns);
         verdict.details().put("lost_examples", lostExamples);
+        // apart, so that losses the faults explain cannot crowd out of the examples the one that fails the run
+        verdict.details().put("lost_unexplained_examples", unexplainedExamples);
         long deadWithoutReason = 0;
         List<String> deadWithoutReasonExamples = new ArrayList<>();
         for (RunLog.Dead entry : log.dead) {
