@@ -265,9 +265,10 @@ public final class ConsumerMain {
      * and their runs end there.
      */
     private BatchResult handleBatch(List<RmqMessage<String>> messages) {
+        long call = EventLog.nowMicros();
         for (int i = 0; i < messages.size(); i++) {
             try {
-                end(begin(messages.get(i)));
+                end(begin(messages.get(i), call));
             } catch (Exception e) {
                 throw new RmqBatchFailedException(i, e);
             }
@@ -290,6 +291,11 @@ public final class ConsumerMain {
     }
 
     private Handling begin(RmqMessage<String> message) {
+        return begin(message, 0);
+    }
+
+    /** @param callMicros when the handler call that runs the message began, or 0 when it begins now */
+    private Handling begin(RmqMessage<String> message, long callMicros) {
         long start = EventLog.nowMicros();
         String worker = workerOf(Thread.currentThread().getName());
         Payload payload = Payload.decode(message.payload());
@@ -297,7 +303,7 @@ public final class ConsumerMain {
         long due = message.dueTime().map(java.time.Instant::toEpochMilli).orElse(-1L);
         log.write(new HarnessEvent.Delivered(start, instance, worker, message.topic(), message.slot(), message.key(),
                 payload.seq(), payload.probe(), message.attempt(), redisNow, due, payload.fixedMs(),
-                message.leaseDeadline().toEpochMilli(), payload.workMs()));
+                message.leaseDeadline().toEpochMilli(), payload.workMs(), callMicros == 0 ? start : callMicros));
         return new Handling(message, worker, payload);
     }
 

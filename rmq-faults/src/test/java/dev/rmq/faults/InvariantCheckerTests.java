@@ -71,11 +71,19 @@ class InvariantCheckerTests {
     /** A handler run of {@code worker} in incarnation {@code inc}; end -1 leaves it without an end. */
     private void ran(String inc, String worker, String topic, int slot, String key, long seq, int attempt, long start,
                      long end, String outcome, long redisNowMs, long dueMs, long fixedMs, long leaseMs) {
+        ranInCall(inc, worker, topic, slot, key, seq, attempt, start, end, outcome, redisNowMs, dueMs, fixedMs, leaseMs,
+                start);
+    }
+
+    /** A handler run, as {@link #ran}, of a handler call that began at {@code call} (a batch listener's). */
+    private void ranInCall(String inc, String worker, String topic, int slot, String key, long seq, int attempt,
+                           long start, long end, String outcome, long redisNowMs, long dueMs, long fixedMs, long leaseMs,
+                           long call) {
         if (incarnations.add(inc)) {
             event("harness", new HarnessEvent.ProcessStarted(T0 - 10 * S, inc));
         }
         event(inc, new HarnessEvent.Delivered(start, inc, worker, topic, slot, key, seq, false, attempt, redisNowMs, dueMs,
-                fixedMs, leaseMs, 1));
+                fixedMs, leaseMs, 1, call));
         if (end >= 0) {
             event(inc, new HarnessEvent.Handled(end, inc, worker, topic, slot, key, seq, attempt, outcome));
         }
@@ -636,6 +644,51 @@ class InvariantCheckerTests {
 
         assertThat(result.figure("overlap_violations")).isEqualTo(1);
         assertThat(result.figure("paused_handler_overlaps")).isZero();
+    }
+
+    @Test
+    void theNextMessageOfABatchCallFrozenPastItsLeaseMayStartBesideTheNewOwner() {
+        batchCallFrozenThenNewOwner(T0 + S);
+
+        Verdict result = check();
+
+        assertThat(result.figure("overlap_violations")).isZero();
+        assertThat(result.figure("paused_handler_overlaps")).isEqualTo(2);
+        assertThat(result.figure("paused_handler_overlaps_redelivered")).isEqualTo(2);
+        assertThat(result.failures()).isEmpty();
+    }
+
+    @Test
+    void aRunBesideTheNewOwnerIsAViolationWhenItsOwnCallWasNotFrozen() {
+        // n.p.2 had a handler call of its own, begun after the pause: nothing excuses it
+        batchCallFrozenThenNewOwner(T0 + 8 * S - 5_000);
+
+        Verdict result = check();
+
+        assertThat(result.figure("overlap_violations")).isEqualTo(1);
+    }
+
+    /**
+     * c1-1's batch call runs n.p.1 from +1 s, both messages leased until +4 s, and is frozen from +2 s to +8 s;
+     * as it runs again it goes on with n.p.2 (its run's call began at {@code callOfSecond}) beside c2-1, which
+     * took the slot over and runs n.p.3 from +7.9 s, then n.p.1 and n.p.2 again.
+     */
+    private void batchCallFrozenThenNewOwner(long callOfSecond) {
+        sent(0, PRIORITY, "n.p.1", false, T0, 50);
+        sent(1, PRIORITY, "n.p.2", false, T0, 50);
+        sent(2, PRIORITY, "n.p.3", false, T0, 50);
+        long lease = T0 / 1000 + 4000;
+        ranInCall("c1-1", "p-0", PRIORITY, 3, "n.p.1", 0, 1, T0 + S, T0 + 8 * S - 10_000, "ok", T0 / 1000 + 1000, -1,
+                0, lease, T0 + S);
+        // the harness records the resume after the process already runs again
+        ranInCall("c1-1", "p-0", PRIORITY, 3, "n.p.2", 1, 1, T0 + 8 * S - 5_000, T0 + 8 * S + 5_000, "ok",
+                T0 / 1000 + 8000, -1, 0, lease, callOfSecond);
+        paused("c1-1", T0 + 2 * S, T0 + 8 * S);
+        fault(FaultKind.STOP, "c1-1", T0 + 2 * S, T0 + 8 * S, Set.of());
+        ran("c2-1", "p-0", PRIORITY, 3, "n.p.3", 2, 1, T0 + 7900_000, T0 + 8500_000, "ok", T0 / 1000 + 7900, -1, 0);
+        ran("c2-1", "p-0", PRIORITY, 3, "n.p.1", 0, 2, T0 + 9 * S, T0 + 9 * S + 10, "ok", T0 / 1000 + 9000, -1, 0);
+        ran("c2-1", "p-0", PRIORITY, 3, "n.p.2", 1, 2, T0 + 9 * S + 20, T0 + 9 * S + 30, "ok", T0 / 1000 + 9000, -1,
+                0);
     }
 
     /**

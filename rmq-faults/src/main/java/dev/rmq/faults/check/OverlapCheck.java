@@ -13,7 +13,9 @@ import java.util.TreeMap;
  * to the death of its process). Two intervals of one slot by different workers that intersect are an overlap.
  * Since a slot taken over without a release is polled only after the old owner's latest lease, the one overlap
  * the design allows is a handler that outlived its own lease: the earlier run was frozen by SIGSTOP while it ran,
- * and the later one started after the earlier one's lease deadline. It is counted as a paused-handler overlap and
+ * and the later one started after the earlier one's lease deadline. A batch listener's call frozen so goes on with
+ * its next messages when the process runs again, each after its own lease deadline, beside the new owner's runs:
+ * the same overlap, seen from the frozen side. It is counted as a paused-handler overlap and
  * must end in a redelivery of its message (fencing refused its late commit), or in the dead queue after the lease
  * expiry used up its retries, or, on a topic with a time to live, in the dead queue as expired (the recovered
  * message ran out of time before its retry). On an at-most-once topic the frozen handler's message had left Redis
@@ -42,11 +44,16 @@ final class OverlapCheck {
                 active.removeIf(a -> a.end() <= run.start());
                 Run violating = null;
                 Run frozen = null;
+                // the next message of a batch call that SIGSTOP froze, begun after its lease: the new owner may run
+                boolean lateInFrozenCall = log.callWasPausedBefore(run)
+                        && run.start() >= run.leaseMs() * 1000 - EarlyCheck.EARLY_TOLERANCE_MS * 1000;
                 for (Run other : active) {
                     if (other.who().equals(run.who())) {
                         continue;
                     }
-                    if (log.wasPausedDuring(other)
+                    if (lateInFrozenCall) {
+                        frozen = frozen == null ? run : frozen;
+                    } else if (log.wasPausedDuring(other)
                             && run.start() >= other.leaseMs() * 1000 - EarlyCheck.EARLY_TOLERANCE_MS * 1000) {
                         frozen = frozen == null ? other : frozen;
                     } else {
@@ -68,9 +75,12 @@ final class OverlapCheck {
                     if (redelivered) {
                         pausedRedelivered++;
                     }
-                    Verdict.example(pausedExamples, run.slotName() + ": " + DuplicateCheck.brief(frozen)
-                            + " was frozen by SIGSTOP mid-handler, outlived its lease (" + frozen.leaseMs()
-                            + " ms) and finished after " + DuplicateCheck.brief(run) + " started; "
+                    String how = frozen == run
+                            ? " began after its lease (" + run.leaseMs() + " ms) in a batch call that SIGSTOP froze,"
+                                    + " while another worker held the slot; "
+                            : " was frozen by SIGSTOP mid-handler, outlived its lease (" + frozen.leaseMs()
+                                    + " ms) and finished after " + DuplicateCheck.brief(run) + " started; ";
+                    Verdict.example(pausedExamples, run.slotName() + ": " + DuplicateCheck.brief(frozen) + how
                             + (redelivered ? "its message was redelivered" : "its message was NOT redelivered"));
                 }
                 active.add(run);

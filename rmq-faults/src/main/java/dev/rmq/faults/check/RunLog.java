@@ -34,11 +34,12 @@ final class RunLog {
 
     /**
      * One handler run. {@code end} is the run's end, or the end of its process (or of the run) when it never
-     * ended; {@code leaseMs} is the lease deadline the delivery had when its handler started.
+     * ended; {@code leaseMs} is the lease deadline the delivery had when its handler started; {@code callStart} is
+     * when the handler call that ran it began (a batch listener's call runs its messages one after another).
      */
     record Run(String incarnation, String worker, String topic, int slot, String key, long seq, boolean probe,
                int attempt, long start, long end, String outcome, long redisNowMs, long dueMs, long fixedMs,
-               long leaseMs) {
+               long leaseMs, long callStart) {
 
         boolean succeeded() {
             return "ok".equals(outcome);
@@ -176,7 +177,8 @@ final class RunLog {
 
     private static Run run(HarnessEvent.Delivered b, long end, String outcome) {
         return new Run(b.incarnation(), b.worker(), b.topic(), b.slot(), b.key(), b.seq(), b.probe(), b.attempt(),
-                b.micros(), end, outcome, b.redisNowMs(), b.dueMs(), b.fixedMs(), b.leaseMs());
+                b.micros(), end, outcome, b.redisNowMs(), b.dueMs(), b.fixedMs(), b.leaseMs(),
+                b.callMicros() == 0 ? b.micros() : b.callMicros());
     }
 
     private void trouble(AckTrouble trouble) {
@@ -196,12 +198,24 @@ final class RunLog {
     }
 
     boolean wasPausedDuring(Run run) {
-        Incarnation life = incarnations.get(run.incarnation());
+        return wasPaused(run.incarnation(), run.start(), run.end());
+    }
+
+    /**
+     * Whether the handler call that ran {@code run} was frozen before the run began: a batch listener's call that a
+     * SIGSTOP caught goes on with its next messages once the process runs again.
+     */
+    boolean callWasPausedBefore(Run run) {
+        return run.callStart() < run.start() && wasPaused(run.incarnation(), run.callStart(), run.start());
+    }
+
+    private boolean wasPaused(String incarnation, long from, long to) {
+        Incarnation life = incarnations.get(incarnation);
         if (life == null) {
             return false;
         }
         for (long[] pause : life.pauses()) {
-            if (pause[0] <= run.end() && pause[1] >= run.start()) {
+            if (pause[0] <= to && pause[1] >= from) {
                 return true;
             }
         }

@@ -83,9 +83,12 @@ public sealed interface HarnessEvent {
      * @param fixedMs    the fixed time its payload was sent with (0 for other types)
      * @param leaseMs    its lease deadline by the Redis clock
      * @param workMs     how long the handler works
+     * @param callMicros when the handler call that runs it began: its own start, but for a batch listener's later
+     *                   messages, which one call runs one after another (0 in logs that predate it: its own start)
      */
     record Delivered(long micros, String incarnation, String worker, String topic, int slot, String key, long seq,
-                     boolean probe, int attempt, long redisNowMs, long dueMs, long fixedMs, long leaseMs, int workMs)
+                     boolean probe, int attempt, long redisNowMs, long dueMs, long fixedMs, long leaseMs, int workMs,
+                     long callMicros)
             implements HarnessEvent {
     }
 
