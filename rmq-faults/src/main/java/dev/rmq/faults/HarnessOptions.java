@@ -64,7 +64,8 @@ record HarnessOptions(Duration duration, RedisMode redis, int consumers, int thr
                                           sends half of their bursts through a durable producer and counts the loss of each
                                           half apart; standalone Redis has no replica, so its sends are never durable
                                           (default: mix with a replicated deployment, else none; --durable alone means all)
-              --rate B                    new keys (bursts) per second from the producer (default 15)
+              --rate B                    new keys (bursts) per second from the producer, up to 2000; a burst is about
+                                          2.9 sends (default 15)
               --gap MIN,MAX               seconds to wait before each fault, drawn uniformly (default 2,6); the first
                                           round of faults always completes, so a short run still injects each kind once
               --seed N                    random seed (default: random, printed)
@@ -174,8 +175,8 @@ record HarnessOptions(Duration duration, RedisMode redis, int consumers, int thr
                     + " both or all"
                     + " (standalone Redis has none, so every durable send would fail with NotReplicatedException)");
         }
-        if (rate <= 0 || rate > 500) {
-            throw new IllegalArgumentException("--rate must be in (0, 500], was " + rate);
+        if (rate <= 0 || rate > 2000) {
+            throw new IllegalArgumentException("--rate must be in (0, 2000], was " + rate);
         }
         if (gapMin < 0 || gapMax < gapMin || gapMax > 600) {
             throw new IllegalArgumentException("--gap needs 0 <= MIN <= MAX <= 600 seconds, was " + gapMin + "," + gapMax);

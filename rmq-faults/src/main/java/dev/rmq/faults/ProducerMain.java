@@ -13,6 +13,7 @@ import dev.rmq.producer.RmqProducer;
 import dev.rmq.producer.SendOutcome;
 import dev.rmq.producer.SendReceipt;
 import dev.rmq.topic.TopicDefinition;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -24,6 +25,13 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.PriorityQueue;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -44,14 +52,21 @@ import java.util.concurrent.TimeUnit;
  * <p>A message's handler works for its payload's {@code work} ms: mostly 0-3 ms, 9% 5-50 ms and 3% 200-1500 ms,
  * slow enough for the harness to kill or stop a consumer in the middle of one.
  *
- * <p>All sends run on one thread, one after another, so the sends of one key reach Redis in seq order.
+ * <p>One thread plans the sends and numbers them (seq); they go out asynchronously, up to {@link #IN_FLIGHT} at a
+ * time, so that the producer keeps to a high rate however long a durable or journalled send waits. A key's send
+ * starts only once that key's previous send has completed, so the sends of one key reach Redis in seq order, as a
+ * single thread would send them. Events are written as sends complete; the checker orders them by seq.
  *
  * <p>Arguments: {@code --standalone --cluster (addresses or -) --log --seed --rate (bursts/s) --durable none|mix|all}. Stdin:
- * {@code STOP} ends the workload (the sends already planned still go out), then it prints {@code STOPPED}.
+ * {@code STOP} ends the workload: what was planned and not started is dropped, the sends under way complete, then
+ * it prints {@code STOPPED}.
  */
 public final class ProducerMain {
 
     private static final int MAX_PENDING = 5000;
+    /** Sends under way at most; the planning thread waits for one to complete beyond this. */
+    static final int IN_FLIGHT = 512;
+    private static final Duration DRAIN = Duration.ofSeconds(30);
 
     private final List<Deployment> deployments;
     private final Map<Deployment, RmqProducer> plain = new EnumMap<>(Deployment.class);
@@ -66,6 +81,15 @@ public final class ProducerMain {
     private long bursts;
     private long order;
     private volatile boolean stopping;
+    private final Semaphore window = new Semaphore(IN_FLIGHT);
+    /** The last send of each key that has not completed yet, which that key's next send waits for. */
+    private final Map<String, CompletableFuture<Void>> lastOfKey = new ConcurrentHashMap<>();
+    /** Starts a key's send after its previous one completed: off Redisson's threads, which a send may block on. */
+    private final ExecutorService chained = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "producer-chained");
+        t.setDaemon(true);
+        return t;
+    });
 
     /** A send (or a batch of sends) planned for a time. */
     private record Planned(long atNanos, long order, List<Spec> messages, boolean durable) {
@@ -102,6 +126,7 @@ public final class ProducerMain {
             });
             ChildArgs.reply("READY");
             producer.run();
+            producer.drain();
             ChildArgs.reply("STOPPED " + producer.seq);
         } finally {
             clients.close();
@@ -213,19 +238,57 @@ public final class ProducerMain {
         Deployment deployment = Workload.deploymentOf(planned.messages().get(0).topic().name());
         RmqProducer producer = Objects.requireNonNull((planned.durable() ? durable : plain).get(deployment),
                 "the constructor makes both producers of every deployment");
+        window.acquireUninterruptibly();
+        List<CompletableFuture<Void>> before = new ArrayList<>();
+        for (Spec spec : planned.messages()) {
+            CompletableFuture<Void> last = lastOfKey.get(spec.key());
+            if (last != null && !last.isDone()) {
+                before.add(last);
+            }
+        }
+        CompletableFuture<Void> done = before.isEmpty() ? send(producer, planned, messages, seqs, values)
+                : CompletableFuture.allOf(before.toArray(CompletableFuture[]::new)).handle((v, e) -> null)
+                        .thenComposeAsync(v -> send(producer, planned, messages, seqs, values), chained);
+        for (Spec spec : planned.messages()) {
+            lastOfKey.put(spec.key(), done);
+        }
+        done.whenComplete((v, e) -> {
+            for (Spec spec : planned.messages()) {
+                lastOfKey.remove(spec.key(), done);
+            }
+            window.release();
+        });
+    }
+
+    /** Sends one planned call and writes its events; never fails, as its events say what went wrong. */
+    private CompletableFuture<Void> send(RmqProducer producer, Planned planned, List<OutgoingMessage> messages,
+                                         long[] seqs, long[] values) {
         long start = EventLog.nowMicros();
+        CompletionStage<List<SendReceipt>> sent;
         try {
-            List<SendReceipt> receipts = messages.size() == 1 ? List.of(producer.send(messages.get(0)))
-                    : producer.sendAll(messages);
-            long end = EventLog.nowMicros();
+            sent = messages.size() == 1 ? producer.sendAsync(messages.get(0)).thenApply(List::of)
+                    : producer.sendAllAsync(messages);
+        } catch (RuntimeException e) {
+            sent = CompletableFuture.failedFuture(e);
+        }
+        return sent.handle((receipts, error) -> {
+            written(planned, seqs, values, start, receipts, error);
+            return (Void) null;
+        }).toCompletableFuture();
+    }
+
+    private void written(Planned planned, long[] seqs, long[] values, long start, @Nullable List<SendReceipt> receipts,
+                         @Nullable Throwable error) {
+        long end = EventLog.nowMicros();
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        if (cause == null && receipts != null) {
             for (int i = 0; i < seqs.length; i++) {
                 SendReceipt r = receipts.get(i);
                 log.write(new HarnessEvent.Sent(end, seqs[i], r.topic(), r.key(), r.slot(), r.merged(), planned.durable(),
                         start, values[i]));
             }
-        } catch (BatchSendException e) {
+        } else if (cause instanceof BatchSendException e) {
             // the batch's own account: what it stored is sent, the rest failed (refused, or unknown)
-            long end = EventLog.nowMicros();
             for (int i = 0; i < seqs.length; i++) {
                 SendOutcome outcome = e.outcomes().get(i);
                 if (outcome.status() == SendOutcome.Status.STORED) {
@@ -236,12 +299,21 @@ public final class ProducerMain {
                     sendFailed(planned, i, seqs[i], values[i], start, end, outcome.status() + ": " + outcome.error());
                 }
             }
-        } catch (RuntimeException e) {
-            long end = EventLog.nowMicros();
+        } else {
+            String what = cause == null ? "no receipts" : cause.getClass().getSimpleName() + ": " + cause.getMessage();
             for (int i = 0; i < seqs.length; i++) {
-                sendFailed(planned, i, seqs[i], values[i], start, end, e.getClass().getSimpleName() + ": " + e.getMessage());
+                sendFailed(planned, i, seqs[i], values[i], start, end, what);
             }
         }
+    }
+
+    /** Waits until the sends under way have completed, so that every send made has its event before STOPPED. */
+    private void drain() throws InterruptedException {
+        if (!window.tryAcquire(IN_FLIGHT, DRAIN.toMillis(), TimeUnit.MILLISECONDS)) {
+            System.err.println("producer: " + (IN_FLIGHT - window.availablePermits()) + " sends still under way after "
+                    + DRAIN.toSeconds() + " s; their events are missing");
+        }
+        chained.shutdown();
     }
 
     private void sendFailed(Planned planned, int index, long seq, long value, long start, long end, String error) {
