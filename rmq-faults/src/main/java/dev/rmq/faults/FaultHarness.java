@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -238,6 +239,14 @@ public final class FaultHarness {
                 .orElse(0) / 1000);
         RunReport report = RunReport.of(options, verdict, run, drain, harnessErrors, faults, injector.unrecovered(),
                 runStart);
+        if (!report.failures().isEmpty() && journalDatabase != null) {
+            try {
+                JournalDump.write(journalDatabase.jdbcUrl(), dir);
+                say("the journal's rows, without payloads, are in journal-messages.tsv and journal-transitions.tsv");
+            } catch (SQLException | IOException e) {
+                say("the journal's rows could not be written beside the logs: " + e);
+            }
+        }
         report.write(options.out());
         return new Outcome(report.figures(), report.details(), report.failures(), options.out().toAbsolutePath(), dir);
     }
