@@ -63,8 +63,11 @@ class PauseTests extends ControlsTest {
 
         // sends are still taken while paused; no consumer takes them
         send(first, 30);
+        long callsBefore = scriptCalls();
         holdsFor(Duration.ofMillis(1_500),
                 () -> assertThat(starts).allSatisfy(at -> assertThat(at).isLessThan(pausedAt + 1_000_000_000L)));
+        // a paused slot is polled once per idle poll: 8 slot sessions, about 12 polls in 1.5 s, not one per millisecond
+        assertThat(scriptCalls() - callsBefore).as("script calls while paused").isLessThan(100);
         assertThat(first.inspector().totals("jobs").backlog()).isEqualTo(30);
         assertThat(first.inspector().totals("jobs").paused()).isTrue();
 

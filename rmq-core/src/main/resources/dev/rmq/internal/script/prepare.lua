@@ -80,7 +80,7 @@ local NEXT, HEAD = 6, 8
 if rare > 0 and redis.call('EXISTS', K_PAUSED) == 1 then
     -- no planned poll, so that sends do not wake a consumer that would take nothing; a resume wakes every slot
     redis.call('DEL', K_WAKE)
-    out[2] = idle_ms
+    out[2] = idle_ms * 1000
     out[5] = 1
     return out
 end
@@ -220,8 +220,8 @@ else
     end
     lease_head = lease_head or redis.call('ZRANGE', K_PREPARE, 0, 0, 'WITHSCORES')
     if lease_head[2] then
-        -- a lease is recovered once the clock has passed its deadline
-        next_us = math.min(next_us, tonumber(lease_head[2]) + 1)
+        -- a lease is recovered once the clock reaches its deadline
+        next_us = math.min(next_us, tonumber(lease_head[2]))
     end
     local wait_us = math.max(0, next_us - NOW_US)
     out[2] = wait_us
