@@ -44,15 +44,14 @@ final class OverlapCheck {
                 active.removeIf(a -> a.end() <= run.start());
                 Run violating = null;
                 Run frozen = null;
-                // the next message of a batch call that SIGSTOP froze, begun after its lease: the new owner may run
-                boolean lateInFrozenCall = log.callWasPausedBefore(run)
-                        && run.start() >= run.leaseMs() * 1000 - EarlyCheck.EARLY_TOLERANCE_MS * 1000;
                 for (Run other : active) {
                     if (other.who().equals(run.who())) {
                         continue;
                     }
-                    if (lateInFrozenCall) {
+                    if (lateInFrozenCall(log, run)) {
                         frozen = frozen == null ? run : frozen;
+                    } else if (lateInFrozenCall(log, other)) {
+                        frozen = frozen == null ? other : frozen;
                     } else if (log.wasPausedDuring(other)
                             && run.start() >= other.leaseMs() * 1000 - EarlyCheck.EARLY_TOLERANCE_MS * 1000) {
                         frozen = frozen == null ? other : frozen;
@@ -95,6 +94,15 @@ final class OverlapCheck {
         verdict.failIf(violations > 0, violations + " time(s) two workers ran one slot at once");
         verdict.failIf(paused > pausedRedelivered, (paused - pausedRedelivered) + " paused handler(s) overlapped by a"
                 + " new owner whose message was not redelivered: a late commit was accepted");
+    }
+
+    /**
+     * Whether {@code run} is a later message of a batch call that SIGSTOP froze, begun after its own lease: the
+     * slot's new owner may run beside it, whichever of the two began first.
+     */
+    private static boolean lateInFrozenCall(RunLog log, Run run) {
+        return log.callWasPausedBefore(run)
+                && run.start() >= run.leaseMs() * 1000 - EarlyCheck.EARLY_TOLERANCE_MS * 1000;
     }
 
     /**

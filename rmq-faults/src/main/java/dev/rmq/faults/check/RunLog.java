@@ -178,7 +178,7 @@ final class RunLog {
     private static Run run(HarnessEvent.Delivered b, long end, String outcome) {
         return new Run(b.incarnation(), b.worker(), b.topic(), b.slot(), b.key(), b.seq(), b.probe(), b.attempt(),
                 b.micros(), end, outcome, b.redisNowMs(), b.dueMs(), b.fixedMs(), b.leaseMs(),
-                b.callMicros() == 0 ? b.micros() : b.callMicros());
+                b.callMicros() == null ? b.micros() : b.callMicros());
     }
 
     private void trouble(AckTrouble trouble) {

@@ -2,6 +2,7 @@ package dev.rmq.faults.events;
 
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import org.jspecify.annotations.Nullable;
 
 import java.util.List;
 import java.util.Set;
@@ -84,11 +85,12 @@ public sealed interface HarnessEvent {
      * @param leaseMs    its lease deadline by the Redis clock
      * @param workMs     how long the handler works
      * @param callMicros when the handler call that runs it began: its own start, but for a batch listener's later
-     *                   messages, which one call runs one after another (0 in logs that predate it: its own start)
+     *                   messages, which one call runs one after another (absent in logs that predate it: its own
+     *                   start)
      */
     record Delivered(long micros, String incarnation, String worker, String topic, int slot, String key, long seq,
                      boolean probe, int attempt, long redisNowMs, long dueMs, long fixedMs, long leaseMs, int workMs,
-                     long callMicros)
+                     @Nullable Long callMicros)
             implements HarnessEvent {
     }
 
