@@ -18,6 +18,7 @@ import org.jspecify.annotations.Nullable;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
@@ -36,7 +37,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The producer JVM. It drives a mixed workload over the three topics and writes one event per send to its
- * event log, in the order the sends happened: a {@link HarnessEvent.Sent} receipt, or a {@link HarnessEvent.SendFailed}
+ * event log, as each send completes: a {@link HarnessEvent.Sent} receipt, or a {@link HarnessEvent.SendFailed}
  * for a send that threw (it may still have been applied).
  *
  * <p>Work comes in bursts, each to
@@ -52,8 +53,8 @@ import java.util.concurrent.TimeUnit;
  * <p>A message's handler works for its payload's {@code work} ms: mostly 0-3 ms, 9% 5-50 ms and 3% 200-1500 ms,
  * slow enough for the harness to kill or stop a consumer in the middle of one.
  *
- * <p>One thread plans the sends and numbers them (seq); they go out asynchronously, up to {@link #IN_FLIGHT} at a
- * time, so that the producer keeps to a high rate however long a durable or journalled send waits. A key's send
+ * <p>One thread plans the sends and numbers them (seq); they go out asynchronously, up to {@link #IN_FLIGHT} calls
+ * at a time (a {@code sendAll} is one call), so that the producer keeps to a high rate however long a durable or journalled send waits. A key's send
  * starts only once that key's previous send has completed, so the sends of one key reach Redis in seq order, as a
  * single thread would send them. Events are written as sends complete; the checker orders them by seq.
  *
@@ -64,7 +65,7 @@ import java.util.concurrent.TimeUnit;
 public final class ProducerMain {
 
     private static final int MAX_PENDING = 5000;
-    /** Sends under way at most; the planning thread waits for one to complete beyond this. */
+    /** Calls under way at most (a {@code sendAll} is one); the planning thread waits for one to complete beyond this. */
     static final int IN_FLIGHT = 512;
     private static final Duration DRAIN = Duration.ofSeconds(30);
 
@@ -82,6 +83,8 @@ public final class ProducerMain {
     private long order;
     private volatile boolean stopping;
     private final Semaphore window = new Semaphore(IN_FLIGHT);
+    /** How long the planning thread waited for room among the calls under way: time the rate was not kept. */
+    private long blockedNanos;
     /** The last send of each key that has not completed yet, which that key's next send waits for. */
     private final Map<String, CompletableFuture<Void>> lastOfKey = new ConcurrentHashMap<>();
     /** Starts a key's send after its previous one completed: off Redisson's threads, which a send may block on. */
@@ -147,12 +150,14 @@ public final class ProducerMain {
                 pending.clear();
                 return;
             }
-            if (now - nextBurst >= 0) {
+            // every burst due by now, counted from when it was due: a wake-up later than planned (a sleep is at
+            // least a millisecond) must not lower the rate
+            while (now - nextBurst >= 0) {
                 if (pending.size() < MAX_PENDING) {
                     planBurst(now);
                 }
                 double gapSeconds = -Math.log(1 - random.nextDouble()) / burstsPerSecond;
-                nextBurst = now + (long) (gapSeconds * 1e9);
+                nextBurst += (long) (gapSeconds * 1e9);
             }
             Planned next = pending.peek();
             if (next != null && now - next.atNanos() >= 0) {
@@ -238,7 +243,11 @@ public final class ProducerMain {
         Deployment deployment = Workload.deploymentOf(planned.messages().get(0).topic().name());
         RmqProducer producer = Objects.requireNonNull((planned.durable() ? durable : plain).get(deployment),
                 "the constructor makes both producers of every deployment");
-        window.acquireUninterruptibly();
+        if (!window.tryAcquire()) {
+            long blocked = System.nanoTime();
+            window.acquireUninterruptibly();
+            blockedNanos += System.nanoTime() - blocked;
+        }
         List<CompletableFuture<Void>> before = new ArrayList<>();
         for (Spec spec : planned.messages()) {
             CompletableFuture<Void> last = lastOfKey.get(spec.key());
@@ -272,7 +281,12 @@ public final class ProducerMain {
             sent = CompletableFuture.failedFuture(e);
         }
         return sent.handle((receipts, error) -> {
-            written(planned, seqs, values, start, receipts, error);
+            try {
+                written(planned, seqs, values, start, receipts, error);
+            } catch (RuntimeException e) {
+                // the checker would count these sends as never made: say so where the run's logs are read
+                System.err.println("producer: the events of seq " + Arrays.toString(seqs) + " were not written: " + e);
+            }
             return (Void) null;
         }).toCompletableFuture();
     }
@@ -309,6 +323,10 @@ public final class ProducerMain {
 
     /** Waits until the sends under way have completed, so that every send made has its event before STOPPED. */
     private void drain() throws InterruptedException {
+        if (blockedNanos > 0) {
+            System.err.println("producer: waited " + TimeUnit.NANOSECONDS.toMillis(blockedNanos) + " ms in all for room"
+                    + " among the " + IN_FLIGHT + " calls under way, and fell behind its rate meanwhile");
+        }
         if (!window.tryAcquire(IN_FLIGHT, DRAIN.toMillis(), TimeUnit.MILLISECONDS)) {
             System.err.println("producer: " + (IN_FLIGHT - window.availablePermits()) + " sends still under way after "
                     + DRAIN.toSeconds() + " s; their events are missing");
