@@ -196,7 +196,10 @@ public final class TcpProxy implements AutoCloseable {
         BlockingQueue<Chunk> due = new LinkedBlockingQueue<>();
         Thread reader = new Thread(() -> {
             byte[] buffer = new byte[BUFFER];
-            try (InputStream in = from.getInputStream()) {
+            try {
+                // not closed here: closing it closes the socket, whose other direction may still have bytes due;
+                // the writer closes both sockets once this direction's last chunk is written
+                InputStream in = from.getInputStream();
                 while (true) {
                     awaitFlowing();
                     int n = in.read(buffer);

@@ -62,7 +62,7 @@ public final class MasterCommands {
     }
 
     private static boolean hasReplicas(Config config) {
-        return config.isClusterConfig() || config.isSentinelConfig();
+        return !config.isSingleConfig();
     }
 
     /** Commands queued to go out together; each answer completes once {@link #execute} has run. */
