@@ -44,11 +44,12 @@ final class OverlapCheck {
                 active.removeIf(a -> a.end() <= run.start());
                 Run violating = null;
                 Run frozen = null;
+                boolean runLate = lateInFrozenCall(log, run);
                 for (Run other : active) {
                     if (other.who().equals(run.who())) {
                         continue;
                     }
-                    if (lateInFrozenCall(log, run)) {
+                    if (runLate) {
                         frozen = frozen == null ? run : frozen;
                     } else if (lateInFrozenCall(log, other)) {
                         frozen = frozen == null ? other : frozen;
