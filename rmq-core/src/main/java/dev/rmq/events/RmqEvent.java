@@ -81,10 +81,33 @@ public sealed interface RmqEvent {
     }
 
     /**
-     * A poll recovered deliveries whose lease had run out, each counted as a failed attempt.
+     * A poll recovered deliveries whose lease had run out (their consumer died, hung, or lost Redis), each ended as
+     * a failed attempt.
      *
-     * @param count how many
+     * @param leases each recovered delivery, in the order recovered
      */
-    record LeasesRecovered(Instant time, String topic, int slot, String worker, long count) implements RmqEvent {
+    record LeasesRecovered(Instant time, String topic, int slot, String worker, List<RecoveredLease> leases)
+            implements RmqEvent {
+
+        public LeasesRecovered {
+            leases = List.copyOf(leases);
+        }
+
+        /** How many deliveries were recovered. */
+        public int count() {
+            return leases.size();
+        }
+    }
+
+    /**
+     * A delivery whose lease ran out, and what its recovery did with the message.
+     *
+     * @param key     the message key
+     * @param outcome {@link AckOutcome#RETRY} (it waits out its backoff), {@link AckOutcome#DEAD} (that was its last
+     *                attempt), {@link AckOutcome#EXPIRED} (its time to live ran out), {@link AckOutcome#MERGED} (a
+     *                newer send of its key waited and takes its place) or {@link AckOutcome#GONE} (nothing was in
+     *                flight)
+     */
+    record RecoveredLease(String key, AckOutcome outcome) {
     }
 }

@@ -12,8 +12,16 @@ import java.time.Duration;
  *                repeated-key rule (kept, throttled), or held until a transaction commits (deferred)
  * @param lateBy  for a fixed time the Redis clock had already passed (within the topic's late tolerance), by how
  *                much: the message is due at once. Zero otherwise.
+ * @param behindDelivery for a message added, whether a delivery of its key was in flight: it waits until that
+ *                delivery ends, since a key's messages are handled one at a time. False for any other outcome.
  */
-public record SendReceipt(String topic, int slot, String key, Outcome outcome, Duration lateBy) {
+public record SendReceipt(String topic, int slot, String key, Outcome outcome, Duration lateBy,
+                          boolean behindDelivery) {
+
+    /** A receipt of a message that waits behind no delivery. */
+    public SendReceipt(String topic, int slot, String key, Outcome outcome, Duration lateBy) {
+        this(topic, slot, key, outcome, lateBy, false);
+    }
 
     /** What became of the message. */
     public enum Outcome {

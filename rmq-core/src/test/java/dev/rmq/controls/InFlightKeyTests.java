@@ -6,6 +6,9 @@ import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.producer.MessageRef;
 import dev.rmq.producer.MessageState;
 import dev.rmq.producer.OutgoingMessage;
+import dev.rmq.producer.SendReceipt;
+import dev.rmq.pull.PulledMessage;
+import dev.rmq.pull.RmqPuller;
 import dev.rmq.topic.BackoffPolicy;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
@@ -124,5 +127,63 @@ class InFlightKeyTests extends ControlsTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> runs.size() == 2);
         assertThat(runs).containsExactly("v1#1", "v2#1");
         assertThat(count("rmq.ack.stale", "topic", "jobs")).isZero();
+    }
+
+    /**
+     * A delivery ends before any poll takes the send made behind it after another was parked: the parked message
+     * and the newer one merge, the newer content winning, as two sends of a waiting key do.
+     */
+    @Test
+    void aSendBehindADeliveryWhoseKeyIsParkedWinsOverTheParkedContentWhenTheDeliveryEnds() throws Exception {
+        RmqClient rmq = jobs();
+        RmqPuller<String> holder = startPuller(rmq, "jobs");
+        // a second puller of the one slot, as without ZooKeeper: its poll finds the key in flight and parks it
+        RmqPuller<String> other = startPuller(rmq, "jobs");
+        assertThat(rmq.producer().send(OutgoingMessage.priority("jobs", "v1", 50).withKey("k")).behindDelivery())
+                .isFalse();
+        PulledMessage<String> first = pollOne(holder);
+        SendReceipt second = rmq.producer().send(OutgoingMessage.priority("jobs", "v2", 50).withKey("k"));
+        assertThat(second.outcome()).isEqualTo(SendReceipt.Outcome.ADDED);
+        assertThat(second.behindDelivery()).as("added while v1 was in flight").isTrue();
+        assertThat(other.poll(1, Duration.ofMillis(300))).as("v2 is parked, not delivered").isEmpty();
+        assertThat(rmq.producer().get(MessageRef.of("jobs", "k")).orElseThrow().state())
+                .isEqualTo(MessageState.PARKED);
+        SendReceipt third = rmq.producer().send(OutgoingMessage.priority("jobs", "v3", 60).withKey("k"));
+        assertThat(third.behindDelivery()).isTrue();
+
+        first.ack();
+        PulledMessage<String> next = pollOne(holder);
+        assertThat(next.payload()).as("the latest send's content").isEqualTo("v3");
+        assertThat(next.attempt()).isEqualTo(1);
+        next.ack();
+        assertThat(holder.poll(1, Duration.ofMillis(300))).as("one message: v2 merged into v3").isEmpty();
+        assertThat(rmq.inspector().totals("jobs").backlog()).isZero();
+        assertThat(rmq.producer().send(OutgoingMessage.priority("jobs", "v4", 50).withKey("k")).behindDelivery())
+                .as("nothing in flight now").isFalse();
+    }
+
+    /** A range-merge key keeps its first due time through the merge, as two sends of a waiting key do. */
+    @Test
+    void aRangeMergeSendBehindAParkedOneIsDueWhenTheParkedOneWas() throws Exception {
+        RmqClient rmq = client(TopicDefinition.builder("ranges", TopicType.RANGE_MERGE).slotAmount(1).build());
+        RmqPuller<String> holder = startPuller(rmq, "ranges");
+        RmqPuller<String> other = startPuller(rmq, "ranges");
+        rmq.producer().send(OutgoingMessage.rangeMerge("ranges", "v1", Duration.ofMillis(1)).withKey("k"));
+        PulledMessage<String> first = pollOne(holder);
+        rmq.producer().send(OutgoingMessage.rangeMerge("ranges", "v2", Duration.ofMillis(1)).withKey("k"));
+        assertThat(other.poll(1, Duration.ofMillis(300))).as("v2 is parked").isEmpty();
+        assertThat(rmq.producer().send(OutgoingMessage.rangeMerge("ranges", "v3", Duration.ofHours(1)).withKey("k"))
+                .behindDelivery()).isTrue();
+
+        first.ack();
+        PulledMessage<String> next = pollOne(holder);
+        assertThat(next.payload()).as("due at v2's time, with v3's content").isEqualTo("v3");
+        next.ack();
+    }
+
+    private static PulledMessage<String> pollOne(RmqPuller<String> puller) {
+        List<PulledMessage<String>> got = puller.poll(1, Duration.ofSeconds(5));
+        assertThat(got).as("a message within 5 s").hasSize(1);
+        return got.get(0);
     }
 }

@@ -108,7 +108,7 @@ public final class JournaledProducer implements RmqProducer {
         Payloads.Sealed sealed = payloads.seal(topic, receipt.key(), message.headers(),
                 payloads.encode(message.payload()));
         return new JournaledSend(topic.name(), topic.type(), receipt.slot(), receipt.key(), receipt.merged(),
-                receipt.merged() && debounced(message, topic), score,
+                receipt.merged() && debounced(message, topic), receipt.behindDelivery(), score,
                 notBefore, ttl.isZero() ? null : sentAt.plus(ttl), sealed.headers(), sealed.bytes(), sentAt);
     }
 

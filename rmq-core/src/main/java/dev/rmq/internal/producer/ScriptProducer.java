@@ -132,7 +132,7 @@ public final class ScriptProducer implements RmqProducer {
             case BACKLOG_FULL -> metrics.refused(topic, 1);
             case KEPT -> metrics.duplicate(topic, SendReceipt.Outcome.KEPT);
             case THROTTLED -> metrics.duplicate(topic, SendReceipt.Outcome.THROTTLED);
-            case ADDED, MERGED -> {
+            case ADDED, BEHIND, MERGED -> {
                 if (result.lateMs() > 0) {
                     metrics.sentLate(topic, result.lateMs());
                 }
@@ -372,13 +372,14 @@ public final class ScriptProducer implements RmqProducer {
 
         SendReceipt receipt(SendCall.Result result) {
             SendReceipt.Outcome outcome = switch (result.outcome()) {
-                case ADDED -> SendReceipt.Outcome.ADDED;
+                case ADDED, BEHIND -> SendReceipt.Outcome.ADDED;
                 case MERGED -> SendReceipt.Outcome.MERGED;
                 case KEPT -> SendReceipt.Outcome.KEPT;
                 case THROTTLED -> SendReceipt.Outcome.THROTTLED;
                 case BACKLOG_FULL, TOO_LATE -> throw new IllegalStateException("a refused send has no receipt");
             };
-            return new SendReceipt(topic.name(), keys.slot(), message.key(), outcome, Duration.ofMillis(result.lateMs()));
+            return new SendReceipt(topic.name(), keys.slot(), message.key(), outcome, Duration.ofMillis(result.lateMs()),
+                    result.outcome() == SendCall.Outcome.BEHIND);
         }
 
         /** Why the script refused it. */

@@ -301,7 +301,7 @@ public final class RedisSchedules implements RmqSchedules, AutoCloseable {
         List<JournaledSend> sends = new ArrayList<>();
         for (Outgoing m : after.subList((int) Math.max(0, after.size() - sent), after.size())) {
             sends.add(new JournaledSend(entry.topic.name(), TopicType.FIXED_TIME, entry.slot.slot(), m.key(), false,
-                    false, m.tick().due().toEpochMilli(), null, null, m.headers(), m.payload(), now));
+                    false, false, m.tick().due().toEpochMilli(), null, null, m.headers(), m.payload(), now));
         }
         try {
             Futures.join(journal.sent(sends));

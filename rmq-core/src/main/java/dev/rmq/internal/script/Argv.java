@@ -156,7 +156,7 @@ public final class Argv<C> {
         }
 
         public Argv<C> build() {
-            return new Argv<>(parts, new FieldLayout(entries));
+            return new Argv<>(parts, FieldLayout.argv(entries));
         }
 
         private static void requireFlat(String name, Argv<?> nested) {

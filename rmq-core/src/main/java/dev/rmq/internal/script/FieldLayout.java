@@ -6,8 +6,8 @@ import java.util.List;
 /**
  * The shape of a script's ARGV or of its reply, as both sides declare it: the Lua header (read by
  * {@link ScriptHeader}) and the Java side ({@link Argv} for the arguments, {@link Reply} for the reply). Fields
- * come in order; a {@link Kind#ROWS} field, the last if there is one, is passed as its row count followed by its
- * rows, each the listed fields; a {@link Kind#GROUP} argument is a fixed run of fields declared once (in lib.lua
+ * come in order; a {@link Kind#ROWS} field is passed as its row count followed by its rows, each the listed fields
+ * (in ARGV only the last field may be one, see {@link #argv}); a {@link Kind#GROUP} argument is a fixed run of fields declared once (in lib.lua
  * and in one Java class) and shared by several scripts.
  *
  * @param entries the fields in order
@@ -33,12 +33,20 @@ public record FieldLayout(List<Entry> entries) {
 
     public FieldLayout {
         entries = List.copyOf(entries);
+    }
+
+    /**
+     * An ARGV layout: a list of rows is its last field if it has one, since the loader reads a list's rows up to the
+     * end of ARGV. A reply may hold several lists, each after its count.
+     */
+    public static FieldLayout argv(List<Entry> entries) {
         for (int i = 0; i < entries.size() - 1; i++) {
             if (entries.get(i).kind() == Kind.ROWS) {
-                throw new IllegalArgumentException("a list of rows must be the last field, as '"
+                throw new IllegalArgumentException("a list of arguments must be the last one, as '"
                         + entries.get(i).name() + "' is not: " + entries);
             }
         }
+        return new FieldLayout(entries);
     }
 
     /**

@@ -5,6 +5,7 @@ import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * prepare.lua: a consumer's poll of one slot.
@@ -36,7 +37,8 @@ public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fe
      * @param token     the lease deadline in microseconds (Redis clock), which acks quote
      * @param waitMicros 0 when more may be due now, else how long until the next message is due, by the Redis
      *                   clock as the call ran
-     * @param recovered expired leases recovered as failures
+     * @param recovered the deliveries whose lease had run out, each ended as a failed attempt, in the order
+     *                  recovered
      * @param expired   messages whose time to live ran out, removed
      * @param paused    whether the topic is paused (nothing was taken)
      * @param next      the score of the most urgent message left that is due now (a priority, or a due time in
@@ -44,21 +46,39 @@ public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fe
      * @param ended     the outcome of each of the call's acks, in order
      * @param messages  the messages taken, in consume order
      */
-    public record Polled(long token, long waitMicros, long recovered, long expired, boolean paused, @Nullable Long next,
-                         List<AckOutcome> ended, List<Message> messages) {
+    public record Polled(long token, long waitMicros, List<Recovered> recovered, long expired, boolean paused,
+                         @Nullable Long next, List<AckOutcome> ended, List<Message> messages) {
+    }
+
+    /**
+     * A delivery whose lease ran out before it was ended, which the poll ended as a failed attempt.
+     *
+     * @param key     the message key
+     * @param outcome what became of it: {@link AckOutcome#RETRY}, {@link AckOutcome#DEAD} (its last attempt),
+     *                {@link AckOutcome#EXPIRED}, {@link AckOutcome#MERGED} (a newer send of its key waited and takes
+     *                its place) or {@link AckOutcome#GONE}
+     */
+    public record Recovered(String key, AckOutcome outcome) {
     }
 
     /** A message taken: its key and its envelope, with the attempt already counted. */
     public record Message(String key, byte[] envelope) {
     }
 
+    /** What a lease recovery can do to a delivery: a failed attempt's outcomes (see fail in lib.lua). */
+    private static final Map<String, AckOutcome> RECOVERY_OUTCOMES = Reply.words(new AckOutcome[] {AckOutcome.RETRY,
+            AckOutcome.DEAD, AckOutcome.EXPIRED, AckOutcome.MERGED, AckOutcome.GONE}, AckOutcome::scriptName);
+
     static final Reply<Polled> REPLY = Reply.of(
-            Reply.fields().number("token").number("wait_us").number("recovered").number("expired").flag("paused")
+            Reply.fields().number("token").number("wait_us").number("expired").flag("paused")
                     .text("next").text("ended"),
             "messages", Reply.fields().text("key").bytes("envelope"),
             row -> new Message(row.text("key"), row.bytes("envelope")),
-            head -> new Polled(head.number("token"), head.number("wait_us"), head.number("recovered"),
-                    head.number("expired"), head.flag("paused"), score(head.text("next")), outcomes(head.text("ended")), head.rows()));
+            head -> new Polled(head.number("token"), head.number("wait_us"), head.rows("recovered"),
+                    head.number("expired"), head.flag("paused"), score(head.text("next")), outcomes(head.text("ended")),
+                    head.rows()))
+            .thenList("recovered", Reply.fields().text("key").word("outcome", RECOVERY_OUTCOMES),
+                    row -> new Recovered(row.text("key"), row.word("outcome")));
 
     static final Argv<PrepareCall> ARGV = Argv.<PrepareCall>builder()
             .group("policy", PrepareCall::policy, RetryPolicy.ARGV)

@@ -8,12 +8,11 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.function.Function;
 
 /**
  * The Java side of a script's reply, read the way every script replies (see lib.lua): a flat array of the head's
- * fields in order, then, for a script that returns a list, the number of rows and the rows, each its fields in
+ * fields in order, then, for each list the script returns, the number of rows and the rows, each its fields in
  * order. Each field is named once, with how to read it; the reader of the result then asks for fields by name.
  * A reply whose shape or values do not fit, such as a row cut short, a word the script does not declare, or a
  * flag other than 0 and 1, fails loudly with what was expected, rather than being read wrongly.
@@ -24,6 +23,8 @@ import java.util.function.Function;
  *         row -> new Message(row.text("key"), row.bytes("envelope")),
  *         head -> new Polled(head.number("token"), head.flag("paused"), head.rows()));
  * }</pre>
+ *
+ * A second list follows the first with {@link #thenList}, its rows read by {@link Fields#rows(String)}.
  *
  * {@link #layout()} and {@link #words()} give what the test holds against the script's RETURNS block.
  *
@@ -90,28 +91,29 @@ public final class Reply<R> {
         }
     }
 
+    /** A list of rows: its name, its fields, and how one row is read. */
+    private record ListSpec(String name, List<Field> row, Map<String, Integer> index, Function<Fields, ?> rowReader) {
+    }
+
     private final List<Field> head;
-    /** The list's name, null for a reply without one. */
-    private final @Nullable String list;
-    private final List<Field> row;
     private final Map<String, Integer> headIndex;
-    private final Map<String, Integer> rowIndex;
-    /** Reads one row of the list; null for a reply without one. */
-    private final @Nullable Function<Fields, ?> rowReader;
+    /** The lists, in the order the reply gives them after the head. */
+    private final List<ListSpec> lists;
     private final Function<Fields, R> reader;
 
-    private Reply(Fieldset head, @Nullable String list, @Nullable Fieldset row, @Nullable Function<Fields, ?> rowReader,
-                  Function<Fields, R> reader) {
-        this.head = List.copyOf(head.fields);
-        this.list = list;
-        this.row = row == null ? List.of() : List.copyOf(row.fields);
-        if (list != null && this.row.isEmpty()) {
-            throw new IllegalArgumentException("the rows of list '" + list + "' need at least one field");
-        }
+    private Reply(List<Field> head, List<ListSpec> lists, Function<Fields, R> reader) {
+        this.head = List.copyOf(head);
         this.headIndex = index(this.head);
-        this.rowIndex = index(this.row);
-        this.rowReader = rowReader;
+        this.lists = List.copyOf(lists);
         this.reader = reader;
+    }
+
+    private static ListSpec list(String name, Fieldset row, Function<Fields, ?> rowReader) {
+        if (row.fields.isEmpty()) {
+            throw new IllegalArgumentException("the rows of list '" + name + "' need at least one field");
+        }
+        List<Field> fields = List.copyOf(row.fields);
+        return new ListSpec(name, fields, index(fields), rowReader);
     }
 
     /** A new set of fields, for {@link #of}. */
@@ -121,7 +123,7 @@ public final class Reply<R> {
 
     /** A reply of fields only. */
     public static <R> Reply<R> of(Fieldset head, Function<Fields, R> reader) {
-        return new Reply<>(head, null, null, null, reader);
+        return new Reply<>(head.fields, List.of(), reader);
     }
 
     /**
@@ -130,7 +132,24 @@ public final class Reply<R> {
      */
     public static <E, R> Reply<R> of(Fieldset head, String list, Fieldset row, Function<Fields, E> rowReader,
                                      Function<Fields, R> reader) {
-        return new Reply<>(head, list, row, rowReader, reader);
+        return new Reply<>(head.fields, List.of(list(list, row, rowReader)), reader);
+    }
+
+    /**
+     * This reply with one more list after those it has, named {@code list}, its rows {@code row}'s fields, each read
+     * by {@code rowReader}: the reader finds them as {@link Fields#rows(String)}.
+     */
+    public <E> Reply<R> thenList(String list, Fieldset row, Function<Fields, E> rowReader) {
+        if (lists.isEmpty()) {
+            throw new IllegalStateException("a second list goes after a first: declare the first with of(head, list,"
+                    + " ...)");
+        }
+        if (lists.stream().anyMatch(l -> l.name().equals(list)) || headIndex.containsKey(list)) {
+            throw new IllegalArgumentException("reply field '" + list + "' is declared twice");
+        }
+        List<ListSpec> more = new ArrayList<>(lists);
+        more.add(list(list, row, rowReader));
+        return new Reply<>(head, more, reader);
     }
 
     /** The words of an enum, each as {@code name} spells it. */
@@ -151,26 +170,37 @@ public final class Reply<R> {
         if (!(reply instanceof List<?> parts)) {
             throw misfit(script, "a reply that is not a list: " + describe(reply));
         }
-        int fixed = head.size() + (list == null ? 0 : 1);
-        if (parts.size() < fixed) {
-            throw misfit(script, parts.size() + " part(s), fewer than the " + fixed + " it starts with");
+        int at = head.size();
+        if (parts.size() < at + lists.size()) {
+            throw misfit(script, parts.size() + " part(s), fewer than the " + (at + lists.size()) + " it starts with");
         }
-        List<Object> rows = List.of();
-        if (list != null) {
-            long count = this.<Long>convert(script, parts.get(head.size()),
-                    new Field(list + "[] count", Kind.NUMBER, Map.of()));
-            long expected = fixed + count * row.size();
-            if (count < 0 || parts.size() != expected) {
-                throw misfit(script, parts.size() + " part(s) for " + count + " row(s) of " + row.size()
-                        + " field(s) after " + fixed + ", which make " + expected);
+        Map<String, List<Object>> rows = new HashMap<>();
+        for (int l = 0; l < lists.size(); l++) {
+            ListSpec list = lists.get(l);
+            if (at >= parts.size()) {
+                throw misfit(script, parts.size() + " part(s), which end before the count of list '" + list.name()
+                        + "'");
             }
-            rows = new ArrayList<>((int) count);
-            Function<Fields, ?> readRow = Objects.requireNonNull(rowReader, "a reply with a list has a row reader");
-            for (int at = fixed; at < parts.size(); at += row.size()) {
-                rows.add(readRow.apply(new Fields(this, script, parts, at, rowIndex, row)));
+            long count = this.<Long>convert(script, parts.get(at), new Field(list.name() + "[] count", Kind.NUMBER,
+                    Map.of()));
+            long end = at + 1 + count * list.row().size();
+            // the last list ends the reply; one before it leaves room at least for the counts after it
+            long least = end + lists.size() - 1 - l;
+            boolean last = l == lists.size() - 1;
+            if (count < 0 || (last ? parts.size() != end : parts.size() < least)) {
+                throw misfit(script, parts.size() + " part(s), where " + count + " row(s) of list '" + list.name()
+                        + "', of " + list.row().size() + " field(s) each, after " + (at + 1) + " part(s) make "
+                        + (last ? end : "at least " + least));
             }
-        } else if (parts.size() != fixed) {
-            throw misfit(script, parts.size() + " part(s) where it declares " + fixed);
+            List<Object> read = new ArrayList<>((int) count);
+            for (int from = at + 1; from < end; from += list.row().size()) {
+                read.add(list.rowReader().apply(new Fields(this, script, parts, from, list.index(), list.row())));
+            }
+            rows.put(list.name(), read);
+            at = (int) end;
+        }
+        if (lists.isEmpty() && parts.size() != at) {
+            throw misfit(script, parts.size() + " part(s) where it declares " + at);
         }
         Fields fields = new Fields(this, script, parts, 0, headIndex, head);
         fields.rows = rows;
@@ -181,9 +211,8 @@ public final class Reply<R> {
     public FieldLayout layout() {
         List<FieldLayout.Entry> entries = new ArrayList<>();
         head.forEach(f -> entries.add(new FieldLayout.Entry(f.name(), FieldLayout.Kind.SCALAR, List.of())));
-        if (list != null) {
-            entries.add(new FieldLayout.Entry(list, FieldLayout.Kind.ROWS, row.stream().map(Field::name).toList()));
-        }
+        lists.forEach(l -> entries.add(new FieldLayout.Entry(l.name(), FieldLayout.Kind.ROWS,
+                l.row().stream().map(Field::name).toList())));
         return new FieldLayout(entries);
     }
 
@@ -192,8 +221,8 @@ public final class Reply<R> {
         Map<String, List<String>> words = new LinkedHashMap<>();
         head.stream().filter(f -> f.kind() == Kind.WORD)
                 .forEach(f -> words.put(f.name(), List.copyOf(f.words().keySet())));
-        row.stream().filter(f -> f.kind() == Kind.WORD)
-                .forEach(f -> words.put(list + "[]." + f.name(), List.copyOf(f.words().keySet())));
+        lists.forEach(l -> l.row().stream().filter(f -> f.kind() == Kind.WORD)
+                .forEach(f -> words.put(l.name() + "[]." + f.name(), List.copyOf(f.words().keySet()))));
         return words;
     }
 
@@ -258,7 +287,7 @@ public final class Reply<R> {
         private final int at;
         private final Map<String, Integer> index;
         private final List<Field> fields;
-        private List<Object> rows = List.of();
+        private Map<String, List<Object>> rows = Map.of();
 
         private Fields(Reply<?> reply, Script script, List<?> parts, int at, Map<String, Integer> index,
                        List<Field> fields) {
@@ -295,10 +324,24 @@ public final class Reply<R> {
             return (E) read(name, Kind.WORD);
         }
 
-        /** The list's rows, each as the row reader made it. */
-        @SuppressWarnings("unchecked")
+        /** The first list's rows, each as its row reader made it. */
         public <E> List<E> rows() {
-            return (List<E>) rows;
+            if (reply.lists.isEmpty()) {
+                throw new IllegalArgumentException("the reply of " + script.file() + " declares no list; it declares "
+                        + reply.layout().describe());
+            }
+            return rows(reply.lists.get(0).name());
+        }
+
+        /** The rows of the list named {@code list}, each as its row reader made it. */
+        @SuppressWarnings("unchecked")
+        public <E> List<E> rows(String list) {
+            List<Object> found = rows.get(list);
+            if (found == null) {
+                throw new IllegalArgumentException("the reply of " + script.file() + " declares no list '" + list
+                        + "'; it declares " + reply.layout().describe());
+            }
+            return (List<E>) found;
         }
 
         private Object read(String name, Kind kind) {

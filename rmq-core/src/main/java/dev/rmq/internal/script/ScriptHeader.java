@@ -82,7 +82,7 @@ public record ScriptHeader(String file, FieldLayout argv, FieldLayout returns, M
                 i++;
             }
         }
-        return new ScriptHeader(file, new FieldLayout(argv), new FieldLayout(returns), Map.copyOf(words),
+        return new ScriptHeader(file, FieldLayout.argv(argv), new FieldLayout(returns), Map.copyOf(words),
                 List.copyOf(errors), List.copyOf(keys), declared);
     }
 

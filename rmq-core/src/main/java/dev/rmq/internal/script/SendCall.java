@@ -53,7 +53,10 @@ public record SendCall(TopicType type, String wakeChannel, int slot, int maxBack
 
     /** What the script did with one message. */
     public enum Outcome {
-        ADDED("added"), MERGED("merged"),
+        ADDED("added"),
+        /** Added while a delivery of its key is in flight: it waits until that delivery ends. */
+        BEHIND("behind"),
+        MERGED("merged"),
         /** Not written: its key waits or is parked, and the rule keeps the first. */
         KEPT("kept"),
         /** Not written: its key was accepted within the throttle window. */

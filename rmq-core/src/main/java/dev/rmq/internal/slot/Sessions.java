@@ -44,6 +44,8 @@ import java.util.function.Consumer;
 public final class Sessions<T> {
 
     private static final Logger log = LoggerFactory.getLogger(Sessions.class);
+    /** The most recovered keys one log line names: a dead consumer's leases run out in a burst. */
+    private static final int RECOVERIES_NAMED = 5;
 
     /** Makes a driver's delivery of one polled message. */
     public interface DeliveryMaker<T> {
@@ -286,11 +288,10 @@ public final class Sessions<T> {
     /** Counts what a poll of the slot expired, and the leases it recovered; tells of each message it took. */
     void recordPoll(SlotSession<T> session, PrepareCall.Polled polled) {
         metrics().expired(topic(), polled.expired());
-        long recovered = polled.recovered();
-        metrics().recovered(topic(), recovered);
-        if (recovered > 0) {
-            events().emit(() -> new RmqEvent.LeasesRecovered(Instant.now(), topic().name(), session.slot, id(),
-                    recovered));
+        List<PrepareCall.Recovered> recovered = polled.recovered();
+        metrics().recovered(topic(), recovered.size());
+        if (!recovered.isEmpty()) {
+            leasesRecovered(session, recovered);
         }
         if (events().active() && !polled.messages().isEmpty()) {
             Instant now = Instant.now();
@@ -301,6 +302,32 @@ public final class Sessions<T> {
                         attempt, taken));
             }
         }
+    }
+
+    /**
+     * Deliveries whose lease ran out, which a poll ended: one line for the poll, naming the first few keys and what
+     * became of each, since a consumer died, hung or lost Redis while it held them.
+     */
+    private void leasesRecovered(SlotSession<T> session, List<PrepareCall.Recovered> recovered) {
+        StringBuilder what = new StringBuilder();
+        for (int i = 0; i < Math.min(RECOVERIES_NAMED, recovered.size()); i++) {
+            PrepareCall.Recovered one = recovered.get(i);
+            what.append(i == 0 ? "" : ", ").append('\'').append(one.key()).append("' ").append(switch (one.outcome()) {
+                case RETRY -> "retried after its backoff";
+                case DEAD -> "dead, its attempts spent";
+                case EXPIRED -> "expired";
+                case MERGED -> "replaced by a newer send of its key";
+                default -> "already gone";
+            });
+        }
+        if (recovered.size() > RECOVERIES_NAMED) {
+            what.append(" and ").append(recovered.size() - RECOVERIES_NAMED).append(" more");
+        }
+        log.warn("{} {} recovered {} delivery(ies) of {} in {} whose lease ran out before they were acknowledged: {}",
+                kind(), id(), recovered.size(), topic().name(), session.keys.hashTag(), what);
+        Instant now = Instant.now();
+        events().emit(() -> new RmqEvent.LeasesRecovered(now, topic().name(), session.slot, id(),
+                recovered.stream().map(r -> new RmqEvent.RecoveredLease(r.key(), r.outcome())).toList()));
     }
 
     /** One ending's outcome in Redis. */

@@ -55,8 +55,8 @@
 -- names in the same order; a test holds the two together, names of row fields included.
 --
 -- Replies: each script declares its reply in a RETURNS block of the same form, and every script replies with a
--- flat array: the listed fields in order, then, for a `name[]` field (the last if any), its row count and its
--- rows, each the indented fields in order. A field whose line ends in `one of: ...` holds one of those words
+-- flat array: the listed fields in order, a `name[]` field as its row count and its rows, each the indented
+-- fields in order (a reply may hold several, one after another). A field whose line ends in `one of: ...` holds one of those words
 -- and nothing else; a flag is 1 or 0; numbers are integers, except scores, which Lua writes as text so that a
 -- fraction is not cut. The Java side reads each reply by the same names (a Reply per script), refuses one of
 -- another shape, and a test holds it against the block.
@@ -400,8 +400,39 @@ local function any_parked()
     return PARKED_SEEN
 end
 
--- A delivery of key ended: the message parked behind it, if any, joins the waiting messages as a new one.
--- Returns true when there was one.
+-- A parked message whose key has a newer message waiting, one sent behind the same delivery after a poll had
+-- parked this one, merges into it as a send into a waiting message does: the newer content and time to live, the
+-- parked one's place among equals, and for range-merge the parked one's due time, the first. Returns when the
+-- merged message is due, or nil when it waits in delayed (a priority message's not-before time, kept) or cannot
+-- be read (kept as it is).
+local function merge_parked(typ, key, parked, waiting_env)
+    local w = env_read(waiting_env)
+    if w == nil then
+        return nil
+    end
+    local was = member(w.order, key)
+    local score = redis.call('ZSCORE', K_STORE, was)
+    if not score then
+        return nil
+    end
+    score = tonumber(score)
+    if typ == 'R' and parked.score < score then
+        score = parked.score
+    end
+    if parked.order then
+        w.order = parked.order
+        redis.call('HSET', K_BODY, key, env_write(w))
+    end
+    redis.call('ZREM', K_STORE, was)
+    redis.call('ZADD', K_STORE, score, member(w.order, key))
+    if typ == 'P' then
+        return NOW_MS
+    end
+    return score
+end
+
+-- A delivery of key ended: the message parked behind it, if any, joins the waiting messages as a new one, or
+-- merges into one of its key that waits already (see merge_parked). Returns true when there was one.
 local function unpark(typ, key)
     if not any_parked() then
         return false
@@ -415,8 +446,14 @@ local function unpark(typ, key)
     if m == nil then
         m = { score = NOW_MS, expire_at = 0, not_before = 0 }
     end
-    local due = place(typ, key, env, m)
-    if UNPARKED_DUE == nil or due < UNPARKED_DUE then
+    local waiting = redis.call('HGET', K_BODY, key)
+    local due
+    if waiting then
+        due = merge_parked(typ, key, m, waiting)
+    else
+        due = place(typ, key, env, m)
+    end
+    if due and (UNPARKED_DUE == nil or due < UNPARKED_DUE) then
         UNPARKED_DUE = due
     end
     return true
@@ -443,6 +480,16 @@ local function park(typ, key, env, score)
     end
     redis.call('HSET', K_PARKED, key, env_write(m))
     PARKED_SEEN = true
+end
+
+-- A new message's send outcome: 'behind' when a delivery of its key is in flight, so that it waits for that
+-- delivery to end (see park), else 'added'. A journal tells the two apart: behind a delivery, the key's older
+-- message is not lost but in flight.
+local function added_as(key)
+    if redis.call('ZSCORE', K_PREPARE, key) then
+        return 'behind'
+    end
+    return 'added'
 end
 
 -- Ends a delivery's lease and returns its envelope (nil when the body is gone), for the caller to place.
@@ -480,7 +527,8 @@ local function fail(key, err, policy, mode)
         unpark(typ, key)
         return 'dead'
     end
-    if redis.call('HEXISTS', K_BODY, key) == 1 or unpark(typ, key) then
+    -- a message parked behind this delivery, and one sent behind it since, are newer: this one gives way
+    if unpark(typ, key) or redis.call('HEXISTS', K_BODY, key) == 1 then
         return 'merged'
     end
     if m.expire_at > 0 and m.expire_at <= NOW_MS then
@@ -534,7 +582,7 @@ local function end_deliveries(typ, policy, n, row)
     -- (counted) counts as a release, and goes dead once the topic's releases are spent; one never started does not.
     local function release(key, counted, reason)
         local env = take_inflight(key)
-        if redis.call('HEXISTS', K_BODY, key) == 1 or unpark(typ, key) then
+        if unpark(typ, key) or redis.call('HEXISTS', K_BODY, key) == 1 then
             return 'merged'
         end
         if env then

@@ -27,7 +27,6 @@
 --   wait_us         0 when more may be due now, else how long until the next message is due by the Redis clock,
 --                   in microseconds (capped at the idle poll): to the millisecond, a poll would come half a
 --                   millisecond late on average
---   recovered       expired leases handled
 --   expired         messages whose time to live ran out, removed
 --   paused          1 when the topic is paused, else 0
 --   next            the score of the most urgent message left that is due now (a priority, or a due time), ''
@@ -37,8 +36,21 @@
 --   messages[]      the messages taken, in consume order, each:
 --     key           its key
 --     envelope      its envelope, the attempt already counted
+--   recovered[]     the deliveries whose lease had run out, ended as failed attempts, in order, each:
+--     key           the message key
+--     outcome       one of: retry dead expired merged gone
+--                   as fail's: merged when a newer send of its key waited, which takes its place
 -- ERRORS
 --   RMQ_FENCED      the fencing token is not the slot owner's
+-- Ends the reply with the recovered leases (pairs of key, outcome), as their count and rows.
+local function with_recovered(out, recovered)
+    out[#out + 1] = #recovered / 2
+    for i = 1, #recovered do
+        out[#out + 1] = recovered[i]
+    end
+    return out
+end
+
 local policy = policy_from(ARG.policy)
 local batch = tonumber(ARG.batch)
 local lease_ms = tonumber(ARG.lease_ms)
@@ -56,11 +68,13 @@ local ended = table.concat(end_deliveries(policy.type, policy, ARG.acks, ARG_ack
 -- Each sorted set's head is read once and kept for planning the wait, unless this call changes the head: most
 -- polls find no lease expired and no delayed message due, and a command that finds nothing still costs a call.
 local lease_head = redis.call('ZRANGE', K_PREPARE, 0, 0, 'WITHSCORES')
+-- key, outcome of each recovered lease, for the end of the reply
 local recovered = {}
 if lease_head[2] and tonumber(lease_head[2]) <= NOW_US then
-    recovered = redis.call('ZRANGEBYSCORE', K_PREPARE, '-inf', NOW_US, 'LIMIT', 0, limit)
-    for _, key in ipairs(recovered) do
-        fail(key, 'lease expired before the consumer acknowledged', policy, 'L')
+    local keys = redis.call('ZRANGEBYSCORE', K_PREPARE, '-inf', NOW_US, 'LIMIT', 0, limit)
+    for _, key in ipairs(keys) do
+        recovered[#recovered + 1] = key
+        recovered[#recovered + 1] = fail(key, 'lease expired before the consumer acknowledged', policy, 'L')
     end
     lease_head = nil
 end
@@ -74,15 +88,15 @@ if rare > 0 then
     redis.call('ZREMRANGEBYSCORE', K_CANCELLED, '-inf', NOW_US)
 end
 local deadline = NOW_US + lease_ms * 1000
-local out = { deadline, 0, #recovered, expired, 0, '', ended, 0 }
-local NEXT, HEAD = 6, 8
+local out = { deadline, 0, expired, 0, '', ended, 0 }
+local NEXT, HEAD = 5, 7
 
 if rare > 0 and redis.call('EXISTS', K_PAUSED) == 1 then
     -- no planned poll, so that sends do not wake a consumer that would take nothing; a resume wakes every slot
     redis.call('DEL', K_WAKE)
     out[2] = idle_ms * 1000
-    out[5] = 1
-    return out
+    out[4] = 1
+    return with_recovered(out, recovered)
 end
 
 local delayed_head
@@ -193,7 +207,7 @@ if count > 0 then
         redis.call('SET', K_HOLD, deadline, 'PX', lease_ms)
     end
 end
-out[4] = expired
+out[3] = expired
 
 -- What is left: the most urgent message due now, which the consumer orders its slots by; else when one comes due.
 if first == nil and priority then
@@ -234,4 +248,4 @@ else
     end
 end
 out[HEAD] = (#out - HEAD) / 2
-return out
+return with_recovered(out, recovered)

@@ -17,9 +17,10 @@
 -- RETURNS
 --   results[]       one per message, in order, as send_controlled.lua's; a refused message is not written, the
 --                   others of the call are. Each:
---     outcome       one of: added merged too_late
---                   merged: into a waiting message; too_late: refused, its fixed time lies further behind the
---                   Redis clock than the tolerance
+--     outcome       one of: added behind merged too_late
+--                   behind: added while a delivery of its key is in flight, which it waits for; merged: into a
+--                   waiting message; too_late: refused, its fixed time lies further behind the Redis clock than
+--                   the tolerance
 --     late_ms       how far behind the Redis clock a fixed time was, 0 when it was ahead
 -- ERRORS
 --   RMQ_ENVELOPE    an envelope with a not-before time or a FIFO position, which send_controlled.lua takes
@@ -65,7 +66,7 @@ for i = 1, ARG.messages do
             end
         end
         redis.call('HSET', K_BODY, key, envelope)
-        outcome = added == 1 and 'added' or 'merged'
+        outcome = added == 1 and added_as(key) or 'merged'
         if added == 1 or typ ~= 'R' then
             moved = typ == 'P' and NOW_MS or score
         end

@@ -30,7 +30,8 @@
 -- RETURNS
 --   results[]       one per message, in order; a refused message is not written, the others of the call are.
 --                   Each:
---     outcome       one of: added merged kept throttled backlog_full too_late
+--     outcome       one of: added behind merged kept throttled backlog_full too_late
+--                   behind: added while a delivery of its key is in flight, which it waits for;
 --                   merged: into a waiting message; kept: not written, its key waits or is parked (K);
 --                   throttled: not written, its key was accepted within the window (T);
 --                   backlog_full: refused, the slot's backlog is full;
@@ -154,7 +155,7 @@ for i = 1, ARG.messages do
             if waiting_env then
                 moved = merge(key, waiting_env, m, repeated == 'D')
             else
-                outcome = 'added'
+                outcome = added_as(key)
                 if waiting then
                     waiting = waiting + 1
                 end

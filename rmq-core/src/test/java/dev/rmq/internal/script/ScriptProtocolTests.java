@@ -134,10 +134,11 @@ class ScriptProtocolTests {
                     .contains("\nCALL_KEY = KEYS[" + (keys.length + 1) + "]\n");
         }
         assertThat(java.util.Arrays.stream(Script.SEND.keys()).mapToObj(SlotKeys.NAMES::get))
-                .as("a send touches only these").containsExactly("store", "body", "delayed", "wake", "expiry");
+                .as("a send touches only these (prepare: whether a delivery of a new key is in flight)")
+                .containsExactly("store", "body", "prepare", "delayed", "wake", "expiry");
         assertThat(java.util.Arrays.stream(Script.SEND_CONTROLLED.keys()).mapToObj(SlotKeys.NAMES::get))
                 .as("a controlled send touches only these")
-                .containsExactly("store", "body", "delayed", "wake", "parked", "expiry", "throttled");
+                .containsExactly("store", "body", "prepare", "delayed", "wake", "parked", "expiry", "throttled");
     }
 
     @Test
@@ -234,10 +235,20 @@ class ScriptProtocolTests {
     @Test
     void aReplyOfAnotherShapeIsRefusedNamingTheScriptAndItsFields() {
         assertThatIllegalStateException().isThrownBy(() -> PrepareCall.REPLY.decode(Script.PREPARE,
-                        List.of(1L, 0L, 0L, 0L, 0L, "".getBytes(), "".getBytes(), 2L, "a".getBytes(), "b".getBytes(),
-                                "c".getBytes())))
-                .withMessageContaining("prepare.lua replied 11 part(s) for 2 row(s) of 2 field(s) after 8, which make 12")
+                        List.of(1L, 0L, 0L, 0L, "".getBytes(), "".getBytes(), 2L, "a".getBytes(), "b".getBytes(),
+                                "c".getBytes(), 0L)))
+                .withMessageContaining("prepare.lua replied 11 part(s), where 2 row(s) of list 'messages', of 2"
+                        + " field(s) each, after 7 part(s) make at least 12")
                 .withMessageContaining("messages[].envelope");
+        // the last list's rows end the reply
+        assertThatIllegalStateException().isThrownBy(() -> PrepareCall.REPLY.decode(Script.PREPARE,
+                        List.of(1L, 0L, 0L, 0L, "".getBytes(), "".getBytes(), 0L, 1L, "k".getBytes(),
+                                "retry".getBytes(), "extra".getBytes())))
+                .withMessageContaining("1 row(s) of list 'recovered', of 2 field(s) each, after 8 part(s) make 10");
+        assertThatIllegalStateException().isThrownBy(() -> PrepareCall.REPLY.decode(Script.PREPARE,
+                        List.of(1L, 0L, 0L, 0L, "".getBytes(), "".getBytes(), 0L, 1L, "k".getBytes(),
+                                "committed".getBytes())))
+                .withMessageContaining("'committed' as its WORD field 'outcome', which holds one of");
         assertThatIllegalStateException().isThrownBy(() -> AckCall.REPLY.decode(Script.ACK, List.of(1L, "done".getBytes())))
                 .withMessageContaining("ack.lua replied 'done' as its WORD field 'outcome', which holds one of");
         assertThatIllegalStateException().isThrownBy(() -> CancelCall.REPLY.decode(Script.CANCEL, List.of(2L, 0L)))
@@ -251,12 +262,14 @@ class ScriptProtocolTests {
     @Test
     void aReplyOfTheRightShapeIsReadByName() {
         PrepareCall.Polled polled = PrepareCall.REPLY.decode(Script.PREPARE,
-                List.of(7L, 0L, 1L, 2L, 0L, "1732712345678".getBytes(), "committed stale".getBytes(), 1L,
-                        "k".getBytes(), new byte[] {9}));
+                List.of(7L, 0L, 2L, 0L, "1732712345678".getBytes(), "committed stale".getBytes(), 1L,
+                        "k".getBytes(), new byte[] {9}, 2L, "r".getBytes(), "merged".getBytes(), "s".getBytes(),
+                        "dead".getBytes()));
         assertThat(polled.token()).isEqualTo(7);
         assertThat(polled.next()).isEqualTo(1732712345678L);
         assertThat(polled.ended()).containsExactly(AckOutcome.COMMITTED, AckOutcome.STALE);
-        assertThat(polled.recovered()).isEqualTo(1);
+        assertThat(polled.recovered()).containsExactly(new PrepareCall.Recovered("r", AckOutcome.MERGED),
+                new PrepareCall.Recovered("s", AckOutcome.DEAD));
         assertThat(polled.expired()).isEqualTo(2);
         assertThat(polled.paused()).isFalse();
         assertThat(polled.messages()).singleElement().satisfies(m -> {

@@ -204,7 +204,36 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
                 writer.add(new Row.Change(acknowledged.topic(), acknowledged.key(), state, null, null, null, false,
                         state.finished(), acknowledged.time(), acknowledged.worker(), detail));
             }
+        } else if (event instanceof RmqEvent.LeasesRecovered recovered) {
+            for (RmqEvent.RecoveredLease lease : recovered.leases()) {
+                Row.Change change = recoveryOf(recovered, lease);
+                if (change != null) {
+                    writer.add(change);
+                }
+            }
         }
+    }
+
+    /**
+     * What a lease recovery did to the key's message in flight (its oldest open one); null for nothing. A newer
+     * send that took its place ends it, as a merge does, and that send's own row then comes first.
+     */
+    private static Row.@Nullable Change recoveryOf(RmqEvent.LeasesRecovered event, RmqEvent.RecoveredLease lease) {
+        JournalState state = switch (lease.outcome()) {
+            case RETRY -> JournalState.RETRIED;
+            case DEAD -> JournalState.DEAD;
+            case EXPIRED -> JournalState.EXPIRED;
+            case MERGED -> JournalState.MERGED;
+            default -> null;
+        };
+        if (state == null) {
+            return null;
+        }
+        boolean replaced = lease.outcome() == AckOutcome.MERGED;
+        return new Row.Change(event.topic(), lease.key(), state, null, null, null, false, replaced || state.finished(),
+                event.time(), event.worker(), replaced
+                        ? "its lease ran out while a newer send of its key waited, which takes its place"
+                        : "its lease ran out before the consumer acknowledged it");
     }
 
     /** The journal's state after an acknowledgement; null for one that changed nothing in Redis. */

@@ -166,14 +166,21 @@ final class RowWriter {
                 addTransition(transition, added.id(), JournalState.SENT, 0, send.sentAt(), PRODUCER, null);
                 // Redis took this send as a new message, so no older message of its key was waiting there: one the
                 // journal holds as waiting was lost (a flush, a failover), and this send takes its place. An older
-                // one in flight stays open: this send waits behind it.
-                for (OpenMessages.Open older : rows.subList(0, rows.size() - 1)) {
-                    if (!older.state().equals(JournalState.DELIVERED.column())) {
-                        addTransition(transition, older.id(), JournalState.MERGED, older.attempts(), send.sentAt(),
-                                PRODUCER,
-                                "Redis no longer held it when a new send of its key came; that send replaces it");
+                // one in flight stays open: this send waits behind it. Redis says whether one is in flight; the
+                // journal's own state may not know yet, as the consumer's rows of its delivery can come later. That
+                // one is the oldest open, as a consumer's changes find it; a parked one behind it merges into this.
+                List<OpenMessages.Open> older = rows.subList(0, rows.size() - 1);
+                for (int i = 0; i < older.size(); i++) {
+                    OpenMessages.Open superseded = older.get(i);
+                    boolean inFlight = send.behindDelivery() ? i == 0
+                            : superseded.state().equals(JournalState.DELIVERED.column());
+                    if (!inFlight) {
+                        addTransition(transition, superseded.id(), JournalState.MERGED, superseded.attempts(),
+                                send.sentAt(), PRODUCER, send.behindDelivery()
+                                        ? "it waited behind its key's delivery; a new send of the key merges into it"
+                                        : "Redis no longer held it when a new send of its key came; that send replaces it");
                         supersede.setTimestamp(1, Timestamp.from(send.sentAt()), Transactions.utc());
-                        supersede.setLong(2, older.id());
+                        supersede.setLong(2, superseded.id());
                         supersede.addBatch();
                     }
                 }

@@ -516,15 +516,6 @@ abstract class JournalBehaviour extends JournalTestBase {
         assertThat(seen.values()).allMatch(times -> times == 1);
     }
 
-    private static PulledMessage<String> pollOne(RmqPuller<String> puller) {
-        List<PulledMessage<String>> got = new ArrayList<>();
-        await().atMost(Duration.ofSeconds(10)).until(() -> {
-            got.addAll(puller.poll(1, Duration.ofMillis(500)));
-            return !got.isEmpty();
-        });
-        return got.get(0);
-    }
-
     private String payloadOf(long id) throws SQLException {
         try (var connection = dataSource.getConnection();
              var select = connection.prepareStatement("SELECT payload FROM rmq_messages WHERE id = ?")) {

@@ -50,7 +50,7 @@ class JournalLifecycleTests extends JournalTestBase {
         journal.close();
         journal.close();
 
-        JournaledSend late = new JournaledSend(PRIORITY, TopicType.PRIORITY, 0, "late", false, false, 100, null, null,
+        JournaledSend late = new JournaledSend(PRIORITY, TopicType.PRIORITY, 0, "late", false, false, false, 100, null, null,
                 Map.of(), new byte[0], Instant.now());
         assertThatThrownBy(() -> journal.sent(List.of(late)).toCompletableFuture().join())
                 .hasCauseInstanceOf(JournalUnavailableException.class);

@@ -2,6 +2,8 @@ package dev.rmq.journal.jdbc;
 
 import dev.rmq.RmqClient;
 import dev.rmq.embedded.RedisServer;
+import dev.rmq.pull.PulledMessage;
+import dev.rmq.pull.RmqPuller;
 import dev.rmq.testsupport.RedisTestServers;
 import dev.rmq.topic.BackoffPolicy;
 import dev.rmq.topic.DeliveryGuarantee;
@@ -27,6 +29,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+
+import static org.awaitility.Awaitility.await;
 
 /**
  * A real redis-server and a real database server per test class (PostgreSQL, unless the subclass starts another), a
@@ -178,5 +182,15 @@ abstract class JournalTestBase {
             result.next();
             return result.getLong(1);
         }
+    }
+
+    /** The next message the puller takes, within 10 s. */
+    static PulledMessage<String> pollOne(RmqPuller<String> puller) {
+        List<PulledMessage<String>> got = new ArrayList<>();
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            got.addAll(puller.poll(1, Duration.ofMillis(500)));
+            return !got.isEmpty();
+        });
+        return got.get(0);
     }
 }
