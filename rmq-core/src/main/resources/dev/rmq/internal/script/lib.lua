@@ -118,13 +118,15 @@ local PLACED_TOP = nil
 local PARKED_SEEN = nil
 -- The earliest due time of the messages unparked in this call, for the caller to wake consumers by.
 local UNPARKED_DUE = nil
+-- Whether any delivery of the slot is in flight, asked at most once per call (see added_as).
+local IN_FLIGHT_SEEN = nil
 
 local function begin_call()
     tonumber, string, struct, math = _G.tonumber, _G.string, _G.struct, _G.math
     NOW_US = now_us()
     NOW_MS = math.floor(NOW_US / 1000)
     math.randomseed(NOW_US % 2147483647)
-    PLACED_TOP, PARKED_SEEN, UNPARKED_DUE = nil, nil, nil
+    PLACED_TOP, PARKED_SEEN, UNPARKED_DUE, IN_FLIGHT_SEEN = nil, nil, nil, nil
 end
 
 -- The place among equals of the index-th message (from 0) of this call, for a topic of type typ. The clock part
@@ -484,9 +486,13 @@ end
 
 -- A new message's send outcome: 'behind' when a delivery of its key is in flight, so that it waits for that
 -- delivery to end (see park), else 'added'. A journal tells the two apart: behind a delivery, the key's older
--- message is not lost but in flight.
+-- message is not lost but in flight. A slot with nothing in flight, as while a backlog is sent, answers for the
+-- whole call with one command.
 local function added_as(key)
-    if redis.call('ZSCORE', K_PREPARE, key) then
+    if IN_FLIGHT_SEEN == nil then
+        IN_FLIGHT_SEEN = redis.call('EXISTS', K_PREPARE) == 1
+    end
+    if IN_FLIGHT_SEEN and redis.call('ZSCORE', K_PREPARE, key) then
         return 'behind'
     end
     return 'added'
