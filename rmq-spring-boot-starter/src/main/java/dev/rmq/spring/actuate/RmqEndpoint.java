@@ -4,7 +4,6 @@ import dev.rmq.RmqClient;
 import dev.rmq.admin.ClearReport;
 import dev.rmq.admin.PauseState;
 import dev.rmq.consumer.RmqConsumerContainer;
-import dev.rmq.consumer.SlotOwner;
 import dev.rmq.coordination.RmqCoordinator;
 import dev.rmq.inspect.PeekCursor;
 import dev.rmq.inspect.PeekPage;
@@ -45,7 +44,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -94,8 +92,7 @@ public class RmqEndpoint {
     private static final int DEFAULT_PAGE = 20;
 
     private final RmqClient client;
-    private final @Nullable RmqListenerEndpointRegistry registry;
-    private final @Nullable RmqCoordinator coordinator;
+    private final SlotOwners owners;
     private final String assignmentMode;
     private final BooleanSupplier writesAllowed;
     private final String instance = ManagementFactory.getRuntimeMXBean().getName();
@@ -107,8 +104,7 @@ public class RmqEndpoint {
     public RmqEndpoint(RmqClient client, @Nullable RmqListenerEndpointRegistry registry,
                        @Nullable RmqCoordinator coordinator, String assignmentMode, BooleanSupplier writesAllowed) {
         this.client = client;
-        this.registry = registry;
-        this.coordinator = coordinator;
+        this.owners = new SlotOwners(registry, coordinator);
         this.assignmentMode = assignmentMode;
         this.writesAllowed = writesAllowed;
     }
@@ -144,7 +140,7 @@ public class RmqEndpoint {
                     "bad page");
         }
         Map<Integer, List<String>> owners = owners(topic);
-        Map<Integer, String> plan = coordinator != null ? coordinator.plan(topic) : Map.of();
+        Map<Integer, String> plan = this.owners.plan(topic);
         TopicCounts counts = client.inspector().counts(topic);
         List<SlotDetail> slots = new ArrayList<>();
         for (SlotCounts slot : counts.slots()) {
@@ -354,39 +350,14 @@ public class RmqEndpoint {
     }
 
     private List<RmqConsumerContainer<?>> containers(String topic) {
-        return registry == null ? List.of() : registry.getListenerContainers(topic);
+        return owners.containers(topic);
     }
 
-    /** The workers that own one slot, read alone: in the whole cluster when coordinated, else of this instance. */
     private List<String> owners(String topic, int slot) {
-        if (coordinator != null) {
-            return coordinator.owner(topic, slot).map(List::of).orElse(List.of());
-        }
-        List<String> owners = new ArrayList<>();
-        for (RmqConsumerContainer<?> container : containers(topic)) {
-            for (SlotOwner owner : container.owners()) {
-                if (owner.ownedSlots().contains(slot)) {
-                    owners.add(owner.workerId());
-                }
-            }
-        }
-        return owners;
+        return owners.of(topic, slot);
     }
 
-    /** Slot to the workers that own it: in the whole cluster when coordinated, else of this instance. */
     private Map<Integer, List<String>> owners(String topic) {
-        Map<Integer, List<String>> owners = new TreeMap<>();
-        if (coordinator != null) {
-            coordinator.owners(topic).forEach((slot, worker) -> owners.put(slot, List.of(worker)));
-            return owners;
-        }
-        for (RmqConsumerContainer<?> container : containers(topic)) {
-            for (SlotOwner owner : container.owners()) {
-                for (int slot : owner.ownedSlots()) {
-                    owners.computeIfAbsent(slot, s -> new ArrayList<>()).add(owner.workerId());
-                }
-            }
-        }
-        return owners;
+        return owners.of(topic);
     }
 }

@@ -1,0 +1,63 @@
+package dev.rmq.spring.console;
+
+import dev.rmq.RmqClient;
+import dev.rmq.coordination.RmqCoordinator;
+import dev.rmq.spring.actuate.SlotOwners;
+import dev.rmq.spring.autoconfigure.RmqAutoConfiguration;
+import dev.rmq.spring.autoconfigure.RmqCoordinationAutoConfiguration;
+import dev.rmq.spring.listener.RmqListenerEndpointRegistry;
+import jakarta.servlet.http.HttpServlet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.web.servlet.ServletRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.util.ClassUtils;
+
+/**
+ * The web console, when {@code rmq.dashboard.enabled=true}, on the application's own servlet web server at
+ * {@code rmq.dashboard.path}: whatever guards the application's other pages (Spring Security's filter chain, a
+ * proxy) guards it too.
+ */
+@AutoConfiguration(after = {RmqAutoConfiguration.class, RmqCoordinationAutoConfiguration.class})
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass({HttpServlet.class, ServletRegistrationBean.class})
+@ConditionalOnProperty(prefix = "rmq.dashboard", name = "enabled", havingValue = "true")
+@ConditionalOnBean(RmqClient.class)
+@EnableConfigurationProperties(RmqDashboardProperties.class)
+public final class RmqDashboardAutoConfiguration {
+
+    private static final Logger log = LoggerFactory.getLogger(RmqDashboardAutoConfiguration.class);
+    private static final String CSRF_TOKEN = "org.springframework.security.web.csrf.CsrfToken";
+
+    @Bean(initMethod = "start", destroyMethod = "close")
+    ConsoleHistory rmqConsoleHistory(RmqClient client, ObjectProvider<RmqListenerEndpointRegistry> registry,
+                                     ObjectProvider<RmqCoordinator> coordinator, RmqDashboardProperties properties) {
+        ConsoleData data = new ConsoleData(client, new SlotOwners(registry.getIfUnique(), coordinator.getIfUnique()),
+                properties.refresh());
+        return new ConsoleHistory(data, properties.refresh(), properties.history());
+    }
+
+    @Bean
+    ServletRegistrationBean<ConsoleServlet> rmqConsole(ConsoleHistory history, RmqDashboardProperties properties) {
+        ClassLoader loader = RmqDashboardAutoConfiguration.class.getClassLoader();
+        Class<?> csrf = ClassUtils.isPresent(CSRF_TOKEN, loader) ? ClassUtils.resolveClassName(CSRF_TOKEN, loader) : null;
+        Boolean asked = properties.writeOperationsEnabled();
+        boolean writes = asked != null ? asked : csrf != null;
+        ConsoleServlet servlet = new ConsoleServlet(history.data(), history, new ConsoleAccess(writes, csrf),
+                properties.refresh().toMillis());
+        ServletRegistrationBean<ConsoleServlet> registration = new ServletRegistrationBean<>(servlet,
+                properties.path(), properties.path() + "/*");
+        registration.setName("rmqConsole");
+        log.info("rmq console at {} ({}{})", properties.path(), writes ? "with its writes" : "read-only",
+                csrf != null ? ", inside Spring Security's rules and CSRF protection"
+                        : writes ? ", from pages of its own origin" : "");
+        return registration;
+    }
+}

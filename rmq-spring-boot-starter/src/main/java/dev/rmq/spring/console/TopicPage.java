@@ -1,0 +1,102 @@
+package dev.rmq.spring.console;
+
+import dev.rmq.inspect.SlotCounts;
+import dev.rmq.inspect.TopicCounts;
+import dev.rmq.producer.StoredMessage;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicType;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/** One topic: its charts, its slots with their owners, the next messages and those in flight. */
+final class TopicPage {
+
+    /** How many of the next messages, and of those in flight, the page lists. */
+    static final int LISTED = 20;
+
+    private TopicPage() {
+    }
+
+    static String main(ConsoleData data, ConsoleHistory history, ConsoleRequest request, String name) {
+        TopicDefinition topic = data.topic(name);
+        TopicCounts counts = data.counts(name);
+        Html html = new Html();
+        html.raw("<h1>").text(name).raw(" <small>").text(topic.type().name().toLowerCase(java.util.Locale.ROOT))
+                .raw(", ").text(topic.slotAmount() + " slot(s), " + OverviewPage.state(topic, counts)).raw("</small></h1>");
+        html.raw("<p class=\"tools\">").link(request.base() + "topics/" + Html.segment(name) + "/dead",
+                "Dead queue (" + counts.total().dead() + ")");
+        if (request.canWrite()) {
+            html.raw(Layout.action("Pause", "pause", name, "", null, ""))
+                    .raw(Layout.action("Resume", "resume", name, "", null, ""));
+        }
+        html.raw("</p>");
+        List<ConsoleHistory.Sample> samples = history.of(name);
+        html.raw("<section class=\"charts\"><h2>The last ").text(Html.duration(history.length())).raw("</h2>")
+                .raw(Charts.line("Waiting", "", samples, ConsoleHistory.Sample::waiting))
+                .raw(Charts.line("In flight", "", samples, ConsoleHistory.Sample::inFlight))
+                .raw(Charts.line("Retrying", "", samples, ConsoleHistory.Sample::retrying))
+                .raw(Charts.line("Dead", "", samples, ConsoleHistory.Sample::dead))
+                .raw(Charts.line("Oldest due message's age", " ms", samples, ConsoleHistory.Sample::dueAgeMs))
+                .raw("</section>");
+        slots(html, data, name, counts);
+        html.raw("<h2>Next ").text(LISTED).raw(", in the order consumers take them</h2>");
+        messages(html, request, topic, data.next(name, LISTED), false);
+        html.raw("<h2>In flight</h2>");
+        messages(html, request, topic, data.inFlight(name, LISTED), true);
+        return html.toString();
+    }
+
+    private static void slots(Html html, ConsoleData data, String name, TopicCounts counts) {
+        Map<Integer, List<String>> owners = data.owners().of(name);
+        Map<Integer, String> plan = data.owners().plan(name);
+        html.raw("<h2>Slots</h2><p class=\"muted\">").text(data.owners().coordinated()
+                        ? "Owners as ZooKeeper records them, in the whole cluster."
+                        : "Owners among this application's workers.")
+                .raw("</p><table class=\"grid\" id=\"slots\"><thead><tr><th>Slot</th><th>Owner</th><th>Planned</th>")
+                .raw("<th>Waiting</th><th>In flight</th><th>Retrying</th><th>Dead</th><th>Paused</th></tr></thead><tbody>");
+        for (SlotCounts slot : counts.slots()) {
+            html.raw("<tr>").el("td class=\"n\"", slot.slot())
+                    .el("td", String.join(", ", owners.getOrDefault(slot.slot(), List.of())))
+                    .el("td", plan.getOrDefault(slot.slot(), ""))
+                    .el("td class=\"n\"", slot.waiting()).el("td class=\"n\"", slot.inFlight())
+                    .el("td class=\"n\"", slot.retrying()).el("td class=\"n\"", slot.dead())
+                    .el("td", slot.paused() ? "paused" : "").raw("</tr>");
+        }
+        html.raw("</tbody></table>");
+    }
+
+    private static void messages(Html html, ConsoleRequest request, TopicDefinition topic, List<StoredMessage> list,
+                                 boolean inFlight) {
+        if (list.isEmpty()) {
+            html.raw("<p class=\"muted\">None.</p>");
+            return;
+        }
+        html.raw("<table class=\"grid\"><thead><tr><th>Key</th><th>Slot</th><th>")
+                .text(inFlight ? "Lease until" : topic.type() == TopicType.PRIORITY ? "Priority" : "Due")
+                .raw("</th><th>Attempts</th><th>Size</th></tr></thead><tbody>");
+        for (StoredMessage message : list) {
+            html.raw("<tr><td>").link(request.base() + "lookup?topic=" + Html.segment(topic.name()) + "&key="
+                            + Html.segment(message.key()), message.key()).raw("</td>")
+                    .el("td class=\"n\"", message.slot()).el("td", score(topic, message, inFlight))
+                    .el("td class=\"n\"", message.attempts())
+                    .el("td class=\"n\"", message.encrypted() ? "encrypted" : message.payload().length + " B")
+                    .raw("</tr>");
+        }
+        html.raw("</tbody></table>");
+    }
+
+    /** A message's score as its state means it. */
+    static String score(TopicDefinition topic, StoredMessage message, boolean inFlight) {
+        if (inFlight) {
+            long micros = (long) message.score();
+            return Html.time(Instant.ofEpochSecond(micros / 1_000_000, micros % 1_000_000 * 1000));
+        }
+        if (topic.type() == TopicType.PRIORITY && message.state() != dev.rmq.producer.MessageState.DELAYED
+                && message.state() != dev.rmq.producer.MessageState.RETRYING) {
+            return String.valueOf((long) message.score());
+        }
+        return Html.time(Instant.ofEpochMilli((long) message.score()));
+    }
+}

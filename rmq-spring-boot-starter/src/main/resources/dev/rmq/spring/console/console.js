@@ -1,0 +1,90 @@
+// rmq console: refreshes the page's main part in place, and sends the controls' writes. No inline script runs
+// (the Content-Security-Policy forbids it): this file is all there is.
+(function () {
+  'use strict';
+
+  function meta(name) {
+    var element = document.querySelector('meta[name="' + name + '"]');
+    return element ? element.getAttribute('content') : null;
+  }
+
+  // the way back to the console's root, as the page's own stylesheet link spells it: relative, so that the console
+  // works under any prefix a proxy adds
+  function base() {
+    var link = document.querySelector('link[rel="stylesheet"]');
+    return link.getAttribute('href').replace('assets/console.css', '');
+  }
+
+  function status(text, failed) {
+    var box = document.getElementById('rmq-status');
+    box.textContent = text;
+    box.className = failed ? 'failed' : 'done';
+  }
+
+  var busy = false;
+
+  function refresh() {
+    var main = document.getElementById('rmq-main');
+    var active = document.activeElement;
+    // leave the page alone while someone types into it or a write is under way
+    if (busy || document.hidden || (active && main.contains(active) && active.tagName === 'INPUT')) {
+      return Promise.resolve();
+    }
+    return fetch(window.location.href, { headers: { 'X-Rmq-Fragment': '1' }, credentials: 'same-origin' })
+      .then(function (response) {
+        if (!response.ok) {
+          throw new Error('the console answered ' + response.status);
+        }
+        return response.text();
+      })
+      .then(function (html) {
+        main.innerHTML = html;
+        document.body.setAttribute('data-refreshed', String(Date.now()));
+      })
+      .catch(function (error) { status('Could not refresh: ' + error.message, true); });
+  }
+
+  function act(button) {
+    var question = button.getAttribute('data-confirm');
+    if (question && !window.confirm(question)) {
+      return;
+    }
+    var body = {
+      action: button.getAttribute('data-action'),
+      topic: button.getAttribute('data-topic'),
+      key: button.getAttribute('data-key'),
+      slot: button.getAttribute('data-slot')
+    };
+    var at = button.parentElement.querySelector('input.at');
+    if (at) {
+      body.at = at.value;
+    }
+    var headers = { 'Content-Type': 'application/json', 'X-Rmq-Console': '1' };
+    var csrfHeader = meta('rmq-csrf-header');
+    if (csrfHeader) {
+      headers[csrfHeader] = meta('rmq-csrf-token');
+    }
+    busy = true;
+    fetch(base() + 'actions', { method: 'POST', headers: headers, body: JSON.stringify(body),
+      credentials: 'same-origin' })
+      .then(function (response) {
+        return response.json().catch(function () { return { ok: false, message: 'answered ' + response.status }; });
+      })
+      .then(function (reply) { status(reply.message, !reply.ok); })
+      .catch(function (error) { status('Could not send: ' + error.message, true); })
+      .then(function () { busy = false; return refresh(); });
+  }
+
+  document.addEventListener('click', function (event) {
+    var button = event.target.closest('button.act');
+    if (button) {
+      event.preventDefault();
+      act(button);
+    }
+  });
+
+  var every = parseInt(meta('rmq-refresh'), 10);
+  if (every > 0) {
+    window.setInterval(refresh, every);
+  }
+})();
