@@ -1,5 +1,6 @@
 package dev.rmq.samples.merchanttasks;
 
+import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.consumer.RmqMessage;
 import dev.rmq.spring.annotation.RmqListener;
 import org.slf4j.Logger;
@@ -11,7 +12,8 @@ import java.time.Duration;
 
 /**
  * Runs merchant tasks, highest priority first. Each takes a moment of pretend work, so that a backlog
- * forms and the order is visible in the log, and reports its progress half way.
+ * forms and the order is visible in the log, and reports its progress half way. A task no worker knows goes to the
+ * dead queue at once.
  */
 @Component
 public class MerchantTaskWorker {
@@ -25,8 +27,14 @@ public class MerchantTaskWorker {
     }
 
     @RmqListener(topic = "merchant-tasks")
-    public void run(RmqMessage<MerchantTask> message) throws InterruptedException {
+    public ConsumeResult run(RmqMessage<MerchantTask> message) throws InterruptedException {
         MerchantTask task = message.payload();
+        if (!MerchantTask.KNOWN.contains(task.task())) {
+            // no retry would help: the dead queue keeps it until someone fixes the worker and requeues it
+            log.warn("merchant-tasks: merchant {} asked for '{}', which no worker knows", task.merchantId(),
+                    task.task());
+            return ConsumeResult.dead("unknown task '" + task.task() + "'; the tasks are " + MerchantTask.KNOWN);
+        }
         log.info("merchant-tasks: {} merchant {}: {} (priority {})", task.keyAccount() ? "key-account" : "regular",
                 task.merchantId(), task.task(), message.priority().orElseThrow());
         // the pretend work in two halves, with a progress report between them, which the rmq endpoint's in-flight
@@ -35,5 +43,6 @@ public class MerchantTaskWorker {
         Thread.sleep(half);
         message.reportProgress(50, "half of " + task.task() + " done");
         Thread.sleep(work.toMillis() - half);
+        return ConsumeResult.success();
     }
 }

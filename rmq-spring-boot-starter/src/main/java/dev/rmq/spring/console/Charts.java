@@ -24,10 +24,12 @@ final class Charts {
         if (samples.isEmpty()) {
             return html.raw(" <span class=\"muted\">no samples yet</span></figcaption></figure>").toString();
         }
-        long peak = 1;
+        long peak = 0;
         for (ConsoleHistory.Sample sample : samples) {
             peak = Math.max(peak, value.applyAsLong(sample));
         }
+        // a series of zeros lies on the baseline
+        long scale = Math.max(1, peak);
         long latest = value.applyAsLong(samples.get(samples.size() - 1));
         html.raw(" <span class=\"muted\">now ").text(latest + unit).raw(", peak ").text(peak + unit).raw("</span>")
                 .raw("</figcaption><svg viewBox=\"0 0 " + WIDTH + " " + HEIGHT + "\" role=\"img\" aria-label=\"")
@@ -36,7 +38,7 @@ final class Charts {
         long span = Math.max(1, samples.get(samples.size() - 1).at().toEpochMilli() - first);
         for (ConsoleHistory.Sample sample : samples) {
             double x = samples.size() == 1 ? WIDTH : (sample.at().toEpochMilli() - first) * (double) WIDTH / span;
-            double y = HEIGHT - 2 - value.applyAsLong(sample) * (HEIGHT - 4.0) / peak;
+            double y = HEIGHT - 2 - value.applyAsLong(sample) * (HEIGHT - 4.0) / scale;
             html.raw(String.format(Locale.ROOT, "%.1f,%.1f ", x, y));
         }
         return html.raw("\"/></svg></figure>").toString();

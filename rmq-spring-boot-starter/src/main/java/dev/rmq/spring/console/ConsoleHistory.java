@@ -2,6 +2,7 @@ package dev.rmq.spring.console;
 
 import dev.rmq.inspect.SlotCounts;
 import dev.rmq.topic.TopicDefinition;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,11 +27,21 @@ final class ConsoleHistory implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ConsoleHistory.class);
 
-    /** One sample of a topic. */
-    record Sample(Instant at, long waiting, long inFlight, long retrying, long dead, long dueAgeMs) {
+    /**
+     * One sample of a topic: its counts in Redis, and what this application's meters counted since the sample before
+     * (rates per second; the lateness p99 in ms, -1 when nothing was delivered or no meter counts it).
+     */
+    record Sample(Instant at, long waiting, long inFlight, long retrying, long dead, long dueAgeMs, long sentPerSecond,
+                  long consumedPerSecond, long latenessP99Ms) {
+    }
+
+    /** A topic's meter totals at one sample, for the next one's rates. */
+    private record Reading(ConsoleMeters.Totals totals, long atNanos) {
     }
 
     private final ConsoleData data;
+    private final ConsoleMeters meters;
+    private final Map<String, Reading> readings = new ConcurrentHashMap<>();
     private final int capacity;
     private final Duration every;
     private final Map<String, Deque<Sample>> samples = new ConcurrentHashMap<>();
@@ -41,8 +52,9 @@ final class ConsoleHistory implements AutoCloseable {
     });
     private volatile boolean failing;
 
-    ConsoleHistory(ConsoleData data, Duration every, Duration length) {
+    ConsoleHistory(ConsoleData data, ConsoleMeters meters, Duration every, Duration length) {
         this.data = data;
+        this.meters = meters;
         this.every = every;
         this.capacity = (int) Math.max(1, length.dividedBy(every));
     }
@@ -57,8 +69,9 @@ final class ConsoleHistory implements AutoCloseable {
         for (TopicDefinition topic : data.topics()) {
             try {
                 SlotCounts total = data.counts(topic.name()).total();
+                long[] metered = metered(topic.name());
                 add(topic.name(), new Sample(Instant.now(), total.waiting(), total.inFlight(), total.retrying(),
-                        total.dead(), total.dueAgeMs()));
+                        total.dead(), total.dueAgeMs(), metered[0], metered[1], metered[2]));
             } catch (RuntimeException e) {
                 failed = true;
                 if (!failing) {
@@ -68,6 +81,34 @@ final class ConsoleHistory implements AutoCloseable {
             }
         }
         failing = failed;
+    }
+
+    /** Sends and consumes per second, and the lateness p99, since the topic's last sample: 0, 0, -1 at first. */
+    private long[] metered(String topic) {
+        ConsoleMeters.Totals totals = meters.read(topic);
+        if (totals == null) {
+            return new long[] {0, 0, -1};
+        }
+        long now = System.nanoTime();
+        Reading before = readings.put(topic, new Reading(totals, now));
+        if (before == null) {
+            return new long[] {0, 0, -1};
+        }
+        double seconds = Math.max(1e-3, (now - before.atNanos()) / 1e9);
+        return new long[] {Math.round((totals.sent() - before.totals().sent()) / seconds),
+                Math.round((totals.consumed() - before.totals().consumed()) / seconds),
+                ConsoleMeters.latenessP99(before.totals(), totals)};
+    }
+
+    /** The topic's latest sample, or null before the first. */
+    @Nullable Sample latest(String topic) {
+        Deque<Sample> kept = samples.get(topic);
+        if (kept == null) {
+            return null;
+        }
+        synchronized (kept) {
+            return kept.peekLast();
+        }
     }
 
     private void add(String topic, Sample sample) {
@@ -94,6 +135,11 @@ final class ConsoleHistory implements AutoCloseable {
     /** What it samples, which the pages read too. */
     ConsoleData data() {
         return data;
+    }
+
+    /** How often a sample is taken. */
+    Duration every() {
+        return every;
     }
 
     Duration length() {

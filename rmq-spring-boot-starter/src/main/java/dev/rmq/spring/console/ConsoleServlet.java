@@ -68,7 +68,7 @@ final class ConsoleServlet extends HttpServlet {
         try {
             if (path.equals("/")) {
                 title = "Topics";
-                main = OverviewPage.main(data, page);
+                main = OverviewPage.main(data, history, page);
             } else if (path.equals("/lookup")) {
                 title = "Find a message";
                 main = MessagePage.main(data, page, request.getParameter("topic"), request.getParameter("key"));

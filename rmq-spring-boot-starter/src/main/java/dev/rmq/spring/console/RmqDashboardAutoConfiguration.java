@@ -6,6 +6,7 @@ import dev.rmq.spring.actuate.SlotOwners;
 import dev.rmq.spring.autoconfigure.RmqAutoConfiguration;
 import dev.rmq.spring.autoconfigure.RmqCoordinationAutoConfiguration;
 import dev.rmq.spring.listener.RmqListenerEndpointRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.http.HttpServlet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,6 +19,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.servlet.ServletRegistrationBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -25,7 +27,11 @@ import org.springframework.util.ClassUtils;
  * {@code rmq.dashboard.path}: whatever guards the application's other pages (Spring Security's filter chain, a
  * proxy) guards it too.
  */
-@AutoConfiguration(after = {RmqAutoConfiguration.class, RmqCoordinationAutoConfiguration.class})
+@AutoConfiguration(after = {RmqAutoConfiguration.class, RmqCoordinationAutoConfiguration.class},
+        afterName = {"org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+                "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+                "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple"
+                        + ".SimpleMetricsExportAutoConfiguration"})
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass({HttpServlet.class, ServletRegistrationBean.class})
 @ConditionalOnProperty(prefix = "rmq.dashboard", name = "enabled", havingValue = "true")
@@ -38,10 +44,24 @@ public final class RmqDashboardAutoConfiguration {
 
     @Bean(initMethod = "start", destroyMethod = "close")
     ConsoleHistory rmqConsoleHistory(RmqClient client, ObjectProvider<RmqListenerEndpointRegistry> registry,
-                                     ObjectProvider<RmqCoordinator> coordinator, RmqDashboardProperties properties) {
+                                     ObjectProvider<RmqCoordinator> coordinator, ObjectProvider<ConsoleMeters> meters,
+                                     RmqDashboardProperties properties) {
         ConsoleData data = new ConsoleData(client, new SlotOwners(registry.getIfUnique(), coordinator.getIfUnique()),
                 properties.refresh());
-        return new ConsoleHistory(data, properties.refresh(), properties.history());
+        return new ConsoleHistory(data, meters.getIfUnique(() -> ConsoleMeters.NONE), properties.refresh(),
+                properties.history());
+    }
+
+    /** With Micrometer, the charts and the overview read this application's rates and lateness from its meters. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterRegistry.class)
+    static final class Meters {
+
+        @Bean
+        @ConditionalOnBean(MeterRegistry.class)
+        ConsoleMeters rmqConsoleMeters(MeterRegistry registry) {
+            return new MicrometerConsoleMeters(registry);
+        }
     }
 
     @Bean

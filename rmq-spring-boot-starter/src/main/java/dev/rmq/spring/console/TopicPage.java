@@ -6,6 +6,7 @@ import dev.rmq.producer.StoredMessage;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +24,7 @@ final class TopicPage {
         TopicDefinition topic = data.topic(name);
         TopicCounts counts = data.counts(name);
         Html html = new Html();
-        html.raw("<h1>").text(name).raw(" <small>").text(topic.type().name().toLowerCase(java.util.Locale.ROOT))
+        html.raw("<h1>").text(name).raw(" <small>").text(OverviewPage.type(topic))
                 .raw(", ").text(topic.slotAmount() + " slot(s), " + OverviewPage.state(topic, counts)).raw("</small></h1>");
         html.raw("<p class=\"tools\">").link(request.base() + "topics/" + Html.segment(name) + "/dead",
                 "Dead queue (" + counts.total().dead() + ")");
@@ -33,12 +34,22 @@ final class TopicPage {
         }
         html.raw("</p>");
         List<ConsoleHistory.Sample> samples = history.of(name);
-        html.raw("<section class=\"charts\"><h2>The last ").text(Html.duration(history.length())).raw("</h2>")
+        html.raw("<section class=\"charts\"><h2>").text(samples.size() < 2 ? "History"
+                        : "The last " + Html.duration(Duration.between(samples.get(0).at(),
+                        samples.get(samples.size() - 1).at())))
+                .raw(" <small class=\"muted\">").text("sampled every " + Html.duration(history.every())
+                        + ", kept for " + Html.duration(history.length())).raw("</small></h2>")
                 .raw(Charts.line("Waiting", "", samples, ConsoleHistory.Sample::waiting))
                 .raw(Charts.line("In flight", "", samples, ConsoleHistory.Sample::inFlight))
                 .raw(Charts.line("Retrying", "", samples, ConsoleHistory.Sample::retrying))
                 .raw(Charts.line("Dead", "", samples, ConsoleHistory.Sample::dead))
                 .raw(Charts.line("Oldest due message's age", " ms", samples, ConsoleHistory.Sample::dueAgeMs))
+                .raw(Charts.line("Sent per second, this application", "", samples,
+                        ConsoleHistory.Sample::sentPerSecond))
+                .raw(Charts.line("Consumed per second, this application", "", samples,
+                        ConsoleHistory.Sample::consumedPerSecond))
+                .raw(topic.type() == TopicType.PRIORITY ? "" : Charts.line("Lateness p99, this application", " ms",
+                        samples, sample -> Math.max(0, sample.latenessP99Ms())))
                 .raw("</section>");
         slots(html, data, name, counts);
         html.raw("<h2>Next ").text(LISTED).raw(", in the order consumers take them</h2>");

@@ -90,6 +90,9 @@ class RmqConsoleTests extends ConsoleTestBase {
         for (String link : ConsoleHttp.links(page)) {
             assertThat(console.get(console.uri("topics/jobs").resolve(link)).statusCode()).as(link).isEqualTo(200);
         }
+        // this application's sends, as its meters count them, between two samples
+        await().atMost(Duration.ofSeconds(10)).until(() -> console.get("topics/jobs").body()
+                .matches("(?s).*Sent per second, this application <span class=\"muted\">now \\d+, peak [1-9].*"));
         String fragment = console.get("topics/jobs", "X-Rmq-Fragment", "1").body();
         assertThat(fragment).contains("job-1").doesNotContain("<html", "<head");
         assertThat(console.get("topics/nope").statusCode()).isEqualTo(404);
