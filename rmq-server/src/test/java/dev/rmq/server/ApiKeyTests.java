@@ -2,17 +2,30 @@ package dev.rmq.server;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import tools.jackson.databind.JsonNode;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.Base64;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** With API keys configured: no key or an unknown one is 401, a read-only key may only read, read-write may all. */
+/**
+ * With API keys configured: no key or an unknown one is 401, a read-only key may only read, read-write may all; the
+ * web console takes the key as a browser's Basic password.
+ */
+@ExtendWith(OutputCaptureExtension.class)
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "server.port=0",
         "server.address=127.0.0.1",
@@ -88,5 +101,45 @@ class ApiKeyTests {
         JsonNode health = anonymous.get("/actuator/health").expect(200);
 
         assertThat(health.path("status").asString()).isEqualTo("UP");
+    }
+
+    /** A browser's request to the console: the key as the Basic password, the console's own headers on a write. */
+    private HttpResponse<String> console(String method, String page, String key) throws Exception {
+        return console(method, page, key, "pause");
+    }
+
+    private HttpResponse<String> console(String method, String page, String key, String action) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(anonymous.base() + "/rmq/" + page));
+        if (key != null) {
+            request.header("Authorization", "Basic " + Base64.getEncoder().encodeToString(("anyone:" + key)
+                    .getBytes(StandardCharsets.UTF_8)));
+        }
+        if (method.equals("POST")) {
+            request.POST(HttpRequest.BodyPublishers.ofString("{\"action\":\"" + action
+                            + "\",\"topic\":\"merchant-tasks\"}"))
+                    .header("Content-Type", "application/json").header("X-Rmq-Console", "1")
+                    .header("Sec-Fetch-Site", "same-origin");
+        }
+        return HttpClient.newHttpClient().send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void theConsoleAsksABrowserForAKeyAndAReadOnlyKeySeesNoControl(CapturedOutput output) throws Exception {
+        HttpResponse<String> challenged = console("GET", "", null);
+        assertThat(challenged.statusCode()).isEqualTo(401);
+        assertThat(challenged.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(value ->
+                assertThat(value).startsWith("Basic realm=\"rmq console\""));
+        assertThat(console("GET", "", "not-a-key").statusCode()).isEqualTo(401);
+
+        HttpResponse<String> reader = console("GET", "topics/merchant-tasks", READ_ONLY);
+        assertThat(reader.statusCode()).isEqualTo(200);
+        assertThat(reader.body()).contains("read-only").doesNotContain("data-action");
+        assertThat(console("POST", "actions", READ_ONLY).statusCode()).isEqualTo(403);
+
+        HttpResponse<String> writer = console("GET", "topics/merchant-tasks", READ_WRITE);
+        assertThat(writer.body()).contains("data-action=\"pause\"").doesNotContain("read-only");
+        assertThat(console("POST", "actions", READ_WRITE).statusCode()).isEqualTo(200);
+        assertThat(output).contains("orders-service asked to pause merchant-tasks: the topic is paused");
+        assertThat(console("POST", "actions", READ_WRITE, "resume").body()).contains("running");
     }
 }

@@ -20,6 +20,8 @@ class SecurityConfiguration {
     ApiKeyFilter apiKeyFilter(ApiKeys keys, ProblemJson problems, Environment environment) {
         String base = environment.getProperty("management.endpoints.web.base-path", "/actuator");
         String health = environment.getProperty("management.endpoints.web.path-mapping.health", "health");
-        return new ApiKeyFilter(keys, problems, (base.endsWith("/") ? base : base + "/") + health);
+        String console = environment.getProperty("rmq.dashboard.enabled", Boolean.class, false)
+                ? environment.getProperty("rmq.dashboard.path", "/rmq") : null;
+        return new ApiKeyFilter(keys, problems, (base.endsWith("/") ? base : base + "/") + health, console);
     }
 }

@@ -38,8 +38,9 @@ final class ConsoleAccess {
         }
     }
 
-    boolean writes() {
-        return writes;
+    /** Whether the console acts at all, and this caller may make it (see {@link RmqDashboardProperties#CALLER_MAY_WRITE}). */
+    boolean writes(HttpServletRequest request) {
+        return writes && !Boolean.FALSE.equals(request.getAttribute(RmqDashboardProperties.CALLER_MAY_WRITE));
     }
 
     /** Why the write may not go on, or null when it may. */
@@ -47,6 +48,9 @@ final class ConsoleAccess {
         if (!writes) {
             return "the console is read-only: with Spring Security on the classpath its writes are on unless"
                     + " rmq.dashboard.write-operations-enabled=false; without it, set that property to true";
+        }
+        if (!writes(request)) {
+            return "these credentials may only read the console";
         }
         if (!"1".equals(request.getHeader(WRITE_HEADER))) {
             return "a write comes from the console's own pages, which send the " + WRITE_HEADER + " header";
@@ -97,10 +101,10 @@ final class ConsoleAccess {
         Method value = csrfToken;
         Object token = header == null ? null : request.getAttribute(CSRF_ATTRIBUTE);
         if (token == null || header == null || value == null) {
-            return new ConsoleRequest(base, writes, null, null, refreshMs);
+            return new ConsoleRequest(base, writes(request), null, null, refreshMs);
         }
         try {
-            return new ConsoleRequest(base, writes, (String) header.invoke(token), (String) value.invoke(token),
+            return new ConsoleRequest(base, writes(request), (String) header.invoke(token), (String) value.invoke(token),
                     refreshMs);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("could not read Spring Security's CSRF token", e);

@@ -25,6 +25,13 @@ public record RmqDashboardProperties(@DefaultValue("false") boolean enabled,
                                      @DefaultValue("5s") Duration refresh,
                                      @DefaultValue("1h") Duration history) {
 
+    /**
+     * A request attribute by which the application's own authentication says whether this caller may act through
+     * the console: {@code Boolean.FALSE} hides the controls from its pages and refuses its writes, whatever
+     * {@link #writeOperationsEnabled} says. rmq-server sets it from the scope of the caller's API key.
+     */
+    public static final String CALLER_MAY_WRITE = "dev.rmq.console.caller-may-write";
+
     public RmqDashboardProperties {
         if (!path.startsWith("/") || path.endsWith("/") || path.contains("*") || path.contains("?")) {
             throw new IllegalArgumentException("rmq.dashboard.path must start with '/', not end with one, and hold no"

@@ -70,7 +70,7 @@
       .then(function (response) {
         return response.json().catch(function () { return { ok: false, message: 'answered ' + response.status }; });
       })
-      .then(function (reply) { status(reply.message, !reply.ok); })
+      .then(function (reply) { status(reply.message || reply.detail || 'answered without a reason', !reply.ok); })
       .catch(function (error) { status('Could not send: ' + error.message, true); })
       .then(function () { busy = false; return refresh(); });
   }
