@@ -19,6 +19,13 @@ public interface RmqRestorer {
      */
     List<Outcome> restore(String topic, List<RestoredMessage> messages);
 
+    /**
+     * What {@link #restore} would do with the messages, by what Redis holds now, writing nothing: a dry run.
+     *
+     * @throws IllegalArgumentException for an unknown topic or a slot outside it
+     */
+    List<Outcome> check(String topic, List<RestoredMessage> messages);
+
     enum Outcome {
         /** Put back: it waits again, at its due time or priority, with its attempts. */
         RESTORED,

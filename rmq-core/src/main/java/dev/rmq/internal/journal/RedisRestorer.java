@@ -49,6 +49,15 @@ public final class RedisRestorer implements RmqRestorer {
 
     @Override
     public List<Outcome> restore(String topicName, List<RestoredMessage> messages) {
+        return run(topicName, messages, false);
+    }
+
+    @Override
+    public List<Outcome> check(String topicName, List<RestoredMessage> messages) {
+        return run(topicName, messages, true);
+    }
+
+    private List<Outcome> run(String topicName, List<RestoredMessage> messages, boolean dryRun) {
         TopicDefinition topic = topics.require(topicName);
         if (messages == null) {
             throw new IllegalArgumentException("messages must not be null");
@@ -78,7 +87,8 @@ public final class RedisRestorer implements RmqRestorer {
                     rows.add(new RestoreCall.Message(m.key(), Envelope.encodeStored(m.attempts(), m.score(),
                             m.expireAt(), m.notBefore(), m.lastError(), m.headers(), m.payload())));
                 }
-                RestoreCall call = new RestoreCall(policy, keys.wakeChannel(topic.name()), slot, topic.fifo(), rows);
+                RestoreCall call = new RestoreCall(policy, keys.wakeChannel(topic.name()), slot, topic.fifo(), dryRun,
+                        rows);
                 calls.add(pipeline.add(keys.slot(topic.name(), slot), call).thenAccept(done -> {
                     for (int i = 0; i < chunk.size(); i++) {
                         outcomes[chunk.get(i)] = done.get(i);
@@ -90,6 +100,9 @@ public final class RedisRestorer implements RmqRestorer {
             pipeline.execute();
         }
         Futures.join(CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)));
+        if (dryRun) {
+            return Arrays.asList(outcomes);
+        }
         bySlot.forEach((slot, indexes) -> {
             Set<String> gone = new HashSet<>();
             for (int index : indexes) {

@@ -12,9 +12,11 @@ import java.util.Map;
  * @param wakeChannel where idle consumers of the topic are woken
  * @param slot        the slot
  * @param fifo        whether the topic takes equals in the order first sent
+ * @param dryRun      whether nothing is written, and the outcomes say what a restore would do
  * @param messages    the messages, in order
  */
-public record RestoreCall(RetryPolicy policy, String wakeChannel, int slot, boolean fifo, List<Message> messages)
+public record RestoreCall(RetryPolicy policy, String wakeChannel, int slot, boolean fifo, boolean dryRun,
+                          List<Message> messages)
         implements ScriptCall<List<RmqRestorer.Outcome>> {
 
     /**
@@ -34,6 +36,7 @@ public record RestoreCall(RetryPolicy policy, String wakeChannel, int slot, bool
             .arg("wake_channel", RestoreCall::wakeChannel)
             .arg("slot", RestoreCall::slot)
             .arg("fifo", call -> call.fifo() ? "1" : "0")
+            .arg("dry_run", call -> call.dryRun() ? "1" : "0")
             .rows("messages", RestoreCall::messages, MESSAGE)
             .build();
 

@@ -7,6 +7,7 @@
 --   wake_channel    the channel on which idle consumers of the topic are woken
 --   slot            the slot index, published on the wake channel
 --   fifo            '1' on a FIFO topic: a restored message takes a new place, behind the equals already waiting
+--   dry_run         '1': nothing is written; each outcome says what a restore would do
 --   messages[]      the messages, each:
 --     key           the message key
 --     envelope      its envelope with absolute times and its attempts so far (Envelope.encodeStored); a due time
@@ -52,6 +53,9 @@ for i = 1, ARG.messages do
     if redis.call('HEXISTS', K_BODY, key) == 1 or redis.call('HEXISTS', K_INFLIGHT, key) == 1
             or redis.call('HEXISTS', K_PARKED, key) == 1 or redis.call('HEXISTS', K_DEADBODY, key) == 1 then
         out[i + 1] = 'present'
+    elseif ARG.dry_run == '1' then
+        local expire_at = env_read(envelope).expire_at
+        out[i + 1] = (expire_at > 0 and expire_at <= NOW_MS) and 'expired' or 'restored'
     else
         local outcome, due = put_back(i, key, envelope)
         out[i + 1] = outcome

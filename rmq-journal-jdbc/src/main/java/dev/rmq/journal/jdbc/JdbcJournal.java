@@ -281,6 +281,13 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
         }
         try {
             RestoreReport report = restorer.restore(request, client.restorer(), client.topics());
+            if (request.dryRun()) {
+                log.info("restore dry run ({}): would put back {} of {} open journaled messages; {} are still in"
+                        + " Redis, {} have expired, {} are of unknown topics or slots; nothing was written ({} ms)",
+                        describe(request), report.restored(), report.examined(), report.present(), report.expired(),
+                        report.skipped(), report.took().toMillis());
+                return report;
+            }
             log.info("restore ({}) put back {} of {} open journaled messages in {} ms; {} were still in Redis, {} had"
                     + " expired{}, {} were of unknown topics or slots", describe(request), report.restored(),
                     report.examined(), report.took().toMillis(), report.present(), report.expired(),

@@ -77,7 +77,8 @@ final class JournalRestore {
                 for (Open open : entry.getValue()) {
                     messages.add(restored(open, now, request.expired()));
                 }
-                List<RmqRestorer.Outcome> outcomes = restorer.restore(entry.getKey(), messages);
+                List<RmqRestorer.Outcome> outcomes = request.dryRun() ? restorer.check(entry.getKey(), messages)
+                        : restorer.restore(entry.getKey(), messages);
                 // whether a time to live ran out is the Redis clock's call, as it is for what Redis kept
                 for (int i = 0; i < outcomes.size(); i++) {
                     switch (outcomes.get(i)) {
@@ -89,10 +90,15 @@ final class JournalRestore {
             }
             restored += putBack.size();
             expired += ranOut.size();
+            if (request.dryRun()) {
+                continue;
+            }
             record(putBack, ranOut, topics);
             putBack.forEach(open -> restoredKeys.add(open.topic() + '\n' + open.key()));
         }
-        closeSuperseded(request, restoredKeys);
+        if (!request.dryRun()) {
+            closeSuperseded(request, restoredKeys);
+        }
         return new RestoreReport(examined, restored, present, expired, skipped,
                 Duration.ofNanos(System.nanoTime() - started));
     }

@@ -9,8 +9,14 @@ import org.jspecify.annotations.Nullable;
  * @param key     one message key (with a topic), or null for all
  * @param expired whether messages whose time to live ran out are put back too (without a time to live); when
  *                false they are marked expired in the journal instead
+ * @param dryRun  whether the restore only says what it would do: it writes nothing to Redis or to the journal, and
+ *                its report's counts are what a restore would put back, find present, and find expired now
  */
-public record RestoreRequest(@Nullable String topic, @Nullable String key, boolean expired) {
+public record RestoreRequest(@Nullable String topic, @Nullable String key, boolean expired, boolean dryRun) {
+
+    public RestoreRequest(@Nullable String topic, @Nullable String key, boolean expired) {
+        this(topic, key, expired, false);
+    }
 
     public RestoreRequest {
         if (key != null && topic == null) {
@@ -24,5 +30,10 @@ public record RestoreRequest(@Nullable String topic, @Nullable String key, boole
     /** Every unfinished message of every topic, expired ones left out. */
     public static RestoreRequest all() {
         return new RestoreRequest(null, null, false);
+    }
+
+    /** This request as a dry run: what it would do, with nothing written. */
+    public RestoreRequest asDryRun() {
+        return new RestoreRequest(topic, key, expired, true);
     }
 }

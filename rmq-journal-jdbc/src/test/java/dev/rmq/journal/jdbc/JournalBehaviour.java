@@ -241,6 +241,15 @@ abstract class JournalBehaviour extends JournalTestBase {
         Expected expected = sendMixAndConsumePart();
         journal.flush(Duration.ofSeconds(10));
         redis.command("FLUSHALL");
+        // a dry run says what would come back, and writes nothing anywhere
+        RestoreReport dry = journal.restore(client, RestoreRequest.all().asDryRun());
+        assertThat(dry.restored()).isEqualTo(expected.open().size());
+        assertThat(dry.present()).isZero();
+        for (String ref : expected.open().keySet()) {
+            String[] parts = ref.split("/");
+            assertThat(client.producer().get(MessageRef.of(parts[0], parts[1]))).as(ref + " after a dry run").isEmpty();
+        }
+        assertThat(count("SELECT COUNT(*) FROM rmq_transitions WHERE state = 'restored'")).isZero();
         assertRestoredExactlyOnce(expected);
     }
 

@@ -96,16 +96,16 @@ final class ConsoleAccess {
     }
 
     /** What a page needs to carry Spring Security's CSRF token, if the request has one. */
-    ConsoleRequest pageRequest(HttpServletRequest request, String base, long refreshMs) {
+    ConsoleRequest pageRequest(HttpServletRequest request, String base, long refreshMs, boolean journal) {
         Method header = csrfHeader;
         Method value = csrfToken;
         Object token = header == null ? null : request.getAttribute(CSRF_ATTRIBUTE);
         if (token == null || header == null || value == null) {
-            return new ConsoleRequest(base, writes(request), null, null, refreshMs);
+            return new ConsoleRequest(base, writes(request), null, null, refreshMs, journal);
         }
         try {
             return new ConsoleRequest(base, writes(request), (String) header.invoke(token), (String) value.invoke(token),
-                    refreshMs);
+                    refreshMs, journal);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("could not read Spring Security's CSRF token", e);
         }

@@ -26,9 +26,11 @@ final class ConsoleActions {
     }
 
     private final ConsoleData data;
+    private final @Nullable ConsoleJournal journal;
 
-    ConsoleActions(ConsoleData data) {
+    ConsoleActions(ConsoleData data, @Nullable ConsoleJournal journal) {
         this.data = data;
+        this.journal = journal;
     }
 
     /**
@@ -38,6 +40,9 @@ final class ConsoleActions {
      * @throws IllegalArgumentException for an unknown action or topic, or a missing key, slot or time
      */
     String perform(Request request, String who) {
+        if (request.action().startsWith("restore")) {
+            return restore(request, who);
+        }
         data.topic(request.topic());
         String result;
         try {
@@ -49,6 +54,22 @@ final class ConsoleActions {
         }
         data.changed(request.topic());
         audit.info("{} asked to {} {}{}: {}", who, request.action(), request.topic(), keyOf(request), result);
+        return result;
+    }
+
+    /** A restore of every topic from the journal, or its dry run. */
+    private String restore(Request request, String who) {
+        ConsoleJournal from = journal;
+        if (from == null) {
+            throw new IllegalArgumentException("this application has no journal to restore from");
+        }
+        boolean dryRun = switch (request.action()) {
+            case "restore" -> false;
+            case "restore-dry-run" -> true;
+            default -> throw new IllegalArgumentException("unknown action '" + request.action() + "'");
+        };
+        String result = from.restore(dryRun);
+        audit.info("{} asked to {} every topic: {}", who, dryRun ? "dry-run a restore of" : "restore", result);
         return result;
     }
 
@@ -74,7 +95,8 @@ final class ConsoleActions {
                         ? "rescheduled to " + Html.time(at) : "nothing waited under that key any more";
             }
             default -> throw new IllegalArgumentException("unknown action '" + request.action() + "'; the console"
-                    + " knows pause, resume, requeue-all, purge, requeue, delete, cancel, now and reschedule");
+                    + " knows pause, resume, requeue-all, purge, requeue, delete, cancel, now, reschedule, restore and"
+                    + " restore-dry-run");
         };
     }
 

@@ -3,6 +3,8 @@ package dev.rmq.spring.console;
 import dev.rmq.RmqClient;
 import dev.rmq.dead.DeadMessage;
 import dev.rmq.inspect.TopicCounts;
+import dev.rmq.journal.MessageHistory;
+import dev.rmq.journal.NoJournalException;
 import dev.rmq.producer.MessageRef;
 import dev.rmq.producer.StoredMessage;
 import dev.rmq.spring.actuate.SlotOwners;
@@ -74,6 +76,18 @@ final class ConsoleData {
 
     Optional<StoredMessage> find(String topic, String key) {
         return client.inspector().find(MessageRef.of(topic, key));
+    }
+
+    /**
+     * What the journal holds of the key's messages, the latest first; empty without a journal, or when it keeps
+     * no history.
+     */
+    List<MessageHistory> history(String topic, String key) {
+        try {
+            return client.inspector().history(topic, key);
+        } catch (NoJournalException | UnsupportedOperationException e) {
+            return List.of();
+        }
     }
 
     /** The next {@code limit} messages in consume order. */

@@ -11,7 +11,8 @@ import org.jspecify.annotations.Nullable;
  * @param csrfHeader the header that carries Spring Security's CSRF token on a write, null without one
  * @param csrfToken  the token, null without one
  * @param refreshMs  how often the page refreshes itself
+ * @param journal    whether the application has a journal, whose page the navigation links to
  */
 record ConsoleRequest(String base, boolean canWrite, @Nullable String csrfHeader, @Nullable String csrfToken,
-                      long refreshMs) {
+                      long refreshMs, boolean journal) {
 }

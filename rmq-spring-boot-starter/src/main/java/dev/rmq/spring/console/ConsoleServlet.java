@@ -35,13 +35,17 @@ final class ConsoleServlet extends HttpServlet {
     private final transient ConsoleHistory history;
     private final transient ConsoleActions actions;
     private final transient ConsoleAccess access;
+    private final transient @Nullable ConsoleJournal journal;
     private final long refreshMs;
 
-    ConsoleServlet(ConsoleData data, ConsoleHistory history, ConsoleAccess access, long refreshMs) {
+    /** @param journal the application's journal, null without one */
+    ConsoleServlet(ConsoleData data, ConsoleHistory history, ConsoleAccess access, @Nullable ConsoleJournal journal,
+                   long refreshMs) {
         this.data = data;
         this.history = history;
-        this.actions = new ConsoleActions(data);
+        this.actions = new ConsoleActions(data, journal);
         this.access = access;
+        this.journal = journal;
         this.refreshMs = refreshMs;
     }
 
@@ -61,7 +65,7 @@ final class ConsoleServlet extends HttpServlet {
             return;
         }
         String[] parts = path.substring(1).split("/", -1);
-        ConsoleRequest page = access.pageRequest(request, "../".repeat(parts.length - 1), refreshMs);
+        ConsoleRequest page = access.pageRequest(request, "../".repeat(parts.length - 1), refreshMs, journal != null);
         int status = HttpServletResponse.SC_OK;
         String title;
         String main;
@@ -72,6 +76,9 @@ final class ConsoleServlet extends HttpServlet {
             } else if (path.equals("/lookup")) {
                 title = "Find a message";
                 main = MessagePage.main(data, page, request.getParameter("topic"), request.getParameter("key"));
+            } else if (path.equals("/journal") && journal != null) {
+                title = "Journal";
+                main = JournalPage.main(journal, page);
             } else if (parts.length == 2 && parts[0].equals("topics")) {
                 title = parts[1];
                 main = TopicPage.main(data, history, page, parts[1]);

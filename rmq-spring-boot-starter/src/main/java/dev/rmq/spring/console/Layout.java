@@ -24,6 +24,7 @@ final class Layout {
                 .raw("<header><nav><a class=\"brand\" href=\"" + Html.attr(request.base().isEmpty() ? "./"
                         : request.base()) + "\">rmq</a>")
                 .raw("<a href=\"" + Html.attr(request.base()) + "lookup\">Find a message</a>")
+                .raw(request.journal() ? "<a href=\"" + Html.attr(request.base()) + "journal\">Journal</a>" : "")
                 .raw(request.canWrite() ? "" : "<span class=\"badge\">read-only</span>")
                 .raw("</nav></header><main id=\"rmq-main\">").raw(main).raw("</main>")
                 .raw("<div id=\"rmq-status\" role=\"status\"></div></body></html>");

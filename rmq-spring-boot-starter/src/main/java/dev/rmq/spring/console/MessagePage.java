@@ -1,5 +1,6 @@
 package dev.rmq.spring.console;
 
+import dev.rmq.journal.MessageHistory;
 import dev.rmq.producer.MessageState;
 import dev.rmq.producer.StoredMessage;
 import dev.rmq.topic.TopicDefinition;
@@ -9,6 +10,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -40,9 +42,12 @@ final class MessagePage {
         }
         TopicDefinition definition = data.topic(topic);
         Optional<StoredMessage> found = data.find(topic, key);
+        List<MessageHistory> history = data.history(topic, key);
         if (found.isEmpty()) {
-            return html.raw("<p class=\"notfound\">").text("No message of key '" + key + "' in " + topic
-                    + ": never sent, or consumed (or cancelled, or expired) since.").raw("</p>").toString();
+            html.raw("<p class=\"notfound\">").text("Redis holds no message of key '" + key + "' in " + topic
+                    + (history.isEmpty() ? ": never sent, or consumed (or cancelled, or expired) since."
+                    : "; the journal's record of it follows.")).raw("</p>");
+            return history(html, history).toString();
         }
         StoredMessage message = found.get();
         html.raw("<section class=\"message\" id=\"message\"><h2>").text(key).raw(" <span class=\"state\">")
@@ -72,7 +77,29 @@ final class MessagePage {
         if (request.canWrite()) {
             actions(html, definition, message);
         }
-        return html.raw("</section>").toString();
+        return history(html.raw("</section>"), history).toString();
+    }
+
+    /** What the journal recorded of the key's messages, each with every change of its state. */
+    private static Html history(Html html, List<MessageHistory> history) {
+        if (history.isEmpty()) {
+            return html;
+        }
+        html.raw("<section id=\"history\"><h3>In the journal</h3>");
+        for (MessageHistory message : history) {
+            html.raw("<h4>").text("Sent " + Html.time(message.sentAt()) + ", now " + message.state()
+                    + (message.finished() ? " (finished)" : "")).raw("</h4><table class=\"grid\"><thead><tr>")
+                    .raw("<th>State</th><th>Attempt</th><th>When</th><th>By</th><th>Detail</th></tr></thead><tbody>");
+            for (MessageHistory.Transition step : message.transitions()) {
+                html.raw("<tr>").el("td", step.state()).el("td class=\"n\"", step.attempt())
+                        .el("td", Html.time(step.at()))
+                        .el("td", (step.worker() == null ? "" : step.worker())
+                                + (step.host() == null ? "" : " on " + step.host()))
+                        .el("td", step.detail() == null ? "" : step.detail()).raw("</tr>");
+            }
+            html.raw("</tbody></table>");
+        }
+        return html.raw("</section>");
     }
 
     private static String scoreLabel(TopicDefinition topic, StoredMessage message) {

@@ -2,9 +2,11 @@ package dev.rmq.spring.console;
 
 import dev.rmq.RmqClient;
 import dev.rmq.coordination.RmqCoordinator;
+import dev.rmq.journal.jdbc.JdbcJournal;
 import dev.rmq.spring.actuate.SlotOwners;
 import dev.rmq.spring.autoconfigure.RmqAutoConfiguration;
 import dev.rmq.spring.autoconfigure.RmqCoordinationAutoConfiguration;
+import dev.rmq.spring.journal.RmqJournalAutoConfiguration;
 import dev.rmq.spring.listener.RmqListenerEndpointRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.http.HttpServlet;
@@ -27,7 +29,8 @@ import org.springframework.util.ClassUtils;
  * {@code rmq.dashboard.path}: whatever guards the application's other pages (Spring Security's filter chain, a
  * proxy) guards it too.
  */
-@AutoConfiguration(after = {RmqAutoConfiguration.class, RmqCoordinationAutoConfiguration.class},
+@AutoConfiguration(after = {RmqAutoConfiguration.class, RmqCoordinationAutoConfiguration.class,
+        RmqJournalAutoConfiguration.class},
         afterName = {"org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
                 "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
                 "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple"
@@ -52,6 +55,18 @@ public final class RmqDashboardAutoConfiguration {
                 properties.history());
     }
 
+    /** With the JDBC journal, the console shows its health and restores from it. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(JdbcJournal.class)
+    static final class Journal {
+
+        @Bean
+        @ConditionalOnBean(JdbcJournal.class)
+        ConsoleJournal rmqConsoleJournal(JdbcJournal journal, RmqClient client) {
+            return new JdbcConsoleJournal(journal, client);
+        }
+    }
+
     /** With Micrometer, the charts and the overview read this application's rates and lateness from its meters. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(MeterRegistry.class)
@@ -65,13 +80,14 @@ public final class RmqDashboardAutoConfiguration {
     }
 
     @Bean
-    ServletRegistrationBean<ConsoleServlet> rmqConsole(ConsoleHistory history, RmqDashboardProperties properties) {
+    ServletRegistrationBean<ConsoleServlet> rmqConsole(ConsoleHistory history, ObjectProvider<ConsoleJournal> journal,
+                                                       RmqDashboardProperties properties) {
         ClassLoader loader = RmqDashboardAutoConfiguration.class.getClassLoader();
         Class<?> csrf = ClassUtils.isPresent(CSRF_TOKEN, loader) ? ClassUtils.resolveClassName(CSRF_TOKEN, loader) : null;
         Boolean asked = properties.writeOperationsEnabled();
         boolean writes = asked != null ? asked : csrf != null;
         ConsoleServlet servlet = new ConsoleServlet(history.data(), history, new ConsoleAccess(writes, csrf),
-                properties.refresh().toMillis());
+                journal.getIfUnique(), properties.refresh().toMillis());
         ServletRegistrationBean<ConsoleServlet> registration = new ServletRegistrationBean<>(servlet,
                 properties.path(), properties.path() + "/*");
         registration.setName("rmqConsole");

@@ -105,7 +105,7 @@ class RmqConsoleTests extends ConsoleTestBase {
                 .withKey("order-42").withHeader("tenant", "acme"));
         String page = console.get("lookup?topic=timers&key=order-42").body();
         assertThat(page).contains("waiting", "tenant", "acme", "&quot;order&quot; : 42,\n  &quot;items&quot;", "data-action=\"reschedule\"");
-        assertThat(console.get("lookup?topic=timers&key=missing").body()).contains("No message of key");
+        assertThat(console.get("lookup?topic=timers&key=missing").body()).contains("Redis holds no message of key");
 
         Instant later = due.plus(Duration.ofHours(1));
         HttpResponse<String> done = console.act("{\"action\":\"reschedule\",\"topic\":\"timers\",\"key\":\"order-42\","
