@@ -21,8 +21,11 @@ final class ConsoleActions {
     /** The audit log: one INFO line for every write, apart from rmq's other logs so that it can be kept longer. */
     private static final Logger audit = LoggerFactory.getLogger("dev.rmq.console.audit");
 
-    /** What a control asks: its action, topic, and the key, slot and time it needs. */
-    record Request(String action, String topic, String key, @Nullable Integer slot, String at) {
+    /**
+     * What a control asks: its action, topic, and the key, slot and time it needs; the slot basis of a message sent
+     * with one other than its key, else empty.
+     */
+    record Request(String action, String topic, String key, @Nullable Integer slot, String at, String basis) {
     }
 
     private final ConsoleData data;
@@ -85,13 +88,13 @@ final class ConsoleActions {
                     : "not in the dead queue any more";
             case "delete" -> client.deadQueue().delete(topic, slot(request), key(request)) ? "deleted"
                     : "not in the dead queue any more";
-            case "cancel" -> client.producer().cancel(MessageRef.of(topic, key(request))) ? "cancelled"
+            case "cancel" -> client.producer().cancel(ref(request)) ? "cancelled"
                     : "nothing waited or ran under that key any more";
-            case "now" -> client.producer().reschedule(MessageRef.of(topic, key(request)), Instant.now())
+            case "now" -> client.producer().reschedule(ref(request), Instant.now())
                     ? "due now" : "nothing waited under that key any more";
             case "reschedule" -> {
                 Instant at = at(request);
-                yield client.producer().reschedule(MessageRef.of(topic, key(request)), at)
+                yield client.producer().reschedule(ref(request), at)
                         ? "rescheduled to " + Html.time(at) : "nothing waited under that key any more";
             }
             default -> throw new IllegalArgumentException("unknown action '" + request.action() + "'; the console"
@@ -109,6 +112,11 @@ final class ConsoleActions {
             throw new IllegalArgumentException(request.action() + " needs the message's key");
         }
         return request.key();
+    }
+
+    private static MessageRef ref(Request request) {
+        MessageRef ref = MessageRef.of(request.topic(), key(request));
+        return request.basis().isEmpty() ? ref : ref.withSlotBasis(request.basis());
     }
 
     private static int slot(Request request) {

@@ -74,8 +74,10 @@ final class ConsoleData {
         counts.remove(topic);
     }
 
-    Optional<StoredMessage> find(String topic, String key) {
-        return client.inspector().find(MessageRef.of(topic, key));
+    /** @param basis the message's slot basis when it was sent with one other than its key, else empty */
+    Optional<StoredMessage> find(String topic, String key, String basis) {
+        MessageRef ref = MessageRef.of(topic, key);
+        return client.inspector().find(basis.isEmpty() ? ref : ref.withSlotBasis(basis));
     }
 
     /**
@@ -95,8 +97,14 @@ final class ConsoleData {
         return client.inspector().peek(topic, 0, limit);
     }
 
+    /** The topic's deliveries in flight, the earliest lease deadline first. */
     List<StoredMessage> inFlight(String topic, int limit) {
         return client.inspector().inFlight(topic, 0, limit);
+    }
+
+    /** One slot's deliveries in flight, the earliest lease deadline first. */
+    List<StoredMessage> inFlight(String topic, int slot, int limit) {
+        return client.inspector().inFlight(topic, slot, 0, limit);
     }
 
     /**

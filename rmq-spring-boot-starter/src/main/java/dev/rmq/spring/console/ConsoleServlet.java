@@ -75,13 +75,14 @@ final class ConsoleServlet extends HttpServlet {
                 main = OverviewPage.main(data, history, page);
             } else if (path.equals("/lookup")) {
                 title = "Find a message";
-                main = MessagePage.main(data, page, request.getParameter("topic"), request.getParameter("key"));
+                main = MessagePage.main(data, page, request.getParameter("topic"), request.getParameter("key"),
+                        orEmpty(request.getParameter("basis")));
             } else if (path.equals("/journal") && journal != null) {
                 title = "Journal";
                 main = JournalPage.main(journal, page);
             } else if (parts.length == 2 && parts[0].equals("topics")) {
                 title = parts[1];
-                main = TopicPage.main(data, history, page, parts[1]);
+                main = TopicPage.main(data, history, page, parts[1], listed(request.getParameter("next")));
             } else if (parts.length == 3 && parts[0].equals("topics") && parts[2].equals("dead")) {
                 title = "Dead queue of " + parts[1];
                 main = DeadPage.main(data, page, parts[1], orEmpty(request.getParameter("filter")),
@@ -143,7 +144,7 @@ final class ConsoleServlet extends HttpServlet {
         return new ConsoleActions.Request(body.path("action").asString(""), body.path("topic").asString(""),
                 body.path("key").asString(""), slot.isNumber() ? Integer.valueOf(slot.asInt())
                 : slot.isString() && !slot.asString().isEmpty() ? Integer.valueOf(slot.asString()) : null,
-                body.path("at").asString(""));
+                body.path("at").asString(""), body.path("basis").asString(""));
     }
 
     private static void reply(HttpServletResponse response, int status, boolean ok, String message)
@@ -175,6 +176,16 @@ final class ConsoleServlet extends HttpServlet {
 
     private static String orEmpty(@Nullable String value) {
         return value == null ? "" : value;
+    }
+
+    /** How many messages a topic page lists: {@code next} when it is a number from 1 to the most, else the default. */
+    private static int listed(@Nullable String value) {
+        try {
+            int asked = value == null ? TopicPage.LISTED : Integer.parseInt(value);
+            return asked >= 1 && asked <= TopicPage.MOST_LISTED ? asked : TopicPage.LISTED;
+        } catch (NumberFormatException e) {
+            return TopicPage.LISTED;
+        }
     }
 
     private static int offset(@Nullable String value) {

@@ -37,9 +37,15 @@ final class Layout {
      */
     static String action(String label, String action, String topic, String key, @Nullable Integer slot,
                          String confirm) {
+        return action(label, action, topic, key, slot, "", confirm);
+    }
+
+    /** As {@link #action(String, String, String, String, Integer, String)}, for a message of another slot basis. */
+    static String action(String label, String action, String topic, String key, @Nullable Integer slot, String basis,
+                         String confirm) {
         return "<button type=\"button\" class=\"act" + (confirm.isEmpty() ? "" : " danger") + "\" data-action=\""
                 + Html.attr(action) + "\" data-topic=\"" + Html.attr(topic) + "\" data-key=\"" + Html.attr(key)
-                + "\" data-slot=\"" + (slot == null ? "" : slot) + "\" data-confirm=\"" + Html.attr(confirm) + "\">"
-                + Html.escape(label) + "</button>";
+                + "\" data-slot=\"" + (slot == null ? "" : slot) + "\" data-basis=\"" + Html.attr(basis)
+                + "\" data-confirm=\"" + Html.attr(confirm) + "\">" + Html.escape(label) + "</button>";
     }
 }

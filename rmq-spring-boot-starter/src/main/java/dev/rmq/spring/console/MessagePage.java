@@ -27,7 +27,8 @@ final class MessagePage {
     private MessagePage() {
     }
 
-    static String main(ConsoleData data, ConsoleRequest request, @Nullable String topic, @Nullable String key) {
+    static String main(ConsoleData data, ConsoleRequest request, @Nullable String topic, @Nullable String key,
+                       String basis) {
         Html html = new Html();
         html.raw("<h1>Find a message</h1><form class=\"lookup\" method=\"get\" action=\"" + Html.attr(request.base())
                 + "lookup\"><label>Topic <select name=\"topic\">");
@@ -36,12 +37,13 @@ final class MessagePage {
                     + "\">").text(each.name()).raw("</option>");
         }
         html.raw("</select></label> <label>Key <input name=\"key\" required value=\"" + Html.attr(key == null ? "" : key)
-                + "\"></label> <button type=\"submit\">Find</button></form>");
+                + "\"></label> <label>Slot basis <input name=\"basis\" placeholder=\"the key\" value=\""
+                + Html.attr(basis) + "\"></label> <button type=\"submit\">Find</button></form>");
         if (topic == null || key == null || key.isEmpty()) {
             return html.toString();
         }
         TopicDefinition definition = data.topic(topic);
-        Optional<StoredMessage> found = data.find(topic, key);
+        Optional<StoredMessage> found = data.find(topic, key, basis);
         List<MessageHistory> history = data.history(topic, key);
         if (found.isEmpty()) {
             html.raw("<p class=\"notfound\">").text("Redis holds no message of key '" + key + "' in " + topic
@@ -75,7 +77,7 @@ final class MessagePage {
         }
         html.raw("<h3>Payload</h3>").raw("<pre class=\"payload\">").text(payload(message)).raw("</pre>");
         if (request.canWrite()) {
-            actions(html, definition, message);
+            actions(html, definition, message, basis);
         }
         return history(html.raw("</section>"), history).toString();
     }
@@ -131,24 +133,24 @@ final class MessagePage {
         }
     }
 
-    private static void actions(Html html, TopicDefinition topic, StoredMessage message) {
+    private static void actions(Html html, TopicDefinition topic, StoredMessage message, String basis) {
         String name = topic.name();
         String key = message.key();
         html.raw("<p class=\"tools\">");
         if (message.state() != MessageState.DEAD) {
-            html.raw(Layout.action("Cancel", "cancel", name, key, message.slot(),
+            html.raw(Layout.action("Cancel", "cancel", name, key, message.slot(), basis,
                     "Cancel '" + key + "'? It is removed and never delivered" + (message.state() == MessageState.IN_FLIGHT
                             ? "; its handler runs on, and its ending changes nothing." : ".")));
         }
         if (message.state() == MessageState.RETRYING || message.state() == MessageState.DELAYED
                 || (message.state() == MessageState.WAITING && topic.type() != TopicType.PRIORITY)) {
-            html.raw(Layout.action("Deliver now", "now", name, key, message.slot(), ""));
+            html.raw(Layout.action("Deliver now", "now", name, key, message.slot(), basis, ""));
         }
         if (message.state() == MessageState.WAITING || message.state() == MessageState.DELAYED
                 || message.state() == MessageState.RETRYING) {
             html.raw("<span class=\"reschedule\"><input type=\"datetime-local\" step=\"1\" class=\"at\" aria-label=\"")
                     .text(topic.type() == TopicType.PRIORITY ? "Not before (UTC)" : "Due (UTC)").raw("\">")
-                    .raw(Layout.action("Reschedule", "reschedule", name, key, message.slot(), "")).raw("</span>");
+                    .raw(Layout.action("Reschedule", "reschedule", name, key, message.slot(), basis, "")).raw("</span>");
         }
         if (message.state() == MessageState.DEAD) {
             html.raw(Layout.action("Requeue", "requeue", name, key, message.slot(), ""))

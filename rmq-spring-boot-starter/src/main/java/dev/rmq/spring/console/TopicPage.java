@@ -14,13 +14,16 @@ import java.util.Map;
 /** One topic: its charts, its slots with their owners, the next messages and those in flight. */
 final class TopicPage {
 
-    /** How many of the next messages, and of those in flight, the page lists. */
+    /** How many of the next messages, and of those in flight, the page lists unless asked for more. */
     static final int LISTED = 20;
+    /** The most it lists when asked. */
+    static final int MOST_LISTED = 500;
 
     private TopicPage() {
     }
 
-    static String main(ConsoleData data, ConsoleHistory history, ConsoleRequest request, String name) {
+    /** @param listed how many of the next messages and of those in flight to list, 1 to {@value #MOST_LISTED} */
+    static String main(ConsoleData data, ConsoleHistory history, ConsoleRequest request, String name, int listed) {
         TopicDefinition topic = data.topic(name);
         TopicCounts counts = data.counts(name);
         Html html = new Html();
@@ -52,10 +55,16 @@ final class TopicPage {
                         samples, sample -> Math.max(0, sample.latenessP99Ms())))
                 .raw("</section>");
         slots(html, data, name, counts);
-        html.raw("<h2>Next ").text(LISTED).raw(", in the order consumers take them</h2>");
-        messages(html, request, topic, data.next(name, LISTED), false);
-        html.raw("<h2>In flight</h2>");
-        messages(html, request, topic, data.inFlight(name, LISTED), true);
+        html.raw("<h2>Next ").text(listed).raw(", in the order consumers take them</h2><p class=\"tools\">");
+        for (int more : new int[] {LISTED, 100, MOST_LISTED}) {
+            if (more != listed) {
+                html.link(Html.segment(name) + "?next=" + more, "Show " + more);
+            }
+        }
+        html.raw("</p>");
+        messages(html, request, topic, data.next(name, listed), false);
+        html.raw("<h2>In flight, the earliest lease first</h2>");
+        messages(html, request, topic, data.inFlight(name, listed), true);
         return html.toString();
     }
 
@@ -66,12 +75,14 @@ final class TopicPage {
                         ? "Owners as ZooKeeper records them, in the whole cluster."
                         : "Owners among this application's workers.")
                 .raw("</p><table class=\"grid\" id=\"slots\"><thead><tr><th>Slot</th><th>Owner</th><th>Planned</th>")
-                .raw("<th>Waiting</th><th>In flight</th><th>Retrying</th><th>Dead</th><th>Paused</th></tr></thead><tbody>");
+                .raw("<th>Waiting</th><th>In flight</th><th>Earliest lease</th><th>Retrying</th><th>Dead</th>")
+                .raw("<th>Paused</th></tr></thead><tbody>");
         for (SlotCounts slot : counts.slots()) {
             html.raw("<tr>").el("td class=\"n\"", slot.slot())
                     .el("td", String.join(", ", owners.getOrDefault(slot.slot(), List.of())))
                     .el("td", plan.getOrDefault(slot.slot(), ""))
                     .el("td class=\"n\"", slot.waiting()).el("td class=\"n\"", slot.inFlight())
+                    .el("td", slot.inFlight() == 0 ? "" : earliestLease(data, name, slot.slot()))
                     .el("td class=\"n\"", slot.retrying()).el("td class=\"n\"", slot.dead())
                     .el("td", slot.paused() ? "paused" : "").raw("</tr>");
         }
@@ -96,6 +107,12 @@ final class TopicPage {
                     .raw("</tr>");
         }
         html.raw("</tbody></table>");
+    }
+
+    /** The earliest lease deadline of the slot's deliveries: one read, only for a slot with any in flight. */
+    private static String earliestLease(ConsoleData data, String topic, int slot) {
+        List<StoredMessage> first = data.inFlight(topic, slot, 1);
+        return first.isEmpty() ? "" : score(data.topic(topic), first.get(0), true);
     }
 
     /** A message's score as its state means it. */

@@ -53,7 +53,8 @@
       action: button.getAttribute('data-action'),
       topic: button.getAttribute('data-topic'),
       key: button.getAttribute('data-key'),
-      slot: button.getAttribute('data-slot')
+      slot: button.getAttribute('data-slot'),
+      basis: button.getAttribute('data-basis') || ''
     };
     var at = button.parentElement.querySelector('input.at');
     if (at) {

@@ -96,6 +96,20 @@ class RmqConsoleTests extends ConsoleTestBase {
         String fragment = console.get("topics/jobs", "X-Rmq-Fragment", "1").body();
         assertThat(fragment).contains("job-1").doesNotContain("<html", "<head");
         assertThat(console.get("topics/nope").statusCode()).isEqualTo(404);
+        String two = console.get("topics/jobs?next=2").body();
+        assertThat(two).contains("Next 2,", "job-2", "job-1").doesNotContain("job-0");
+    }
+
+    @Test
+    void aMessageSentWithAnotherSlotBasisIsFoundAndCancelledByIt() {
+        client.producer().send(OutgoingMessage.fixedTime("timers", "x", Instant.now().plus(Duration.ofHours(1)))
+                .withKey("invoice-7").withSlotBasis("customer-9"));
+        assertThat(console.get("lookup?topic=timers&key=invoice-7&basis=customer-9").body())
+                .contains("invoice-7 <span class=\"state\">waiting", "data-basis=\"customer-9\"");
+        HttpResponse<String> done = console.act("{\"action\":\"cancel\",\"topic\":\"timers\",\"key\":\"invoice-7\","
+                + "\"basis\":\"customer-9\"}");
+        assertThat(done.body()).contains("cancelled");
+        assertThat(client.producer().get(MessageRef.of("timers", "invoice-7").withSlotBasis("customer-9"))).isEmpty();
     }
 
     @Test
