@@ -11,9 +11,9 @@ import java.time.Duration;
  *
  * @param enabled                whether the application serves it; off unless set
  * @param path                   where, on the application's own web server: a path such as {@code /rmq}
- * @param writeOperationsEnabled whether its pages may act (pause, requeue, cancel...): by default only with Spring
- *                               Security on the classpath, whose rules then decide who may; without it, only when
- *                               set, and then only from pages of the same origin
+ * @param writeOperationsEnabled whether its pages may act (pause, requeue, cancel...): by default only when Spring
+ *                               Security guards the application, whose rules then decide who may; without it, only
+ *                               when set, and then only from pages of the same origin
  * @param refresh                how often pages refresh, and how long what they read from Redis is reused: however
  *                               many pages are open, the console reads each topic's counts once per refresh
  * @param history                how far back the charts go; a sample is kept per refresh

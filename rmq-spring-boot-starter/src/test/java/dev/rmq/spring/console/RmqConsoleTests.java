@@ -59,7 +59,7 @@ class RmqConsoleTests extends ConsoleTestBase {
         client.producer().send(OutgoingMessage.priority("jobs", "{\"n\":1}", 50).withKey("a"));
         HttpResponse<String> page = console.get("");
         assertThat(page.statusCode()).isEqualTo(200);
-        assertThat(page.headers().firstValue("Content-Security-Policy")).hasValue(ConsoleServlet.POLICY);
+        assertThat(page.headers().firstValue("Content-Security-Policy")).hasValue(ConsoleHandler.POLICY);
         assertThat(page.headers().firstValue("X-Frame-Options")).hasValue("DENY");
         assertThat(page.body()).contains("<tr data-topic=\"jobs\">", "<tr data-topic=\"timers\">")
                 .doesNotContainPattern("<script(?![^>]*\\bsrc=)")
