@@ -306,7 +306,8 @@ public final class Sessions<T> {
 
     /**
      * Deliveries whose lease ran out, which a poll ended: one line for the poll, naming the first few keys and what
-     * became of each, since a consumer died, hung or lost Redis while it held them.
+     * became of each, since a consumer died, hung or lost Redis while it held them. INFO, as a refused ack is: the
+     * failure behind it (a dead process, an outage) has its own line.
      */
     private void leasesRecovered(SlotSession<T> session, List<PrepareCall.Recovered> recovered) {
         StringBuilder what = new StringBuilder();
@@ -323,7 +324,7 @@ public final class Sessions<T> {
         if (recovered.size() > RECOVERIES_NAMED) {
             what.append(" and ").append(recovered.size() - RECOVERIES_NAMED).append(" more");
         }
-        log.warn("{} {} recovered {} delivery(ies) of {} in {} whose lease ran out before they were acknowledged: {}",
+        log.info("{} {} recovered {} delivery(ies) of {} in {} whose lease ran out before they were acknowledged: {}",
                 kind(), id(), recovered.size(), topic().name(), session.keys.hashTag(), what);
         Instant now = Instant.now();
         events().emit(() -> new RmqEvent.LeasesRecovered(now, topic().name(), session.slot, id(),

@@ -192,4 +192,52 @@ class RmqConsoleTests extends ConsoleTestBase {
         assertThat(console.act("{\"action\":\"requeue\",\"topic\":\"jobs\",\"key\":\"k\"}").body())
                 .contains("needs the dead message's slot");
     }
+
+    /** A gateway in front of the application that serves the console under a prefix of its own, as a proxy does. */
+    @Test
+    void theConsoleWorksUnderAProxysPrefix() throws Exception {
+        try (PrefixProxy proxy = PrefixProxy.start("/ops", "http://127.0.0.1:" + port)) {
+            ConsoleHttp behind = new ConsoleHttp(proxy.base() + "/ops/rmq/");
+            HttpResponse<String> bare = behind.get(URI.create(proxy.base() + "/ops/rmq"));
+            assertThat(bare.statusCode()).isEqualTo(302);
+            assertThat(URI.create(proxy.base() + "/ops/rmq").resolve(bare.headers().firstValue("Location")
+                    .orElseThrow()).getPath()).isEqualTo("/ops/rmq/");
+            client.producer().send(OutgoingMessage.priority("jobs", "p", 50).withKey("through-proxy"));
+            for (String page : List.of("", "topics/jobs", "topics/jobs/dead", "lookup?topic=jobs&key=through-proxy")) {
+                String html = behind.get(page).body();
+                for (String link : ConsoleHttp.links(html)) {
+                    URI target = behind.uri(page).resolve(link);
+                    assertThat(target.getPath()).as(link + " on " + page).startsWith("/ops/rmq/");
+                    assertThat(behind.get(target).statusCode()).as(link + " on " + page).isEqualTo(200);
+                }
+            }
+            assertThat(behind.act("{\"action\":\"pause\",\"topic\":\"jobs\"}").statusCode()).isEqualTo(200);
+            assertThat(behind.act("{\"action\":\"resume\",\"topic\":\"jobs\"}").statusCode()).isEqualTo(200);
+        }
+    }
+
+    /** However many pages load within a refresh, the console reads each topic's counts from Redis once. */
+    @Test
+    void pagesLoadedWithinARefreshShareOneReadOfTheCounts() {
+        console.get("");
+        long before = scriptCalls();
+        for (int i = 0; i < 20; i++) {
+            assertThat(console.get("").statusCode()).isEqualTo(200);
+        }
+        long slots = client.topics().all().stream().mapToLong(topic -> topic.slotAmount()).sum();
+        // one read of every slot's counts, and at most one more should the refresh have run out during the loads
+        assertThat(scriptCalls() - before).as("script calls for 20 overviews").isLessThanOrEqualTo(2 * slots);
+    }
+
+    /** The script calls Redis has run, by FCALL or EVALSHA. */
+    private static long scriptCalls() {
+        String stats = String.valueOf(RedisAndZooKeeper.redis().command("INFO", "commandstats"));
+        long calls = 0;
+        java.util.regex.Matcher matcher = java.util.regex.Pattern
+                .compile("cmdstat_(?:fcall|fcall_ro|evalsha|evalsha_ro|eval):calls=(\\d+)").matcher(stats);
+        while (matcher.find()) {
+            calls += Long.parseLong(matcher.group(1));
+        }
+        return calls;
+    }
 }
