@@ -18,9 +18,18 @@ import java.util.List;
  * @param dueAgeMs how long the oldest message due now has been due, in ms by the Redis clock: how far consumers
  *                 are behind (for a sum: the most of any slot). 0 when none is due, and always 0 on a priority
  *                 topic, whose messages are due as they are sent and carry no send time
+ * @param fence    the fencing token of the slot's owner, as ZooKeeper coordination set it in Redis: it changes with
+ *                 every handover, and the owner's polls and acknowledgements must quote it. Empty when no
+ *                 coordinated worker holds the slot, and for a sum
  */
 public record SlotCounts(int slot, long dueNow, long later, long retrying, long parked, long inFlight, long dead,
-                         boolean paused, long dueAgeMs) {
+                         boolean paused, long dueAgeMs, String fence) {
+
+    /** Counts without a fencing token, as before there was one. */
+    public SlotCounts(int slot, long dueNow, long later, long retrying, long parked, long inFlight, long dead,
+                      boolean paused, long dueAgeMs) {
+        this(slot, dueNow, later, retrying, parked, inFlight, dead, paused, dueAgeMs, "");
+    }
 
     /** Counts without an age, as before there was one. */
     public SlotCounts(int slot, long dueNow, long later, long retrying, long parked, long inFlight, long dead,

@@ -12,6 +12,7 @@ import dev.rmq.internal.script.AckCall;
 import dev.rmq.internal.script.PrepareCall;
 import dev.rmq.internal.script.RetryPolicy;
 import dev.rmq.internal.script.ScriptRunner;
+import dev.rmq.inspect.SlotCounts;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.embedded.RedisServer;
 import dev.rmq.testsupport.RedisTestServers;
@@ -148,6 +149,10 @@ class CoordinationBasicsTests {
         Map<Integer, String> plan = a.coordinator.plan("orders");
         assertThat(plan.values().stream().distinct()).hasSize(4);
         assertThat(a.coordinator.owners("orders")).isEqualTo(plan);
+        // each slot's fencing token, as the inspector reads it from Redis: one per owner's hold of the slot
+        List<String> fences = a.rmq.inspector().counts("orders").slots().stream().map(SlotCounts::fence).toList();
+        assertThat(fences).hasSize(16).doesNotContain("").doesNotHaveDuplicates();
+        assertThat(a.rmq.inspector().counts("orders").total().fence()).isEmpty();
 
         for (int i = 0; i < 200; i++) {
             a.rmq.producer().send(OutgoingMessage.priority("orders", "m" + i, 20).withKey("k" + i));

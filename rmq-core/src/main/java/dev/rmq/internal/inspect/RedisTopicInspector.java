@@ -132,7 +132,7 @@ public final class RedisTopicInspector implements RmqInspector {
         for (int i = 0; i < replies.size(); i++) {
             CountsCall.Counted c = Futures.join(replies.get(i));
             counts.add(new SlotCounts(from + i, c.dueNow(), c.later(), c.retrying(), c.parked(), c.inFlight(), c.dead(),
-                    c.paused(), c.dueAgeMs()));
+                    c.paused(), c.dueAgeMs(), c.fence()));
         }
         return counts;
     }

@@ -14,7 +14,7 @@ public record CountsCall(TopicType type, int verifyLimit) implements ScriptCall<
 
     /** The slot's counts, as counts.lua returns them. */
     public record Counted(long dueNow, long later, long retrying, long parked, long inFlight, long dead,
-                          boolean paused, long dueAgeMs) {
+                          boolean paused, long dueAgeMs, String fence) {
     }
 
     static final Argv<CountsCall> ARGV = Argv.<CountsCall>builder()
@@ -24,10 +24,10 @@ public record CountsCall(TopicType type, int verifyLimit) implements ScriptCall<
 
     static final Reply<Counted> REPLY = Reply.of(Reply.fields().number("due_now").number("later")
                     .number("retrying").number("parked").number("in_flight").number("dead").flag("paused")
-                    .number("due_age_ms"),
+                    .number("due_age_ms").text("fence"),
             head -> new Counted(head.number("due_now"), head.number("later"), head.number("retrying"),
                     head.number("parked"), head.number("in_flight"), head.number("dead"), head.flag("paused"),
-                    head.number("due_age_ms")));
+                    head.number("due_age_ms"), head.text("fence")));
 
     @Override
     public Script script() {

@@ -13,6 +13,7 @@
 --   paused          1 while the topic is paused, else 0
 --   due_age_ms      how long the oldest due message has been due (time types), 0 when none is due or for priority
 --                   topics, whose messages carry no send time
+--   fence           the fencing token of the slot's owner, as coordination set it; '' when none holds the slot
 local verify_limit = tonumber(ARG.verify_limit)
 local waiting = redis.call('ZCARD', K_STORE)
 local due_now, later
@@ -47,4 +48,4 @@ if ARG.type ~= 'P' and due_now > 0 then
     due_age_ms = math.max(0, NOW_MS - tonumber(head[2]))
 end
 return { due_now, later, retrying, redis.call('HLEN', K_PARKED), redis.call('ZCARD', K_PREPARE),
-         redis.call('ZCARD', K_DEAD), redis.call('EXISTS', K_PAUSED), due_age_ms }
+         redis.call('ZCARD', K_DEAD), redis.call('EXISTS', K_PAUSED), due_age_ms, redis.call('GET', K_OWNER) or '' }

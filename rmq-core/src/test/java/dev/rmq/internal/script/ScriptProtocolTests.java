@@ -256,7 +256,7 @@ class ScriptProtocolTests {
         assertThatIllegalStateException().isThrownBy(() -> CancelCall.REPLY.decode(Script.CANCEL, 1L))
                 .withMessageContaining("cancel.lua replied a reply that is not a list: 1");
         assertThatIllegalStateException().isThrownBy(() -> CountsCall.REPLY.decode(Script.COUNTS, List.of(1L, 2L)))
-                .withMessageContaining("counts.lua replied 2 part(s), fewer than the 8 it starts with");
+                .withMessageContaining("counts.lua replied 2 part(s), fewer than the 9 it starts with");
     }
 
     @Test

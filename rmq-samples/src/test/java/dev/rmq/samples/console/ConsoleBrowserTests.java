@@ -116,6 +116,9 @@ class ConsoleBrowserTests {
         browser.open(console("topics/order-timeout"));
         browser.until(driver -> driver.findElements(By.cssSelector("figure.chart svg polyline")).size() == 8);
         assertThat(browser.all("#slots tbody tr")).hasSize(16);
+        // under ZooKeeper each slot shows the fencing token of its owner's hold
+        assertThat(browser.all("#slots td.token")).hasSize(16)
+                .allSatisfy(token -> assertThat(token.getText()).contains("/"));
         browser.screenshot("topic");
     }
 

@@ -75,12 +75,14 @@ final class TopicPage {
                         ? "Owners as ZooKeeper records them, in the whole cluster."
                         : "Owners among this application's workers.")
                 .raw("</p><table class=\"grid\" id=\"slots\"><thead><tr><th>Slot</th><th>Owner</th><th>Planned</th>")
-                .raw("<th>Waiting</th><th>In flight</th><th>Earliest lease</th><th>Retrying</th><th>Dead</th>")
-                .raw("<th>Paused</th></tr></thead><tbody>");
+                .raw("<th>Fencing token</th><th>Waiting</th><th>In flight</th><th>Earliest lease</th><th>Retrying</th>")
+                .raw("<th>Dead</th><th>Paused</th></tr></thead><tbody>");
         for (SlotCounts slot : counts.slots()) {
             html.raw("<tr>").el("td class=\"n\"", slot.slot())
                     .el("td", String.join(", ", owners.getOrDefault(slot.slot(), List.of())))
                     .el("td", plan.getOrDefault(slot.slot(), ""))
+                    // the token the owner's polls and acknowledgements quote, which changes with every handover
+                    .el("td class=\"token\"", slot.fence())
                     .el("td class=\"n\"", slot.waiting()).el("td class=\"n\"", slot.inFlight())
                     .el("td", slot.inFlight() == 0 ? "" : earliestLease(data, name, slot.slot()))
                     .el("td class=\"n\"", slot.retrying()).el("td class=\"n\"", slot.dead())
