@@ -38,8 +38,14 @@ final class RowWriter {
     /** A merge keeps a range-merge message's first due time, unless the send debounced it (parameter 1). */
     private static final String MERGE = "UPDATE rmq_messages"
             + " SET score = CASE WHEN type = 'R' AND NOT ? THEN score ELSE ? END, not_before = ?, expire_at = ?, headers = ?, payload = ?, state = 'merged', updated_at = ? WHERE id = ?";
+    /**
+     * A change of a message that is still open: another process's writer may have finished it after this one read
+     * it as open, and a finished message is never reopened (its row then counts no update, and the change is placed
+     * again, on the key's message that is open now).
+     */
     private static final String CHANGE = "UPDATE rmq_messages SET state = ?, attempts = ?, score = COALESCE(?, score),"
-            + " not_before = CASE WHEN ? THEN not_before ELSE NULLIF(?, 0) END, finished = ?, updated_at = ? WHERE id = ?";
+            + " not_before = CASE WHEN ? THEN not_before ELSE NULLIF(?, 0) END, finished = ?, updated_at = ? WHERE id = ?"
+            + " AND finished = FALSE";
     private static final String SUPERSEDE = "UPDATE rmq_messages SET state = 'merged', finished = TRUE, updated_at = ?"
             + " WHERE id = ?";
 
@@ -274,43 +280,71 @@ final class RowWriter {
         }
         // rows are locked in id order, as every journal's writer and a restore lock them: no two wait on each other
         placed.sort(java.util.Comparator.comparingLong(p -> p.open().id()));
-        try (PreparedStatement transition = connection.prepareStatement(INSERT_TRANSITION);
-             PreparedStatement update = connection.prepareStatement(CHANGE)) {
+        // one update per message, to where its last change leaves it; its transitions only once the update held
+        List<List<Placed>> groups = new ArrayList<>();
+        try (PreparedStatement update = connection.prepareStatement(CHANGE)) {
             int i = 0;
             while (i < placed.size()) {
-                // the changes of one message, in the order they happened (the sort keeps it): a transition each,
-                // and one update to where the last leaves it
-                OpenMessages.Open open = placed.get(i).open();
-                int attempts = open.attempts();
-                Long score = null;
-                Long notBefore = null;
-                Row.Change last = placed.get(i).change();
-                for (; i < placed.size() && placed.get(i).open().id() == open.id(); i++) {
-                    Row.Change change = placed.get(i).change();
-                    attempts = change.attempt() != null ? change.attempt() : attempts;
-                    score = change.score() != null ? change.score() : score;
-                    notBefore = change.notBefore() != null ? change.notBefore() : notBefore;
-                    addTransition(transition, open.id(), change.state(), attempts, change.time(), change.worker(),
-                            change.detail());
-                    last = change;
+                List<Placed> group = new ArrayList<>();
+                long id = placed.get(i).open().id();
+                for (; i < placed.size() && placed.get(i).open().id() == id; i++) {
+                    group.add(placed.get(i));
                 }
-                update.setString(1, last.state().column());
-                update.setInt(2, attempts);
-                if (score == null) {
-                    update.setNull(3, Types.BIGINT);
-                } else {
-                    update.setLong(3, score);
-                }
-                update.setBoolean(4, notBefore == null);
-                update.setLong(5, notBefore == null ? 0 : notBefore);
-                update.setBoolean(6, last.finishes());
-                update.setTimestamp(7, Timestamp.from(last.time()), Transactions.utc());
-                update.setLong(8, open.id());
-                update.addBatch();
+                groups.add(group);
+                addUpdate(update, group);
             }
-            transition.executeBatch();
-            update.executeBatch();
+            int[] updated = update.executeBatch();
+            try (PreparedStatement transition = connection.prepareStatement(INSERT_TRANSITION)) {
+                for (int g = 0; g < groups.size(); g++) {
+                    List<Placed> group = groups.get(g);
+                    if (g < updated.length && updated[g] == 0) {
+                        // finished by another writer since it was read as open: the changes go to the key's open
+                        // message on the next try
+                        for (Placed p : group) {
+                            unplaced.add(p.change());
+                            blocked.add(p.change().topic() + '\n' + p.change().key());
+                        }
+                        continue;
+                    }
+                    int attempts = group.get(0).open().attempts();
+                    for (Placed p : group) {
+                        Row.Change change = p.change();
+                        attempts = change.attempt() != null ? change.attempt() : attempts;
+                        addTransition(transition, p.open().id(), change.state(), attempts, change.time(),
+                                change.worker(), change.detail());
+                    }
+                }
+                transition.executeBatch();
+            }
         }
+    }
+
+    /** The update that leaves a message where the last of its changes ({@code group}, in order) leaves it. */
+    private static void addUpdate(PreparedStatement update, List<Placed> group) throws SQLException {
+        OpenMessages.Open open = group.get(0).open();
+        int attempts = open.attempts();
+        Long score = null;
+        Long notBefore = null;
+        Row.Change last = group.get(group.size() - 1).change();
+        for (Placed p : group) {
+            Row.Change change = p.change();
+            attempts = change.attempt() != null ? change.attempt() : attempts;
+            score = change.score() != null ? change.score() : score;
+            notBefore = change.notBefore() != null ? change.notBefore() : notBefore;
+        }
+        update.setString(1, last.state().column());
+        update.setInt(2, attempts);
+        if (score == null) {
+            update.setNull(3, Types.BIGINT);
+        } else {
+            update.setLong(3, score);
+        }
+        update.setBoolean(4, notBefore == null);
+        update.setLong(5, notBefore == null ? 0 : notBefore);
+        update.setBoolean(6, last.finishes());
+        update.setTimestamp(7, Timestamp.from(last.time()), Transactions.utc());
+        update.setLong(8, open.id());
+        update.addBatch();
     }
 
     /** A change and the message it goes to. */

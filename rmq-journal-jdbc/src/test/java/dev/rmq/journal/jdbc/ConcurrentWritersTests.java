@@ -1,0 +1,78 @@
+package dev.rmq.journal.jdbc;
+
+import dev.rmq.journal.JournaledSend;
+import dev.rmq.topic.TopicType;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Two applications' journal writers that change one message at once, each in its own transaction: one that finished
+ * the message first wins, and the other's changes are placed again rather than reopening it.
+ */
+class ConcurrentWritersTests extends JournalTestBase {
+
+    private static final String KEY = "raced";
+
+    @Test
+    void aMessageAnotherWriterFinishedMeanwhileIsNotReopenedAndTheLateChangesArePlacedAgain() throws Exception {
+        open(journal -> { });
+        Instant sent = Instant.now().minusSeconds(1);
+        RowWriter writer = new RowWriter(Dialect.POSTGRESQL, "test-host");
+        try (Connection setup = dataSource.getConnection()) {
+            setup.setAutoCommit(false);
+            writer.write(setup, List.of(new Row.Sent(new JournaledSend(PRIORITY, TopicType.PRIORITY, 0, KEY, false,
+                    false, false, 100, null, null, Map.of(), new byte[] {1}, sent), null)));
+            setup.commit();
+        }
+        long id = message(PRIORITY, KEY).id();
+
+        try (Connection first = dataSource.getConnection(); Connection second = dataSource.getConnection()) {
+            first.setAutoCommit(false);
+            second.setAutoCommit(false);
+            // the first application's writer finishes the message, and has not committed yet
+            assertThat(writer.write(first, List.of(change(JournalState.DELIVERED, 1, sent.plusMillis(10)),
+                    change(JournalState.ACKED, null, sent.plusMillis(20))))).isEmpty();
+            // the second reads it as still open, and waits for the first's lock to change it
+            CompletableFuture<List<Row.Change>> late = CompletableFuture.supplyAsync(() -> {
+                try {
+                    List<Row.Change> unplaced = writer.write(second, List.of(
+                            change(JournalState.DELIVERED, 1, sent.plusMillis(500)),
+                            change(JournalState.RETRIED, null, sent.plusMillis(600))));
+                    second.commit();
+                    return unplaced;
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            await().atMost(Duration.ofSeconds(10)).until(() -> waitingOnALock() > 0);
+            first.commit();
+
+            List<Row.Change> unplaced = late.get(10, TimeUnit.SECONDS);
+            assertThat(unplaced).as("the late changes, to be placed again").hasSize(2);
+        }
+        MessageRow row = message(PRIORITY, KEY);
+        assertThat(row.state()).isEqualTo("acked");
+        assertThat(row.finished()).isTrue();
+        assertThat(transitions(id)).containsExactly("sent", "delivered", "acked");
+    }
+
+    private static Row.Change change(JournalState state, Integer attempt, Instant at) {
+        return new Row.Change(PRIORITY, KEY, state, attempt, null, null, false, state.finished(), at, "w-1", null);
+    }
+
+    /** Sessions of the test's database that wait for a row lock. */
+    private long waitingOnALock() throws SQLException {
+        return count("SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'");
+    }
+}
