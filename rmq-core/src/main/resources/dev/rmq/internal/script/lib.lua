@@ -403,10 +403,10 @@ local function any_parked()
 end
 
 -- A parked message whose key has a newer message waiting, one sent behind the same delivery after a poll had
--- parked this one, merges into it as a send into a waiting message does: the newer content and time to live, the
--- parked one's place among equals, and for range-merge the parked one's due time, the first. Returns when the
--- merged message is due, or nil when it waits in delayed (a priority message's not-before time, kept) or cannot
--- be read (kept as it is).
+-- parked this one, merges into it: the newer content, time to live and due time or priority, and the parked one's
+-- place among equals. The newer send's own due time stays, as when a poll parks a due send into a parked message:
+-- a send's content is never delivered before its own range has passed. Returns when the merged message is due, or
+-- nil when it waits in delayed (a priority message's not-before time, kept) or cannot be read (kept as it is).
 local function merge_parked(typ, key, parked, waiting_env)
     local w = env_read(waiting_env)
     if w == nil then
@@ -418,9 +418,6 @@ local function merge_parked(typ, key, parked, waiting_env)
         return nil
     end
     score = tonumber(score)
-    if typ == 'R' and parked.score < score then
-        score = parked.score
-    end
     if parked.order then
         w.order = parked.order
         redis.call('HSET', K_BODY, key, env_write(w))
