@@ -417,17 +417,17 @@ local function merge_parked(typ, key, parked, waiting_env)
     if not score then
         return nil
     end
-    score = tonumber(score)
-    if parked.order then
+    if parked.order and parked.order ~= w.order then
+        -- the parked one's place among equals, which the store member spells
         w.order = parked.order
         redis.call('HSET', K_BODY, key, env_write(w))
+        redis.call('ZREM', K_STORE, was)
+        redis.call('ZADD', K_STORE, score, member(w.order, key))
     end
-    redis.call('ZREM', K_STORE, was)
-    redis.call('ZADD', K_STORE, score, member(w.order, key))
     if typ == 'P' then
         return NOW_MS
     end
-    return score
+    return tonumber(score)
 end
 
 -- A delivery of key ended: the message parked behind it, if any, joins the waiting messages as a new one, or
