@@ -206,4 +206,24 @@ class FailureCasesTests extends StandaloneRedisTest {
                 && redis.command("ZCARD", "prepare{jobs_0}").equals(0L));
         assertThat(deliveries).hasSize(4).allSatisfy(d -> assertThat(d.instance()).isEqualTo("A"));
     }
+    @Test
+    void anEndingWhoseLeaseRanThroughARenewalGoesOutBeforeTheNextHandler() {
+        for (int i = 2; i <= 3; i++) {
+            instanceB.producer().send(OutgoingMessage.priority("jobs", "work", 50 - i).withKey("m" + i));
+        }
+        List<Boolean> m2SettledBeforeM3 = new CopyOnWriteArrayList<>();
+        start(instanceA, "A", m -> {
+            switch (m.key()) {
+                // m1 runs past the first renewal (at 750 ms), so that its ending goes out as m2 starts
+                case "m1" -> Thread.sleep(1000);
+                // m2 runs through the second renewal (1.5 s), which leaves its lease alone while it runs: the lease
+                // then ends at the third renewal, and m2 ends less than half a lease after the last flush
+                case "m2" -> Thread.sleep(600);
+                default -> m2SettledBeforeM3.add(!instanceB.producer().exists(MessageRef.of("jobs", "m2")));
+            }
+            return ConsumeResult.success();
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> m2SettledBeforeM3.size() == 1);
+        assertThat(m2SettledBeforeM3).containsExactly(true);
+    }
 }

@@ -60,7 +60,9 @@ final class BatchRunner<T> {
         while (i < deliveries.size()) {
             List<Delivery<T>> rest = deliveries.subList(i, deliveries.size());
             long now = System.nanoTime();
-            if (session.gathered() > 0 && now - flushedNanos > flushEveryNanos) {
+            if (session.gathered() > 0 && (now - flushedNanos > flushEveryNanos
+                    || session.gatheredLeaseEndsBefore(nextRenewalNanos(polled.receivedNanos(), flushEveryNanos, now)
+                    + flushEveryNanos / 2))) {
                 session.flush();
                 flushedNanos = now;
             }
@@ -114,6 +116,15 @@ final class BatchRunner<T> {
             }
         }
         return !cutOff;
+    }
+
+    /**
+     * When the {@link LeaseKeeper} next renews the batch's leases: every half lease from the poll. A handler's own
+     * lease is not renewed while it runs, so its ending, gathered, may hold a lease that ends before that renewal (or
+     * too close to it for the renewal to land in time); such endings go out before the next handler starts.
+     */
+    private static long nextRenewalNanos(long startNanos, long halfLeaseNanos, long nowNanos) {
+        return startNanos + ((nowNanos - startNanos) / halfLeaseNanos + 1) * halfLeaseNanos;
     }
 
     /** The deliveries whose lease is neither lost nor over. */

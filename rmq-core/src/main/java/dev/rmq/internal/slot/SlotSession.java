@@ -222,6 +222,20 @@ public final class SlotSession<T> {
         gathered.add(owner.guarantee().cutOff(delivery));
     }
 
+    /** Whether the lease of a delivery whose ending is gathered and not sent yet ends before {@code nanos}. */
+    public boolean gatheredLeaseEndsBefore(long nanos) {
+        if (!leased()) {
+            return false;
+        }
+        for (Ending ending : gathered) {
+            Delivery<?> delivery = ending.delivery();
+            if (delivery != null && !delivery.leaseLost() && delivery.leaseEndsNanos() - nanos < 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** How many endings are gathered and not sent yet. */
     public int gathered() {
         return gathered.size();
