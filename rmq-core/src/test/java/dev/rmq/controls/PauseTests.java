@@ -70,6 +70,8 @@ class PauseTests extends ControlsTest {
         assertThat(scriptCalls() - callsBefore).as("script calls while paused").isLessThan(100);
         assertThat(first.inspector().totals("jobs").backlog()).isEqualTo(30);
         assertThat(first.inspector().totals("jobs").paused()).isTrue();
+        // the counts say the same, slot by slot
+        assertThat(PauseState.of(first.inspector().counts("jobs"))).isEqualTo(paused);
 
         // both applications restart: the pause is in Redis and still holds
         applications.close();
@@ -84,6 +86,7 @@ class PauseTests extends ControlsTest {
         long firstAfter = starts.stream().skip(20).mapToLong(Long::longValue).min().orElseThrow();
         assertThat(firstAfter - resumedAt).as("ns from the resume to the first delivery").isLessThan(1_000_000_000L);
         assertThat(restarted.inspector().totals("jobs").paused()).isFalse();
+        assertThat(PauseState.of(restarted.inspector().counts("jobs")).describe()).isEqualTo("running");
     }
 
     @Test

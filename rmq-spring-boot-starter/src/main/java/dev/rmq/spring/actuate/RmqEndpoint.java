@@ -118,7 +118,7 @@ public class RmqEndpoint {
             List<ListenerSummary> listeners = containers(topic.name()).stream()
                     .map(c -> new ListenerSummary(c.id(), c.isRunning(), c.settings().concurrency(), c.ownedSlots().size()))
                     .toList();
-            topics.add(new TopicSummary(TopicDescription.of(topic), state(topic, counts), total.waiting(),
+            topics.add(new TopicSummary(TopicDescription.of(topic), PauseState.of(counts).describe(), total.waiting(),
                     total.inFlight(), total.dead(), Counts.of(total), listeners));
         }
         return new Overview(instance, assignmentMode, client.zone(), writesAllowed.getAsBoolean(), topics);
@@ -151,7 +151,7 @@ public class RmqEndpoint {
         Map<String, Counts> zones = new LinkedHashMap<>();
         counts.zones().forEach((zone, sum) -> zones.put(zone, Counts.of(sum)));
         SlotCounts total = counts.total();
-        return new TopicDetail(topic, definition.type().name(), state(definition, counts), total.waiting(),
+        return new TopicDetail(topic, definition.type().name(), PauseState.of(counts).describe(), total.waiting(),
                 total.inFlight(), total.dead(), Counts.of(total), zones, slots, page);
     }
 
@@ -278,10 +278,6 @@ public class RmqEndpoint {
         }
     }
 
-    private static String state(TopicDefinition topic, TopicCounts counts) {
-        int paused = (int) counts.slots().stream().filter(SlotCounts::paused).count();
-        return new PauseState(topic.name(), paused, topic.slotAmount()).describe();
-    }
 
     /**
      * What a write operation did: {@code messages} requeued, deleted or purged, and the topic's pause state

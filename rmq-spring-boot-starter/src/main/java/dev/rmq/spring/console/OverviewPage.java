@@ -32,7 +32,7 @@ final class OverviewPage {
                         .el("td class=\"n\"", total.retrying()).el("td class=\"n\"", total.parked())
                         .el("td class=\"n inflight\"", total.inFlight())
                         .raw("<td class=\"n dead\">").link(at + "/dead", total.dead()).raw("</td>")
-                        .el("td class=\"state\"", state(topic, counts))
+                        .el("td class=\"state\"", PauseState.of(counts).describe())
                         .el("td class=\"n\"", total.dueAgeMs() == 0 ? "" : Html.duration(Duration.ofMillis(total.dueAgeMs())));
                 ConsoleHistory.Sample latest = history.latest(name);
                 html.el("td class=\"n\"", latest == null ? "" : latest.sentPerSecond())
@@ -53,10 +53,5 @@ final class OverviewPage {
     /** The topic's type as the docs write it: range-merge, priority, fixed-time. */
     static String type(TopicDefinition topic) {
         return topic.type().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
-    }
-
-    static String state(TopicDefinition topic, TopicCounts counts) {
-        int paused = (int) counts.slots().stream().filter(SlotCounts::paused).count();
-        return new PauseState(topic.name(), paused, topic.slotAmount()).describe();
     }
 }

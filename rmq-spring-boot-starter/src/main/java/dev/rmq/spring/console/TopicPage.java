@@ -1,5 +1,6 @@
 package dev.rmq.spring.console;
 
+import dev.rmq.admin.PauseState;
 import dev.rmq.inspect.SlotCounts;
 import dev.rmq.inspect.TopicCounts;
 import dev.rmq.producer.StoredMessage;
@@ -28,7 +29,7 @@ final class TopicPage {
         TopicCounts counts = data.counts(name);
         Html html = new Html();
         html.raw("<h1>").text(name).raw(" <small>").text(OverviewPage.type(topic))
-                .raw(", ").text(topic.slotAmount() + " slot(s), " + OverviewPage.state(topic, counts)).raw("</small></h1>");
+                .raw(", ").text(topic.slotAmount() + " slot(s), " + PauseState.of(counts).describe()).raw("</small></h1>");
         html.raw("<p class=\"tools\">").link(request.base() + "topics/" + Html.segment(name) + "/dead",
                 "Dead queue (" + counts.total().dead() + ")");
         if (request.canWrite()) {

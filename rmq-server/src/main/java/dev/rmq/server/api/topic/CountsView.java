@@ -36,10 +36,9 @@ public record CountsView(String topic, String state, Counts total, List<Counts> 
     }
 
     static CountsView of(TopicCounts counts) {
-        int paused = (int) counts.slots().stream().filter(SlotCounts::paused).count();
         Map<String, Counts> zones = new LinkedHashMap<>();
         counts.zones().forEach((zone, sum) -> zones.put(zone, Counts.of(sum)));
-        return new CountsView(counts.topic(), new PauseState(counts.topic(), paused, counts.slots().size()).describe(),
+        return new CountsView(counts.topic(), PauseState.of(counts).describe(),
                 Counts.of(counts.total()), counts.slots().stream().map(Counts::of).toList(), zones);
     }
 }
