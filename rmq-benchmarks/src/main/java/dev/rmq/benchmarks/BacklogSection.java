@@ -9,6 +9,7 @@ import tools.jackson.databind.node.ObjectNode;
 
 import java.util.Locale;
 
+import static dev.rmq.benchmarks.Report.Unit.BYTES;
 import static dev.rmq.benchmarks.Report.Unit.MICROS;
 import static dev.rmq.benchmarks.Report.Unit.RATE;
 
@@ -17,7 +18,8 @@ import static dev.rmq.benchmarks.Report.Unit.RATE;
  * consumes the same {@code window} messages from the head of a queue that holds the backlog behind them, plus
  * head room for the batches the container has polled but not yet handled; before each repetition the queue is
  * topped up at its tail. So no case drains its queue to empty (with its slow tail of nearly empty slots), and
- * the 10k case is read from a queue as ready as the 1M one.
+ * the 10k case is read from a queue as ready as the 1M one. The first fill of each size, into an empty Redis, gives
+ * its memory per message and its fill rate.
  */
 final class BacklogSection {
 
@@ -46,13 +48,24 @@ final class BacklogSection {
                 + " at least the backlog stays queued behind them; %s)", window, setting);
         for (long size : plan.backlogs()) {
             probe.flushAll();
+            long empty = probe.usedMemory();
             long queue = size + window + headRoom;
             Log.info("backlog %,d: filling %,d (the backlog, the %,d measured and %,d head room)", size, queue, window,
                     headRoom);
+            long filledNanos = 0;
+            double bytesPerMessage = 0;
             for (int rep = 1; rep <= reps; rep++) {
                 long queued = rmq.backlog(client, topic.name());
                 if (queued < queue) {
+                    long start = System.nanoTime();
                     rmq.fill(client, queue - queued, RmqCases.dueNow(topic.name()));
+                    if (rep == 1) {
+                        // the whole queue, sent into an empty Redis: what a message costs it, and how long it takes
+                        filledNanos = System.nanoTime() - start;
+                        bytesPerMessage = (probe.usedMemory() - empty) / (double) queue;
+                        Log.info("backlog %,d: filled in %.1f s, %.0f B of Redis memory per message", size,
+                                filledNanos / 1e9, bytesPerMessage);
+                    }
                 }
                 Waits.sleep(5);
                 Measured m = rmq.consume(client, topic.name(), window, settings);
@@ -63,7 +76,15 @@ final class BacklogSection {
             Figure cpu = context.samples().figure("backlog." + size + ".cpu");
             report.row(section, String.format(Locale.ROOT, "backlog %,d", size), rate, RATE, "");
             report.row(section, "  Redis CPU", cpu, MICROS, "");
-            describe(list.addObject(), size, rate, cpu, reps);
+            report.row(section, "  Redis memory", Figure.of(bytesPerMessage), BYTES, String.format(Locale.ROOT,
+                    "%.0f beyond the %d-byte payload, %.2f GB in all; filled at %,.0f msgs/s",
+                    bytesPerMessage - Payloads.SIZE, Payloads.SIZE, bytesPerMessage * queue / 1e9,
+                    queue / (filledNanos / 1e9)));
+            ObjectNode node = list.addObject();
+            describe(node, size, rate, cpu, reps);
+            node.put("memory_bytes_per_msg", Math.round(bytesPerMessage));
+            node.put("memory_bytes_beyond_payload", Math.round(bytesPerMessage - Payloads.SIZE));
+            node.put("fill_msgs_per_s", Math.round(queue / (filledNanos / 1e9)));
         }
         probe.flushAll();
         report.value("backlog", list);

@@ -1,5 +1,7 @@
 package dev.rmq.benchmarks;
 
+import java.util.List;
+
 /**
  * What every part of a run shares: the options and the plan they give, the Redis it measures, the values of
  * each figure's repetitions, and the report they end in.
@@ -7,7 +9,11 @@ package dev.rmq.benchmarks;
 record Context(Options options, Plan plan, RedisProbe probe, Samples samples, Report report) {
 
     static Context of(Options options, RedisProbe probe) {
-        return new Context(options, options.quick() ? Plan.quick() : Plan.full(), probe, new Samples(), new Report());
+        Plan plan = options.quick() ? Plan.quick() : Plan.full();
+        if (options.backlog() > 0) {
+            plan = plan.withBacklogs(List.of(Options.SMALLEST_BACKLOG, options.backlog()));
+        }
+        return new Context(options, plan, probe, new Samples(), new Report());
     }
 
     int reps() {

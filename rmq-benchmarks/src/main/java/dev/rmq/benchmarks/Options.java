@@ -6,15 +6,19 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The command line: {@code [--quick] [--out FILE] [--reps N] [--only SECTION,...]}.
+ * The command line: {@code [--quick] [--out FILE] [--reps N] [--only SECTION,...] [--backlog N]}.
  *
  * @param quick    the short run (about 3 minutes): smaller counts, fewer repetitions, backlogs 10k and 1M,
  *                 lateness produced for 2 s instead of 10 s
  * @param out      the JSON file; the chart goes beside it with the extension {@code .png}
  * @param reps     repetitions of every measured case
  * @param sections which sections run (all by default)
+ * @param backlog  the largest backlog the backlog section measures, beside 10k; 0 for the run's own sizes
  */
-record Options(boolean quick, Path out, int reps, Set<String> sections) {
+record Options(boolean quick, Path out, int reps, Set<String> sections, long backlog) {
+
+    /** The smallest backlog, which every other is read against. */
+    static final long SMALLEST_BACKLOG = 10_000;
 
     static final List<String> ALL_SECTIONS = List.of("throughput", "memory", "backlog", "lateness", "order", "schedules",
             "single", "fixed", "rebalance", "payloads");
@@ -23,6 +27,7 @@ record Options(boolean quick, Path out, int reps, Set<String> sections) {
         boolean quick = false;
         Path out = Path.of("bench-result.json");
         Integer reps = null;
+        long backlog = 0;
         Set<String> sections = new LinkedHashSet<>(ALL_SECTIONS);
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -36,6 +41,13 @@ record Options(boolean quick, Path out, int reps, Set<String> sections) {
                         throw new IllegalArgumentException("--only takes some of " + ALL_SECTIONS + ", was " + sections);
                     }
                 }
+                case "--backlog" -> {
+                    backlog = Long.parseLong(value(args, ++i, "--backlog"));
+                    if (backlog <= SMALLEST_BACKLOG) {
+                        throw new IllegalArgumentException("--backlog takes a number of messages above "
+                                + SMALLEST_BACKLOG + ", the backlog it is compared with; was " + backlog);
+                    }
+                }
                 case "-h", "--help" -> throw new IllegalArgumentException("");
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
@@ -44,7 +56,7 @@ record Options(boolean quick, Path out, int reps, Set<String> sections) {
         if (r < 1) {
             throw new IllegalArgumentException("--reps must be at least 1, was " + r);
         }
-        return new Options(quick, out, r, sections);
+        return new Options(quick, out, r, sections, backlog);
     }
 
     static String usage() {
@@ -56,6 +68,8 @@ record Options(boolean quick, Path out, int reps, Set<String> sections) {
                   --reps    repetitions of every case (default 3 quick, 5 full); figures are their median and range
                   --only    run only these sections: throughput, memory, backlog, lateness, order, schedules,
                             single, fixed, rebalance, payloads
+                  --backlog the backlog section measures 10k and this many queued messages (e.g. 50000000, which
+                            needs about 16 GB for Redis), instead of 10k and 1M (quick) or 10k, 1M and 10M
                 """;
     }
 

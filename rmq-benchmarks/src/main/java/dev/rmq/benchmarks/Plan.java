@@ -88,4 +88,11 @@ record Plan(long produce, long produceSingle, long consume, long grid, List<Cons
                 1_000_000, List.of(10_000L, 1_000_000L, 10_000_000L), 50_000, 10_000,
                 300_000, 10_000, 2_000_000, 100_000);
     }
+
+    /** This plan with other backlog sizes, the smallest first. */
+    Plan withBacklogs(List<Long> sizes) {
+        return new Plan(produce, produceSingle, consume, grid, consumeGrid, streamGrid, delayedInFlight, delayedGrid,
+                memory, List.copyOf(sizes), backlogWindow, latenessMillis, limitCalls, limitBatchCalls, zaddCalls,
+                delayed);
+    }
 }

@@ -118,10 +118,6 @@ final class RmqCases {
     }
 
     /**
-     * Consumes {@code count} waiting messages with a no-op handler through a real container, and stops it.
-     * The time runs from the first handler call to the {@code count}-th, so container start-up is left out.
-     */
-    /**
      * The pull consumer's rate over the same preloaded messages: one thread that polls up to 1000 at a time (waiting
      * up to 1 s) and acknowledges each poll's messages in one call per slot, as a batch job would.
      */
@@ -177,6 +173,10 @@ final class RmqCases {
         return millis;
     }
 
+    /**
+     * Consumes {@code count} waiting messages with a no-op handler through a real container, and stops it.
+     * The time runs from the first handler call to the {@code count}-th, so container start-up is left out.
+     */
     Measured consume(RmqClient rmq, String topic, long count, ConsumerSettings settings) {
         return consume(rmq, topic, count, settings, (container, timer) -> container.handler(message -> {
             timer.call();
