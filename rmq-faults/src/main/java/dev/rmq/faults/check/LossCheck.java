@@ -114,6 +114,7 @@ final class LossCheck {
         verdict.details().put("dead_and_consumed", deadAndConsumed);
         verdict.details().put("dead_not_attributed", messages.unattributedDead);
         verdict.details().put("consumed_without_receipt", unreceiptedConsumed);
+        verdict.details().put("failed_sends_behind_a_delivery", messages.splitsBehindDelivery);
         verdict.details().put("deliveries_not_attributed", messages.unattributedRuns);
         verdict.details().put("lost_examples", lostExamples);
         // apart, so that losses the faults explain cannot crowd out of the examples the one that fails the run
@@ -157,6 +158,15 @@ final class LossCheck {
             }
             if (died && lastRun <= fault.injectMicros() + DuplicateCheck.OUTAGE_MARGIN) {
                 return "dead before redis-flush " + fault.id() + " emptied the dead queue";
+            }
+            // a newer send of its key waited behind its delivery, took its place, and died before the flush
+            Instance next = messages.next(instance);
+            if (!instance.consumed() && next != null && Messages.mayHaveMergedInto(instance, next)
+                    && !next.runs.isEmpty() && !next.consumed() && next.dead == null
+                    && next.runs.stream().mapToLong(RunLog.Run::end).max().orElse(Long.MAX_VALUE)
+                    <= fault.injectMicros() + DuplicateCheck.OUTAGE_MARGIN) {
+                return "superseded by a newer send of its key, dead before redis-flush " + fault.id()
+                        + " emptied the dead queue";
             }
             // the latest send sets the time to live; counted from its reply, after Redis ran it, so never too early
             if (ttl > 0 && instance.runs.isEmpty() && !instance.consumed() && lastReply + ttl <= fault.injectMicros()) {

@@ -6,6 +6,7 @@ import dev.rmq.faults.check.RunLog.Send;
 import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +18,9 @@ import java.util.Map;
  * <p>A receipt with {@code merged=false} starts an instance and the later receipts with {@code merged=true} join
  * it (a failed send joins the instance in progress; merged receipts with no instance before them start one whose
  * first send failed). An instance with at least one receipt is accountable. Every delivery carries the seq of the
- * send whose payload it has, which names its instance.
+ * send whose payload it has, which names its instance. A failed send whose payload a delivery carries, after a
+ * delivery of the same instance that carried an older payload began, reached Redis after that delivery took the
+ * message: it went behind the delivery as a message of its own, and starts an instance of its own.
  */
 final class Messages {
 
@@ -104,8 +107,12 @@ final class Messages {
     long sendFailures;
     long unattributedRuns;
     long unattributedDead;
+    /** Failed sends found to have gone behind a delivery, as instances of their own. */
+    long splitsBehindDelivery;
+    private final RunLog log;
 
     Messages(RunLog log) {
+        this.log = log;
         for (Send send : log.sends) {
             if (send.ok()) {
                 sent++;
@@ -123,10 +130,12 @@ final class Messages {
             }
             current.sends.add(send);
         }
-        for (Run run : log.runs) {
-            if (run.probe()) {
-                continue;
-            }
+        List<Run> runs = log.runs.stream().filter(run -> !run.probe()).sorted(Comparator.comparingLong(Run::start))
+                .toList();
+        for (Run run : runs) {
+            splitBehindDelivery(run);
+        }
+        for (Run run : runs) {
             Instance instance = instanceOf(run.topic(), run.key(), run.seq());
             if (instance == null) {
                 unattributedRuns++;
@@ -145,6 +154,43 @@ final class Messages {
         decideStatuses();
     }
 
+    /**
+     * When {@code run} carries the payload of a failed send that joined an instance in progress, and a delivery of
+     * that instance carrying an older payload began before it, the failed send starts an instance of its own.
+     */
+    private void splitBehindDelivery(Run run) {
+        List<Instance> instances = byKey.get(run.topic() + " " + run.key());
+        Instance instance = instanceOf(run.topic(), run.key(), run.seq());
+        if (instances == null || instance == null || instance.firstSeq() == run.seq()) {
+            return;
+        }
+        int at = -1;
+        for (int i = 0; i < instance.sends.size(); i++) {
+            if (instance.sends.get(i).seq() == run.seq()) {
+                at = i;
+            }
+        }
+        if (at <= 0 || instance.sends.get(at).ok()) {
+            return;
+        }
+        boolean olderTakenBefore = false;
+        for (Run other : log.runs) {
+            if (!other.probe() && other.topic().equals(run.topic()) && other.key().equals(run.key())
+                    && other.seq() < run.seq() && other.seq() >= instance.firstSeq() && other.start() < run.start()) {
+                olderTakenBefore = true;
+            }
+        }
+        if (!olderTakenBefore) {
+            return;
+        }
+        Instance behind = new Instance(instance.topic, instance.key, instance.type);
+        List<Send> moved = instance.sends.subList(at, instance.sends.size());
+        behind.sends.addAll(moved);
+        moved.clear();
+        instances.add(instances.indexOf(instance) + 1, behind);
+        splitsBehindDelivery++;
+    }
+
     /** The instance of {@code key} that the send {@code seq} belongs to, or null. */
     @Nullable Instance instanceOf(String topic, String key, long seq) {
         List<Instance> instances = byKey.get(topic + " " + key);
@@ -160,6 +206,13 @@ final class Messages {
             }
         }
         return found;
+    }
+
+    /** The instance of the same key after {@code instance}, or null. */
+    @Nullable Instance next(Instance instance) {
+        List<Instance> instances = byKey.getOrDefault(instance.topic + " " + instance.key, List.of());
+        int i = instances.indexOf(instance);
+        return i < 0 || i + 1 >= instances.size() ? null : instances.get(i + 1);
     }
 
     List<Instance> all() {
@@ -203,7 +256,7 @@ final class Messages {
      * Whether {@code older} could have been in flight when {@code newer} was created, so that it merged into it.
      * For a time-based message this is only possible once it was due.
      */
-    private static boolean mayHaveMergedInto(Instance older, Instance newer) {
+    static boolean mayHaveMergedInto(Instance older, Instance newer) {
         long newerCreatedMs = newer.sends.get(0).endMicros() / 1000;
         return older.earliestDueMs() <= newerCreatedMs + 100;
     }
