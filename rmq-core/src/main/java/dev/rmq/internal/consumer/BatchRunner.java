@@ -36,6 +36,11 @@ final class BatchRunner<T> {
         this.leases = leases;
     }
 
+    /** The keeper that renews the leases of the batches in hand. */
+    LeaseKeeper leases() {
+        return leases;
+    }
+
     /** Runs the batch; false when the slot turned out to be lost, which the caller must then let go. */
     boolean run(SlotSession<T> session, Batch<T> polled, WorkerControl control) {
         List<Delivery<T>> deliveries = polled.deliveries();
@@ -47,6 +52,7 @@ final class BatchRunner<T> {
             Thread.interrupted();
             return control.carries(session) ? !session.lost() : session.flush();
         } finally {
+            // endings held for the slot's next poll keep their deliveries out, so that the keeper renews their leases
             session.forgetOutstanding();
             control.inHand(session.gathered());
         }
@@ -59,6 +65,8 @@ final class BatchRunner<T> {
         int i = 0;
         while (i < deliveries.size()) {
             List<Delivery<T>> rest = deliveries.subList(i, deliveries.size());
+            // a long batch must not keep other slots' endings past their hold
+            call.control.sendHeldEndings();
             long now = System.nanoTime();
             if (session.gathered() > 0 && (now - flushedNanos > flushEveryNanos
                     || session.gatheredLeaseEndsBefore(nextRenewalNanos(polled.receivedNanos(), flushEveryNanos, now)

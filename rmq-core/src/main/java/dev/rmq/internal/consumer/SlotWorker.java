@@ -43,8 +43,8 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
     private volatile boolean polling;
     /** Where the next round over the slots starts, so that no slot is always served first. */
     private int turn;
-    /** The session whose last batch's endings wait for its next poll, or null; see {@link #carries}. */
-    private @Nullable SlotSession<T> carrying;
+    /** The sessions whose last batch's endings wait for their next poll; see {@link #carries}. */
+    private final HeldEndings<T> held;
     /** The thread running the worker, once it runs; an executor's thread is named after the worker meanwhile. */
     private @Nullable Thread thread;
     private final CountDownLatch done = new CountDownLatch(1);
@@ -60,6 +60,7 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
         this.settings = settings;
         this.batches = batches;
         this.slots = slots;
+        this.held = new HeldEndings<>(batches.leases(), this::sendAlone);
     }
 
     @Override
@@ -148,7 +149,7 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
                     if (!running) {
                         break;
                     }
-                    sendCarriedUnless(pick.session());
+                    held.sendDue(System.nanoTime(), pick.session());
                     poll(pick.session(), pick.floor());
                 }
                 long nextWake = System.nanoTime() + settings.idlePoll().toNanos();
@@ -157,10 +158,10 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
                         nextWake = session.nextPollNanos();
                     }
                 }
-                long waitNanos = nextWake - System.nanoTime();
+                // held endings whose time is up go alone; the others wait for their poll, or their deadline
+                held.sendDue(System.nanoTime(), null);
+                long waitNanos = held.earliestDeadline(nextWake) - System.nanoTime();
                 if (waitNanos > 0 && running) {
-                    // nothing to poll at once: endings waiting for a poll go now
-                    sendCarriedUnless(null);
                     signal.tryAcquire(waitNanos, TimeUnit.NANOSECONDS);
                 }
                 signal.drainPermits();
@@ -170,7 +171,7 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
         } finally {
             // an interrupt was meant for a handler or a wait; the endings of what finished must still be sent
             Thread.interrupted();
-            sendCarriedUnless(null);
+            held.sendAll();
             exited = true;
             slots.all().forEach(slots::release);
             synchronized (this) {
@@ -221,9 +222,7 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
         long now = System.nanoTime();
         for (SlotSession<T> session : round) {
             if (session.revoking()) {
-                if (session == carrying) {
-                    sendCarriedUnless(null);
-                }
+                held.send(session);
                 slots.release(session);
             } else if (session.nextPollNanos() - now <= 0) {
                 (local.test(session.slot) ? own : foreign).add(session);
@@ -239,7 +238,7 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
         try {
             polling = true;
             // the endings it carries, if any, go with it
-            carrying = null;
+            held.carried(session);
             batch = session.poll(settings.batchSize(), floor);
         } finally {
             polling = false;
@@ -265,24 +264,34 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
 
     @Override
     public boolean carries(SlotSession<?> session) {
-        if (!running || !session.leased() || session.revoking() || session.nextPollNanos() - System.nanoTime() > 0) {
+        if (!running || !session.leased() || session.revoking() || session.lost()) {
             return false;
         }
-        carrying = slots.get(session.slot);
+        long now = System.nanoTime();
+        long hold = HeldEndings.holdNanos(session);
+        long untilPoll = session.nextPollNanos() - now;
+        // a poll soon; and no lease of the endings may end before the keeper's first renewal, half a lease away
+        long firstRenewal = session.topic().leaseTimeout().toNanos() / 2;
+        if (untilPoll > 0 && (untilPoll > hold || session.gatheredLeaseEndsBefore(now + firstRenewal + hold))) {
+            return false;
+        }
+        SlotSession<T> mine = slots.get(session.slot);
+        if (mine != session) {
+            return false;
+        }
+        held.hold(mine, now + hold);
         return true;
     }
 
-    /**
-     * Sends the endings that wait for a poll of their session, unless that session is {@code next}, the one the worker
-     * polls now. A slot that turns out to be lost is let go.
-     */
-    private void sendCarriedUnless(@Nullable SlotSession<T> next) {
-        SlotSession<T> waiting = carrying;
-        if (waiting != null && waiting != next) {
-            carrying = null;
-            if (!waiting.flush()) {
-                slots.release(waiting);
-            }
+    @Override
+    public void sendHeldEndings() {
+        held.sendDue(System.nanoTime(), null);
+    }
+
+    /** Sends the endings of a session alone; a slot that turns out to be lost is let go. */
+    private void sendAlone(SlotSession<T> session) {
+        if (!session.flush()) {
+            slots.release(session);
         }
     }
 

@@ -18,10 +18,14 @@ interface WorkerControl {
     boolean stopping();
 
     /**
-     * Whether the endings of the batch just run may go with the session's next poll, which the worker makes next,
-     * instead of a call of their own: the slot has more due at once.
+     * Whether the endings of the batch just run may go with the session's next poll instead of a call of their own:
+     * the slot has more due at once, or its next poll comes within a short hold (see {@link HeldEndings}). The
+     * worker then sends them with that poll, or alone once the hold is over.
      */
     boolean carries(SlotSession<?> session);
+
+    /** Sends alone the endings of other slots whose hold is over: called between the handlers of a batch. */
+    void sendHeldEndings();
 
     /** The deliveries of the batch that have not been acknowledged yet; 0 once the batch is done. */
     void inHand(int deliveries);

@@ -3,6 +3,7 @@ package dev.rmq.internal.slot;
 import dev.rmq.internal.script.AckCall;
 import org.jspecify.annotations.Nullable;
 
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -32,6 +33,17 @@ public record Ending(AckCall.Op op, String key, @Nullable Delivery<?> delivery, 
     /** A message whose payload cannot be decrypted: it goes to the dead queue with the reason. */
     static Ending undecryptable(String key, long token, String reason) {
         return new Ending(AckCall.Op.UNDECRYPTABLE, key, null, token, reason, null);
+    }
+
+    /** Whether the lease of one of the deliveries that {@code endings} end, unless lost already, ends before {@code nanos}. */
+    static boolean anyLeaseEndsBefore(List<Ending> endings, long nanos) {
+        for (Ending ending : endings) {
+            Delivery<?> d = ending.delivery();
+            if (d != null && !d.leaseLost() && d.leaseEndsNanos() - nanos < 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The delivery, which every ending but that of an unreadable message has. */

@@ -2,6 +2,8 @@ package dev.rmq.internal.slot;
 
 import java.util.Collection;
 import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -27,8 +29,20 @@ final class Outstanding<T> {
         return out.removeAll(deliveries);
     }
 
-    void clear() {
-        out.clear();
+    /** Forgets every delivery but those {@code endings} end, which wait to be sent. */
+    void retainEndedBy(List<Ending> endings) {
+        if (endings.isEmpty()) {
+            out.clear();
+            return;
+        }
+        Set<Delivery<?>> pending = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Ending ending : endings) {
+            Delivery<?> delivery = ending.delivery();
+            if (delivery != null) {
+                pending.add(delivery);
+            }
+        }
+        out.removeIf(delivery -> !pending.contains(delivery));
     }
 
     Collection<Delivery<T>> view() {

@@ -224,16 +224,7 @@ public final class SlotSession<T> {
 
     /** Whether the lease of a delivery whose ending is gathered and not sent yet ends before {@code nanos}. */
     public boolean gatheredLeaseEndsBefore(long nanos) {
-        if (!leased()) {
-            return false;
-        }
-        for (Ending ending : gathered) {
-            Delivery<?> delivery = ending.delivery();
-            if (delivery != null && !delivery.leaseLost() && delivery.leaseEndsNanos() - nanos < 0) {
-                return true;
-            }
-        }
-        return false;
+        return leased() && Ending.anyLeaseEndsBefore(gathered, nanos);
     }
 
     /** How many endings are gathered and not sent yet. */
@@ -400,8 +391,8 @@ public final class SlotSession<T> {
         }
     }
 
-    /** Forgets the deliveries still out, once the consumer has handed them back or left them to their leases. */
+    /** Forgets the deliveries handed back or left to their leases; those with gathered endings stay, renewable. */
     public void forgetOutstanding() {
-        out.clear();
+        out.retainEndedBy(gathered);
     }
 }
