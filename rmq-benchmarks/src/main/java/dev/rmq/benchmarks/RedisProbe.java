@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Reads what the benchmark's own redis-server spent: CPU ({@code INFO cpu}: used_cpu_sys + used_cpu_user),
@@ -66,8 +67,21 @@ final class RedisProbe {
         }
     }
 
+    /**
+     * Empties Redis, and returns once its memory is given back. In the background: a synchronous FLUSHALL of a
+     * large backlog (50M messages, 15 GB) takes longer than a command may, so Redis frees it on its lazy-free
+     * thread while this waits for the thread to finish.
+     */
     void flushAll() {
-        server.command("FLUSHALL");
+        server.command("FLUSHALL", "ASYNC");
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+        while (!"0".equals(server.info("memory").get("lazyfree_pending_objects"))) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("Redis had not freed the flushed data after 10 minutes");
+            }
+            // the lazy-free thread works through the flushed keys; a 50M-message backlog takes seconds
+            Waits.sleep(50);
+        }
     }
 
     /** The Redis clock in microseconds. */
