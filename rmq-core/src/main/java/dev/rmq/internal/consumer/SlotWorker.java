@@ -270,9 +270,10 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
         long now = System.nanoTime();
         long hold = HeldEndings.holdNanos(session);
         long untilPoll = session.nextPollNanos() - now;
-        // a poll soon; and no lease of the endings may end before the keeper's first renewal, half a lease away
+        // a poll soon; and no lease of the endings may end before the keeper's first renewal, half a lease away:
+        // even a poll due at once may wait behind another slot's long handler
         long firstRenewal = session.topic().leaseTimeout().toNanos() / 2;
-        if (untilPoll > 0 && (untilPoll > hold || session.gatheredLeaseEndsBefore(now + firstRenewal + hold))) {
+        if (untilPoll > hold || session.gatheredLeaseEndsBefore(now + firstRenewal + hold)) {
             return false;
         }
         SlotSession<T> mine = slots.get(session.slot);
