@@ -132,6 +132,7 @@ class CarriedEndingsTests extends StandaloneRedisTest {
                 Thread.sleep(1500);
                 aDuringTheSlowOne.add(new Seen(Instant.now(),
                         rmq.producer().get(MessageRef.of(topic.name(), "a").withSlotBasis(slot0))));
+                // and a little more: the look above falls inside the handler, while a's ending is still held
                 Thread.sleep(300);
             }
             return ConsumeResult.success();

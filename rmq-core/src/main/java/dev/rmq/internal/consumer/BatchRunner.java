@@ -62,17 +62,20 @@ final class BatchRunner<T> {
         List<Delivery<T>> deliveries = polled.deliveries();
         long flushEveryNanos = session.topic().leaseTimeout().toNanos() / 2;
         long flushedNanos = polled.receivedNanos();
+        // the delivery whose lease the keeper left alone while its handler ran, until its ending goes out
+        Delivery<T> ranUnrenewed = null;
         int i = 0;
         while (i < deliveries.size()) {
             List<Delivery<T>> rest = deliveries.subList(i, deliveries.size());
             // a long batch must not keep other slots' endings past their hold
             call.control.sendHeldEndings();
             long now = System.nanoTime();
-            if (session.gathered() > 0 && (now - flushedNanos > flushEveryNanos
-                    || session.gatheredLeaseEndsBefore(nextRenewalNanos(polled.receivedNanos(), flushEveryNanos, now)
-                    + flushEveryNanos / 2))) {
+            if (session.gathered() > 0 && (now - flushedNanos > flushEveryNanos || (ranUnrenewed != null
+                    && ranUnrenewed.leaseEndsBefore(nextRenewalNanos(polled.receivedNanos(), flushEveryNanos, now)
+                    + flushEveryNanos / 2)))) {
                 session.flush();
                 flushedNanos = now;
+                ranUnrenewed = null;
             }
             if (call.control.mustLetGo(session) || session.lost()
                     || (session.fenceUnconfirmed(now) && !session.confirmFence())) {
@@ -93,6 +96,8 @@ final class BatchRunner<T> {
             call.running = taken.get(0);
             List<Invoker.Handled> handled = invoker.invoke(taken, call);
             call.running = null;
+            // the keeper renews the others of the batch; this one's lease may end before the next renewal
+            ranUnrenewed = taken.get(0);
             if (!gather(session, taken, handled)) {
                 // the stop cut a handler off: what was not taken goes back as if never started
                 rest.subList(step, rest.size()).forEach(session::gatherUnstarted);
@@ -129,7 +134,7 @@ final class BatchRunner<T> {
     /**
      * When the {@link LeaseKeeper} next renews the batch's leases: every half lease from the poll. A handler's own
      * lease is not renewed while it runs, so its ending, gathered, may hold a lease that ends before that renewal (or
-     * too close to it for the renewal to land in time); such endings go out before the next handler starts.
+     * too close to it for the renewal to land in time); such an ending goes out before the next handler starts.
      */
     private static long nextRenewalNanos(long startNanos, long halfLeaseNanos, long nowNanos) {
         return startNanos + ((nowNanos - startNanos) / halfLeaseNanos + 1) * halfLeaseNanos;

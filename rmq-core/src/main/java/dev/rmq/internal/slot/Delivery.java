@@ -65,6 +65,11 @@ public class Delivery<T> implements RmqMessage<T> {
         return leaseEndsNanos;
     }
 
+    /** Whether its lease, unless lost already, ends before {@code nanos}, by this JVM's estimate. */
+    public final boolean leaseEndsBefore(long nanos) {
+        return !leaseLost() && leaseEndsNanos - nanos < 0;
+    }
+
     /**
      * Whether its lease has run out by {@code nowNanos}, by this JVM's estimate. At most once there is no lease to run
      * out: the message left Redis when it was taken.

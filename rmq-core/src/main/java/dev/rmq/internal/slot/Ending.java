@@ -35,11 +35,11 @@ public record Ending(AckCall.Op op, String key, @Nullable Delivery<?> delivery, 
         return new Ending(AckCall.Op.UNDECRYPTABLE, key, null, token, reason, null);
     }
 
-    /** Whether the lease of one of the deliveries that {@code endings} end, unless lost already, ends before {@code nanos}. */
+    /** Whether the lease of one of the deliveries that {@code endings} end ends before {@code nanos}. */
     static boolean anyLeaseEndsBefore(List<Ending> endings, long nanos) {
         for (Ending ending : endings) {
             Delivery<?> d = ending.delivery();
-            if (d != null && !d.leaseLost() && d.leaseEndsNanos() - nanos < 0) {
+            if (d != null && d.leaseEndsBefore(nanos)) {
                 return true;
             }
         }

@@ -109,10 +109,8 @@ final class Messages {
     long unattributedDead;
     /** Failed sends found to have gone behind a delivery, as instances of their own. */
     long splitsBehindDelivery;
-    private final RunLog log;
 
     Messages(RunLog log) {
-        this.log = log;
         for (Send send : log.sends) {
             if (send.ok()) {
                 sent++;
@@ -132,8 +130,12 @@ final class Messages {
         }
         List<Run> runs = log.runs.stream().filter(run -> !run.probe()).sorted(Comparator.comparingLong(Run::start))
                 .toList();
+        // in start order, each run beside the runs of its key that began before it
+        Map<String, List<Run>> earlier = new HashMap<>();
         for (Run run : runs) {
-            splitBehindDelivery(run);
+            List<Run> before = earlier.computeIfAbsent(run.topic() + " " + run.key(), k -> new ArrayList<>());
+            splitBehindDelivery(run, before);
+            before.add(run);
         }
         for (Run run : runs) {
             Instance instance = instanceOf(run.topic(), run.key(), run.seq());
@@ -158,7 +160,7 @@ final class Messages {
      * When {@code run} carries the payload of a failed send that joined an instance in progress, and a delivery of
      * that instance carrying an older payload began before it, the failed send starts an instance of its own.
      */
-    private void splitBehindDelivery(Run run) {
+    private void splitBehindDelivery(Run run, List<Run> earlierOfKey) {
         List<Instance> instances = byKey.get(run.topic() + " " + run.key());
         Instance instance = instanceOf(run.topic(), run.key(), run.seq());
         if (instances == null || instance == null || instance.firstSeq() == run.seq()) {
@@ -173,14 +175,9 @@ final class Messages {
         if (at <= 0 || instance.sends.get(at).ok()) {
             return;
         }
-        boolean olderTakenBefore = false;
-        for (Run other : log.runs) {
-            if (!other.probe() && other.topic().equals(run.topic()) && other.key().equals(run.key())
-                    && other.seq() < run.seq() && other.seq() >= instance.firstSeq() && other.start() < run.start()) {
-                olderTakenBefore = true;
-            }
-        }
-        if (!olderTakenBefore) {
+        long firstSeq = instance.firstSeq();
+        if (earlierOfKey.stream().noneMatch(other -> other.seq() < run.seq() && other.seq() >= firstSeq
+                && other.start() < run.start())) {
             return;
         }
         Instance behind = new Instance(instance.topic, instance.key, instance.type);
