@@ -90,8 +90,12 @@ abstract class DatabaseProcess implements AutoCloseable {
         }
     }
 
-    /** Starts the server process and waits until its port takes connections. */
-    protected void startServer(List<String> command, Duration timeout) {
+    /**
+     * Starts the server process and waits until its port takes connections and its log says it is ready. An open port
+     * alone is not enough: PostgreSQL listens before its startup process ends, and refuses a connection in that gap
+     * ("the database system is starting up").
+     */
+    protected void startServer(List<String> command, String readyLine, Duration timeout) {
         try {
             Path log = dir.resolve("server.log");
             process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
@@ -101,13 +105,13 @@ abstract class DatabaseProcess implements AutoCloseable {
                 if (!process.isAlive()) {
                     throw new IllegalStateException(command.get(0) + " ended at start: " + Files.readString(log));
                 }
-                if (accepts()) {
+                if (accepts() && Files.readString(log).contains(readyLine)) {
                     return;
                 }
                 Thread.sleep(50);
             }
-            throw new IllegalStateException(command.get(0) + " did not listen on port " + port + " within " + timeout
-                    + ": " + Files.readString(log));
+            throw new IllegalStateException(command.get(0) + " was not ready on port " + port + " within " + timeout
+                    + " (its log never said '" + readyLine + "'): " + Files.readString(log));
         } catch (IOException e) {
             close();
             throw new IllegalStateException("cannot start " + command.get(0) + ": " + e, e);

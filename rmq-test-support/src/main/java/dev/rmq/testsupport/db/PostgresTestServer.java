@@ -37,7 +37,8 @@ public final class PostgresTestServer extends DatabaseProcess {
             server.startServer(unprivileged(List.of(bin.resolve("postgres").toString(), "-D", data.toString(),
                     "-p", String.valueOf(server.port), "-h", "127.0.0.1", "-k", server.dir.toString(),
                     "-c", "fsync=off", "-c", "synchronous_commit=on", "-c", "full_page_writes=off",
-                    "-c", "max_connections=200")), Duration.ofMinutes(1));
+                    "-c", "max_connections=200", "-c", "lc_messages=C")),
+                    "database system is ready to accept connections", Duration.ofMinutes(1));
             return server;
         } catch (RuntimeException e) {
             server.close();
