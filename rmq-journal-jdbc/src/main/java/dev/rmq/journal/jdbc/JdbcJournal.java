@@ -240,7 +240,8 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
                     report.skipped());
             return report;
         } catch (SQLException e) {
-            throw new JournalUnavailableException("restore could not read the journal: " + e, e);
+            throw new JournalUnavailableException("restore failed on the journal, which it reads and marks (running it"
+                    + " again is safe: what this one put back, Redis now holds, and the next finds it present): " + e, e);
         }
     }
 

@@ -77,7 +77,21 @@ final class Transactions {
                 if (!isRolledBack(e) || attempt >= RETRIES) {
                     throw e;
                 }
+                backOff(attempt);
             }
+        }
+    }
+
+    /**
+     * A random pause before a transaction runs again, longer after each conflict: two transactions that met in a
+     * deadlock and ran again at once would meet again in the same order.
+     */
+    private static void backOff(int attempt) throws SQLException {
+        try {
+            Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextLong(5, 20L << attempt));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SQLException("interrupted before running a transaction again", e);
         }
     }
 }
