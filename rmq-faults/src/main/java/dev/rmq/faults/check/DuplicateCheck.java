@@ -24,7 +24,10 @@ import java.util.TreeMap;
  *       ({@code net-latency}, {@code net-stall}, {@code net-stall-past-lease}, {@code net-reset},
  *       {@code net-refuse}, {@code zk-partition}): the fault's target is the consumer incarnation that ran
  *       the first delivery, and it struck within that interval: the fault, from its injection until it was undone
- *       (and {@link #FAULT_LANDS} more, as a signal lands after it is recorded as sent), overlaps it;</li>
+ *       (and {@link #FAULT_LANDS} more, as a signal lands after it is recorded as sent), overlaps it; the
+ *       interval starts at the delivery's poll when the handler started after its lease had run out (a consumer
+ *       frozen between its poll and the handler); the second delivery may be that late one instead, whose commit
+ *       is refused ({@code <kind>-late-handler});</li>
  *   <li>{@code redis-restart}, {@code failover}, {@code master-kill}, {@code sentinel-failover}: the fault hit the node that held the
  *       message's slot, and its outage (widened by {@link #OUTAGE_MARGIN}, and for a master kill reaching
  *       {@link LossCheck#REPLICATION_LAG} back, for a commit the master applied but never replicated) overlaps the
@@ -154,6 +157,16 @@ final class DuplicateCheck {
         return Math.max(run.end(), run.leaseMs() * MS) + ACK_GRACE;
     }
 
+    /**
+     * When the consumer of {@code run} took its delivery in hand: the poll (or the lease's last renewal) that its lease
+     * deadline was counted from, or the handler's start if that was earlier. A consumer frozen or cut off between its
+     * poll and a handler is struck in that delivery although the handler starts only after the fault: the worker
+     * checked the lease before the freeze, and runs the handler late, after its lease went to another consumer.
+     */
+    private long heldFrom(Run run) {
+        return Math.min(run.start(), run.leaseMs() * MS - log.leaseMicros);
+    }
+
     /** The cause that allows a second successful delivery after {@code first}, or null when none does. */
     private @Nullable String explain(Run first, Run second) {
         long commitBy = commitDeadline(first);
@@ -161,6 +174,15 @@ final class DuplicateCheck {
         for (Fault fault : log.faults) {
             if (credits(fault, first, second, slot, commitBy)) {
                 return fault.kind();
+            }
+        }
+        // the second is the late one: a consumer frozen after its poll ran it once awake, after its lease had gone to
+        // the consumer that ran the first; its commit is refused
+        if (second.start() > second.leaseMs() * MS) {
+            for (Fault fault : log.faults) {
+                if (struckConsumer(fault, second, commitDeadline(second))) {
+                    return fault.kind() + "-late-handler";
+                }
             }
         }
         if (reported(first, second, TroubleKind.FAILED) != null) {
@@ -179,8 +201,7 @@ final class DuplicateCheck {
     private boolean credits(Fault fault, Run first, Run second, String slot, long commitBy) {
         return switch (fault.kind()) {
             case KILL, STOP, ZK_EXPIRE, NET_LATENCY, NET_STALL, NET_STALL_PAST_LEASE, NET_RESET, NET_REFUSE, ZK_PARTITION ->
-                    fault.target().equals(first.incarnation())
-                    && intersects(fault.injectMicros(), fault.healMicros() + FAULT_LANDS, first.start(), commitBy);
+                    struckConsumer(fault, first, commitBy);
             case REDIS_RESTART, FAILOVER -> fault.slots().contains(slot) && intersects(fault.injectMicros() - OUTAGE_MARGIN,
                     fault.healMicros() + OUTAGE_MARGIN, first.end(), commitBy);
             case MASTER_KILL, SENTINEL_FAILOVER -> fault.slots().contains(slot) && intersects(fault.injectMicros() - LossCheck.REPLICATION_LAG,
@@ -189,6 +210,16 @@ final class DuplicateCheck {
                     fault.healMicros() + OUTAGE_MARGIN, first.start(), commitBy);
             case ZK_QUORUM -> log.sessionLostBetween(first.incarnation(), Math.max(first.start(), fault.injectMicros()),
                     fault.healMicros() + quorumGrace) && reported(first, second, TroubleKind.FENCED) != null;
+            default -> false;
+        };
+    }
+
+    /** Whether a fault of one consumer struck the incarnation of {@code run} while it held the delivery. */
+    private boolean struckConsumer(Fault fault, Run run, long commitBy) {
+        return switch (fault.kind()) {
+            case KILL, STOP, ZK_EXPIRE, NET_LATENCY, NET_STALL, NET_STALL_PAST_LEASE, NET_RESET, NET_REFUSE, ZK_PARTITION ->
+                    fault.target().equals(run.incarnation())
+                    && intersects(fault.injectMicros(), fault.healMicros() + FAULT_LANDS, heldFrom(run), commitBy);
             default -> false;
         };
     }

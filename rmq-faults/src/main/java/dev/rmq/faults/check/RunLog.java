@@ -77,6 +77,8 @@ final class RunLog {
     /** Each topic's time to live in microseconds, 0 for none. */
     final Map<String, Long> topicTtlMicros = new HashMap<>();
     long sessionTimeoutMicros = 4_000_000;
+    /** The topics' lease, from which a run's lease deadline tells when its delivery was polled or last renewed. */
+    long leaseMicros = 3_000_000;
     final List<Send> sends = new ArrayList<>();
     final List<Run> runs = new ArrayList<>();
     final Map<String, Incarnation> incarnations = new LinkedHashMap<>();
@@ -118,6 +120,7 @@ final class RunLog {
                       Map<String, long[]> lives, Map<String, Boolean> killed, Map<String, List<long[]>> pauses) {
         if (event instanceof HarnessEvent.RunStarted e) {
             sessionTimeoutMicros = e.sessionTimeoutMs() * 1000;
+            leaseMicros = e.leaseMs() * 1000;
             for (HarnessEvent.Topic topic : e.topics()) {
                 topicTypes.put(topic.name(), topic.type());
                 topicDeployments.put(topic.name(), topic.deployment());
