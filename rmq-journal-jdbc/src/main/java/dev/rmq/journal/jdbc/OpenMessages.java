@@ -31,8 +31,13 @@ final class OpenMessages {
     record TopicKey(String topic, String key) {
     }
 
-    /** An open message: its id, state, attempts and when it was sent. */
-    record Open(long id, String state, int attempts, Instant createdAt) {
+    /** A message: its id, state, attempts, when it was sent, and whether it is finished (never, when read as open). */
+    record Open(long id, String state, int attempts, Instant createdAt, boolean finished) {
+
+        /** Whether a newer send of its key finished it, as Redis no longer held it then, or it waited behind it. */
+        boolean superseded() {
+            return finished && JournalState.MERGED.column().equals(state);
+        }
     }
 
     /** How far the clocks of the processes that write one journal may disagree. */
@@ -53,6 +58,36 @@ final class OpenMessages {
         }
         Open oldest = rows.get(0);
         return oldest.createdAt().isAfter(change.time().plus(CLOCK_SKEW)) ? null : oldest;
+    }
+
+    /**
+     * Whether a consumer's change happened before its key's open message that {@link #pickFor} chose was sent (or
+     * there is none): then the change may be about an older message that a newer send superseded before the
+     * consumer's journal wrote the change, see {@link #supersededFor}.
+     */
+    static boolean predates(@Nullable Open chosen, Row.Change change) {
+        return !change.newest() && (chosen == null || chosen.createdAt().isAfter(change.time()));
+    }
+
+    /**
+     * The superseded message a consumer's change is about, or null: the key's newest message sent before the change
+     * happened, when a newer send superseded it. A send that Redis takes as a new message supersedes the key's older
+     * messages that the journal does not know to be in flight: Redis no longer held them. When the consumer that
+     * took one has not had its rows written yet, they arrive after the supersede, and belong to the older message,
+     * not to the newer one, which did not exist yet when they happened (by the clocks, which is why only a change
+     * that happened before the newer send began comes here). Placed on the newer message they would finish it
+     * without a delivery, and a restore would leave it out.
+     *
+     * @param all every message of the change's key, from {@link #lookup(Connection, List, boolean)}
+     */
+    static @Nullable Open supersededFor(Map<String, List<Open>> all, Row.Change change) {
+        Open before = null;
+        for (Open row : all.getOrDefault(change.topic() + '\n' + change.key(), List.of())) {
+            if (!row.createdAt().isAfter(change.time())) {
+                before = row;
+            }
+        }
+        return before != null && before.superseded() ? before : null;
     }
 
     /** A key's oldest or newest open message, or null. */
@@ -82,7 +117,7 @@ final class OpenMessages {
             List<String> all = topic.getValue();
             for (int from = 0; from < all.size(); from += LOOKUP_CHUNK) {
                 List<String> chunk = all.subList(from, Math.min(all.size(), from + LOOKUP_CHUNK));
-                String sql = "SELECT id, msg_key, state, attempts, created_at FROM rmq_messages WHERE "
+                String sql = "SELECT id, msg_key, state, attempts, created_at, finished FROM rmq_messages WHERE "
                         + (openOnly ? "finished = FALSE AND " : "") + "topic = ? AND msg_key IN (" + String.join(", ", Collections.nCopies(chunk.size(), "?"))
                         + ")";
                 try (PreparedStatement select = connection.prepareStatement(sql)) {
@@ -94,7 +129,8 @@ final class OpenMessages {
                         while (result.next()) {
                             found.computeIfAbsent(topic.getKey() + '\n' + result.getString(2), k -> new ArrayList<>())
                                     .add(new Open(result.getLong(1), result.getString(3), result.getInt(4),
-                                            result.getTimestamp(5, Transactions.utc()).toInstant()));
+                                            result.getTimestamp(5, Transactions.utc()).toInstant(),
+                                            result.getBoolean(6)));
                         }
                     }
                 }

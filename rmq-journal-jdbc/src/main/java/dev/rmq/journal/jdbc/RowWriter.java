@@ -1,6 +1,7 @@
 package dev.rmq.journal.jdbc;
 
 import dev.rmq.journal.JournaledSend;
+import dev.rmq.journal.jdbc.ChangePlacement.Placed;
 import dev.rmq.topic.TopicType;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
@@ -136,7 +137,7 @@ final class RowWriter {
         } else if (first instanceof Row.Sent) {
             mergeMessages(connection, run);
         } else {
-            changeMessages(connection, run, ((Row.Change) first).newest(), unplaced, blocked);
+            changeMessages(connection, run, unplaced, blocked);
         }
     }
 
@@ -261,23 +262,10 @@ final class RowWriter {
         }
     }
 
-    private void changeMessages(Connection connection, List<Row> run, boolean newest, List<Row.Change> unplaced,
-                                Set<String> blocked) throws SQLException {
-        List<OpenMessages.TopicKey> keys = new ArrayList<>(run.size());
-        run.forEach(row -> keys.add(new OpenMessages.TopicKey(topicOf(row), keyOf(row))));
-        Map<String, List<OpenMessages.Open>> rows = OpenMessages.lookup(connection, keys);
-        List<Placed> placed = new ArrayList<>(run.size());
-        for (Row row : run) {
-            Row.Change change = (Row.Change) row;
-            OpenMessages.Open open = OpenMessages.pickFor(rows, change);
-            if (open == null) {
-                // its send's row may not have committed yet (another process's writer), or never will be
-                unplaced.add(change);
-                blocked.add(change.topic() + '\n' + change.key());
-            } else {
-                placed.add(new Placed(open, change));
-            }
-        }
+    private void changeMessages(Connection connection, List<Row> run, List<Row.Change> unplaced, Set<String> blocked)
+            throws SQLException {
+        ChangePlacement placement = ChangePlacement.of(connection, run, unplaced, blocked);
+        List<Placed> placed = placement.placed();
         // rows are locked in id order, as every journal's writer and a restore lock them: no two wait on each other
         placed.sort(java.util.Comparator.comparingLong(p -> p.open().id()));
         // one update per message, to where its last change leaves it; its transitions only once the update held
@@ -314,6 +302,13 @@ final class RowWriter {
                                 change.worker(), change.detail());
                     }
                 }
+                // a superseded message stays finished: its consumer's changes join its history only
+                for (Placed p : placement.superseded()) {
+                    Row.Change change = p.change();
+                    addTransition(transition, p.open().id(), change.state(),
+                            change.attempt() != null ? change.attempt() : p.open().attempts(), change.time(),
+                            change.worker(), change.detail());
+                }
                 transition.executeBatch();
             }
         }
@@ -345,10 +340,6 @@ final class RowWriter {
         update.setTimestamp(7, Timestamp.from(last.time()), Transactions.utc());
         update.setLong(8, open.id());
         update.addBatch();
-    }
-
-    /** A change and the message it goes to. */
-    private record Placed(OpenMessages.Open open, Row.Change change) {
     }
 
     private void addTransition(PreparedStatement statement, long messageId, JournalState state, int attempt,

@@ -18,7 +18,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Two applications' journal writers that change one message at once, each in its own transaction: one that finished
- * the message first wins, and the other's changes are placed again rather than reopening it.
+ * the message first wins, and the other's changes are placed again rather than reopening it. And a consumer's writer
+ * behind a producer's: its rows go to the message they are about, although a newer send superseded it meanwhile.
  */
 class ConcurrentWritersTests extends JournalTestBase {
 
@@ -65,6 +66,49 @@ class ConcurrentWritersTests extends JournalTestBase {
         assertThat(row.state()).isEqualTo("acked");
         assertThat(row.finished()).isTrue();
         assertThat(transitions(id)).containsExactly("sent", "delivered", "acked");
+    }
+
+    @Test
+    void aConsumersLateRowsGoToTheMessageANewerSendSupersededNotToTheNewerOne() throws Exception {
+        open(journal -> { });
+        Instant sent = Instant.now().minusSeconds(10);
+        RowWriter writer = new RowWriter(Dialect.POSTGRESQL, "test-host");
+        // the producer's rows: a message, then, once it was consumed (Redis held nothing of the key), a newer send,
+        // which supersedes it as the consumer's rows of its delivery have not been written yet
+        write(writer, List.of(send(sent)));
+        long older = message(PRIORITY, KEY).id();
+        write(writer, List.of(send(sent.plusSeconds(2))));
+        long newer = message(PRIORITY, KEY).id();
+        assertThat(transitions(older)).containsExactly("sent", "merged");
+
+        // then the consumer's rows of the older message's delivery, which happened before the newer send
+        assertThat(write(writer, List.of(change(JournalState.DELIVERED, 1, sent.plusSeconds(1)),
+                change(JournalState.ACKED, null, sent.plusMillis(1010))))).isEmpty();
+
+        assertThat(transitions(older)).containsExactly("sent", "merged", "delivered", "acked");
+        assertThat(transitions(newer)).containsExactly("sent");
+        MessageRow row = message(PRIORITY, KEY);
+        assertThat(row.id()).isEqualTo(newer);
+        assertThat(row.finished()).as("the newer message, still to be delivered, stays open for a restore").isFalse();
+
+        // a delivery after the newer send is the newer message's
+        write(writer, List.of(change(JournalState.DELIVERED, 1, sent.plusSeconds(3))));
+        assertThat(transitions(newer)).containsExactly("sent", "delivered");
+        assertThat(transitions(older)).hasSize(4);
+    }
+
+    private static Row.Sent send(Instant at) {
+        return new Row.Sent(new JournaledSend(PRIORITY, TopicType.PRIORITY, 0, KEY, false, false, false, 100, null,
+                null, Map.of(), new byte[] {1}, at), null);
+    }
+
+    private List<Row.Change> write(RowWriter writer, List<Row> rows) throws SQLException {
+        try (Connection connection = dataSource.getConnection()) {
+            connection.setAutoCommit(false);
+            List<Row.Change> unplaced = writer.write(connection, rows);
+            connection.commit();
+            return unplaced;
+        }
     }
 
     private static Row.Change change(JournalState state, Integer attempt, Instant at) {

@@ -1,0 +1,71 @@
+package dev.rmq.journal.jdbc;
+
+import org.jspecify.annotations.Nullable;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Which message each change of a run goes to. A consumer's change goes to its key's oldest open message (the one in
+ * flight comes before a send behind it), a producer's to the newest; one that happened before that message was sent
+ * goes to the key's superseded message it is about (see {@link OpenMessages#supersededFor}), and so do the rest of
+ * that delivery's changes in the run. A change whose message has no row yet is left unplaced, and so are the key's
+ * later changes, to keep their order.
+ *
+ * @param placed     changes of open messages
+ * @param superseded changes of messages a newer send of their key superseded: they join the history only
+ */
+record ChangePlacement(List<Placed> placed, List<Placed> superseded) {
+
+    /** A change and the message it goes to. */
+    record Placed(OpenMessages.Open open, Row.Change change) {
+    }
+
+    /**
+     * Places the changes of {@code run} (all {@link Row.Change}s), adding those without a message to
+     * {@code unplaced} and their keys to {@code blocked}.
+     */
+    static ChangePlacement of(Connection connection, List<Row> run, List<Row.Change> unplaced, Set<String> blocked)
+            throws SQLException {
+        List<OpenMessages.TopicKey> keys = new ArrayList<>(run.size());
+        run.forEach(row -> keys.add(new OpenMessages.TopicKey(((Row.Change) row).topic(), ((Row.Change) row).key())));
+        Map<String, List<OpenMessages.Open>> rows = OpenMessages.lookup(connection, keys);
+        // every message of the keys, read only when a change happened before its key's open messages were sent
+        Map<String, List<OpenMessages.Open>> all = null;
+        List<Placed> placed = new ArrayList<>(run.size());
+        List<Placed> superseded = new ArrayList<>();
+        // the superseded message whose delivery a key's changes are about, until the key's next delivery
+        Map<String, OpenMessages.Open> delivering = new HashMap<>();
+        for (Row row : run) {
+            Row.Change change = (Row.Change) row;
+            String key = change.topic() + '\n' + change.key();
+            OpenMessages.Open open = OpenMessages.pickFor(rows, change);
+            OpenMessages.@Nullable Open older = change.state() == JournalState.DELIVERED ? null : delivering.get(key);
+            if (older == null && OpenMessages.predates(open, change)) {
+                if (all == null) {
+                    all = OpenMessages.lookup(connection, keys, false);
+                }
+                older = OpenMessages.supersededFor(all, change);
+            }
+            if (older != null) {
+                superseded.add(new Placed(older, change));
+                delivering.put(key, older);
+                continue;
+            }
+            delivering.remove(key);
+            if (open == null) {
+                // its send's row may not have committed yet (another process's writer), or never will be
+                unplaced.add(change);
+                blocked.add(key);
+            } else {
+                placed.add(new Placed(open, change));
+            }
+        }
+        return new ChangePlacement(placed, superseded);
+    }
+}
