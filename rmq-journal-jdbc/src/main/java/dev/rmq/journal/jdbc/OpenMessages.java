@@ -61,12 +61,13 @@ final class OpenMessages {
     }
 
     /**
-     * Whether a consumer's change happened before its key's open message that {@link #pickFor} chose was sent (or
-     * there is none): then the change may be about an older message that a newer send superseded before the
-     * consumer's journal wrote the change, see {@link #supersededFor}.
+     * Whether a consumer's change happened before its key's open message that {@link #pickFor} chose was sent: then
+     * the change may be about an older message that the newer send superseded before the consumer's journal wrote
+     * the change, see {@link #supersededFor}. With no open message the change waits for one, as before: the row of
+     * the send it is about may not have committed yet.
      */
     static boolean predates(@Nullable Open chosen, Row.Change change) {
-        return !change.newest() && (chosen == null || chosen.createdAt().isAfter(change.time()));
+        return !change.newest() && chosen != null && chosen.createdAt().isAfter(change.time());
     }
 
     /**

@@ -97,8 +97,34 @@ class ConcurrentWritersTests extends JournalTestBase {
         assertThat(transitions(older)).hasSize(4);
     }
 
+    @Test
+    void rowsOfADeliveryWhoseSendHasNoRowYetWaitForItRatherThanGoToAnOlderMessage() throws Exception {
+        open(journal -> { });
+        Instant sent = Instant.now().minusSeconds(10);
+        RowWriter writer = new RowWriter(Dialect.POSTGRESQL, "test-host");
+        write(writer, List.of(send(sent)));
+        long older = message(PRIORITY, KEY).id();
+        write(writer, List.of(change(JournalState.DELIVERED, 1, sent.plusSeconds(1)),
+                change(JournalState.ACKED, null, sent.plusMillis(1100))));
+        // a send that merged into it before its delivery, whose row came after the consumer's: the finished message
+        // takes the merge
+        write(writer, List.of(send(sent.plusMillis(500), true)));
+        assertThat(transitions(older)).containsExactly("sent", "delivered", "acked", "merged");
+
+        // the delivery of a newer send whose row the producer's journal has not written yet
+        List<Row.Change> unplaced = write(writer, List.of(change(JournalState.DELIVERED, 1, sent.plusSeconds(3)),
+                change(JournalState.ACKED, null, sent.plusMillis(3100))));
+
+        assertThat(unplaced).as("waiting for the newer send's row").hasSize(2);
+        assertThat(transitions(older)).hasSize(4);
+    }
+
     private static Row.Sent send(Instant at) {
-        return new Row.Sent(new JournaledSend(PRIORITY, TopicType.PRIORITY, 0, KEY, false, false, false, 100, null,
+        return send(at, false);
+    }
+
+    private static Row.Sent send(Instant at, boolean merged) {
+        return new Row.Sent(new JournaledSend(PRIORITY, TopicType.PRIORITY, 0, KEY, merged, false, false, 100, null,
                 null, Map.of(), new byte[] {1}, at), null);
     }
 
