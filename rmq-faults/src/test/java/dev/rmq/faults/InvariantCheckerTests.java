@@ -716,6 +716,31 @@ class InvariantCheckerTests {
     }
 
     @Test
+    void aLateMessageOfAFrozenBatchCallThatTheNewOwnerRedeliveredBeforeItBeganIsResolved() {
+        sent(0, PRIORITY, "n.p.1", false, T0, 50);
+        sent(1, PRIORITY, "n.p.2", false, T0, 50);
+        sent(2, PRIORITY, "n.p.3", false, T0, 50);
+        long lease = T0 / 1000 + 4000;
+        ranInCall("c1-1", "p-0", PRIORITY, 3, "n.p.1", 0, 1, T0 + S, T0 + 8 * S + 100_000, "ok", T0 / 1000 + 1000, -1,
+                0, lease, T0 + S);
+        paused("c1-1", T0 + 2 * S, T0 + 8 * S);
+        fault(FaultKind.STOP, "c1-1", T0 + 2 * S, T0 + 8 * S, Set.of());
+        // the new owner redelivers n.p.2 before the frozen call, awake again, begins it
+        ran("c2-1", "p-0", PRIORITY, 3, "n.p.2", 1, 2, T0 + 7950_000, T0 + 7950_010, "ok", T0 / 1000 + 7950, -1, 0);
+        ran("c2-1", "p-0", PRIORITY, 3, "n.p.3", 2, 1, T0 + 8100_000, T0 + 9 * S, "ok", T0 / 1000 + 8100, -1, 0);
+        ranInCall("c1-1", "p-0", PRIORITY, 3, "n.p.2", 1, 1, T0 + 8 * S + 200_000, T0 + 9 * S + 500_000, "ok",
+                T0 / 1000 + 8200, -1, 0, lease, T0 + S);
+        ran("c2-1", "p-0", PRIORITY, 3, "n.p.1", 0, 2, T0 + 10 * S, T0 + 10 * S + 10, "ok", T0 / 1000 + 10000, -1, 0);
+
+        Verdict result = check();
+
+        assertThat(result.figure("overlap_violations")).isZero();
+        assertThat(result.figure("paused_handler_overlaps")).isEqualTo(2);
+        assertThat(result.figure("paused_handler_overlaps_redelivered")).isEqualTo(2);
+        assertThat(result.failures()).isEmpty();
+    }
+
+    @Test
     void aRunBesideTheNewOwnerIsAViolationWhenItsOwnCallWasNotFrozen() {
         // n.p.2 had a handler call of its own, begun after the pause: nothing excuses it
         batchCallFrozenThenNewOwner(T0 + 8 * S - 5_000);

@@ -136,13 +136,15 @@ final class OverlapCheck {
     }
 
     /**
-     * Whether the message of {@code run} was delivered again after it, as a refused commit makes it, or went dead
-     * because that lease expiry used up its retries or because its time to live ran out before the retry: either
-     * way its late commit was not taken.
+     * Whether the message of {@code run} was delivered again after its lease ran out, as a refused commit makes it,
+     * or went dead because that lease expiry used up its retries or because its time to live ran out before the
+     * retry: either way its late commit was not taken. A handler that began after its lease, in a frozen call, may
+     * begin after the redelivery too.
      */
     private static boolean redeliveredAfter(RunLog log, Run run) {
+        long leaseOver = Math.min(run.start(), run.leaseMs() * 1000);
         boolean again = log.runs.stream().anyMatch(r -> r != run && r.key().equals(run.key())
-                && r.topic().equals(run.topic()) && r.start() > run.start());
+                && r.topic().equals(run.topic()) && r.start() > leaseOver);
         return again || log.dead.stream().anyMatch(d -> d.key().equals(run.key()) && d.topic().equals(run.topic())
                 && (d.reason() == DeadReason.LEASE_EXPIRED || d.reason() == DeadReason.EXPIRED));
     }
