@@ -84,6 +84,7 @@ final class LossCheck {
                     lostInFlush++;
                 } else if (instance.durable()) {
                     lostDurable++;
+                    Verdict.example(unexplainedExamples, "durable: " + instance.describe());
                 } else if ((excuse = lostWithUnreplicatedWrite(log, instance)) != null) {
                     lostExcused++;
                 } else {
@@ -117,7 +118,8 @@ final class LossCheck {
         verdict.details().put("failed_sends_behind_a_delivery", messages.splitsBehindDelivery);
         verdict.details().put("deliveries_not_attributed", messages.unattributedRuns);
         verdict.details().put("lost_examples", lostExamples);
-        // apart, so that losses the faults explain cannot crowd out of the examples the one that fails the run
+        // apart, so that losses the faults explain cannot crowd out of the examples the ones that fail the run:
+        // durable losses, and the others no fault explains
         verdict.details().put("lost_unexplained_examples", unexplainedExamples);
         long deadWithoutReason = 0;
         List<String> deadWithoutReasonExamples = new ArrayList<>();
