@@ -489,13 +489,7 @@ class InvariantCheckerTests {
 
     @Test
     void aConsumerFrozenBetweenItsPollAndTheHandlerIsStruckInThatDelivery() {
-        // polled at T0 + 1 s (its lease ran until T0 + 4 s), frozen before the handler, which ran once awake
-        sent(0, PRIORITY, "n.p.1", false, T0, 50);
-        paused("c1-1", T0 + S + 100 * MS, T0 + 8 * S);
-        fault(FaultKind.STOP, "c1-1", T0 + S + 100 * MS, T0 + 8 * S, Set.of());
-        ran("c1-1", "p-0", PRIORITY, 0, "n.p.1", 0, 1, T0 + 8 * S + 500 * MS, T0 + 8 * S + 501 * MS, "ok",
-                T0 / 1000 + 8500, -1, 0, T0 / 1000 + 4000);
-        ran("c2-1", "p-0", PRIORITY, 0, "n.p.1", 0, 2, T0 + 9 * S, T0 + 9 * S + MS, "ok", T0 / 1000 + 9000, -1, 0);
+        frozenBetweenPollAndHandler(T0 + 9 * S);
 
         Verdict result = check();
 
@@ -505,18 +499,26 @@ class InvariantCheckerTests {
 
     @Test
     void theLateHandlerOfAConsumerFrozenAfterItsPollExplainsItsOwnRunWhenItComesSecond() {
-        sent(0, PRIORITY, "n.p.1", false, T0, 50);
-        paused("c1-1", T0 + S + 100 * MS, T0 + 8 * S);
-        fault(FaultKind.STOP, "c1-1", T0 + S + 100 * MS, T0 + 8 * S, Set.of());
         // the new owner redelivers once the lease is over; the frozen consumer runs its stale delivery on waking
-        ran("c2-1", "p-0", PRIORITY, 0, "n.p.1", 0, 2, T0 + 6 * S, T0 + 6 * S + MS, "ok", T0 / 1000 + 6000, -1, 0);
-        ran("c1-1", "p-0", PRIORITY, 0, "n.p.1", 0, 1, T0 + 8 * S + 500 * MS, T0 + 8 * S + 501 * MS, "ok",
-                T0 / 1000 + 8500, -1, 0, T0 / 1000 + 4000);
+        frozenBetweenPollAndHandler(T0 + 6 * S);
 
         Verdict result = check();
 
         assertThat(result.figures().get("duplicates_by_cause")).isEqualTo(Map.of("stop-late-handler", 1L));
         assertThat(result.failures()).isEmpty();
+    }
+
+    /**
+     * c1-1 polled n.p.1 at +1 s (its lease ran until +4 s), was frozen before the handler from +1.1 s to +8 s, and
+     * ran it once awake, at +8.5 s; c2-1 delivered it again at {@code redelivery}.
+     */
+    private void frozenBetweenPollAndHandler(long redelivery) {
+        sent(0, PRIORITY, "n.p.1", false, T0, 50);
+        paused("c1-1", T0 + S + 100 * MS, T0 + 8 * S);
+        fault(FaultKind.STOP, "c1-1", T0 + S + 100 * MS, T0 + 8 * S, Set.of());
+        ran("c1-1", "p-0", PRIORITY, 0, "n.p.1", 0, 1, T0 + 8 * S + 500 * MS, T0 + 8 * S + 501 * MS, "ok",
+                T0 / 1000 + 8500, -1, 0, T0 / 1000 + 4000);
+        ran("c2-1", "p-0", PRIORITY, 0, "n.p.1", 0, 2, redelivery, redelivery + MS, "ok", redelivery / 1000, -1, 0);
     }
 
     @Test

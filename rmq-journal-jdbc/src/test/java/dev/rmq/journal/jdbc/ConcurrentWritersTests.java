@@ -25,11 +25,12 @@ class ConcurrentWritersTests extends JournalTestBase {
 
     private static final String KEY = "raced";
 
+    private final RowWriter writer = new RowWriter(Dialect.POSTGRESQL, "test-host");
+
     @Test
     void aMessageAnotherWriterFinishedMeanwhileIsNotReopenedAndTheLateChangesArePlacedAgain() throws Exception {
         open(journal -> { });
         Instant sent = Instant.now().minusSeconds(1);
-        RowWriter writer = new RowWriter(Dialect.POSTGRESQL, "test-host");
         try (Connection setup = dataSource.getConnection()) {
             setup.setAutoCommit(false);
             writer.write(setup, List.of(new Row.Sent(new JournaledSend(PRIORITY, TopicType.PRIORITY, 0, KEY, false,
@@ -70,19 +71,16 @@ class ConcurrentWritersTests extends JournalTestBase {
 
     @Test
     void aConsumersLateRowsGoToTheMessageANewerSendSupersededNotToTheNewerOne() throws Exception {
-        open(journal -> { });
         Instant sent = Instant.now().minusSeconds(10);
-        RowWriter writer = new RowWriter(Dialect.POSTGRESQL, "test-host");
         // the producer's rows: a message, then, once it was consumed (Redis held nothing of the key), a newer send,
         // which supersedes it as the consumer's rows of its delivery have not been written yet
-        write(writer, List.of(send(sent)));
-        long older = message(PRIORITY, KEY).id();
-        write(writer, List.of(send(sent.plusSeconds(2))));
+        long older = firstMessage(sent);
+        write(List.of(send(sent.plusSeconds(2))));
         long newer = message(PRIORITY, KEY).id();
         assertThat(transitions(older)).containsExactly("sent", "merged");
 
         // then the consumer's rows of the older message's delivery, which happened before the newer send
-        assertThat(write(writer, List.of(change(JournalState.DELIVERED, 1, sent.plusSeconds(1)),
+        assertThat(write(List.of(change(JournalState.DELIVERED, 1, sent.plusSeconds(1)),
                 change(JournalState.ACKED, null, sent.plusMillis(1010))))).isEmpty();
 
         assertThat(transitions(older)).containsExactly("sent", "merged", "delivered", "acked");
@@ -92,31 +90,35 @@ class ConcurrentWritersTests extends JournalTestBase {
         assertThat(row.finished()).as("the newer message, still to be delivered, stays open for a restore").isFalse();
 
         // a delivery after the newer send is the newer message's
-        write(writer, List.of(change(JournalState.DELIVERED, 1, sent.plusSeconds(3))));
+        write(List.of(change(JournalState.DELIVERED, 1, sent.plusSeconds(3))));
         assertThat(transitions(newer)).containsExactly("sent", "delivered");
         assertThat(transitions(older)).hasSize(4);
     }
 
     @Test
     void rowsOfADeliveryWhoseSendHasNoRowYetWaitForItRatherThanGoToAnOlderMessage() throws Exception {
-        open(journal -> { });
         Instant sent = Instant.now().minusSeconds(10);
-        RowWriter writer = new RowWriter(Dialect.POSTGRESQL, "test-host");
-        write(writer, List.of(send(sent)));
-        long older = message(PRIORITY, KEY).id();
-        write(writer, List.of(change(JournalState.DELIVERED, 1, sent.plusSeconds(1)),
+        long older = firstMessage(sent);
+        write(List.of(change(JournalState.DELIVERED, 1, sent.plusSeconds(1)),
                 change(JournalState.ACKED, null, sent.plusMillis(1100))));
         // a send that merged into it before its delivery, whose row came after the consumer's: the finished message
         // takes the merge
-        write(writer, List.of(send(sent.plusMillis(500), true)));
+        write(List.of(send(sent.plusMillis(500), true)));
         assertThat(transitions(older)).containsExactly("sent", "delivered", "acked", "merged");
 
         // the delivery of a newer send whose row the producer's journal has not written yet
-        List<Row.Change> unplaced = write(writer, List.of(change(JournalState.DELIVERED, 1, sent.plusSeconds(3)),
+        List<Row.Change> unplaced = write(List.of(change(JournalState.DELIVERED, 1, sent.plusSeconds(3)),
                 change(JournalState.ACKED, null, sent.plusMillis(3100))));
 
         assertThat(unplaced).as("waiting for the newer send's row").hasSize(2);
         assertThat(transitions(older)).hasSize(4);
+    }
+
+    /** Opens the journal and writes the key's first message, sent at {@code sent}; returns its id. */
+    private long firstMessage(Instant sent) throws SQLException {
+        open(journal -> { });
+        write(List.of(send(sent)));
+        return message(PRIORITY, KEY).id();
     }
 
     private static Row.Sent send(Instant at) {
@@ -128,7 +130,7 @@ class ConcurrentWritersTests extends JournalTestBase {
                 null, Map.of(), new byte[] {1}, at), null);
     }
 
-    private List<Row.Change> write(RowWriter writer, List<Row> rows) throws SQLException {
+    private List<Row.Change> write(List<Row> rows) throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(false);
             List<Row.Change> unplaced = writer.write(connection, rows);
