@@ -481,20 +481,14 @@ class InvariantCheckerTests {
         fault(FaultKind.STOP, "c1-1", T0 + S, T0 + 6 * S, Set.of());
         ran("c2-1", "p-0", PRIORITY, 0, "n.p.1", 0, 2, T0 + 5 * S, T0 + 5 * S + MS, "ok", T0 / 1000 + 5000, -1, 0);
 
-        Verdict result = check();
-
-        assertThat(result.figures().get("duplicates_by_cause")).isEqualTo(Map.of("stop", 1L));
-        assertThat(result.failures()).isEmpty();
+        assertTheOnlyDuplicateIsExplainedBy("stop");
     }
 
     @Test
     void aConsumerFrozenBetweenItsPollAndTheHandlerIsStruckInThatDelivery() {
         frozenBetweenPollAndHandler(T0 + 9 * S);
 
-        Verdict result = check();
-
-        assertThat(result.figures().get("duplicates_by_cause")).isEqualTo(Map.of("stop", 1L));
-        assertThat(result.failures()).isEmpty();
+        assertTheOnlyDuplicateIsExplainedBy("stop");
     }
 
     @Test
@@ -502,9 +496,13 @@ class InvariantCheckerTests {
         // the new owner redelivers once the lease is over; the frozen consumer runs its stale delivery on waking
         frozenBetweenPollAndHandler(T0 + 6 * S);
 
+        assertTheOnlyDuplicateIsExplainedBy("stop-late-handler");
+    }
+
+    private void assertTheOnlyDuplicateIsExplainedBy(String cause) {
         Verdict result = check();
 
-        assertThat(result.figures().get("duplicates_by_cause")).isEqualTo(Map.of("stop-late-handler", 1L));
+        assertThat(result.figures().get("duplicates_by_cause")).isEqualTo(Map.of(cause, 1L));
         assertThat(result.failures()).isEmpty();
     }
 
@@ -694,17 +692,9 @@ class InvariantCheckerTests {
 
     @Test
     void aNewOwnersRunThatBeginsWhileALateMessageOfAFrozenBatchCallRunsIsAllowedToo() {
-        sent(0, PRIORITY, "n.p.1", false, T0, 50);
-        sent(1, PRIORITY, "n.p.2", false, T0, 50);
-        sent(2, PRIORITY, "n.p.3", false, T0, 50);
-        long lease = T0 / 1000 + 4000;
-        ranInCall("c1-1", "p-0", PRIORITY, 3, "n.p.1", 0, 1, T0 + S, T0 + 8 * S + 100_000, "ok", T0 / 1000 + 1000, -1,
-                0, lease, T0 + S);
+        frozenBatchCallOfThree();
         // begun well after the recorded resume, and still running when the new owner starts
-        ranInCall("c1-1", "p-0", PRIORITY, 3, "n.p.2", 1, 1, T0 + 8 * S + 200_000, T0 + 9 * S + 500_000, "ok",
-                T0 / 1000 + 8200, -1, 0, lease, T0 + S);
-        paused("c1-1", T0 + 2 * S, T0 + 8 * S);
-        fault(FaultKind.STOP, "c1-1", T0 + 2 * S, T0 + 8 * S, Set.of());
+        lateSecondOfTheFrozenCall();
         ran("c2-1", "p-0", PRIORITY, 3, "n.p.3", 2, 1, T0 + 9 * S, T0 + 9 * S + 10, "ok", T0 / 1000 + 9000, -1, 0);
         ran("c2-1", "p-0", PRIORITY, 3, "n.p.1", 0, 2, T0 + 10 * S, T0 + 10 * S + 10, "ok", T0 / 1000 + 10000, -1, 0);
         ran("c2-1", "p-0", PRIORITY, 3, "n.p.2", 1, 2, T0 + 10 * S + 20, T0 + 10 * S + 30, "ok", T0 / 1000 + 10000,
@@ -719,19 +709,11 @@ class InvariantCheckerTests {
 
     @Test
     void aLateMessageOfAFrozenBatchCallThatTheNewOwnerRedeliveredBeforeItBeganIsResolved() {
-        sent(0, PRIORITY, "n.p.1", false, T0, 50);
-        sent(1, PRIORITY, "n.p.2", false, T0, 50);
-        sent(2, PRIORITY, "n.p.3", false, T0, 50);
-        long lease = T0 / 1000 + 4000;
-        ranInCall("c1-1", "p-0", PRIORITY, 3, "n.p.1", 0, 1, T0 + S, T0 + 8 * S + 100_000, "ok", T0 / 1000 + 1000, -1,
-                0, lease, T0 + S);
-        paused("c1-1", T0 + 2 * S, T0 + 8 * S);
-        fault(FaultKind.STOP, "c1-1", T0 + 2 * S, T0 + 8 * S, Set.of());
+        frozenBatchCallOfThree();
         // the new owner redelivers n.p.2 before the frozen call, awake again, begins it
         ran("c2-1", "p-0", PRIORITY, 3, "n.p.2", 1, 2, T0 + 7950_000, T0 + 7950_010, "ok", T0 / 1000 + 7950, -1, 0);
         ran("c2-1", "p-0", PRIORITY, 3, "n.p.3", 2, 1, T0 + 8100_000, T0 + 9 * S, "ok", T0 / 1000 + 8100, -1, 0);
-        ranInCall("c1-1", "p-0", PRIORITY, 3, "n.p.2", 1, 1, T0 + 8 * S + 200_000, T0 + 9 * S + 500_000, "ok",
-                T0 / 1000 + 8200, -1, 0, lease, T0 + S);
+        lateSecondOfTheFrozenCall();
         ran("c2-1", "p-0", PRIORITY, 3, "n.p.1", 0, 2, T0 + 10 * S, T0 + 10 * S + 10, "ok", T0 / 1000 + 10000, -1, 0);
 
         Verdict result = check();
@@ -740,6 +722,26 @@ class InvariantCheckerTests {
         assertThat(result.figure("paused_handler_overlaps")).isEqualTo(2);
         assertThat(result.figure("paused_handler_overlaps_redelivered")).isEqualTo(2);
         assertThat(result.failures()).isEmpty();
+    }
+
+    /**
+     * c1-1's batch call runs n.p.1 from +1 s to +8.1 s, the call's three messages leased until +4 s, and is frozen
+     * from +2 s to +8 s.
+     */
+    private void frozenBatchCallOfThree() {
+        sent(0, PRIORITY, "n.p.1", false, T0, 50);
+        sent(1, PRIORITY, "n.p.2", false, T0, 50);
+        sent(2, PRIORITY, "n.p.3", false, T0, 50);
+        ranInCall("c1-1", "p-0", PRIORITY, 3, "n.p.1", 0, 1, T0 + S, T0 + 8 * S + 100_000, "ok", T0 / 1000 + 1000, -1,
+                0, T0 / 1000 + 4000, T0 + S);
+        paused("c1-1", T0 + 2 * S, T0 + 8 * S);
+        fault(FaultKind.STOP, "c1-1", T0 + 2 * S, T0 + 8 * S, Set.of());
+    }
+
+    /** The frozen call goes on with n.p.2, after its lease, from +8.2 s to +9.5 s. */
+    private void lateSecondOfTheFrozenCall() {
+        ranInCall("c1-1", "p-0", PRIORITY, 3, "n.p.2", 1, 1, T0 + 8 * S + 200_000, T0 + 9 * S + 500_000, "ok",
+                T0 / 1000 + 8200, -1, 0, T0 / 1000 + 4000, T0 + S);
     }
 
     @Test
