@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -69,6 +70,10 @@ final class DuplicateCheck {
     static final String NET_RESET = "net-reset";
     static final String NET_REFUSE = "net-refuse";
     static final String ZK_PARTITION = "zk-partition";
+
+    /** The faults that strike one consumer incarnation, named as their target. */
+    private static final Set<String> CONSUMER_FAULTS = Set.of(KILL, STOP, ZK_EXPIRE, NET_LATENCY, NET_STALL,
+            NET_STALL_PAST_LEASE, NET_RESET, NET_REFUSE, ZK_PARTITION);
 
     private static final long MS = 1_000;
     private static final long SECOND = 1_000_000;
@@ -199,9 +204,7 @@ final class DuplicateCheck {
     }
 
     private boolean credits(Fault fault, Run first, Run second, String slot, long commitBy) {
-        return switch (fault.kind()) {
-            case KILL, STOP, ZK_EXPIRE, NET_LATENCY, NET_STALL, NET_STALL_PAST_LEASE, NET_RESET, NET_REFUSE, ZK_PARTITION ->
-                    struckConsumer(fault, first, commitBy);
+        return struckConsumer(fault, first, commitBy) || switch (fault.kind()) {
             case REDIS_RESTART, FAILOVER -> fault.slots().contains(slot) && intersects(fault.injectMicros() - OUTAGE_MARGIN,
                     fault.healMicros() + OUTAGE_MARGIN, first.end(), commitBy);
             case MASTER_KILL, SENTINEL_FAILOVER -> fault.slots().contains(slot) && intersects(fault.injectMicros() - LossCheck.REPLICATION_LAG,
@@ -216,12 +219,8 @@ final class DuplicateCheck {
 
     /** Whether a fault of one consumer struck the incarnation of {@code run} while it held the delivery. */
     private boolean struckConsumer(Fault fault, Run run, long commitBy) {
-        return switch (fault.kind()) {
-            case KILL, STOP, ZK_EXPIRE, NET_LATENCY, NET_STALL, NET_STALL_PAST_LEASE, NET_RESET, NET_REFUSE, ZK_PARTITION ->
-                    fault.target().equals(run.incarnation())
-                    && intersects(fault.injectMicros(), fault.healMicros() + FAULT_LANDS, heldFrom(run), commitBy);
-            default -> false;
-        };
+        return CONSUMER_FAULTS.contains(fault.kind()) && fault.target().equals(run.incarnation())
+                && intersects(fault.injectMicros(), fault.healMicros() + FAULT_LANDS, heldFrom(run), commitBy);
     }
 
     private static boolean intersects(long from, long to, long otherFrom, long otherTo) {

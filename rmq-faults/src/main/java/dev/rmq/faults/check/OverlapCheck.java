@@ -116,9 +116,8 @@ final class OverlapCheck {
      * restore puts back only what the journal holds open, and a later flush empties the dead queue. Counted apart.
      */
     private static @Nullable Integer flushAfterLease(RunLog log, Run run) {
-        String slot = run.topic() + "_" + run.slot();
         for (RunLog.Fault fault : log.faults) {
-            if (fault.kind().equals(DuplicateCheck.REDIS_FLUSH) && fault.slots().contains(slot)
+            if (fault.kind().equals(DuplicateCheck.REDIS_FLUSH) && fault.slots().contains(run.slotName())
                     && fault.injectMicros() >= run.leaseMs() * 1000) {
                 return fault.id();
             }
