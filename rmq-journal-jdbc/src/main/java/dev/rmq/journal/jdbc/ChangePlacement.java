@@ -12,7 +12,8 @@ import java.util.Set;
 
 /**
  * Which message each change of a run goes to. A consumer's change goes to its key's oldest open message (the one in
- * flight comes before a send behind it), a producer's to the newest; one that happened before that message was sent
+ * flight comes before a send behind it), a producer's to the newest; a delivery that cannot be of the oldest ends it
+ * and goes to the next (see {@link OpenMessages#endedBefore}); one that happened before that message was sent
  * goes to the key's superseded message it is about (see {@link OpenMessages#supersededFor}), and so do the rest of
  * that delivery's changes in the run. A change whose message has no row yet is left unplaced, and so are the key's
  * later changes, to keep their order.
@@ -44,6 +45,11 @@ record ChangePlacement(List<Placed> placed, List<Placed> superseded) {
         for (Row row : run) {
             Row.Change change = (Row.Change) row;
             String key = change.topic() + '\n' + change.key();
+            for (OpenMessages.Open ended : OpenMessages.endedBefore(rows, change)) {
+                placed.add(new Placed(ended, new Row.Change(change.topic(), change.key(), JournalState.MERGED, null,
+                        null, null, false, true, change.time(), change.worker(), "a newer message of its key was "
+                        + "delivered, so its own delivery had ended, though its consumer's rows of the end never came")));
+            }
             OpenMessages.Open open = OpenMessages.pickFor(rows, change);
             OpenMessages.@Nullable Open older = change.state() == JournalState.DELIVERED ? null : delivering.get(key);
             if (older == null && OpenMessages.predates(open, change)) {

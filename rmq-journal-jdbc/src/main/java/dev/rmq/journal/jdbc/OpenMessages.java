@@ -61,6 +61,32 @@ final class OpenMessages {
     }
 
     /**
+     * Takes off the front of the key's open messages those whose delivery had ended before the delivery
+     * {@code change} records, and returns them, oldest first. Such a message is open, in the journal, only because
+     * the rows of its delivery's end never came (its consumer was killed before its journal wrote them): the journal
+     * holds it as delivered with as many attempts as this delivery has, or more, and a newer message of its key was
+     * sent before this delivery began. A message's attempts only grow from one delivery to its next, so this delivery
+     * is not of it but of a newer message; and a key's messages are delivered one at a time, so it had ended. A
+     * release lowers the count again, but a release with a newer message of the key waiting ends the message, as it
+     * merges into that one.
+     */
+    static List<Open> endedBefore(Map<String, List<Open>> open, Row.Change change) {
+        List<Open> rows = open.get(change.topic() + '\n' + change.key());
+        if (change.state() != JournalState.DELIVERED || change.newest() || change.attempt() == null || rows == null) {
+            return List.of();
+        }
+        int ended = 0;
+        while (ended + 1 < rows.size() && rows.get(ended).state().equals(JournalState.DELIVERED.column())
+                && rows.get(ended).attempts() >= change.attempt()
+                && !rows.get(ended + 1).createdAt().isAfter(change.time())) {
+            ended++;
+        }
+        List<Open> taken = new ArrayList<>(rows.subList(0, ended));
+        rows.subList(0, ended).clear();
+        return taken;
+    }
+
+    /**
      * Whether a consumer's change happened before its key's open message that {@link #pickFor} chose was sent: then
      * the change may be about an older message that the newer send superseded before the consumer's journal wrote
      * the change, see {@link #supersededFor}. With no open message the change waits for one, as before: the row of

@@ -75,6 +75,7 @@ final class RowWriter {
         List<Row.Change> unplaced = new ArrayList<>();
         Set<String> blocked = new HashSet<>();
         Set<String> finishing = new HashSet<>();
+        Set<String> delivered = new HashSet<>();
         List<Row> run = new ArrayList<>();
         Set<String> keys = new HashSet<>();
         Class<?> kind = null;
@@ -88,20 +89,26 @@ final class RowWriter {
                 unplaced.add(change);
                 continue;
             }
-            // changes of one key share a run (they go to one message) until one finishes it: the next may be for
-            // the message sent behind it; a send of a key already in the run ends the run
-            boolean repeat = row instanceof Row.Change ? finishing.contains(key) : !keys.add(key);
+            // changes of one key share a run (they go to one message) until one finishes it or a second delivery
+            // comes: the next may be for the message behind it (see OpenMessages.endedBefore); a send of a key
+            // already in the run ends the run
+            boolean repeat = row instanceof Row.Change change
+                    ? finishing.contains(key) || change.state() == JournalState.DELIVERED && delivered.contains(key)
+                    : !keys.add(key);
             if (rowKind != kind || repeat) {
                 writeRun(connection, run, unplaced, blocked);
                 run.clear();
                 keys.clear();
                 finishing.clear();
+                delivered.clear();
                 keys.add(key);
                 kind = rowKind;
             }
             run.add(row);
             if (row instanceof Row.Change change && change.finishes()) {
                 finishing.add(key);
+            } else if (row instanceof Row.Change change && change.state() == JournalState.DELIVERED) {
+                delivered.add(key);
             }
         }
         writeRun(connection, run, unplaced, blocked);
@@ -172,20 +179,17 @@ final class RowWriter {
                 OpenMessages.Open added = rows.get(rows.size() - 1);
                 addTransition(transition, added.id(), JournalState.SENT, 0, send.sentAt(), PRODUCER, null);
                 // Redis took this send as a new message, so no older message of its key was waiting there: one the
-                // journal holds as waiting was lost (a flush, a failover), and this send takes its place. An older
-                // one in flight stays open: this send waits behind it. Redis says whether one is in flight; the
-                // journal's own state may not know yet, as the consumer's rows of its delivery can come later. That
-                // one is the oldest open, as a consumer's changes find it; a parked one behind it merges into this.
+                // journal holds as waiting was lost (a flush, a failover), and this send takes its place. Redis says
+                // whether a delivery of the key was in flight, as the journal's state may not: the consumer's rows
+                // come later, or never (killed before its journal wrote them). That one, the oldest open, stays open
+                // for its rows; a parked one behind it merges into this. With none in flight, one the journal holds
+                // as delivered had ended; its late rows, if any, join its history (see ChangePlacement).
                 List<OpenMessages.Open> older = rows.subList(0, rows.size() - 1);
                 for (int i = 0; i < older.size(); i++) {
                     OpenMessages.Open superseded = older.get(i);
-                    boolean inFlight = send.behindDelivery() ? i == 0
-                            : superseded.state().equals(JournalState.DELIVERED.column());
-                    if (!inFlight) {
+                    if (!(send.behindDelivery() && i == 0)) {
                         addTransition(transition, superseded.id(), JournalState.MERGED, superseded.attempts(),
-                                send.sentAt(), PRODUCER, send.behindDelivery()
-                                        ? "it waited behind its key's delivery; a new send of the key merges into it"
-                                        : "Redis no longer held it when a new send of its key came; that send replaces it");
+                                send.sentAt(), PRODUCER, supersededDetail(send, superseded));
                         supersede.setTimestamp(1, Timestamp.from(send.sentAt()), Transactions.utc());
                         supersede.setLong(2, superseded.id());
                         supersede.addBatch();
@@ -195,6 +199,17 @@ final class RowWriter {
             transition.executeBatch();
             supersede.executeBatch();
         }
+    }
+
+    /** Why a send that Redis took as a new message ended an older open message of its key. */
+    private static String supersededDetail(JournaledSend send, OpenMessages.Open superseded) {
+        if (send.behindDelivery()) {
+            return "it waited behind its key's delivery; a new send of the key merges into it";
+        }
+        if (superseded.state().equals(JournalState.DELIVERED.column())) {
+            return "its delivery had ended when a new send of its key came, though its consumer's rows had not come";
+        }
+        return "Redis no longer held it when a new send of its key came; that send replaces it";
     }
 
     /**

@@ -114,6 +114,75 @@ class ConcurrentWritersTests extends JournalTestBase {
         assertThat(transitions(older)).hasSize(4);
     }
 
+    @Test
+    void aDeliveredMessageEndsWhenRedisTakesANewerSendAsNewThoughItsConsumersLastRowsNeverCame() throws Exception {
+        Instant sent = Instant.now().minusSeconds(10);
+        long older = firstMessage(sent);
+        // its consumer wrote the delivery, acknowledged it, and was killed before its journal wrote the ack
+        write(List.of(change(JournalState.DELIVERED, 1, sent.plusSeconds(1))));
+        // Redis took the next send of the key as a new message, behind no delivery: the older one had ended
+        write(List.of(send(sent.plusSeconds(2))));
+        long newer = message(PRIORITY, KEY).id();
+        assertThat(newer).isNotEqualTo(older);
+        assertThat(transitions(older)).containsExactly("sent", "delivered", "merged");
+
+        // the newer message's delivery is its own, not the older one's, and its ack leaves nothing open to restore
+        write(List.of(change(JournalState.DELIVERED, 1, sent.plusSeconds(3)),
+                change(JournalState.ACKED, null, sent.plusMillis(3100))));
+        assertThat(transitions(newer)).containsExactly("sent", "delivered", "acked");
+        assertThat(transitions(older)).hasSize(3);
+        assertThat(count("SELECT COUNT(*) FROM rmq_messages WHERE finished = FALSE")).isZero();
+    }
+
+    @Test
+    void aDeliveryOfTheMessageBehindADeliveryWhoseEndWasNeverWrittenEndsTheOlderOne() throws Exception {
+        Instant sent = Instant.now().minusSeconds(10);
+        long older = firstMessage(sent);
+        write(List.of(change(JournalState.DELIVERED, 1, sent.plusSeconds(1))));
+        write(List.of(sendBehind(sent.plusMillis(1500))));
+        long newer = message(PRIORITY, KEY).id();
+        assertThat(transitions(older)).as("in flight, the newer one behind it").containsExactly("sent", "delivered");
+
+        // the older one's consumer was killed before its journal wrote the ack; the newer one is delivered as a first
+        // attempt, which the older one, delivered once already, cannot be
+        write(List.of(change(JournalState.DELIVERED, 1, sent.plusSeconds(3)),
+                change(JournalState.ACKED, null, sent.plusMillis(3100))));
+        assertThat(transitions(older)).containsExactly("sent", "delivered", "merged");
+        assertThat(transitions(newer)).containsExactly("sent", "delivered", "acked");
+        assertThat(count("SELECT COUNT(*) FROM rmq_messages WHERE finished = FALSE")).isZero();
+    }
+
+    @Test
+    void twoDeliveriesOfAKeyInOneBatchAreTwoMessagesWhenTheSecondIsNoLaterAttempt() throws Exception {
+        Instant sent = Instant.now().minusSeconds(10);
+        long older = firstMessage(sent);
+        write(List.of(sendBehind(sent.plusMillis(500))));
+        long newer = message(PRIORITY, KEY).id();
+
+        write(List.of(change(JournalState.DELIVERED, 1, sent.plusSeconds(1)),
+                change(JournalState.DELIVERED, 1, sent.plusSeconds(3)),
+                change(JournalState.ACKED, null, sent.plusMillis(3100))));
+        assertThat(transitions(older)).containsExactly("sent", "delivered", "merged");
+        assertThat(transitions(newer)).containsExactly("sent", "delivered", "acked");
+    }
+
+    @Test
+    void aRedeliveryWhoseRetryWasNeverWrittenStaysWithItsMessage() throws Exception {
+        Instant sent = Instant.now().minusSeconds(10);
+        long older = firstMessage(sent);
+        write(List.of(change(JournalState.DELIVERED, 1, sent.plusSeconds(1))));
+        write(List.of(sendBehind(sent.plusMillis(1500))));
+        long newer = message(PRIORITY, KEY).id();
+
+        // its lease ran out and the recovery's row was lost: the next delivery is its second attempt
+        write(List.of(change(JournalState.DELIVERED, 2, sent.plusSeconds(3))));
+        assertThat(transitions(older)).containsExactly("sent", "delivered", "delivered");
+        assertThat(transitions(newer)).containsExactly("sent");
+        // and a delivery that began before the newer message was sent cannot be of it
+        write(List.of(change(JournalState.DELIVERED, 2, sent.plusMillis(1200))));
+        assertThat(transitions(newer)).containsExactly("sent");
+    }
+
     /** Opens the journal and writes the key's first message, sent at {@code sent}; returns its id. */
     private long firstMessage(Instant sent) throws SQLException {
         open(journal -> { });
@@ -126,8 +195,17 @@ class ConcurrentWritersTests extends JournalTestBase {
     }
 
     private static Row.Sent send(Instant at, boolean merged) {
-        return new Row.Sent(new JournaledSend(PRIORITY, TopicType.PRIORITY, 0, KEY, merged, false, false, 100, null,
-                null, Map.of(), new byte[] {1}, at), null);
+        return send(at, merged, false);
+    }
+
+    /** A send Redis added behind a delivery of its key. */
+    private static Row.Sent sendBehind(Instant at) {
+        return send(at, false, true);
+    }
+
+    private static Row.Sent send(Instant at, boolean merged, boolean behindDelivery) {
+        return new Row.Sent(new JournaledSend(PRIORITY, TopicType.PRIORITY, 0, KEY, merged, false, behindDelivery,
+                100, null, null, Map.of(), new byte[] {1}, at), null);
     }
 
     private List<Row.Change> write(List<Row> rows) throws SQLException {
