@@ -445,6 +445,12 @@ class InvariantCheckerTests {
         sent(1, FIXED, "n.f.k", false, T0, due + 60_000);
         sent(2, FIXED, "n.f.k", false, T0 + 6 * S, due);
         ran("c1-1", "f-0", FIXED, 0, "n.f.k", 2, 1, T0 + 7 * S, T0 + 7 * S + 10, "ok", due + 6000, due, due);
+        // waiting at the flush; the send of its key that replaced it after the flush failed for good, as the merged
+        // message would have
+        sent(6, FIXED, "n.f.poison", false, T0, due + 60_000);
+        sent(7, FIXED, "n.f.poison", false, T0 + 6 * S, due);
+        ran("c1-1", "f-0", FIXED, 0, "n.f.poison", 7, 1, T0 + 7 * S, T0 + 7 * S + 10, "poison", due + 6000, due, due);
+        dead(FIXED, 0, "n.f.poison", 7, "handler_verdict", "poison message", 1);
         // waiting at the flush and never replaced: lost, whatever the flush
         sent(3, PRIORITY, "n.p.gone", 1, false, false, T0, 50);
         // never delivered, its time to live up before the flush: it expired into the dead queue the flush emptied
@@ -456,7 +462,7 @@ class InvariantCheckerTests {
 
         Verdict result = check();
 
-        assertThat(result.figure("lost_in_flush")).isEqualTo(3);
+        assertThat(result.figure("lost_in_flush")).isEqualTo(4);
         assertThat(result.figure("lost_unexplained")).isEqualTo(2);
     }
 

@@ -177,10 +177,11 @@ final class LossCheck {
             if (firstSend > fault.injectMicros()) {
                 continue;
             }
-            // a send that began before the flush and merged was stored before it: the flush lost it
+            // a send that began before the flush and merged was stored before it: the flush lost it. The later
+            // message took its place, and ended as the merged one would have: consumed, or dead with its reason
             for (Instance later : messages.byKey.getOrDefault(instance.topic + " " + instance.key, List.of())) {
                 long laterStart = later.sends.get(0).startMicros();
-                if (later != instance && later.consumed() && laterStart > lastSend
+                if (later != instance && (later.consumed() || later.dead != null) && laterStart > lastSend
                         && laterStart >= fault.injectMicros() - DuplicateCheck.OUTAGE_MARGIN) {
                     return "replaced by a send of its key after redis-flush " + fault.id();
                 }
