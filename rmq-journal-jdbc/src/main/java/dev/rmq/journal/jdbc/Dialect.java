@@ -7,7 +7,7 @@ import java.util.Locale;
 
 /**
  * The SQL that differs between PostgreSQL and MySQL/MariaDB: how a batch of old rows is deleted (MySQL takes a
- * LIMIT in a DELETE, PostgreSQL needs a subquery), and where the migrations lie.
+ * LIMIT in a DELETE, PostgreSQL needs a subquery), how statistics are refreshed, and where the migrations lie.
  */
 enum Dialect {
     POSTGRESQL("postgresql") {
@@ -28,11 +28,21 @@ enum Dialect {
                 statement.execute("SET LOCAL plan_cache_mode = force_custom_plan");
             }
         }
+
+        @Override
+        String analyzeMessages() {
+            return "ANALYZE rmq_messages";
+        }
     },
     MYSQL("mysql") {
         @Override
         String pruneFinished(int limit) {
             return "DELETE FROM rmq_messages WHERE finished = TRUE AND updated_at < ? LIMIT " + limit;
+        }
+
+        @Override
+        String analyzeMessages() {
+            return "ANALYZE TABLE rmq_messages";
         }
     };
 
@@ -44,6 +54,9 @@ enum Dialect {
 
     /** A DELETE of up to {@code limit} finished messages last changed before its one parameter. */
     abstract String pruneFinished(int limit);
+
+    /** Refreshes the planner's statistics of the messages table. */
+    abstract String analyzeMessages();
 
     /** Prepares a transaction of the writer, begun on {@code connection}; nothing by default. */
     void beginWrite(Connection connection) throws SQLException {

@@ -72,7 +72,7 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
         Retention retention = new Retention(settings.retention(), settings.pruneInterval());
         this.writer = new JournalWriter(settings.dataSource(), new RowWriter(dialect, settings.host()), retention,
                 settings.bufferCapacity(), settings.batchSize(), settings.whenUnavailable(), settings.blockTimeout());
-        this.restorer = new JournalRestore(settings.dataSource(), settings.host());
+        this.restorer = new JournalRestore(settings.dataSource(), dialect, settings.host());
         this.history = new JournalHistory(settings.dataSource());
     }
 

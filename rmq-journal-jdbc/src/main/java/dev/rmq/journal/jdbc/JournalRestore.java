@@ -7,11 +7,15 @@ import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicRegistry;
 import dev.rmq.topic.TopicType;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.sql.Timestamp;
 import java.sql.Types;
 import java.time.Duration;
@@ -36,11 +40,15 @@ final class JournalRestore {
     private static final int CHUNK = 100;
     private static final String WORKER = "restore";
 
+    private static final Logger log = LoggerFactory.getLogger(JournalRestore.class);
+
     private final DataSource dataSource;
+    private final Dialect dialect;
     private final String host;
 
-    JournalRestore(DataSource dataSource, String host) {
+    JournalRestore(DataSource dataSource, Dialect dialect, String host) {
         this.dataSource = dataSource;
+        this.dialect = dialect;
         this.host = host;
     }
 
@@ -52,6 +60,7 @@ final class JournalRestore {
 
     RestoreReport restore(RestoreRequest request, RmqRestorer restorer, TopicRegistry topics) throws SQLException {
         long started = System.nanoTime();
+        analyze();
         long examined = 0, restored = 0, present = 0, expired = 0, skipped = 0;
         long afterId = 0;
         Set<String> restoredKeys = new HashSet<>();
@@ -103,6 +112,23 @@ final class JournalRestore {
         }
         return new RestoreReport(examined, restored, present, expired, skipped,
                 Duration.ofNanos(System.nanoTime() - started));
+    }
+
+    /**
+     * Refreshes the database's statistics of the messages before the restore reads them. A restore comes after a
+     * loss, often after a burst of sends or a backlog that the statistics, refreshed every tenth of the table's rows
+     * by default, do not know of yet: planned from statistics that say hardly any message is open, each page's query
+     * read every open message for each one it returned, and a restore of 20,000 messages took 50 s instead of 1 s.
+     * A restore goes on without it where the journal's user may not analyze the table.
+     */
+    private void analyze() {
+        try (Connection connection = dataSource.getConnection();
+             Statement statement = connection.createStatement()) {
+            statement.execute(dialect.analyzeMessages());
+        } catch (SQLException e) {
+            log.warn("restore could not refresh the statistics of rmq_messages ({}); it goes on, and its queries may be"
+                    + " planned from stale ones, which can make it slow", e.getMessage());
+        }
     }
 
     /** The message as Redis is to hold it: due now if its time passed; its time to live dropped if it ran out. */
