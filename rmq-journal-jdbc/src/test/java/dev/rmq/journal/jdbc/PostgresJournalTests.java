@@ -33,6 +33,19 @@ class PostgresJournalTests extends JournalBehaviour {
         });
     }
 
+    @Test
+    void autovacuumRefreshesTheCountOfOpenMessagesAfterTenThousandChangedRowsWhateverTheTablesSize()
+            throws SQLException {
+        open(journal -> { });
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
+             ResultSet row = statement.executeQuery(
+                     "SELECT reloptions FROM pg_class WHERE relname = 'rmq_messages'")) {
+            assertThat(row.next()).isTrue();
+            assertThat((String[]) row.getArray(1).getArray()).containsExactlyInAnyOrder(
+                    "autovacuum_analyze_scale_factor=0", "autovacuum_analyze_threshold=10000");
+        }
+    }
+
     /** When rmq_messages was last analyzed by a command (not by autovacuum); null for never. */
     private Timestamp lastAnalyze() throws SQLException {
         try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
