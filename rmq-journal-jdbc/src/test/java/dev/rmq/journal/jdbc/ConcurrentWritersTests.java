@@ -75,8 +75,7 @@ class ConcurrentWritersTests extends JournalTestBase {
         // the producer's rows: a message, then, once it was consumed (Redis held nothing of the key), a newer send,
         // which supersedes it as the consumer's rows of its delivery have not been written yet
         long older = firstMessage(sent);
-        write(List.of(send(sent.plusSeconds(2))));
-        long newer = message(PRIORITY, KEY).id();
+        long newer = sentAgain(sent.plusSeconds(2), false);
         assertThat(transitions(older)).containsExactly("sent", "merged");
 
         // then the consumer's rows of the older message's delivery, which happened before the newer send
@@ -117,47 +116,37 @@ class ConcurrentWritersTests extends JournalTestBase {
     @Test
     void aDeliveredMessageEndsWhenRedisTakesANewerSendAsNewThoughItsConsumersLastRowsNeverCame() throws Exception {
         Instant sent = Instant.now().minusSeconds(10);
-        long older = firstMessage(sent);
-        // its consumer wrote the delivery, acknowledged it, and was killed before its journal wrote the ack
-        write(List.of(change(JournalState.DELIVERED, 1, sent.plusSeconds(1))));
-        // Redis took the next send of the key as a new message, behind no delivery: the older one had ended
-        write(List.of(send(sent.plusSeconds(2))));
-        long newer = message(PRIORITY, KEY).id();
-        assertThat(newer).isNotEqualTo(older);
-        assertThat(transitions(older)).containsExactly("sent", "delivered", "merged");
+        // its consumer wrote the delivery, acknowledged it, and was killed before its journal wrote the ack; Redis
+        // took the next send of the key as a new message, behind no delivery: the older one had ended
+        long[] ids = deliveredThenSentAgain(sent, sent.plusSeconds(2), false);
+        assertThat(transitions(ids[0])).containsExactly("sent", "delivered", "merged");
 
         // the newer message's delivery is its own, not the older one's, and its ack leaves nothing open to restore
-        write(List.of(change(JournalState.DELIVERED, 1, sent.plusSeconds(3)),
-                change(JournalState.ACKED, null, sent.plusMillis(3100))));
-        assertThat(transitions(newer)).containsExactly("sent", "delivered", "acked");
-        assertThat(transitions(older)).hasSize(3);
-        assertThat(count("SELECT COUNT(*) FROM rmq_messages WHERE finished = FALSE")).isZero();
+        deliveredAndAcked(sent.plusSeconds(3));
+        assertThat(transitions(ids[1])).containsExactly("sent", "delivered", "acked");
+        assertThat(transitions(ids[0])).hasSize(3);
+        assertNothingOpen();
     }
 
     @Test
     void aDeliveryOfTheMessageBehindADeliveryWhoseEndWasNeverWrittenEndsTheOlderOne() throws Exception {
         Instant sent = Instant.now().minusSeconds(10);
-        long older = firstMessage(sent);
-        write(List.of(change(JournalState.DELIVERED, 1, sent.plusSeconds(1))));
-        write(List.of(sendBehind(sent.plusMillis(1500))));
-        long newer = message(PRIORITY, KEY).id();
-        assertThat(transitions(older)).as("in flight, the newer one behind it").containsExactly("sent", "delivered");
+        long[] ids = deliveredThenSentAgain(sent, sent.plusMillis(1500), true);
+        assertThat(transitions(ids[0])).as("in flight, the newer one behind it").containsExactly("sent", "delivered");
 
         // the older one's consumer was killed before its journal wrote the ack; the newer one is delivered as a first
         // attempt, which the older one, delivered once already, cannot be
-        write(List.of(change(JournalState.DELIVERED, 1, sent.plusSeconds(3)),
-                change(JournalState.ACKED, null, sent.plusMillis(3100))));
-        assertThat(transitions(older)).containsExactly("sent", "delivered", "merged");
-        assertThat(transitions(newer)).containsExactly("sent", "delivered", "acked");
-        assertThat(count("SELECT COUNT(*) FROM rmq_messages WHERE finished = FALSE")).isZero();
+        deliveredAndAcked(sent.plusSeconds(3));
+        assertThat(transitions(ids[0])).containsExactly("sent", "delivered", "merged");
+        assertThat(transitions(ids[1])).containsExactly("sent", "delivered", "acked");
+        assertNothingOpen();
     }
 
     @Test
     void twoDeliveriesOfAKeyInOneBatchAreTwoMessagesWhenTheSecondIsNoLaterAttempt() throws Exception {
         Instant sent = Instant.now().minusSeconds(10);
         long older = firstMessage(sent);
-        write(List.of(sendBehind(sent.plusMillis(500))));
-        long newer = message(PRIORITY, KEY).id();
+        long newer = sentAgain(sent.plusMillis(500), true);
 
         write(List.of(change(JournalState.DELIVERED, 1, sent.plusSeconds(1)),
                 change(JournalState.DELIVERED, 1, sent.plusSeconds(3)),
@@ -169,18 +158,40 @@ class ConcurrentWritersTests extends JournalTestBase {
     @Test
     void aRedeliveryWhoseRetryWasNeverWrittenStaysWithItsMessage() throws Exception {
         Instant sent = Instant.now().minusSeconds(10);
-        long older = firstMessage(sent);
-        write(List.of(change(JournalState.DELIVERED, 1, sent.plusSeconds(1))));
-        write(List.of(sendBehind(sent.plusMillis(1500))));
-        long newer = message(PRIORITY, KEY).id();
+        long[] ids = deliveredThenSentAgain(sent, sent.plusMillis(1500), true);
 
         // its lease ran out and the recovery's row was lost: the next delivery is its second attempt
         write(List.of(change(JournalState.DELIVERED, 2, sent.plusSeconds(3))));
-        assertThat(transitions(older)).containsExactly("sent", "delivered", "delivered");
-        assertThat(transitions(newer)).containsExactly("sent");
+        assertThat(transitions(ids[0])).containsExactly("sent", "delivered", "delivered");
+        assertThat(transitions(ids[1])).containsExactly("sent");
         // and a delivery that began before the newer message was sent cannot be of it
         write(List.of(change(JournalState.DELIVERED, 2, sent.plusMillis(1200))));
-        assertThat(transitions(newer)).containsExactly("sent");
+        assertThat(transitions(ids[1])).containsExactly("sent");
+    }
+
+    /**
+     * The key's first message, sent at {@code sent} and delivered a second later (the rows of that delivery's end
+     * never come), then a newer send of the key at {@code again}; returns the two messages' ids.
+     */
+    private long[] deliveredThenSentAgain(Instant sent, Instant again, boolean behindDelivery) throws SQLException {
+        long older = firstMessage(sent);
+        write(List.of(change(JournalState.DELIVERED, 1, sent.plusSeconds(1))));
+        return new long[] {older, sentAgain(again, behindDelivery)};
+    }
+
+    /** Writes a send of the key at {@code at} that Redis took as a new message; returns its id. */
+    private long sentAgain(Instant at, boolean behindDelivery) throws SQLException {
+        write(List.of(send(at, false, behindDelivery)));
+        return message(PRIORITY, KEY).id();
+    }
+
+    /** A first delivery of the key at {@code at}, acknowledged 100 ms later. */
+    private void deliveredAndAcked(Instant at) throws SQLException {
+        write(List.of(change(JournalState.DELIVERED, 1, at), change(JournalState.ACKED, null, at.plusMillis(100))));
+    }
+
+    private void assertNothingOpen() throws SQLException {
+        assertThat(count("SELECT COUNT(*) FROM rmq_messages WHERE finished = FALSE")).isZero();
     }
 
     /** Opens the journal and writes the key's first message, sent at {@code sent}; returns its id. */
@@ -196,11 +207,6 @@ class ConcurrentWritersTests extends JournalTestBase {
 
     private static Row.Sent send(Instant at, boolean merged) {
         return send(at, merged, false);
-    }
-
-    /** A send Redis added behind a delivery of its key. */
-    private static Row.Sent sendBehind(Instant at) {
-        return send(at, false, true);
     }
 
     private static Row.Sent send(Instant at, boolean merged, boolean behindDelivery) {
