@@ -66,11 +66,13 @@ final class PollTiming {
 
     /**
      * A poll went through: its script planned to wait {@code waitMicros} (0 when more is due at once), and the slot's
-     * next due message is {@code next} urgent. Its reply came at {@code receivedNanos}: the wait counts from then,
-     * which is a little after the script read the clock, so the next poll finds its message due rather than
-     * coming early and planning another wait.
+     * next due message is {@code next} urgent. The wait counts from {@code sentNanos}, when the call went out: the
+     * script read the clock a request's transit later, and the next poll takes about as long to arrive, so it
+     * reaches Redis as its message comes due. Counted from the reply, each due message also waited for a reply's
+     * transit and a thread's wake-up: in the bench's lateness case the median lateness was 0.34 ms against 0.21. A
+     * poll that arrives a little early finds nothing due and plans a short wait: about 1.5% more calls there.
      */
-    void polled(long waitMicros, double next, long receivedNanos) {
+    void polled(long waitMicros, double next, long sentNanos) {
         failures = 0;
         // after a wait, the head is read again: what came due meanwhile is not known
         urgency = waitMicros > 0 ? Double.NaN : next;
@@ -80,7 +82,7 @@ final class PollTiming {
         }
         // a send that woke the slot during the call may have come after the script had planned its wait
         nextPollNanos = waitMicros == 0 || woken ? System.nanoTime()
-                : receivedNanos + TimeUnit.MICROSECONDS.toNanos(waitMicros);
+                : sentNanos + TimeUnit.MICROSECONDS.toNanos(waitMicros);
     }
 
     /** Counts a failed poll and puts the next one off, 200 ms doubling with each failure in a row up to 5 s. */

@@ -187,7 +187,7 @@ public final class SlotSession<T> {
         AtLeastOnce.report(this, carried, polled.ended());
         forgetEnded(carried);
         rate.giveBack(allowed - polled.messages().size());
-        timing.polled(polled.waitMicros(), SlotChoice.urgency(topic().type(), polled.next()), poll.receivedNanos());
+        timing.polled(polled.waitMicros(), SlotChoice.urgency(topic().type(), polled.next()), poll.sentNanos());
         owner.recordPoll(this, polled);
         // from when the call went out: a pause while it was out may already have used up the lease
         long leaseEnds = poll.sentNanos() + TimeUnit.MILLISECONDS.toNanos(polled.token() / 1000 - poll.redisNowMs());
