@@ -23,8 +23,16 @@ import java.util.Set;
  */
 record ChangePlacement(List<Placed> placed, List<Placed> superseded) {
 
-    /** A change and the message it goes to. */
-    record Placed(OpenMessages.Open open, Row.Change change) {
+    /**
+     * A change and the message it goes to. An inferred change is the placement's own (see
+     * {@link OpenMessages#endedBefore}), about that message only: when another writer has finished the message
+     * meanwhile, it is dropped rather than placed again on the key's next open message.
+     */
+    record Placed(OpenMessages.Open open, Row.Change change, boolean inferred) {
+
+        Placed(OpenMessages.Open open, Row.Change change) {
+            this(open, change, false);
+        }
     }
 
     /**
@@ -48,7 +56,8 @@ record ChangePlacement(List<Placed> placed, List<Placed> superseded) {
             for (OpenMessages.Open ended : OpenMessages.endedBefore(rows, change)) {
                 placed.add(new Placed(ended, new Row.Change(change.topic(), change.key(), JournalState.MERGED, null,
                         null, null, false, true, change.time(), change.worker(), "a newer message of its key was "
-                        + "delivered, so its own delivery had ended, though its consumer's rows of the end never came")));
+                        + "delivered, so its own delivery had ended, though its consumer's rows of the end never came"),
+                        true));
             }
             OpenMessages.Open open = OpenMessages.pickFor(rows, change);
             OpenMessages.@Nullable Open older = change.state() == JournalState.DELIVERED ? null : delivering.get(key);

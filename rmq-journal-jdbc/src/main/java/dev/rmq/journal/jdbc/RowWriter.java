@@ -302,8 +302,8 @@ final class RowWriter {
                     List<Placed> group = groups.get(g);
                     if (g < updated.length && updated[g] == 0) {
                         // finished by another writer since it was read as open: the changes go to the key's open
-                        // message on the next try
-                        for (Placed p : group) {
+                        // message on the next try, but for an inferred end, which that writer's rows made moot
+                        for (Placed p : group.stream().filter(p -> !p.inferred()).toList()) {
                             unplaced.add(p.change());
                             blocked.add(p.change().topic() + '\n' + p.change().key());
                         }

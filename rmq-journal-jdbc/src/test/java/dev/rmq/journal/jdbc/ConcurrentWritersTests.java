@@ -46,17 +46,9 @@ class ConcurrentWritersTests extends JournalTestBase {
             assertThat(writer.write(first, List.of(change(JournalState.DELIVERED, 1, sent.plusMillis(10)),
                     change(JournalState.ACKED, null, sent.plusMillis(20))))).isEmpty();
             // the second reads it as still open, and waits for the first's lock to change it
-            CompletableFuture<List<Row.Change>> late = CompletableFuture.supplyAsync(() -> {
-                try {
-                    List<Row.Change> unplaced = writer.write(second, List.of(
-                            change(JournalState.DELIVERED, 1, sent.plusMillis(500)),
-                            change(JournalState.RETRIED, null, sent.plusMillis(600))));
-                    second.commit();
-                    return unplaced;
-                } catch (SQLException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            CompletableFuture<List<Row.Change>> late = writeAndCommitAsync(second, List.of(
+                    change(JournalState.DELIVERED, 1, sent.plusMillis(500)),
+                    change(JournalState.RETRIED, null, sent.plusMillis(600))));
             await().atMost(Duration.ofSeconds(10)).until(() -> waitingOnALock() > 0);
             first.commit();
 
@@ -143,6 +135,27 @@ class ConcurrentWritersTests extends JournalTestBase {
     }
 
     @Test
+    void anEndTheWriterInferredIsDroppedWhenAnotherWriterFinishedTheMessageMeanwhile() throws Exception {
+        Instant sent = Instant.now().minusSeconds(10);
+        long[] ids = deliveredThenSentAgain(sent, sent.plusMillis(1500), true);
+        try (Connection first = dataSource.getConnection(); Connection second = dataSource.getConnection()) {
+            first.setAutoCommit(false);
+            second.setAutoCommit(false);
+            // another application's writer has the older message's late ack, and has not committed yet
+            assertThat(writer.write(first, List.of(change(JournalState.ACKED, null, sent.plusSeconds(2))))).isEmpty();
+            // this one infers from the newer message's delivery that the older one ended, and waits for its lock
+            CompletableFuture<List<Row.Change>> delivery = writeAndCommitAsync(second,
+                    List.of(change(JournalState.DELIVERED, 1, sent.plusSeconds(3))));
+            await().atMost(Duration.ofSeconds(10)).until(() -> waitingOnALock() > 0);
+            first.commit();
+            assertThat(delivery.get(10, TimeUnit.SECONDS)).as("nothing to place again on the newer message").isEmpty();
+        }
+        assertThat(transitions(ids[0])).containsExactly("sent", "delivered", "acked");
+        assertThat(transitions(ids[1])).containsExactly("sent", "delivered");
+        assertThat(message(PRIORITY, KEY).finished()).isFalse();
+    }
+
+    @Test
     void twoDeliveriesOfAKeyInOneBatchAreTwoMessagesWhenTheSecondIsNoLaterAttempt() throws Exception {
         Instant sent = Instant.now().minusSeconds(10);
         long older = firstMessage(sent);
@@ -212,6 +225,19 @@ class ConcurrentWritersTests extends JournalTestBase {
     private static Row.Sent send(Instant at, boolean merged, boolean behindDelivery) {
         return new Row.Sent(new JournaledSend(PRIORITY, TopicType.PRIORITY, 0, KEY, merged, false, behindDelivery,
                 100, null, null, Map.of(), new byte[] {1}, at), null);
+    }
+
+    /** Writes the rows on {@code connection} and commits, on another thread; completes with the unplaced changes. */
+    private CompletableFuture<List<Row.Change>> writeAndCommitAsync(Connection connection, List<Row> rows) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                List<Row.Change> unplaced = writer.write(connection, rows);
+                connection.commit();
+                return unplaced;
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        });
     }
 
     private List<Row.Change> write(List<Row> rows) throws SQLException {
