@@ -52,8 +52,8 @@ final class OpenMessages {
         if (change.newest()) {
             return pick(open, change.topic(), change.key(), true);
         }
-        List<Open> rows = open.get(change.topic() + '\n' + change.key());
-        if (rows == null || rows.isEmpty()) {
+        List<Open> rows = of(open, change);
+        if (rows.isEmpty()) {
             return null;
         }
         Open oldest = rows.get(0);
@@ -71,8 +71,8 @@ final class OpenMessages {
      * merges into that one.
      */
     static List<Open> endedBefore(Map<String, List<Open>> open, Row.Change change) {
-        List<Open> rows = open.get(change.topic() + '\n' + change.key());
-        if (change.state() != JournalState.DELIVERED || change.newest() || change.attempt() == null || rows == null) {
+        List<Open> rows = of(open, change);
+        if (change.state() != JournalState.DELIVERED || change.newest() || change.attempt() == null) {
             return List.of();
         }
         int ended = 0;
@@ -80,6 +80,9 @@ final class OpenMessages {
                 && rows.get(ended).attempts() >= change.attempt()
                 && !rows.get(ended + 1).createdAt().isAfter(change.time())) {
             ended++;
+        }
+        if (ended == 0) {
+            return List.of();
         }
         List<Open> taken = new ArrayList<>(rows.subList(0, ended));
         rows.subList(0, ended).clear();
@@ -109,12 +112,17 @@ final class OpenMessages {
      */
     static @Nullable Open supersededFor(Map<String, List<Open>> all, Row.Change change) {
         Open before = null;
-        for (Open row : all.getOrDefault(change.topic() + '\n' + change.key(), List.of())) {
+        for (Open row : of(all, change)) {
             if (!row.createdAt().isAfter(change.time())) {
                 before = row;
             }
         }
         return before != null && before.superseded() ? before : null;
+    }
+
+    /** The messages of the change's key in {@code messages}, oldest first; empty when there are none. */
+    private static List<Open> of(Map<String, List<Open>> messages, Row.Change change) {
+        return messages.getOrDefault(change.topic() + '\n' + change.key(), List.of());
     }
 
     /** A key's oldest or newest open message, or null. */
