@@ -1,7 +1,5 @@
 package dev.rmq.journal.jdbc;
 
-import dev.rmq.journal.JournaledSend;
-import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
@@ -9,7 +7,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -29,15 +26,8 @@ class ConcurrentWritersTests extends JournalTestBase {
 
     @Test
     void aMessageAnotherWriterFinishedMeanwhileIsNotReopenedAndTheLateChangesArePlacedAgain() throws Exception {
-        open(journal -> { });
         Instant sent = Instant.now().minusSeconds(1);
-        try (Connection setup = dataSource.getConnection()) {
-            setup.setAutoCommit(false);
-            writer.write(setup, List.of(new Row.Sent(new JournaledSend(PRIORITY, TopicType.PRIORITY, 0, KEY, false,
-                    false, false, 100, null, null, Map.of(), new byte[] {1}, sent), null)));
-            setup.commit();
-        }
-        long id = message(PRIORITY, KEY).id();
+        long id = firstMessage(sent);
 
         try (Connection first = dataSource.getConnection(); Connection second = dataSource.getConnection()) {
             first.setAutoCommit(false);
@@ -223,8 +213,7 @@ class ConcurrentWritersTests extends JournalTestBase {
     }
 
     private static Row.Sent send(Instant at, boolean merged, boolean behindDelivery) {
-        return new Row.Sent(new JournaledSend(PRIORITY, TopicType.PRIORITY, 0, KEY, merged, false, behindDelivery,
-                100, null, null, Map.of(), new byte[] {1}, at), null);
+        return prioritySend(KEY, at, merged, behindDelivery);
     }
 
     /** Writes the rows on {@code connection} and commits, on another thread; completes with the unplaced changes. */
@@ -251,10 +240,5 @@ class ConcurrentWritersTests extends JournalTestBase {
 
     private static Row.Change change(JournalState state, Integer attempt, Instant at) {
         return new Row.Change(PRIORITY, KEY, state, attempt, null, null, false, state.finished(), at, "w-1", null);
-    }
-
-    /** Sessions of the test's database that wait for a row lock. */
-    private long waitingOnALock() throws SQLException {
-        return count("SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'");
     }
 }

@@ -2,6 +2,7 @@ package dev.rmq.journal.jdbc;
 
 import dev.rmq.RmqClient;
 import dev.rmq.embedded.RedisServer;
+import dev.rmq.journal.JournaledSend;
 import dev.rmq.pull.PulledMessage;
 import dev.rmq.pull.RmqPuller;
 import dev.rmq.testsupport.RedisTestServers;
@@ -26,8 +27,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 import static org.awaitility.Awaitility.await;
@@ -182,6 +185,17 @@ abstract class JournalTestBase {
             result.next();
             return result.getLong(1);
         }
+    }
+
+    /** Sessions of the test's database that wait for a row lock. */
+    long waitingOnALock() throws SQLException {
+        return count("SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'");
+    }
+
+    /** The row of a send of priority 100 to slot 0 of {@link #PRIORITY}, as a producer's journal writes it. */
+    static Row.Sent prioritySend(String key, Instant at, boolean merged, boolean behindDelivery) {
+        return new Row.Sent(new JournaledSend(PRIORITY, TopicType.PRIORITY, 0, key, merged, false, behindDelivery, 100,
+                null, null, Map.of(), new byte[] {1}, at), null);
     }
 
     /** The next message the puller takes, within 10 s. */

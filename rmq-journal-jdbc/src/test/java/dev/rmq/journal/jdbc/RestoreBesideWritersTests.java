@@ -1,7 +1,5 @@
 package dev.rmq.journal.jdbc;
 
-import dev.rmq.journal.JournaledSend;
-import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -12,7 +10,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -42,8 +39,7 @@ class RestoreBesideWritersTests extends JournalTestBase {
         RowWriter writer = new RowWriter(Dialect.POSTGRESQL, "test-host");
         List<Row> sends = new ArrayList<>();
         for (int i = 0; i < MESSAGES; i++) {
-            sends.add(new Row.Sent(new JournaledSend(PRIORITY, TopicType.PRIORITY, 0, key(i), false, false, false, 100,
-                    null, null, Map.of(), new byte[] {1}, sent), null));
+            sends.add(prioritySend(key(i), sent, false, false));
         }
         try (Connection setup = dataSource.getConnection(); Statement statement = setup.createStatement()) {
             // Whichever of two transactions in a deadlock checks first is rolled back: the writer's, here, so that a
@@ -84,10 +80,5 @@ class RestoreBesideWritersTests extends JournalTestBase {
     private static Row.Change delivered(int i, Instant sent) {
         return new Row.Change(PRIORITY, key(i), JournalState.DELIVERED, 1, null, null, false, false,
                 sent.plusMillis(100), "w-1", null);
-    }
-
-    /** Sessions of the test's database that wait for a row lock. */
-    private long waitingOnALock() throws SQLException {
-        return count("SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'");
     }
 }
