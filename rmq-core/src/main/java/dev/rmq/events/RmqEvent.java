@@ -1,6 +1,7 @@
 package dev.rmq.events;
 
 import dev.rmq.consumer.AckOutcome;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Instant;
 import java.util.List;
@@ -75,9 +76,18 @@ public sealed interface RmqEvent {
      * @param attempt which delivery of the message this is, from 1
      * @param atMostOnce whether the topic delivers at most once: the message left Redis as it was taken, and no
      *                   acknowledgement follows
+     * @param sendId  the send whose content this delivery carries (the header
+     *                {@link dev.rmq.journal.MessageJournal#SEND_ID_HEADER}, which a journaled topic's sends have), or
+     *                null when it has none
      */
-    record Delivered(Instant time, String topic, int slot, String worker, String key, int attempt, boolean atMostOnce)
-            implements RmqEvent {
+    record Delivered(Instant time, String topic, int slot, String worker, String key, int attempt, boolean atMostOnce,
+                     @Nullable String sendId) implements RmqEvent {
+
+        /** A delivery of a message that names no send. */
+        public Delivered(Instant time, String topic, int slot, String worker, String key, int attempt,
+                         boolean atMostOnce) {
+            this(time, topic, slot, worker, key, attempt, atMostOnce, null);
+        }
     }
 
     /**

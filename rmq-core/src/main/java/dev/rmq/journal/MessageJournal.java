@@ -21,6 +21,14 @@ import java.util.concurrent.CompletionStage;
 public interface MessageJournal extends RmqEventListener {
 
     /**
+     * The header that tells one send of a key from another: on a journaled topic the client gives every message it
+     * sends one, a random id, replacing any of the same name. It travels with the message through Redis (a merge
+     * takes the newest send's, as it takes its payload), so that a consumer's {@link RmqEvent.Delivered} names the
+     * send it delivers, and a journal can match the delivery to its send even when the two reach it out of order.
+     */
+    String SEND_ID_HEADER = "rmq-send-id";
+
+    /**
      * Messages Redis has just stored, added or merged, in the order of the call that sent them.
      *
      * @return completes when the sender may go on; a failed stage fails the send, although Redis holds the message

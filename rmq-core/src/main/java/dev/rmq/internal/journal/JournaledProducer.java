@@ -27,6 +27,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * A producer that tells a {@link MessageJournal} what Redis stored, after Redis stored it: a send completes once
@@ -58,16 +59,22 @@ public final class JournaledProducer implements RmqProducer {
     }
 
     @Override
-    public CompletionStage<SendReceipt> sendAsync(OutgoingMessage message) {
+    public CompletionStage<SendReceipt> sendAsync(OutgoingMessage outgoing) {
         Instant sentAt = Instant.now();
+        OutgoingMessage message = identified(outgoing);
         // a send its repeated-key rule left out (kept, throttled) changed nothing: nothing to journal
         return producer.sendAsync(message).thenCompose(receipt -> !receipt.written()
                 ? CompletableFuture.completedFuture(receipt) : journal.sent(List.of(entry(message, receipt, sentAt))).thenApply(done -> receipt));
     }
 
     @Override
-    public CompletionStage<List<SendReceipt>> sendAllAsync(List<OutgoingMessage> messages) {
+    public CompletionStage<List<SendReceipt>> sendAllAsync(List<OutgoingMessage> outgoing) {
         Instant sentAt = Instant.now();
+        if (outgoing == null) {
+            // refused by the producer, as bad input is
+            return producer.sendAllAsync(outgoing);
+        }
+        List<OutgoingMessage> messages = outgoing.stream().map(this::identified).toList();
         return producer.sendAllAsync(messages).handle((receipts, error) -> {
             if (error == null) {
                 List<JournaledSend> entries = new ArrayList<>(receipts.size());
@@ -94,6 +101,19 @@ public final class JournaledProducer implements RmqProducer {
             }
             return CompletableFuture.<List<SendReceipt>>failedFuture(error);
         }).thenCompose(stage -> stage);
+    }
+
+    /**
+     * The message with a send id of its own, on a journaled topic: the journal matches a consumer's delivery to the
+     * send it carries by it (see {@link MessageJournal#SEND_ID_HEADER}). 64 random bits, so that two sends of one key
+     * never share one; a message with no topic is left for the producer to refuse.
+     */
+    private OutgoingMessage identified(OutgoingMessage message) {
+        if (message == null || !journal.journals(message.topic())) {
+            return message;
+        }
+        return message.withHeader(MessageJournal.SEND_ID_HEADER,
+                Long.toUnsignedString(ThreadLocalRandom.current().nextLong(), Character.MAX_RADIX));
     }
 
     private JournaledSend entry(OutgoingMessage message, SendReceipt receipt, Instant sentAt) {

@@ -1,5 +1,7 @@
 package dev.rmq.internal.redis;
 
+import org.jspecify.annotations.Nullable;
+
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -105,6 +107,36 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
     /** The attempts an envelope counts, read from its header alone; 0 when it is too short to have one. */
     public static int attempts(byte[] raw) {
         return raw.length < FIXED_LENGTH ? 0 : ((raw[2] & 0xFF) << 8) | (raw[3] & 0xFF);
+    }
+
+    /**
+     * One header of a stored envelope, read without decoding the rest (its payload is not copied): for what a poll
+     * reports of each message it took. Null when the envelope has no header of that name, or is not one this version
+     * reads, which its decoding will report.
+     */
+    public static @Nullable String header(byte[] raw, String name) {
+        if (raw == null || raw.length < FIXED_LENGTH + 2 || (raw[0] & 0xFF) != VERSION) {
+            return null;
+        }
+        int flags = raw[1] & 0xFF;
+        int at = FIXED_LENGTH + ((flags & FLAG_ORDERED) != 0 ? 8 : 0) + ((flags & FLAG_EXPIRES) != 0 ? 8 : 0)
+                + ((flags & FLAG_NOT_BEFORE) != 0 ? 8 : 0) + ((flags & FLAG_RELEASED) != 0 ? 2 : 0);
+        try {
+            ByteBuffer in = ByteBuffer.wrap(raw);
+            in.position(at + 2 + (in.getShort(at) & 0xFFFF));
+            int count = readVarint(in);
+            for (int i = 0; i < count; i++) {
+                String headerName = readBytes(in, readVarint(in));
+                int length = readVarint(in);
+                if (headerName.equals(name)) {
+                    return readBytes(in, length);
+                }
+                in.position(in.position() + length);
+            }
+            return null;
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 
     /** Whether an envelope written by {@link #encodeNew} carries a not-before time. */

@@ -11,6 +11,7 @@ import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.internal.redis.MalformedEnvelopeException;
 import dev.rmq.internal.redis.SlotFencedException;
 import dev.rmq.internal.script.PrepareCall;
+import dev.rmq.journal.MessageJournal;
 import dev.rmq.metrics.RmqMetrics;
 import dev.rmq.topic.TopicDefinition;
 import org.jspecify.annotations.Nullable;
@@ -298,8 +299,9 @@ public final class Sessions<T> {
             boolean taken = !guarantee.leased();
             for (PrepareCall.Message message : polled.messages()) {
                 int attempt = Envelope.attempts(message.envelope());
+                String sendId = Envelope.header(message.envelope(), MessageJournal.SEND_ID_HEADER);
                 events().emit(() -> new RmqEvent.Delivered(now, topic().name(), session.slot, id(), message.key(),
-                        attempt, taken));
+                        attempt, taken, sendId));
             }
         }
     }

@@ -95,6 +95,24 @@ class KeyLayoutAndEnvelopeTests {
         assertThat(notBeforeOnly.notBefore()).isEqualTo(42);
     }
 
+    @Test
+    void oneHeaderIsReadWithoutDecodingTheRestWhateverOptionalFieldsComeBeforeIt() {
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("first", "1");
+        headers.put("wanted", "it");
+        byte[] content = content(headers, new byte[] {7, 8});
+        for (byte[] envelope : new byte[][] {stored(1_700_000_000_000L, 42, 3, "boom", content),
+                stored(0, 0, 1, "", content), Envelope.encodeNew(headers, new byte[] {7}, 5_000, -10)}) {
+            assertThat(Envelope.header(envelope, "wanted")).isEqualTo("it");
+            assertThat(Envelope.header(envelope, "first")).isEqualTo("1");
+            assertThat(Envelope.header(envelope, "absent")).isNull();
+        }
+        byte[] truncated = stored(0, 0, 0, "", content);
+        assertThat(Envelope.header(java.util.Arrays.copyOf(truncated, truncated.length - 6), "wanted"))
+                .as("cut inside its headers: no header, and decoding reports it").isNull();
+        assertThat(Envelope.header(new byte[] {1, 2}, "wanted")).isNull();
+    }
+
     /** The content (headers and payload) of an envelope Java writes, cut out of it. */
     private static byte[] content(Map<String, String> headers, byte[] payload) {
         byte[] sent = Envelope.encodeNew(headers, payload, 0, 0);

@@ -15,8 +15,11 @@ import java.util.Set;
  * flight comes before a send behind it), a producer's to the newest; a delivery that cannot be of the oldest ends it
  * and goes to the next (see {@link OpenMessages#endedBefore}); one that happened before that message was sent
  * goes to the key's superseded message it is about (see {@link OpenMessages#supersededFor}), and so do the rest of
- * that delivery's changes in the run. A change whose message has no row yet is left unplaced, and so are the key's
- * later changes, to keep their order.
+ * that delivery's changes in the run. A consumer's change that names its send (see
+ * {@link dev.rmq.journal.MessageJournal#SEND_ID_HEADER}) goes to the message that holds that send instead, whatever
+ * the order its rows came in; a delivery of it ends the key's older open messages (see
+ * {@link OpenMessages#olderThan}). A change whose message has no row yet is left unplaced, and so are the key's later
+ * changes, to keep their order.
  *
  * @param placed     changes of open messages
  * @param superseded changes of messages a newer send of their key superseded: they join the history only
@@ -53,12 +56,28 @@ record ChangePlacement(List<Placed> placed, List<Placed> superseded) {
         for (Row row : run) {
             Row.Change change = (Row.Change) row;
             String key = change.topic() + '\n' + change.key();
-            for (OpenMessages.Open ended : OpenMessages.endedBefore(rows, change)) {
-                placed.add(new Placed(ended, new Row.Change(change.topic(), change.key(), JournalState.MERGED, null,
-                        null, null, false, true, change.time(), change.worker(), "a newer message of its key was "
-                        + "delivered, so its own delivery had ended, though its consumer's rows of the end never came"),
-                        true));
+            if (change.sendId() != null && !change.newest()) {
+                OpenMessages.Open open = OpenMessages.holding(rows, change);
+                if (open != null) {
+                    endOlder(OpenMessages.olderThan(rows, change, open), change, placed);
+                    placed.add(new Placed(open, change));
+                    continue;
+                }
+                // not open: a finished message that holds the send takes the change as history only; with none,
+                // the send's row has not committed yet, and the change waits for it
+                if (all == null) {
+                    all = OpenMessages.lookup(connection, keys, false);
+                }
+                OpenMessages.Open done = OpenMessages.holding(all, change);
+                if (done != null) {
+                    superseded.add(new Placed(done, change));
+                } else {
+                    unplaced.add(change);
+                    blocked.add(key);
+                }
+                continue;
             }
+            endOlder(OpenMessages.endedBefore(rows, change), change, placed);
             OpenMessages.Open open = OpenMessages.pickFor(rows, change);
             OpenMessages.@Nullable Open older = change.state() == JournalState.DELIVERED ? null : delivering.get(key);
             if (older == null && OpenMessages.predates(open, change)) {
@@ -82,5 +101,15 @@ record ChangePlacement(List<Placed> placed, List<Placed> superseded) {
             }
         }
         return new ChangePlacement(placed, superseded);
+    }
+
+    /** Ends, as merged, the key's older messages that a delivery of a newer one shows had ended. */
+    private static void endOlder(List<OpenMessages.Open> older, Row.Change delivery, List<Placed> placed) {
+        for (OpenMessages.Open ended : older) {
+            placed.add(new Placed(ended, new Row.Change(delivery.topic(), delivery.key(), JournalState.MERGED, null,
+                    null, null, false, true, delivery.time(), delivery.worker(), "a newer message of its key was "
+                    + "delivered, so its own delivery had ended, though its consumer's rows of the end never came"),
+                    true));
+        }
     }
 }

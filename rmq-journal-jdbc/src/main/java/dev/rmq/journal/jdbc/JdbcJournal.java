@@ -54,6 +54,7 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
     private final JournalWriter writer;
     private final JournalRestore restorer;
     private final JournalHistory history;
+    private final ConsumerRows consumerRows = new ConsumerRows();
     private final AtomicReference<State> lifecycle = new AtomicReference<>(State.LATENT);
     /**
      * Completes waiting senders' stages, off the writer's and the overflow's threads. Once closed it runs what still
@@ -190,7 +191,7 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
         if (settings.modeOf(event.topic()) == JournalMode.OFF) {
             return;
         }
-        ConsumerRows.of(event).forEach(writer::add);
+        consumerRows.of(event).forEach(writer::add);
     }
 
     /**

@@ -60,10 +60,10 @@ final class JournalHistory {
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
                     found.add(new Found(rows.getLong(1), new MessageHistory(topic, key, rows.getInt(2),
-                            RowWriter.typeOf(rows.getString(3)), rows.getLong(4), rows.getString(5), rows.getInt(6),
+                            Columns.typeOf(rows.getString(3)), rows.getLong(4), rows.getString(5), rows.getInt(6),
                             rows.getBoolean(7), rows.getTimestamp(8, Transactions.utc()).toInstant(),
                             rows.getTimestamp(9, Transactions.utc()).toInstant(),
-                            RowWriter.headers(rows.getString(10)), rows.getBytes(11), List.of())));
+                            Columns.headers(rows.getString(10)), rows.getBytes(11), List.of())));
                 }
             }
             return found;

@@ -171,8 +171,8 @@ final class JournalRestore {
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
                     page.add(new Open(rows.getLong(1), rows.getString(2), rows.getString(3), rows.getInt(4),
-                            RowWriter.typeOf(rows.getString(5)), rows.getLong(6), rows.getLong(7), rows.getLong(8),
-                            RowWriter.headers(rows.getString(9)), rows.getBytes(10),
+                            Columns.typeOf(rows.getString(5)), rows.getLong(6), rows.getLong(7), rows.getLong(8),
+                            Columns.headers(rows.getString(9)), rows.getBytes(10),
                             JournalState.fromColumn(rows.getString(11)), rows.getInt(12), rows.getString(13)));
                 }
             }

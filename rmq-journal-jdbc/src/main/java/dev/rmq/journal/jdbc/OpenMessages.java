@@ -31,8 +31,11 @@ final class OpenMessages {
     record TopicKey(String topic, String key) {
     }
 
-    /** A message: its id, state, attempts, when it was sent, and whether it is finished (never, when read as open). */
-    record Open(long id, String state, int attempts, Instant createdAt, boolean finished) {
+    /**
+     * A message: its id, state, attempts, when it was sent, whether it is finished (never, when read as open), and
+     * the send whose content it holds (null when that send had no id).
+     */
+    record Open(long id, String state, int attempts, Instant createdAt, boolean finished, @Nullable String sendId) {
 
         /** Whether a newer send of its key finished it, as Redis no longer held it then, or it waited behind it. */
         boolean superseded() {
@@ -120,6 +123,35 @@ final class OpenMessages {
         return before != null && before.superseded() ? before : null;
     }
 
+    /**
+     * The key's message in {@code messages} that holds the send the change names; null when none does (its send's
+     * row has not committed yet, or never will), or the change names none.
+     */
+    static @Nullable Open holding(Map<String, List<Open>> messages, Row.Change change) {
+        for (Open row : of(messages, change)) {
+            if (change.sendId() != null && change.sendId().equals(row.sendId())) {
+                return row;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Takes off the front of the key's open messages those older than {@code delivered}, when the change is its
+     * delivery, and returns them, oldest first: a key's messages are delivered one at a time, in the order Redis took
+     * them, so theirs had ended, though the journal never had the rows of the end (their consumer was killed first).
+     */
+    static List<Open> olderThan(Map<String, List<Open>> open, Row.Change change, Open delivered) {
+        List<Open> rows = of(open, change);
+        int at = rows.indexOf(delivered);
+        if (at <= 0 || change.state() != JournalState.DELIVERED) {
+            return List.of();
+        }
+        List<Open> taken = new ArrayList<>(rows.subList(0, at));
+        rows.subList(0, at).clear();
+        return taken;
+    }
+
     /** The messages of the change's key in {@code messages}, oldest first; empty when there are none. */
     private static List<Open> of(Map<String, List<Open>> messages, Row.Change change) {
         return messages.getOrDefault(change.topic() + '\n' + change.key(), List.of());
@@ -152,7 +184,7 @@ final class OpenMessages {
             List<String> all = topic.getValue();
             for (int from = 0; from < all.size(); from += LOOKUP_CHUNK) {
                 List<String> chunk = all.subList(from, Math.min(all.size(), from + LOOKUP_CHUNK));
-                String sql = "SELECT id, msg_key, state, attempts, created_at, finished FROM rmq_messages WHERE "
+                String sql = "SELECT id, msg_key, state, attempts, created_at, finished, send_id FROM rmq_messages WHERE "
                         + (openOnly ? "finished = FALSE AND " : "") + "topic = ? AND msg_key IN (" + String.join(", ", Collections.nCopies(chunk.size(), "?"))
                         + ")";
                 try (PreparedStatement select = connection.prepareStatement(sql)) {
@@ -165,7 +197,7 @@ final class OpenMessages {
                             found.computeIfAbsent(topic.getKey() + '\n' + result.getString(2), k -> new ArrayList<>())
                                     .add(new Open(result.getLong(1), result.getString(3), result.getInt(4),
                                             result.getTimestamp(5, Transactions.utc()).toInstant(),
-                                            result.getBoolean(6)));
+                                            result.getBoolean(6), result.getString(7)));
                         }
                     }
                 }

@@ -32,10 +32,24 @@ sealed interface Row {
      * @param score    a new due time or priority, or null to keep it
      * @param notBefore a priority message's new not-before time (epoch ms), 0 for none, or null to keep it
      * @param finishes whether the message is done with after it: its state says so, or it was delivered at most once
+     * @param sendId   a consumer's change: the send its delivery carried, which names the message it goes to; null
+     *                 when unknown, and the change goes to the key's oldest open message
      */
     record Change(String topic, String key, JournalState state, @Nullable Integer attempt, @Nullable Long score,
                   @Nullable Long notBefore, boolean newest, boolean finishes, Instant time, String worker,
-                  @Nullable String detail) implements Row {
+                  @Nullable String detail, @Nullable String sendId) implements Row {
+
+        /** A change that names no send. */
+        Change(String topic, String key, JournalState state, @Nullable Integer attempt, @Nullable Long score,
+               @Nullable Long notBefore, boolean newest, boolean finishes, Instant time, String worker,
+               @Nullable String detail) {
+            this(topic, key, state, attempt, score, notBefore, newest, finishes, time, worker, detail, null);
+        }
+
+        /** The same change, matched to its message by order: its send never came, or came without a row. */
+        Change withoutSendId() {
+            return new Change(topic, key, state, attempt, score, notBefore, newest, finishes, time, worker, detail);
+        }
 
         @Override
         public @Nullable CompletableFuture<Void> done() {

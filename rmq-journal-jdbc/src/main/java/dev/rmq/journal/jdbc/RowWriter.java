@@ -2,9 +2,7 @@ package dev.rmq.journal.jdbc;
 
 import dev.rmq.journal.JournaledSend;
 import dev.rmq.journal.jdbc.ChangePlacement.Placed;
-import dev.rmq.topic.TopicType;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.databind.json.JsonMapper;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -27,10 +25,9 @@ import java.util.Set;
  */
 final class RowWriter {
 
-    private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final String INSERT_MESSAGE = "INSERT INTO rmq_messages (topic, msg_key, slot, type, score,"
-            + " not_before, expire_at, headers, payload, created_at, state, attempts, finished, updated_at)"
-            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, FALSE, ?)";
+            + " not_before, expire_at, headers, payload, created_at, state, attempts, finished, updated_at, send_id)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, FALSE, ?, ?)";
     /** The worker of a transition that a send made: a sent or a merged message. */
     static final String PRODUCER = "producer";
 
@@ -38,7 +35,7 @@ final class RowWriter {
             + " worker, host, detail) VALUES (?, ?, ?, ?, ?, ?, ?)";
     /** A merge keeps a range-merge message's first due time, unless the send debounced it (parameter 1). */
     private static final String MERGE = "UPDATE rmq_messages"
-            + " SET score = CASE WHEN type = 'R' AND NOT ? THEN score ELSE ? END, not_before = ?, expire_at = ?, headers = ?, payload = ?, state = 'merged', updated_at = ? WHERE id = ?";
+            + " SET score = CASE WHEN type = 'R' AND NOT ? THEN score ELSE ? END, not_before = ?, expire_at = ?, headers = ?, payload = ?, send_id = ?, state = 'merged', updated_at = ? WHERE id = ?";
     /**
      * A change of a message that is still open: another process's writer may have finished it after this one read
      * it as open, and a finished message is never reopened (its row then counts no update, and the change is placed
@@ -157,13 +154,14 @@ final class RowWriter {
                 insert.setInt(3, send.slot());
                 insert.setString(4, send.type().scriptCode());
                 insert.setLong(5, send.score());
-                setMillis(insert, 6, send.notBefore());
-                setMillis(insert, 7, send.expireAt());
-                insert.setString(8, headers(send.headers()));
+                Columns.setMillis(insert, 6, send.notBefore());
+                Columns.setMillis(insert, 7, send.expireAt());
+                insert.setString(8, Columns.headers(send.headers()));
                 insert.setBytes(9, send.payload());
                 insert.setTimestamp(10, at, Transactions.utc());
                 insert.setString(11, JournalState.SENT.column());
                 insert.setTimestamp(12, at, Transactions.utc());
+                insert.setString(13, Columns.sendId(send));
                 insert.addBatch();
             }
             insert.executeBatch();
@@ -232,12 +230,14 @@ final class RowWriter {
                 }
                 update.setBoolean(1, send.debounced());
                 update.setLong(2, send.score());
-                setMillis(update, 3, send.notBefore());
-                setMillis(update, 4, send.expireAt());
-                update.setString(5, headers(send.headers()));
+                Columns.setMillis(update, 3, send.notBefore());
+                Columns.setMillis(update, 4, send.expireAt());
+                update.setString(5, Columns.headers(send.headers()));
                 update.setBytes(6, send.payload());
-                update.setTimestamp(7, Timestamp.from(send.sentAt()), Transactions.utc());
-                update.setLong(8, newest.id());
+                // Redis now holds this send's content, so a delivery of the message names this send
+                update.setString(7, Columns.sendId(send));
+                update.setTimestamp(8, Timestamp.from(send.sentAt()), Transactions.utc());
+                update.setLong(9, newest.id());
                 update.addBatch();
                 addTransition(transition, newest.id(), JournalState.MERGED, newest.attempts(), send.sentAt(),
                         PRODUCER, null);
@@ -367,31 +367,5 @@ final class RowWriter {
         statement.setString(6, host);
         statement.setString(7, detail == null || detail.length() <= 1024 ? detail : detail.substring(0, 1024));
         statement.addBatch();
-    }
-
-    private static void setMillis(PreparedStatement statement, int index, @Nullable Instant value) throws SQLException {
-        if (value == null) {
-            statement.setNull(index, Types.BIGINT);
-        } else {
-            statement.setLong(index, value.toEpochMilli());
-        }
-    }
-
-    static String headers(Map<String, String> headers) {
-        return headers.isEmpty() ? "{}" : JSON.writeValueAsString(headers);
-    }
-
-    @SuppressWarnings("unchecked")
-    static Map<String, String> headers(String json) {
-        return JSON.readValue(json, Map.class);
-    }
-
-    static TopicType typeOf(String code) {
-        for (TopicType type : TopicType.values()) {
-            if (type.scriptCode().equals(code)) {
-                return type;
-            }
-        }
-        throw new IllegalArgumentException("unknown topic type code \"" + code + "\" in the journal");
     }
 }

@@ -14,7 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * The changes that found no message, kept for another try, until {@link #LIMIT_NANOS} after the first: a message
  * sent by another process may have its row written a little after a consumer took it. After that it is a message
  * the journal never held (sent before the journal was on, or its row dropped), and the change is counted as
- * unmatched. Only the writer's thread touches it, but for the count that {@link #size()} reads.
+ * unmatched; but a change that names its send first waits as long again, matched by order as one that names none.
+ * Only the writer's thread touches it, but for the count that {@link #size()} reads.
  */
 final class WaitingChanges {
 
@@ -25,12 +26,22 @@ final class WaitingChanges {
     /** The most changes that wait at once; beyond them, a change is counted as unmatched. */
     private static final int CAPACITY = 10_000;
 
+    private final long limitNanos;
     private final AtomicLong unmatched = new AtomicLong();
     private List<Waiting> waiting = new ArrayList<>();
     private volatile int count;
 
     /** A change waiting for its message's row, since when. */
     private record Waiting(Row.Change change, long sinceNanos) {
+    }
+
+    WaitingChanges() {
+        this(LIMIT_NANOS);
+    }
+
+    /** Changes that wait up to {@code limitNanos}: for a test, which cannot wait the default. */
+    WaitingChanges(long limitNanos) {
+        this.limitNanos = limitNanos;
     }
 
     boolean isEmpty() {
@@ -60,12 +71,16 @@ final class WaitingChanges {
         long now = System.nanoTime();
         for (Row.Change change : unplaced) {
             long since = before.getOrDefault(change, now);
-            if (now - since < LIMIT_NANOS && next.size() < CAPACITY) {
+            if (now - since < limitNanos && next.size() < CAPACITY) {
                 next.add(new Waiting(change, since));
+            } else if (change.sendId() != null && next.size() < CAPACITY) {
+                // its send never got a row of its own (its journaling failed, or it was sent by a client that
+                // journals nothing): matched by order from now on, as a change that names no send
+                next.add(new Waiting(change.withoutSendId(), now));
             } else {
                 unmatched.incrementAndGet();
                 log.debug("no journaled message of {} {} took its {} within {} s; the change is dropped", change.topic(),
-                        change.key(), change.state().column(), TimeUnit.NANOSECONDS.toSeconds(LIMIT_NANOS));
+                        change.key(), change.state().column(), TimeUnit.NANOSECONDS.toSeconds(limitNanos));
             }
         }
         waiting = next;

@@ -6,6 +6,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -172,6 +173,61 @@ class ConcurrentWritersTests extends JournalTestBase {
         assertThat(transitions(ids[1])).containsExactly("sent");
     }
 
+    @Test
+    void aDeliveryWhoseSendsRowCommitsAfterItsOwnRowsWaitsForItRatherThanFinishAnOlderMessage() throws Exception {
+        Instant sent = Instant.now().minusSeconds(10);
+        open(journal -> { });
+        // the key's first message, delivered; its consumer was killed before its journal wrote the ack
+        write(List.of(named(sent, "first", false), named(JournalState.DELIVERED, 1, sent.plusSeconds(1), "first")));
+        long older = message(PRIORITY, KEY).id();
+
+        // the next send's consumer writes its rows before the send's synchronous row has committed
+        List<Row.Change> early = write(List.of(named(JournalState.DELIVERED, 1, sent.plusSeconds(3), "second"),
+                named(JournalState.ACKED, null, sent.plusMillis(3100), "second")));
+        assertThat(early).as("waiting for the send they name").hasSize(2);
+        assertThat(transitions(older)).containsExactly("sent", "delivered");
+
+        // the send's row, then the waiting rows again, as the writer tries them
+        List<Row> next = new ArrayList<>(List.of(named(sent.plusMillis(2500), "second", false)));
+        next.addAll(early);
+        assertThat(write(next)).isEmpty();
+        long newer = message(PRIORITY, KEY).id();
+        assertThat(transitions(newer)).containsExactly("sent", "delivered", "acked");
+        assertThat(transitions(older)).containsExactly("sent", "delivered", "merged");
+        assertNothingOpen();
+    }
+
+    @Test
+    void aDeliveryNamingTheNewerOfTwoOpenMessagesGoesToItAndEndsTheOlderOne() throws Exception {
+        Instant sent = Instant.now().minusSeconds(10);
+        open(journal -> { });
+        // in flight, and a second send behind it; the first one's ack never came, and the second one's delivery is
+        // a third attempt (it was retried in a process whose rows are lost), which order alone would give the first
+        write(List.of(named(sent, "first", false), named(JournalState.DELIVERED, 1, sent.plusSeconds(1), "first"),
+                named(sent.plusMillis(1500), "second", true)));
+        long newer = message(PRIORITY, KEY).id();
+        write(List.of(named(JournalState.DELIVERED, 3, sent.plusSeconds(3), "second"),
+                named(JournalState.ACKED, null, sent.plusMillis(3100), "second")));
+
+        assertThat(transitions(newer)).containsExactly("sent", "delivered", "acked");
+        assertThat(messages(PRIORITY).get(0).state()).isEqualTo("merged");
+        assertNothingOpen();
+    }
+
+    @Test
+    void aMergeGivesTheMessageTheMergingSendsIdWhichItsDeliveryNames() throws Exception {
+        Instant sent = Instant.now().minusSeconds(10);
+        open(journal -> { });
+        write(List.of(named(sent, "first", false)));
+        write(List.of(prioritySend(KEY, sent.plusMillis(200), true, false, "merging")));
+        assertThat(count("SELECT COUNT(*) FROM rmq_messages WHERE send_id = 'merging'")).isOne();
+
+        write(List.of(named(JournalState.DELIVERED, 1, sent.plusSeconds(1), "merging")));
+        assertThat(message(PRIORITY, KEY).state()).isEqualTo("delivered");
+        // a change naming a send that the merge replaced waits, as one of a send still to come would
+        assertThat(write(List.of(named(JournalState.ACKED, null, sent.plusSeconds(2), "first")))).hasSize(1);
+    }
+
     /**
      * The key's first message, sent at {@code sent} and delivered a second later (the rows of that delivery's end
      * never come), then a newer send of the key at {@code again}; returns the two messages' ids.
@@ -236,6 +292,17 @@ class ConcurrentWritersTests extends JournalTestBase {
             connection.commit();
             return unplaced;
         }
+    }
+
+    /** A send of the key with its send id; {@code behindDelivery} as Redis answered. */
+    private static Row.Sent named(Instant at, String sendId, boolean behindDelivery) {
+        return prioritySend(KEY, at, false, behindDelivery, sendId);
+    }
+
+    /** A consumer's change of the key whose delivery carried the send {@code sendId}. */
+    private static Row.Change named(JournalState state, Integer attempt, Instant at, String sendId) {
+        return new Row.Change(PRIORITY, KEY, state, attempt, null, null, false, state.finished(), at, "w-1", null,
+                sendId);
     }
 
     private static Row.Change change(JournalState state, Integer attempt, Instant at) {

@@ -4,6 +4,7 @@ import dev.rmq.consumer.AckOutcome;
 import dev.rmq.dead.DeadReason;
 import dev.rmq.events.RmqEvent;
 import dev.rmq.journal.MessageHistory;
+import dev.rmq.journal.MessageJournal;
 import dev.rmq.producer.MessageRef;
 import dev.rmq.producer.MessageState;
 import dev.rmq.producer.OutgoingMessage;
@@ -17,6 +18,9 @@ import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -194,6 +198,46 @@ abstract class JournalBehaviour extends JournalTestBase {
         journal.prune(Instant.now().plusSeconds(1));
         assertThat(client.inspector().history(PRIORITY, "4711")).extracting(MessageHistory::state)
                 .containsExactly("sent");
+    }
+
+    @Test
+    void everySendCarriesAnIdThatItsMessageRowAndItsDeliveriesShareAndAMergeReplaces() throws SQLException {
+        open(journal -> { });
+        client.producer().send(OutgoingMessage.priority(PRIORITY, "{\"v\":1}", 100).withKey("named")
+                .withHeader(MessageJournal.SEND_ID_HEADER, "chosen-by-the-caller"));
+        journal.flush(Duration.ofSeconds(10));
+        String first = sendIdOf("named");
+        assertThat(first).as("the client's own, not the caller's").isNotBlank().isNotEqualTo("chosen-by-the-caller");
+
+        client.producer().send(OutgoingMessage.priority(PRIORITY, "{\"v\":2}", 100).withKey("named"));
+        journal.flush(Duration.ofSeconds(10));
+        String merging = sendIdOf("named");
+        assertThat(merging).isNotBlank().isNotEqualTo(first);
+        RmqPuller<String> puller = closeAfter(client.puller(String.class).topics(PRIORITY).build());
+        puller.start();
+        PulledMessage<String> got = pollOne(puller);
+        String delivered = got.headers().get(MessageJournal.SEND_ID_HEADER);
+        assertThat(delivered).as("the merging send's, as its payload is").isEqualTo(merging);
+        assertThat(got.ack()).isEqualTo(AckOutcome.COMMITTED);
+        journal.flush(Duration.ofSeconds(10));
+
+        MessageHistory done = client.inspector().history(PRIORITY, "named").get(0);
+        assertThat(done.headers()).containsEntry(MessageJournal.SEND_ID_HEADER, delivered);
+        assertThat(done.transitions()).extracting(MessageHistory.Transition::state)
+                .containsExactly("sent", "merged", "delivered", "acked");
+    }
+
+    private String sendIdOf(String key) throws SQLException {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement select = connection.prepareStatement(
+                     "SELECT send_id FROM rmq_messages WHERE topic = ? AND msg_key = ? ORDER BY id DESC")) {
+            select.setString(1, PRIORITY);
+            select.setString(2, key);
+            try (ResultSet result = select.executeQuery()) {
+                assertThat(result.next()).as("a row of " + key).isTrue();
+                return result.getString(1);
+            }
+        }
     }
 
     @Test

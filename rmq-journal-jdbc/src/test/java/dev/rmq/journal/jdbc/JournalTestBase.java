@@ -3,6 +3,7 @@ package dev.rmq.journal.jdbc;
 import dev.rmq.RmqClient;
 import dev.rmq.embedded.RedisServer;
 import dev.rmq.journal.JournaledSend;
+import dev.rmq.journal.MessageJournal;
 import dev.rmq.pull.PulledMessage;
 import dev.rmq.pull.RmqPuller;
 import dev.rmq.testsupport.RedisTestServers;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInstance;
+import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
@@ -194,8 +196,15 @@ abstract class JournalTestBase {
 
     /** The row of a send of priority 100 to slot 0 of {@link #PRIORITY}, as a producer's journal writes it. */
     static Row.Sent prioritySend(String key, Instant at, boolean merged, boolean behindDelivery) {
+        return prioritySend(key, at, merged, behindDelivery, null);
+    }
+
+    /** As {@link #prioritySend(String, Instant, boolean, boolean)}, naming its send {@code sendId} (or none). */
+    static Row.Sent prioritySend(String key, Instant at, boolean merged, boolean behindDelivery,
+                                 @Nullable String sendId) {
         return new Row.Sent(new JournaledSend(PRIORITY, TopicType.PRIORITY, 0, key, merged, false, behindDelivery, 100,
-                null, null, Map.of(), new byte[] {1}, at), null);
+                null, null, sendId == null ? Map.of() : Map.of(MessageJournal.SEND_ID_HEADER, sendId), new byte[] {1},
+                at), null);
     }
 
     /** The next message the puller takes, within 10 s. */
