@@ -154,9 +154,10 @@ final class JournalRestore {
         if (request.key() != null) {
             sql.append(" AND m.msg_key = ?");
         }
-        // the newest open message of each key only: an older one is the delivery Redis had in flight
+        // the newest open message of each key only: an older one is the delivery Redis had in flight. The newer one
+        // is looked for by the key index (see OpenMessages.lookupSql for why not by the index of open messages)
         sql.append(" AND NOT EXISTS (SELECT 1 FROM rmq_messages n WHERE n.topic = m.topic AND n.msg_key = m.msg_key"
-                + " AND n.finished = FALSE AND n.id > m.id) ORDER BY m.id LIMIT ").append(PAGE);
+                + " AND n.finished IS NOT TRUE AND n.id > m.id) ORDER BY m.id LIMIT ").append(PAGE);
         try (Connection connection = dataSource.getConnection();
              PreparedStatement select = connection.prepareStatement(sql.toString())) {
             int index = 1;
@@ -227,7 +228,7 @@ final class JournalRestore {
         }
         StringBuilder sql = new StringBuilder("SELECT m.id, m.topic, m.msg_key, m.attempts, m.expire_at FROM"
                 + " rmq_messages m WHERE m.finished = FALSE AND EXISTS (SELECT 1 FROM rmq_messages n WHERE"
-                + " n.topic = m.topic AND n.msg_key = m.msg_key AND n.finished = FALSE AND n.id > m.id)");
+                + " n.topic = m.topic AND n.msg_key = m.msg_key AND n.finished IS NOT TRUE AND n.id > m.id)");
         if (request.topic() != null) {
             sql.append(" AND m.topic = ?");
         }

@@ -174,6 +174,18 @@ final class OpenMessages {
         return lookup(connection, keys, true);
     }
 
+    /**
+     * The lookup of {@code keys} keys of one topic. Open is {@code finished IS NOT TRUE}, which the partial index of
+     * open messages ({@code WHERE NOT finished}, for a restore's pages) cannot answer: a planner that believes hardly
+     * any message open (statistics from before a burst of sends) would otherwise read that whole index for each
+     * lookup, every open message, rather than the few rows of the keys by the key index.
+     */
+    static String lookupSql(int keys, boolean openOnly) {
+        return "SELECT id, msg_key, state, attempts, created_at, finished, send_id FROM rmq_messages WHERE "
+                + (openOnly ? "finished IS NOT TRUE AND " : "") + "topic = ? AND msg_key IN ("
+                + String.join(", ", Collections.nCopies(keys, "?")) + ")";
+    }
+
     /** As {@link #lookup(Connection, List)}, of every message of the keys when {@code openOnly} is false. */
     static Map<String, List<Open>> lookup(Connection connection, List<TopicKey> keys, boolean openOnly)
             throws SQLException {
@@ -184,10 +196,7 @@ final class OpenMessages {
             List<String> all = topic.getValue();
             for (int from = 0; from < all.size(); from += LOOKUP_CHUNK) {
                 List<String> chunk = all.subList(from, Math.min(all.size(), from + LOOKUP_CHUNK));
-                String sql = "SELECT id, msg_key, state, attempts, created_at, finished, send_id FROM rmq_messages WHERE "
-                        + (openOnly ? "finished = FALSE AND " : "") + "topic = ? AND msg_key IN (" + String.join(", ", Collections.nCopies(chunk.size(), "?"))
-                        + ")";
-                try (PreparedStatement select = connection.prepareStatement(sql)) {
+                try (PreparedStatement select = connection.prepareStatement(lookupSql(chunk.size(), openOnly))) {
                     select.setString(1, topic.getKey());
                     for (int i = 0; i < chunk.size(); i++) {
                         select.setString(i + 2, chunk.get(i));
