@@ -205,10 +205,16 @@ final class JournalWriter implements Runnable {
                     continue;
                 }
                 // changes that waited for their message go first: they happened before the rows behind them
-                int retried = deferred.addTo(batch);
+                boolean retry = deferred.due();
+                int retried = retry ? deferred.takeInto(batch) : 0;
                 if (first != null) {
                     batch.add(first);
                     buffer.drainTo(batch, batchSize - 1);
+                }
+                int held = retry ? 0 : deferred.holdBack(batch);
+                written.addAndGet(held);
+                if (batch.isEmpty()) {
+                    continue;
                 }
                 writingSince = batch.get(0).time();
                 if (writeUntilDone(batch)) {
@@ -254,13 +260,13 @@ final class JournalWriter implements Runnable {
             try (Connection connection = dataSource.getConnection()) {
                 List<Row.Change> unplaced = Transactions.run(connection, c -> rows.write(c, batch));
                 trouble.recovered();
-                deferred.replaceWith(unplaced);
+                deferred.add(unplaced);
                 return true;
             } catch (SQLException | RuntimeException e) {
                 if (Transactions.isRefused(e)) {
                     // the database refuses a row of this batch for good (a value it cannot store): writing the
                     // batch again would stop the journal, so the rows are written apart and the bad ones dropped
-                    deferred.replaceWith(writeApart(batch));
+                    deferred.add(writeApart(batch));
                     return true;
                 }
                 trouble.failed(e, batch.size(), buffer.size());
