@@ -63,13 +63,15 @@ record ChangePlacement(List<Placed> placed, List<Placed> superseded) {
                     placed.add(new Placed(open, change));
                     continue;
                 }
-                // not open: a finished message that holds the send takes the change as history only; with none,
-                // the send's row has not committed yet, and the change waits for it
+                // not open: a finished message that holds the send takes the change as history only. With none, the
+                // send's row has not committed yet, and the change waits for it; so it does when the send's row is
+                // open, which means it committed after the open messages were read (each statement reads what had
+                // committed when it began): the next try reads it as open
                 if (all == null) {
                     all = OpenMessages.lookup(connection, keys, false);
                 }
                 OpenMessages.Open done = OpenMessages.holding(all, change);
-                if (done != null) {
+                if (done != null && done.finished()) {
                     superseded.add(new Placed(done, change));
                 } else {
                     unplaced.add(change);
