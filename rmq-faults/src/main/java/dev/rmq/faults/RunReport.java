@@ -76,6 +76,13 @@ record RunReport(Map<String, Object> figures, Map<String, Object> details, List<
         Map<String, Object> figures = new LinkedHashMap<>();
         figures.put("redis", options.redis().cliName());
         figures.put("seconds", run.get("seconds"));
+        // what the producer was asked for beside what it sent: on a loaded machine it falls behind, and the run then
+        // judges the queue at the lower rate
+        figures.put("keys_per_s_asked", options.burstsPerSecond());
+        Object seconds = run.get("seconds");
+        if (seconds instanceof Number n && n.longValue() > 0) {
+            figures.put("sent_per_s", Math.round(verdict.figure("sent") / n.doubleValue()));
+        }
         figures.putAll(verdict.figures());
         figures.put("verdict", outcome);
         figures.put("failures", failures);
