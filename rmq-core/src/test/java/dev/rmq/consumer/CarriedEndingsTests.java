@@ -129,7 +129,7 @@ class CarriedEndingsTests extends StandaloneRedisTest {
             if (message.key().equals("slow")) {
                 // the handler runs past a's 1 s lease, on the only worker thread, which holds a's ending meanwhile
                 message.extendLease(Duration.ofSeconds(10));
-                Thread.sleep(1500);
+                Thread.sleep(1500); // the handler's work, not a wait: it must outlast a's lease
                 aDuringTheSlowOne.add(new Seen(Instant.now(),
                         rmq.producer().get(MessageRef.of(topic.name(), "a").withSlotBasis(slot0))));
                 // and a little more: the look above falls inside the handler, while a's ending is still held

@@ -22,7 +22,8 @@ import java.util.Set;
  * changes, to keep their order.
  *
  * @param placed     changes of open messages
- * @param superseded changes of messages a newer send of their key superseded: they join the history only
+ * @param superseded changes of finished messages: one a newer send of its key superseded, or one that holds the
+ *                   send a change names; they join the history only
  */
 record ChangePlacement(List<Placed> placed, List<Placed> superseded) {
 

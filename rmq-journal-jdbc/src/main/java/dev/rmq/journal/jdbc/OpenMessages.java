@@ -84,12 +84,7 @@ final class OpenMessages {
                 && !rows.get(ended + 1).createdAt().isAfter(change.time())) {
             ended++;
         }
-        if (ended == 0) {
-            return List.of();
-        }
-        List<Open> taken = new ArrayList<>(rows.subList(0, ended));
-        rows.subList(0, ended).clear();
-        return taken;
+        return takeFront(rows, ended);
     }
 
     /**
@@ -128,8 +123,12 @@ final class OpenMessages {
      * row has not committed yet, or never will), or the change names none.
      */
     static @Nullable Open holding(Map<String, List<Open>> messages, Row.Change change) {
+        String sendId = change.sendId();
+        if (sendId == null) {
+            return null;
+        }
         for (Open row : of(messages, change)) {
-            if (change.sendId() != null && change.sendId().equals(row.sendId())) {
+            if (sendId.equals(row.sendId())) {
                 return row;
             }
         }
@@ -144,11 +143,16 @@ final class OpenMessages {
     static List<Open> olderThan(Map<String, List<Open>> open, Row.Change change, Open delivered) {
         List<Open> rows = of(open, change);
         int at = rows.indexOf(delivered);
-        if (at <= 0 || change.state() != JournalState.DELIVERED) {
+        return change.state() == JournalState.DELIVERED ? takeFront(rows, at) : List.of();
+    }
+
+    /** Takes the first {@code count} of a key's messages off its list, and returns them, oldest first. */
+    private static List<Open> takeFront(List<Open> rows, int count) {
+        if (count <= 0) {
             return List.of();
         }
-        List<Open> taken = new ArrayList<>(rows.subList(0, at));
-        rows.subList(0, at).clear();
+        List<Open> taken = new ArrayList<>(rows.subList(0, count));
+        rows.subList(0, count).clear();
         return taken;
     }
 

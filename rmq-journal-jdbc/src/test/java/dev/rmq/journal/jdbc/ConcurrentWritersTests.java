@@ -299,13 +299,13 @@ class ConcurrentWritersTests extends JournalTestBase {
         return prioritySend(KEY, at, false, behindDelivery, sendId);
     }
 
-    /** A consumer's change of the key whose delivery carried the send {@code sendId}. */
+    /** A consumer's change of the key whose delivery carried the send {@code sendId} (null: one that names none). */
     private static Row.Change named(JournalState state, Integer attempt, Instant at, String sendId) {
         return new Row.Change(PRIORITY, KEY, state, attempt, null, null, false, state.finished(), at, "w-1", null,
                 sendId);
     }
 
     private static Row.Change change(JournalState state, Integer attempt, Instant at) {
-        return new Row.Change(PRIORITY, KEY, state, attempt, null, null, false, state.finished(), at, "w-1", null);
+        return named(state, attempt, at, null);
     }
 }
