@@ -54,8 +54,8 @@ end
 local policy = policy_from(ARG.policy)
 local batch = tonumber(ARG.batch)
 local lease_ms = tonumber(ARG.lease_ms)
-local idle_ms = tonumber(ARG.idle_ms)
-local limit = tonumber(ARG.recover_limit)
+-- passed on as text where a command takes it, and read as a number only where the call needs it (see us_text)
+local limit = ARG.recover_limit
 local priority = policy.type == 'P'
 local leased = ARG.at_most_once ~= '1'
 
@@ -65,18 +65,13 @@ end
 -- before the take: a committed key's parked message, and a released delivery, wait again, and may be taken now
 local ended = table.concat(end_deliveries(policy.type, policy, ARG.acks, ARG_acks), ' ')
 
--- Each sorted set's head is read once and kept for planning the wait, unless this call changes the head: most
--- polls find no lease expired and no delayed message due, and a command that finds nothing still costs a call.
-local lease_head = redis.call('ZRANGE', K_PREPARE, 0, 0, 'WITHSCORES')
+-- Expired leases are asked for by score, without the scores: most polls find none, and a score in a reply costs
+-- Redis a formatting and the script a parse. The lease head is read only where the wait is planned.
 -- key, outcome of each recovered lease, for the end of the reply
 local recovered = {}
-if lease_head[2] and tonumber(lease_head[2]) <= NOW_US then
-    local keys = redis.call('ZRANGEBYSCORE', K_PREPARE, '-inf', NOW_US, 'LIMIT', 0, limit)
-    for _, key in ipairs(keys) do
-        recovered[#recovered + 1] = key
-        recovered[#recovered + 1] = fail(key, 'lease expired before the consumer acknowledged', policy, 'L')
-    end
-    lease_head = nil
+for _, key in ipairs(redis.call('ZRANGEBYSCORE', K_PREPARE, '-inf', us_text(), 'LIMIT', '0', limit)) do
+    recovered[#recovered + 1] = key
+    recovered[#recovered + 1] = fail(key, 'lease expired before the consumer acknowledged', policy, 'L')
 end
 -- One command asks whether any message has a time to live, whether the topic is paused and whether a cancel
 -- marks a delivery: on most slots none of them, and then the sweeps and the pause cost no command of their own.
@@ -85,7 +80,7 @@ local expired = 0
 if rare > 0 then
     expired = sweep_expired(limit, policy)
     -- cancel marks whose deliveries' leases are over: their holders' acks are stale by now
-    redis.call('ZREMRANGEBYSCORE', K_CANCELLED, '-inf', NOW_US)
+    redis.call('ZREMRANGEBYSCORE', K_CANCELLED, '-inf', us_text())
 end
 local deadline = NOW_US + lease_ms * 1000
 local out = { deadline, 0, expired, 0, '', ended, 0 }
@@ -94,16 +89,17 @@ local NEXT, HEAD = 5, 7
 if rare > 0 and redis.call('EXISTS', K_PAUSED) == 1 then
     -- no planned poll, so that sends do not wake a consumer that would take nothing; a resume wakes every slot
     redis.call('DEL', K_WAKE)
-    out[2] = idle_ms * 1000
+    out[2] = tonumber(ARG.idle_ms) * 1000
     out[4] = 1
     return with_recovered(out, recovered)
 end
 
+-- The delayed head is read once and kept for planning the wait, unless this call moves it.
 local delayed_head
 if priority then
-    delayed_head = redis.call('ZRANGE', K_DELAYED, 0, 0, 'WITHSCORES')
+    delayed_head = redis.call('ZRANGE', K_DELAYED, '0', '0', 'WITHSCORES')
     if delayed_head[2] and tonumber(delayed_head[2]) <= NOW_MS then
-        local ready = redis.call('ZRANGEBYSCORE', K_DELAYED, '-inf', NOW_MS, 'LIMIT', 0, batch)
+        local ready = redis.call('ZRANGEBYSCORE', K_DELAYED, '-inf', ms_text(), 'LIMIT', '0', ARG.batch)
         for _, key in ipairs(ready) do
             redis.call('ZREM', K_DELAYED, key)
             local env = redis.call('HGET', K_BODY, key)
@@ -120,12 +116,12 @@ end
 local floor = ARG.floor ~= '' and tonumber(ARG.floor) or nil
 local items
 if priority and floor then
-    items = redis.call('ZREVRANGEBYSCORE', K_STORE, '+inf', floor, 'WITHSCORES', 'LIMIT', 0, batch + 1)
+    items = redis.call('ZREVRANGEBYSCORE', K_STORE, '+inf', ARG.floor, 'WITHSCORES', 'LIMIT', '0', int_text(batch + 1))
 elseif priority then
-    items = redis.call('ZREVRANGE', K_STORE, 0, batch, 'WITHSCORES')
+    items = redis.call('ZREVRANGE', K_STORE, '0', ARG.batch, 'WITHSCORES')
 else
-    items = redis.call('ZRANGEBYSCORE', K_STORE, '-inf', floor and math.min(floor, NOW_MS) or NOW_MS,
-        'WITHSCORES', 'LIMIT', 0, batch + 1)
+    items = redis.call('ZRANGEBYSCORE', K_STORE, '-inf', (floor and floor < NOW_MS) and ARG.floor or ms_text(),
+        'WITHSCORES', 'LIMIT', '0', int_text(batch + 1))
 end
 local count = math.min(batch, #items / 2)
 local first
@@ -138,9 +134,9 @@ end
 
 if count > 0 then
     if priority then
-        redis.call('ZREMRANGEBYRANK', K_STORE, -count, -1)
+        redis.call('ZREMRANGEBYRANK', K_STORE, int_text(-count), '-1')
     else
-        redis.call('ZREMRANGEBYRANK', K_STORE, 0, count - 1)
+        redis.call('ZREMRANGEBYRANK', K_STORE, '0', int_text(count - 1))
     end
     -- a member may carry a FIFO place whether or not the topic keeps FIFO now: one sent while it did still does
     local keys = {}
@@ -152,19 +148,14 @@ if count > 0 then
     if redis.call('EXISTS', K_RETRY) == 1 then
         redis.call('ZREM', K_RETRY, unpack(keys))
     end
-    -- a taken key still in flight is parked; the lease head read above says whether any is, unless the
-    -- recovery changed it
-    local any_in_flight
-    if lease_head then
-        any_in_flight = lease_head[1] ~= nil
-    else
-        any_in_flight = redis.call('EXISTS', K_PREPARE) == 1
-    end
+    -- a taken key still in flight is parked: one command asks, which on a slot with nothing in flight costs what
+    -- asking whether anything is would
     local in_flight = nil
-    if leased and any_in_flight then
+    if leased then
         in_flight = redis.call('ZMSCORE', K_PREPARE, unpack(keys))
     end
     local leases, bodies, leaving_expiry = {}, {}, {}
+    local deadline_text = string.format('%d', deadline)
     for i = 1, count do
         local key, env, score = keys[i], envs[i], tonumber(items[2 * i])
         if env and in_flight and in_flight[i] then
@@ -183,7 +174,7 @@ if count > 0 then
                 -- An envelope this version cannot read still goes to the consumer, whose decoder sends it to dead.
                 fresh = fresh or env
                 if leased then
-                    leases[#leases + 1] = deadline
+                    leases[#leases + 1] = deadline_text
                     leases[#leases + 1] = key
                     bodies[#bodies + 1] = key
                     bodies[#bodies + 1] = fresh
@@ -198,22 +189,19 @@ if count > 0 then
     end
     if #leases > 0 then
         redis.call('ZADD', K_PREPARE, unpack(leases))
-        if lease_head and not (lease_head[2] and tonumber(lease_head[2]) <= deadline) then
-            lease_head = { leases[2], deadline }
-        end
         redis.call('HSET', K_INFLIGHT, unpack(bodies))
     elseif not leased and #out > HEAD then
         -- no lease marks how long these handlers may run, so a new owner of the slot would start beside them
-        redis.call('SET', K_HOLD, deadline, 'PX', lease_ms)
+        redis.call('SET', K_HOLD, deadline_text, 'PX', ARG.lease_ms)
     end
 end
 out[3] = expired
 
 -- What is left: the most urgent message due now, which the consumer orders its slots by; else when one comes due.
 if first == nil and priority then
-    first = redis.call('ZREVRANGE', K_STORE, 0, 0, 'WITHSCORES')
+    first = redis.call('ZREVRANGE', K_STORE, '0', '0', 'WITHSCORES')
 elseif first == nil then
-    first = redis.call('ZRANGE', K_STORE, 0, 0, 'WITHSCORES')
+    first = redis.call('ZRANGE', K_STORE, '0', '0', 'WITHSCORES')
 end
 if first[2] and (priority or tonumber(first[2]) <= NOW_MS) then
     out[NEXT] = first[2]
@@ -221,18 +209,19 @@ if first[2] and (priority or tonumber(first[2]) <= NOW_MS) then
     redis.call('SET', K_WAKE, (priority and 'p' or 'd') .. first[2])
 else
     -- planned in microseconds: a message due at ms T is due from T * 1000 on
+    local idle_ms = tonumber(ARG.idle_ms)
     local next_us = (NOW_MS + idle_ms) * 1000
     if first[2] then
         next_us = math.min(next_us, tonumber(first[2]) * 1000)
     end
     if priority then
         -- only a delayed message can come due
-        delayed_head = delayed_head or redis.call('ZRANGE', K_DELAYED, 0, 0, 'WITHSCORES')
+        delayed_head = delayed_head or redis.call('ZRANGE', K_DELAYED, '0', '0', 'WITHSCORES')
         if delayed_head[2] then
             next_us = math.min(next_us, tonumber(delayed_head[2]) * 1000)
         end
     end
-    lease_head = lease_head or redis.call('ZRANGE', K_PREPARE, 0, 0, 'WITHSCORES')
+    local lease_head = redis.call('ZRANGE', K_PREPARE, '0', '0', 'WITHSCORES')
     if lease_head[2] then
         -- a lease is recovered once the clock reaches its deadline
         next_us = math.min(next_us, tonumber(lease_head[2]))

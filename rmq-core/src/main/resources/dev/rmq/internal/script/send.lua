@@ -56,7 +56,8 @@ for i = 1, ARG.messages do
         if typ == 'R' then
             added = redis.call('ZADD', K_STORE, 'NX', score, key)
         else
-            added = redis.call('ZADD', K_STORE, score, key)
+            -- the score's own text: Redis would format the number again (see us_text in lib.lua)
+            added = redis.call('ZADD', K_STORE, value, key)
             if typ == 'P' then
                 note_priority(score)
             end
