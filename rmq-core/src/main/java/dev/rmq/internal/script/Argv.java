@@ -26,6 +26,9 @@ import java.util.function.Function;
  */
 public final class Argv<C> {
 
+    /** What separates the fields of a group within its one argument; no field may hold it. */
+    static final byte GROUP_SEPARATOR = ' ';
+
     private final List<Part<C>> parts;
     private final FieldLayout layout;
 
@@ -45,16 +48,39 @@ public final class Argv<C> {
         }
     }
 
-    private record Group<C, G>(Function<? super C, G> value, Argv<G> group) implements Part<C> {
+    /**
+     * A group travels as one argument, its fields joined by {@link #GROUP_SEPARATOR}: each argument costs a script
+     * call a Lua string and a table slot before its first line runs, and the scripts read a group's fields only
+     * on the paths that need them (see policy_from in lib.lua).
+     */
+    private record Group<C, G>(String name, Function<? super C, G> value, Argv<G> group) implements Part<C> {
         public int width(C call) {
-            return group.parts.size();
+            return 1;
         }
 
         public void write(C call, Writer out) {
-            G g = value.apply(call);
-            for (Part<G> part : group.parts) {
-                part.write(g, out);
+            byte[][] fields = group.encode(value.apply(call));
+            int size = fields.length - 1;
+            for (int i = 0; i < fields.length; i++) {
+                for (byte b : fields[i]) {
+                    if (b == GROUP_SEPARATOR) {
+                        throw new IllegalArgumentException("the field " + name + "."
+                                + group.layout.entries().get(i).name() + " holds a space, which separates a group's"
+                                + " fields: '" + new String(fields[i], StandardCharsets.UTF_8) + "'");
+                    }
+                }
+                size += fields[i].length;
             }
+            byte[] joined = new byte[size];
+            int at = 0;
+            for (int i = 0; i < fields.length; i++) {
+                if (i > 0) {
+                    joined[at++] = GROUP_SEPARATOR;
+                }
+                System.arraycopy(fields[i], 0, joined, at, fields[i].length);
+                at += fields[i].length;
+            }
+            out.add(joined);
         }
     }
 
@@ -139,10 +165,13 @@ public final class Argv<C> {
             return this;
         }
 
-        /** A group of arguments declared once ({@code name{}} in the header, its fields in lib.lua). */
+        /**
+         * A group of fields declared once ({@code name{}} in the header, its fields in lib.lua), passed as one
+         * argument: the fields in order, separated by spaces.
+         */
         public <G> Builder<C> group(String name, Function<? super C, G> value, Argv<G> group) {
             requireFlat(name, group);
-            parts.add(new Group<>(value, group));
+            parts.add(new Group<>(name, value, group));
             entries.add(new FieldLayout.Entry(name, FieldLayout.Kind.GROUP, names(group)));
             return this;
         }

@@ -8,7 +8,8 @@ import java.util.List;
  * {@link ScriptHeader}) and the Java side ({@link Argv} for the arguments, {@link Reply} for the reply). Fields
  * come in order; a {@link Kind#ROWS} field is passed as its row count followed by its rows, each the listed fields
  * (in ARGV only the last field may be one, see {@link #argv}); a {@link Kind#GROUP} argument is a fixed run of fields declared once (in lib.lua
- * and in one Java class) and shared by several scripts.
+ * and in one Java class) and shared by several scripts, passed in ARGV as one argument, its fields separated by
+ * spaces.
  *
  * @param entries the fields in order
  */

@@ -184,7 +184,7 @@ final class ScriptSource {
 
     /**
      * The Lua that reads ARGV as the script's ARGV block lays it out: the table {@code ARG} with each single
-     * argument and each group (a nested table) by name, a list as its row count, and for a list a local function
+     * argument and each group (its one argument, the fields separated by spaces) by name, a list as its row count, and for a list a local function
      * {@code ARG_<list>(i)} that returns the fields of row {@code i} in the order the block lists them. Rows are
      * read where they are used, so that a call of a thousand rows allocates nothing per row. A call whose
      * argument count does not fit is refused with {@code RMQ_ARGV} before anything runs.
@@ -206,14 +206,8 @@ final class ScriptSource {
                 table.append(' ').append(entry.name()).append(" = ");
                 switch (entry.kind()) {
                     case SCALAR -> table.append("ARGV[").append(at++).append(']');
-                    case GROUP -> {
-                        table.append('{');
-                        for (int f = 0; f < entry.fields().size(); f++) {
-                            table.append(f == 0 ? " " : ", ").append(entry.fields().get(f)).append(" = ARGV[")
-                                    .append(at++).append(']');
-                        }
-                        table.append(" }");
-                    }
+                    // one argument, its fields separated by spaces, for the script to read as it needs them
+                    case GROUP -> table.append("ARGV[").append(at++).append(']');
                     case ROWS -> {
                         int width = entry.fields().size();
                         int countAt = at;

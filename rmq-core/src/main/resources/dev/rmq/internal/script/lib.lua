@@ -46,9 +46,10 @@
 -- can misorder what is sent during the step. Without FIFO the member is the key, and equals go by key.
 --
 -- ARGV: each script declares its arguments in an ARGV block of its header, one per line, in order.
--- `name{}` is one of the groups declared below. `name[]`, the last argument if any, is a list, passed as
+-- `name{}` is one of the groups declared below, passed as one argument: its fields in order, separated by
+-- spaces (policy_from reads the policy's). `name[]`, the last argument if any, is a list, passed as
 -- its length followed by its rows; the indented lines under it are the fields of a row. The loader turns
--- the block into the table ARG (ARG.slot, ARG.policy.max_retries), with a list as its row count
+-- the block into the table ARG (ARG.slot, ARG.policy), with a list as its row count
 -- (ARG.messages), and for a list the function ARG_<name>(i), which returns the fields of row i in the
 -- order the block lists them: `local key, value, envelope = ARG_messages(i)`. Values are as Redis passed
 -- them (strings). A call whose argument count does not fit is refused. The Java side encodes the same
@@ -117,15 +118,16 @@ local PARKED_SEEN = nil
 local UNPARKED_DUE = nil
 -- Whether any delivery of the slot is in flight, asked at most once per call (see added_as).
 local IN_FLIGHT_SEEN = nil
+-- Whether this call seeded math.random from its clock, which only a backoff's jitter needs (see backoff_ms).
+local SEEDED = false
 
 local function begin_call()
     tonumber, string, struct, math = _G.tonumber, _G.string, _G.struct, _G.math
     local t = redis.call('TIME')
     NOW_SECONDS, NOW_MICROS = t[1], string.rep('0', 6 - #t[2]) .. t[2]
-    NOW_US = tonumber(t[1]) * 1000000 + tonumber(t[2])
+    NOW_US = tonumber(NOW_SECONDS .. NOW_MICROS)
     NOW_MS = math.floor(NOW_US / 1000)
-    math.randomseed(NOW_US % 2147483647)
-    PLACED_TOP, PARKED_SEEN, UNPARKED_DUE, IN_FLIGHT_SEEN = nil, nil, nil, nil
+    PLACED_TOP, PARKED_SEEN, UNPARKED_DUE, IN_FLIGHT_SEEN, SEEDED = nil, nil, nil, nil, false
 end
 
 -- Numbers as the text that redis.call takes. Redis formats a number argument with "%.17g", and up to 7.0 that is
@@ -298,24 +300,30 @@ local function fenced_error()
     return redis.error_reply('RMQ_FENCED the slot is owned by another worker')
 end
 
--- A policy's numbers are read from the ARGV group when first used: most calls end no delivery as a failure and
--- never read them, and each tonumber is a strtod (see us_text).
-local POLICY_NUMBERS = {
+-- The policy group's fields after its type, in the order of its ARGV GROUP block, and whether each is a number.
+local POLICY_FIELDS = { 'max_retries', 'initial_ms', 'multiplier', 'max_ms', 'jitter', 'dead_capacity',
+    'max_releases', 'expiry' }
+local POLICY_TEXT = { expiry = true }
+
+-- The rest of a policy is read when a field of it is first used: most calls end no delivery as a failure and
+-- never read it, and each tonumber is a strtod (see us_text).
+local POLICY_REST = {
     __index = function(policy, name)
-        local text = policy.group[name]
-        if text == nil then
-            return nil
+        local i = 0
+        for field in string.gmatch(string.sub(policy.text, 3), '%S+') do
+            i = i + 1
+            local key = POLICY_FIELDS[i]
+            if key then
+                rawset(policy, key, POLICY_TEXT[key] and field or tonumber(field))
+            end
         end
-        local value = tonumber(text)
-        policy[name] = value
-        return value
+        return rawget(policy, name)
     end,
 }
 
--- The policy group of ARGV: type and expiry as text, its numbers (max_retries, initial_ms, multiplier, max_ms,
--- jitter, dead_capacity, max_releases) read on first use.
-local function policy_from(group)
-    return setmetatable({ type = group.type, expiry = group.expiry, group = group }, POLICY_NUMBERS)
+-- The policy group of ARGV ('R 16 1000 2.0 ...'): its type (one letter) read at once, the rest on first use.
+local function policy_from(text)
+    return setmetatable({ type = string.sub(text, 1, 1), text = text }, POLICY_REST)
 end
 
 local function backoff_ms(policy, attempts)
@@ -324,6 +332,10 @@ local function backoff_ms(policy, attempts)
         delay = policy.max_ms
     end
     if policy.jitter > 0 then
+        if not SEEDED then
+            math.randomseed(NOW_US % 2147483647)
+            SEEDED = true
+        end
         delay = delay * (1 - policy.jitter * math.random())
     end
     return math.floor(delay)

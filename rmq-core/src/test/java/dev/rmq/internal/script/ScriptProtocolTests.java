@@ -2,8 +2,11 @@ package dev.rmq.internal.script;
 
 import dev.rmq.consumer.AckOutcome;
 import dev.rmq.internal.redis.SlotKeys;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.Test;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -14,6 +17,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
@@ -172,6 +176,24 @@ class ScriptProtocolTests {
     void theLibrarysPolicyGroupIsTheRetryPolicysFields() {
         assertThat(Script.libraryHeader().groups().get("policy"))
                 .containsExactlyElementsOf(RetryPolicy.ARGV.layout().describe());
+        // policy_from reads the type as the argument's first letter and the rest by this list, in the block's order
+        List<String> fields = Script.libraryHeader().groups().get("policy");
+        assertThat(fields.get(0)).isEqualTo("type");
+        assertThat(RetryPolicy.of(TopicDefinition.builder("t", TopicType.PRIORITY).build()).type()).hasSize(1);
+        String list = fields.subList(1, fields.size()).stream().map(f -> "'" + f + "'")
+                .collect(java.util.stream.Collectors.joining(", "));
+        assertThat(Script.read(Script.LIBRARY).replaceAll("\\s+", " "))
+                .contains("local POLICY_FIELDS = { " + list + " }");
+    }
+
+    @Test
+    void aGroupTravelsAsOneArgumentAndRefusesAFieldThatHoldsItsSeparator() {
+        RetryPolicy policy = new RetryPolicy("P", 16, 1000, 2.0, 300_000, 0.2, 100_000, 3, "drop");
+        byte[][] argv = new AckCall(policy, "", "wake", 0, List.of()).argv();
+        assertThat(new String(argv[0], StandardCharsets.UTF_8)).isEqualTo("P 16 1000 2.0 300000 0.2 100000 3 drop");
+        RetryPolicy spaced = new RetryPolicy("P", 16, 1000, 2.0, 300_000, 0.2, 100_000, 3, "drop it");
+        assertThatIllegalArgumentException().isThrownBy(() -> new AckCall(spaced, "", "wake", 0, List.of()).argv())
+                .withMessageContaining("policy.expiry holds a space");
     }
 
     @Test
