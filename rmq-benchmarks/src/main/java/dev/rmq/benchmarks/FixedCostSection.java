@@ -27,6 +27,8 @@ import static dev.rmq.benchmarks.Report.Unit.MICROS;
 final class FixedCostSection {
 
     private static final long CALLS = 50_000;
+    /** The messages queued ahead of the polls that take one: more than the polls, so none finds the slot empty. */
+    static final long BACKLOG_BEYOND_CALLS = 1_000;
     private static final long LEASE_MS = 30_000;
     private static final long IDLE_MS = 1_000;
     private static final int RECOVER_LIMIT = 100;
@@ -66,8 +68,7 @@ final class FixedCostSection {
                 context.probe().flushAll();
                 sample("prepare_empty_range_merge" + suffix, limit.scriptCall(CALLS, range.name(), poll(range), evalsha));
                 context.probe().flushAll();
-                rmq.fill(client, CALLS + 1_000, i -> OutgoingMessage.priority(priority.name(), Payloads.next(),
-                        17 + ThreadLocalRandom.current().nextInt(1_000_000)));
+                rmq.fill(client, CALLS + BACKLOG_BEYOND_CALLS, backlog(priority));
                 sample("prepare_one_priority" + suffix, limit.scriptCall(CALLS, priority.name(), poll(priority), evalsha));
                 sample("ack_stale" + suffix, limit.scriptCall(CALLS, priority.name(), staleAck(priority), evalsha));
                 sample("extend_stale" + suffix, limit.scriptCall(CALLS, priority.name(), STALE_EXTEND, evalsha));
@@ -123,21 +124,27 @@ final class FixedCostSection {
         return cost.usecPer(RedisProbe.SCRIPTS, PACED_SENDS);
     }
 
+    /** Priority messages at random priorities, for the polls that take one. */
+    static RmqCases.Messages backlog(TopicDefinition priority) {
+        return i -> OutgoingMessage.priority(priority.name(), Payloads.next(),
+                17 + ThreadLocalRandom.current().nextInt(1_000_000));
+    }
+
     /** An extension of one lease that no longer runs: the extension's call up to its first change. */
-    private static final ExtendCall STALE_EXTEND = new ExtendCall(LEASE_MS, "",
+    static final ExtendCall STALE_EXTEND = new ExtendCall(LEASE_MS, "",
             List.of(new ExtendCall.Lease("gone", 1)));
 
     /**
      * A commit of one delivery whose lease is gone: what an ack's call costs before it ends anything (redis-benchmark
      * repeats one command, so it cannot quote the token of a lease it was given).
      */
-    private static AckCall staleAck(TopicDefinition topic) {
+    static AckCall staleAck(TopicDefinition topic) {
         return new AckCall(RetryPolicy.of(topic), "", new KeyLayout("").wakeChannel(topic.name()), 0,
                 List.of(new AckCall.Ack(AckCall.Op.COMMIT, "gone", 1, "")));
     }
 
     /** A container worker's poll of one message, leased, unfenced. */
-    private static PrepareCall poll(TopicDefinition topic) {
+    static PrepareCall poll(TopicDefinition topic) {
         return new PrepareCall(RetryPolicy.of(topic), 1, LEASE_MS, "", IDLE_MS, RECOVER_LIMIT, false, null);
     }
 

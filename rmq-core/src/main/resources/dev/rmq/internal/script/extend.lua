@@ -16,13 +16,14 @@ if fenced(ARG.fence) then
     return fenced_error()
 end
 local deadline = NOW_US + tonumber(ARG.lease_ms) * 1000
--- as text, formatted once for every lease of the call (see us_text in lib.lua)
-local deadline_text = string.format('%d', deadline)
+-- as text, formatted once for the call's leases, and only if one is held (see us_text in lib.lua)
+local deadline_text = nil
 local results = { ARG.leases }
 for i = 1, ARG.leases do
     local key, token = ARG_leases(i)
     local held = redis.call('ZSCORE', K_PREPARE, key)
     if held and (held == token or tonumber(held) == tonumber(token)) then
+        deadline_text = deadline_text or string.format('%d', deadline)
         redis.call('ZADD', K_PREPARE, deadline_text, key)
         results[i + 1] = deadline
     elseif cancelled_or_stale(key, token) == 'cancelled' then

@@ -144,9 +144,13 @@ local function ms_text()
     return NOW_SECONDS .. string.sub(NOW_MICROS, 1, 3)
 end
 
--- The decimal text of an integer; that of a small one is kept between calls (a Function library keeps its locals).
-local INT_TEXT = {}
+-- The decimal text of small integers, kept between calls (a Function library keeps its locals); made by the first
+-- int_text, as POLICY_META is.
+local INT_TEXT = nil
+
+-- The decimal text of an integer.
 local function int_text(n)
+    INT_TEXT = INT_TEXT or {}
     local text = INT_TEXT[n]
     if text == nil then
         text = string.format('%d', n)
@@ -300,30 +304,30 @@ local function fenced_error()
     return redis.error_reply('RMQ_FENCED the slot is owned by another worker')
 end
 
--- The policy group's fields after its type, in the order of its ARGV GROUP block, and whether each is a number.
-local POLICY_FIELDS = { 'max_retries', 'initial_ms', 'multiplier', 'max_ms', 'jitter', 'dead_capacity',
-    'max_releases', 'expiry' }
-local POLICY_TEXT = { expiry = true }
+-- A policy's metatable, made by the first policy_from (by EVALSHA, what is not a function is run on every call).
+local POLICY_META = nil
 
--- The rest of a policy is read when a field of it is first used: most calls end no delivery as a failure and
--- never read it, and each tonumber is a strtod (see us_text).
-local POLICY_REST = {
-    __index = function(policy, name)
-        local i = 0
-        for field in string.gmatch(string.sub(policy.text, 3), '%S+') do
-            i = i + 1
-            local key = POLICY_FIELDS[i]
-            if key then
-                rawset(policy, key, POLICY_TEXT[key] and field or tonumber(field))
-            end
+-- The rest of a policy, read when a field of it is first used: most calls end no delivery as a failure and never
+-- read it, and each tonumber is a strtod (see us_text). The fields after the type, in the order of the ARGV GROUP
+-- block; all are numbers but expiry.
+local function read_policy_rest(policy, name)
+    local fields = { 'max_retries', 'initial_ms', 'multiplier', 'max_ms', 'jitter', 'dead_capacity',
+        'max_releases', 'expiry' }
+    local i = 0
+    for field in string.gmatch(string.sub(policy.text, 3), '%S+') do
+        i = i + 1
+        local key = fields[i]
+        if key then
+            rawset(policy, key, key == 'expiry' and field or tonumber(field))
         end
-        return rawget(policy, name)
-    end,
-}
+    end
+    return rawget(policy, name)
+end
 
 -- The policy group of ARGV ('R 16 1000 2.0 ...'): its type (one letter) read at once, the rest on first use.
 local function policy_from(text)
-    return setmetatable({ type = string.sub(text, 1, 1), text = text }, POLICY_REST)
+    POLICY_META = POLICY_META or { __index = read_policy_rest }
+    return setmetatable({ type = string.sub(text, 1, 1), text = text }, POLICY_META)
 end
 
 local function backoff_ms(policy, attempts)

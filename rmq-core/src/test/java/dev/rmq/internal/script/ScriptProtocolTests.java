@@ -183,7 +183,7 @@ class ScriptProtocolTests {
         String list = fields.subList(1, fields.size()).stream().map(f -> "'" + f + "'")
                 .collect(java.util.stream.Collectors.joining(", "));
         assertThat(Script.read(Script.LIBRARY).replaceAll("\\s+", " "))
-                .contains("local POLICY_FIELDS = { " + list + " }");
+                .contains("local fields = { " + list + " }");
     }
 
     @Test
