@@ -40,6 +40,8 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
     private static final long INTERRUPTED_JOIN_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     /** How long a stop waits for polls on their way before it takes Redis for unresponsive. */
     private static final long POLL_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+    /** How often a stop interrupts again a worker that outlived its first interrupt. */
+    private static final long REINTERRUPT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private final String id;
     private final TopicDefinition topic;
@@ -216,7 +218,15 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
         if (!joinUntil(handlersDeadline + share / 2)) {
             workers.forEach(SlotWorker::interrupt);
             // a quarter of the share stays for giving the slots back
-            joinUntil(Math.min(deadline - share / 4, System.nanoTime() + INTERRUPTED_JOIN_NANOS));
+            long giveBackAt = deadline - share / 4;
+            joinUntil(Math.min(giveBackAt, System.nanoTime() + INTERRUPTED_JOIN_NANOS));
+            // A worker still alive most likely sends the endings of what it finished, which its exit does after
+            // clearing the interrupt, to a Redis that does not answer: its slots go back only once that call
+            // ends. Interrupting it again ends the wait; those deliveries are left to their leases.
+            while (!joinUntil(Math.min(giveBackAt, System.nanoTime() + REINTERRUPT_NANOS))
+                    && System.nanoTime() - giveBackAt < 0) {
+                workers.stream().filter(SlotWorker::alive).forEach(SlotWorker::interrupt);
+            }
         }
         int leftToLeases = 0;
         boolean acksFailed = false;

@@ -169,7 +169,8 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            // an interrupt was meant for a handler or a wait; the endings of what finished must still be sent
+            // an interrupt was meant for a handler or a wait; the endings of what finished must still be sent (a
+            // stop whose bound runs out interrupts again, and the endings it cuts are left to their leases)
             Thread.interrupted();
             held.sendAll();
             exited = true;
