@@ -62,11 +62,15 @@ public final class Argv<C> {
             byte[][] fields = group.encode(value.apply(call));
             int size = fields.length - 1;
             for (int i = 0; i < fields.length; i++) {
+                String field = name + "." + group.layout.entries().get(i).name();
+                if (fields[i].length == 0) {
+                    // the scripts split a group on runs of spaces, so an empty field would shift the ones after it
+                    throw new IllegalArgumentException("the field " + field + " is empty; a group's fields hold text");
+                }
                 for (byte b : fields[i]) {
                     if (b == GROUP_SEPARATOR) {
-                        throw new IllegalArgumentException("the field " + name + "."
-                                + group.layout.entries().get(i).name() + " holds a space, which separates a group's"
-                                + " fields: '" + new String(fields[i], StandardCharsets.UTF_8) + "'");
+                        throw new IllegalArgumentException("the field " + field + " holds a space, which separates a"
+                                + " group's fields: '" + new String(fields[i], StandardCharsets.UTF_8) + "'");
                     }
                 }
                 size += fields[i].length;

@@ -187,13 +187,16 @@ class ScriptProtocolTests {
     }
 
     @Test
-    void aGroupTravelsAsOneArgumentAndRefusesAFieldThatHoldsItsSeparator() {
+    void aGroupTravelsAsOneArgumentAndRefusesAFieldThatIsEmptyOrHoldsItsSeparator() {
         RetryPolicy policy = new RetryPolicy("P", 16, 1000, 2.0, 300_000, 0.2, 100_000, 3, "drop");
         byte[][] argv = new AckCall(policy, "", "wake", 0, List.of()).argv();
         assertThat(new String(argv[0], StandardCharsets.UTF_8)).isEqualTo("P 16 1000 2.0 300000 0.2 100000 3 drop");
         RetryPolicy spaced = new RetryPolicy("P", 16, 1000, 2.0, 300_000, 0.2, 100_000, 3, "drop it");
         assertThatIllegalArgumentException().isThrownBy(() -> new AckCall(spaced, "", "wake", 0, List.of()).argv())
                 .withMessageContaining("policy.expiry holds a space");
+        RetryPolicy empty = new RetryPolicy("P", 16, 1000, 2.0, 300_000, 0.2, 100_000, 3, "");
+        assertThatIllegalArgumentException().isThrownBy(() -> new AckCall(empty, "", "wake", 0, List.of()).argv())
+                .withMessageContaining("policy.expiry is empty");
     }
 
     @Test
