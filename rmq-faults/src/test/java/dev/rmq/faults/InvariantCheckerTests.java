@@ -345,6 +345,38 @@ class InvariantCheckerTests {
     }
 
     @Test
+    void aFailedSendMadeAfterADeliveryFailedMayMergeIntoItsRetryAndBeDeliveredAtTheRetrysDueTime() {
+        long ms = T0 / 1000;
+        sent(0, MERGE, "n.m.1", false, T0, 1000);
+        ran("c1-1", "m-0", MERGE, 0, "n.m.1", 0, 1, T0 + 1100 * MS, T0 + 1200 * MS, "err", ms + 1100, ms + 1000, 0);
+        // its own time range would end at 3 s; the retry it merged into was due at 2.4 s
+        failedSend(1, MERGE, "n.m.1", T0 + 2 * S, 1000);
+        ran("c1-1", "m-0", MERGE, 0, "n.m.1", 1, 2, T0 + 2400 * MS, T0 + 2500 * MS, "ok", ms + 2400, ms + 2400, 0);
+
+        Verdict result = check();
+
+        assertThat(result.figure("early")).isZero();
+        assertThat(result.figure("lost")).isZero();
+        assertThat(result.details().get("failed_sends_behind_a_delivery")).isEqualTo(0L);
+        assertThat(result.failures()).isEmpty();
+    }
+
+    @Test
+    void aFailedSendMadeWhileADeliveryOfItsKeyRanWentBehindItAndIsNotDueBeforeItsOwnTimeRange() {
+        long ms = T0 / 1000;
+        sent(0, MERGE, "n.m.1", false, T0, 1000);
+        // the delivery runs on past the failed send's call, so that send found it in flight and parked
+        ran("c1-1", "m-0", MERGE, 0, "n.m.1", 0, 1, T0 + 1100 * MS, T0 + 2200 * MS, "err", ms + 1100, ms + 1000, 0);
+        failedSend(1, MERGE, "n.m.1", T0 + 2 * S, 1000);
+        ran("c1-1", "m-0", MERGE, 0, "n.m.1", 1, 1, T0 + 2400 * MS, T0 + 2500 * MS, "ok", ms + 2400, ms + 2400, 0);
+
+        Verdict result = check();
+
+        assertThat(result.details().get("failed_sends_behind_a_delivery")).isEqualTo(1L);
+        assertThat(result.figure("early")).isEqualTo(1);
+    }
+
+    @Test
     void aFailedSendThatWasAppliedAnywayDoesNotCount() {
         failedSend(0, MERGE, "n.m.1", T0, 1000);
         consumed("c1-1", MERGE, "n.m.1", 0, T0 + 2 * S);

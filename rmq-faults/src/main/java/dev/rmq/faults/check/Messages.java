@@ -158,7 +158,11 @@ final class Messages {
 
     /**
      * When {@code run} carries the payload of a failed send that joined an instance in progress, and a delivery of
-     * that instance carrying an older payload began before it, the failed send starts an instance of its own.
+     * that instance carrying an older payload began before it, the failed send starts an instance of its own: it
+     * reached Redis while that delivery was in flight (and went behind it), or after its commit (and made a new
+     * message). Not when that delivery failed before the send's call ended: then the send may have found the message
+     * waiting for its retry and merged into it, keeping the retry's due time, which may come before the send's own
+     * time range is over.
      */
     private void splitBehindDelivery(Run run, List<Run> earlierOfKey) {
         List<Instance> instances = byKey.get(run.topic() + " " + run.key());
@@ -172,12 +176,13 @@ final class Messages {
                 at = i;
             }
         }
-        if (at <= 0 || instance.sends.get(at).ok()) {
+        Send failed = at <= 0 ? null : instance.sends.get(at);
+        if (failed == null || failed.ok()) {
             return;
         }
         long firstSeq = instance.firstSeq();
         if (earlierOfKey.stream().noneMatch(other -> other.seq() < run.seq() && other.seq() >= firstSeq
-                && other.start() < run.start())) {
+                && other.start() < run.start() && (other.succeeded() || other.end() > failed.endMicros()))) {
             return;
         }
         Instance behind = new Instance(instance.topic, instance.key, instance.type);
