@@ -241,6 +241,39 @@ class CoordinationBasicsTests {
     }
 
     @Test
+    void anAtMostOnceWorkerWhoseSlotWasTakenWhileAHandlerRanAsksRedisBeforeItsNextHandler() {
+        TopicDefinition ticks = TopicDefinition.builder("orders", TopicType.PRIORITY).slotAmount(1)
+                .leaseTimeout(Duration.ofSeconds(2)).delivery(DeliveryGuarantee.AT_MOST_ONCE).build();
+        // sent before the node starts, so that its first poll takes all three in one batch, k0 first
+        RmqClient sender = RmqClient.builder(redisson()).topic(ticks).build();
+        for (int i = 0; i < 3; i++) {
+            sender.producer().send(OutgoingMessage.priority("orders", "m" + i, 30 - i).withKey("k" + i));
+        }
+        // each handler's key, with the slot's fencing token in Redis as it started
+        Map<String, String> ownerAtStart = new ConcurrentHashMap<>();
+        closing(new ZooKeeperNode("a", redis.address(), zookeeper.getConnectString(), ticks, 1, m -> {
+            ownerAtStart.put(m.key(), String.valueOf(redis.command("GET", "owner{orders_0}")));
+            if (m.key().equals("k0")) {
+                // another owner takes the slot while this handler runs on, past half the lease (when the worker
+                // ends what it finished) and past the fence's 1 s recheck: the rest of the batch must not start
+                // until Redis has said whose the slot is
+                redis.command("SET", "owner{orders_0}", "intruder/9");
+                Thread.sleep(1_500);
+            }
+            return ConsumeResult.success();
+        })).start();
+
+        // the worker got past k0: its next handler ran, or the rest of the batch went back to waiting
+        await().atMost(Duration.ofSeconds(20)).until(() -> ownerAtStart.size() > 1
+                || (ownerAtStart.containsKey("k0") && Long.valueOf(2).equals(redis.command("ZCARD", "orders_0"))));
+        ownerAtStart.forEach((key, owner) -> {
+            if (!key.equals("k0")) {
+                assertThat(owner).as("the fencing token as %s started", key).isNotEqualTo("intruder/9");
+            }
+        });
+    }
+
+    @Test
     void digestAclsKeepOtherClientsOutOfRmqsZnodes() throws Exception {
         CuratorFramework authorized = closing(CuratorFrameworkFactory.builder().connectString(zookeeper.getConnectString())
                 .retryPolicy(new RetryOneTime(100)).authorization("digest", "rmq:secret".getBytes(StandardCharsets.UTF_8))

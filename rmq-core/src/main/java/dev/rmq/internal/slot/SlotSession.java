@@ -267,7 +267,11 @@ public final class SlotSession<T> {
                 }
                 long before = System.nanoTime();
                 List<AckOutcome> outcomes = owner.guarantee().end(this, endings);
-                verifiedNanos = before;
+                if (owner.guarantee().leased()) {
+                    // the ack call checked the fence; at most once, a success ends without any call, so Redis
+                    // confirmed nothing, and a worker frozen past its hold must still ask before its next handler
+                    verifiedNanos = before;
+                }
                 return outcomes;
             }
         } catch (SlotFencedException e) {
