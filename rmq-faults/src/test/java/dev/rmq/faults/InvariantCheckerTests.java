@@ -468,6 +468,27 @@ class InvariantCheckerTests {
     }
 
     @Test
+    void aFlushExplainsTheRedeliveryOfACommitWhoseConsumerWasKilledBeforeItsJournalWroteIt() {
+        // committed 50 s before the flush, by a consumer killed 2 s later: its journal's rows died with it
+        sent(0, PRIORITY, "n.p.1", 0, false, false, T0, 50);
+        consumed("c1-1", PRIORITY, 0, "n.p.1", 0, T0 + 10 * S);
+        killed("c1-1", T0 + 12 * S);
+        consumed("c2-1", PRIORITY, 0, "n.p.1", 0, T0 + 63 * S);
+        // the same, by a consumer killed 20 s after the commit, when its journal had long written it
+        sent(1, PRIORITY, "n.p.2", 0, false, false, T0, 50);
+        consumed("c3-1", PRIORITY, 0, "n.p.2", 1, T0 + 10 * S);
+        killed("c3-1", T0 + 30 * S);
+        consumed("c2-1", PRIORITY, 0, "n.p.2", 1, T0 + 63 * S);
+        fault(FaultKind.REDIS_FLUSH, "standalone redis", T0 + 60 * S, T0 + 62 * S, Set.of(PRIORITY + "_0"));
+
+        Verdict result = check();
+
+        assertThat(result.figure("duplicates")).isEqualTo(2);
+        assertThat(result.figure("duplicates_unexplained")).isEqualTo(1);
+        assertThat(result.figures().get("duplicates_by_cause")).isEqualTo(Map.of("redis-flush", 1L));
+    }
+
+    @Test
     void aFlushExcusesADeadMessageItEmptiedAndAMessageALaterSendOfItsKeyReplacedButNothingElse() {
         long due = T0 / 1000 + 1000;
         // failed for good before the flush: the flush emptied the dead queue it was in
