@@ -89,6 +89,31 @@ class CancelInFlightTests extends ControlsTest {
     }
 
     @Test
+    void aBatchOfAcksOfOnePollEndsEachDeliveryThatStillHoldsItsLeaseAndNoOther() {
+        puller("jobs");
+        for (int i = 0; i < 10; i++) {
+            rmq.producer().send(OutgoingMessage.priority("jobs", "p" + i, 50).withKey("k" + i));
+        }
+        List<PulledMessage<String>> got = puller.poll(10, Duration.ofSeconds(2), "jobs");
+        assertThat(got).hasSize(10);
+        // one delivery cancelled, and another's lease given to a newer delivery of its key, as a lease recovery and
+        // a poll would: its ack quotes a lease it no longer holds
+        assertThat(rmq.producer().cancel(MessageRef.of("jobs", "k3"))).isTrue();
+        redis.command("ZADD", "prepare{jobs_0}", "1", "k5");
+
+        List<AckOutcome> outcomes = puller.ackAll(got);
+
+        for (int i = 0; i < got.size(); i++) {
+            String key = got.get(i).key();
+            assertThat(outcomes.get(i)).as(key).isEqualTo(key.equals("k3") ? AckOutcome.CANCELLED
+                    : key.equals("k5") ? AckOutcome.STALE : AckOutcome.COMMITTED);
+        }
+        assertThat(redis.command("ZRANGE", "prepare{jobs_0}", "0", "-1")).as("the newer lease, untouched")
+                .isEqualTo(List.of("k5"));
+        assertThat(redis.command("HKEYS", "inflight{jobs_0}")).isEqualTo(List.of("k5"));
+    }
+
+    @Test
     void anExtensionOfACancelledDeliveryFailsAndEveryEndingChangesNothing() {
         puller("jobs");
         for (String key : List.of("a", "b", "c")) {

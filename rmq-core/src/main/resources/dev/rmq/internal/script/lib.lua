@@ -621,6 +621,33 @@ local function cancelled_or_stale(key, token)
     return 'stale'
 end
 
+-- The lease each of n deliveries holds, row(i) giving the i-th as op, key, token, when all n quote one token and
+-- that token's leases are not many more than n: leases[i] is then the token, or false when the delivery holds no
+-- such lease. Nil otherwise. The deliveries of one poll share their lease deadline, so ZRANGEBYSCORE of that very
+-- score lists the ones still holding it, where ZMSCORE would reply with a score per key, each formatted by Redis
+-- (%.17g, about 3.5 k instructions). Not for single acks of a large poll, whose token's leases are many more.
+local function leases_by_token(n, row)
+    local _, _, token = row(1)
+    for i = 2, n do
+        local _, _, other = row(i)
+        if other ~= token then
+            return nil
+        end
+    end
+    if redis.call('ZCOUNT', K_PREPARE, token, token) > 2 * n then
+        return nil
+    end
+    local holding, leases = {}, {}
+    for _, key in ipairs(redis.call('ZRANGEBYSCORE', K_PREPARE, token, token)) do
+        holding[key] = true
+    end
+    for i = 1, n do
+        local _, key = row(i)
+        leases[i] = holding[key] and token or false
+    end
+    return leases
+end
+
 -- Ends n in-flight deliveries, row(i) giving the i-th as op, key, token, reason (see ack.lua's acks[]), and returns
 -- their outcomes in order. A message parked behind a delivery that ends joins the waiting messages.
 local function end_deliveries(typ, policy, n, row)
@@ -664,15 +691,19 @@ local function end_deliveries(typ, policy, n, row)
         end
         return 'released'
     end
-    -- One ZMSCORE for the whole batch (Redis 6.2+): most acks are commits, and one command per message would
-    -- cost more than the commits themselves. A lease and the token quoting it are compared as text first: Redis
-    -- writes a whole number of microseconds as the digits the token has, and a parse costs a strtod (see us_text).
-    local keys = {}
-    for i = 1, n do
-        local _, key = row(i)
-        keys[i] = key
+    -- One or two commands for the whole batch: most acks are commits, and one command per message would cost more
+    -- than the commits themselves. Eight endings or more of one poll are found by their token, others by key
+    -- (Redis 6.2+). A lease and the token quoting it are compared as text first: Redis writes a whole number of
+    -- microseconds as the digits the token has, and a parse costs a strtod (see us_text).
+    local leases = n >= 8 and leases_by_token(n, row)
+    if not leases then
+        local keys = {}
+        for i = 1, n do
+            local _, key = row(i)
+            keys[i] = key
+        end
+        leases = redis.call('ZMSCORE', K_PREPARE, unpack(keys))
     end
-    local leases = redis.call('ZMSCORE', K_PREPARE, unpack(keys))
     local committed = {}
     for i = 1, n do
         local op, key, token, reason = row(i)
