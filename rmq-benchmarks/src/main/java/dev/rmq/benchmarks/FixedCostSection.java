@@ -28,7 +28,7 @@ final class FixedCostSection {
 
     private static final long CALLS = 50_000;
     /** The messages queued ahead of the polls that take one: more than the polls, so none finds the slot empty. */
-    static final long BACKLOG_BEYOND_CALLS = 1_000;
+    private static final long BACKLOG_BEYOND_CALLS = 1_000;
     private static final long LEASE_MS = 30_000;
     private static final long IDLE_MS = 1_000;
     private static final int RECOVER_LIMIT = 100;
@@ -54,24 +54,18 @@ final class FixedCostSection {
         TopicDefinition priority = RmqCases.topic("fixed-p", TopicType.PRIORITY, 1);
         TopicDefinition range = RmqCases.topic("fixed-r", TopicType.RANGE_MERGE, 1);
         RmqClient client = rmq.client(priority);
+        List<Case> cases = cases(context.probe(), rmq, client, priority, range);
         int reps = Math.max(context.reps(), 3);
         // as rmq calls (FCALL where Redis has Functions), and by EVALSHA beside it to show what Functions save
         List<Boolean> ways = limit.functions() ? List.of(false, true) : List.of(false);
         for (int rep = 1; rep <= reps; rep++) {
-            context.probe().flushAll();
             for (boolean evalsha : ways) {
-                String suffix = evalsha && limit.functions() ? "_evalsha" : "";
-                context.probe().flushAll();
-                sample("send_one" + suffix, limit.sendScript(CALLS, 1, evalsha));
-                context.probe().flushAll();
-                sample("prepare_empty_priority" + suffix, limit.scriptCall(CALLS, priority.name(), poll(priority), evalsha));
-                context.probe().flushAll();
-                sample("prepare_empty_range_merge" + suffix, limit.scriptCall(CALLS, range.name(), poll(range), evalsha));
-                context.probe().flushAll();
-                rmq.fill(client, CALLS + BACKLOG_BEYOND_CALLS, backlog(priority));
-                sample("prepare_one_priority" + suffix, limit.scriptCall(CALLS, priority.name(), poll(priority), evalsha));
-                sample("ack_stale" + suffix, limit.scriptCall(CALLS, priority.name(), staleAck(priority), evalsha));
-                sample("extend_stale" + suffix, limit.scriptCall(CALLS, priority.name(), STALE_EXTEND, evalsha));
+                for (Case c : cases) {
+                    c.setup().before(CALLS);
+                    Measured m = c.calls().make(limit, CALLS, evalsha);
+                    context.samples().add("fixed_cost." + c.name() + suffix(evalsha),
+                            m.cost().usecPer(RedisProbe.SCRIPTS, m.messages()));
+                }
             }
             for (int gap : GAPS_MS) {
                 context.probe().flushAll();
@@ -84,17 +78,9 @@ final class FixedCostSection {
                 + " commandstats; %,d calls by redis-benchmark per case, one slot)",
                 limit.functions() ? "FCALL" : "EVALSHA", CALLS);
         for (boolean evalsha : ways) {
-            String suffix = evalsha && limit.functions() ? "_evalsha" : "";
-            String how = suffix.isEmpty() ? "" : ", by EVALSHA";
-            row(report, section, "send_one" + suffix, "send.lua, one message" + how, "as a single send makes it");
-            row(report, section, "prepare_one_priority" + suffix, "prepare.lua, taking one message" + how,
-                    "a priority slot with a backlog, polls of 1");
-            row(report, section, "prepare_empty_priority" + suffix, "prepare.lua, empty priority slot" + how,
-                    "an idle consumer's poll");
-            row(report, section, "prepare_empty_range_merge" + suffix, "prepare.lua, empty range-merge slot" + how, "");
-            row(report, section, "ack_stale" + suffix, "ack.lua, one ack" + how,
-                    "its lease gone: the call before it changes anything");
-            row(report, section, "extend_stale" + suffix, "extend.lua, one lease" + how, "the same, for an extension");
+            for (Case c : cases) {
+                row(report, section, c.name() + suffix(evalsha), c.label() + how(evalsha), c.note());
+            }
         }
         String paced = String.format(Locale.ROOT, "A call's cost after Redis idled (Redis CPU per send call, INFO"
                 + " commandstats; %d single sends from rmq's producer, one at a time, with a pause between)", PACED_SENDS);
@@ -124,32 +110,83 @@ final class FixedCostSection {
         return cost.usecPer(RedisProbe.SCRIPTS, PACED_SENDS);
     }
 
+    /**
+     * One case of the section, shared with {@link Instructions}, which counts the same calls in instructions: its
+     * name in the report, its label and note, what Redis holds before its calls, and the calls.
+     */
+    record Case(String name, String label, String note, Setup setup, Calls calls) {
+
+        /** Readies Redis for {@code calls} calls of the case. */
+        interface Setup {
+            void before(long calls);
+        }
+
+        /** Makes {@code count} calls of the case with redis-benchmark, by FCALL or by EVALSHA. */
+        interface Calls {
+            Measured make(LimitCases limit, long count, boolean evalsha);
+        }
+    }
+
+    /**
+     * The cases, in the order they run: each of the first four empties Redis first, the last two act on the leases the
+     * fourth left (a poll that takes one message leases it).
+     */
+    static List<Case> cases(RedisProbe probe, RmqCases rmq, RmqClient client, TopicDefinition priority,
+                            TopicDefinition range) {
+        Case.Setup empty = calls -> probe.flushAll();
+        Case.Setup backlog = calls -> {
+            probe.flushAll();
+            rmq.fill(client, calls + BACKLOG_BEYOND_CALLS, backlog(priority));
+        };
+        Case.Setup asLeft = calls -> { };
+        return List.of(
+                new Case("send_one", "send.lua, one message", "as a single send makes it", empty,
+                        (limit, count, evalsha) -> limit.sendScript(count, 1, evalsha)),
+                new Case("prepare_empty_priority", "prepare.lua, empty priority slot", "an idle consumer's poll", empty,
+                        (limit, count, evalsha) -> limit.scriptCall(count, priority.name(), poll(priority), evalsha)),
+                new Case("prepare_empty_range_merge", "prepare.lua, empty range-merge slot", "", empty,
+                        (limit, count, evalsha) -> limit.scriptCall(count, range.name(), poll(range), evalsha)),
+                new Case("prepare_one_priority", "prepare.lua, taking one message",
+                        "a priority slot with a backlog, polls of 1", backlog,
+                        (limit, count, evalsha) -> limit.scriptCall(count, priority.name(), poll(priority), evalsha)),
+                new Case("ack_stale", "ack.lua, one ack", "its lease gone: the call before it changes anything", asLeft,
+                        (limit, count, evalsha) -> limit.scriptCall(count, priority.name(), staleAck(priority), evalsha)),
+                new Case("extend_stale", "extend.lua, one lease", "the same, for an extension", asLeft,
+                        (limit, count, evalsha) -> limit.scriptCall(count, priority.name(), STALE_EXTEND, evalsha)));
+    }
+
+    /** The suffix of a case's name made by EVALSHA where Redis has Functions (with none, EVALSHA is the only way). */
+    static String suffix(boolean evalsha) {
+        return evalsha ? "_evalsha" : "";
+    }
+
+    /** The same, for a case's label. */
+    static String how(boolean evalsha) {
+        return evalsha ? ", by EVALSHA" : "";
+    }
+
     /** Priority messages at random priorities, for the polls that take one. */
-    static RmqCases.Messages backlog(TopicDefinition priority) {
+    private static RmqCases.Messages backlog(TopicDefinition priority) {
         return i -> OutgoingMessage.priority(priority.name(), Payloads.next(),
                 17 + ThreadLocalRandom.current().nextInt(1_000_000));
     }
 
     /** An extension of one lease that no longer runs: the extension's call up to its first change. */
-    static final ExtendCall STALE_EXTEND = new ExtendCall(LEASE_MS, "",
+    private static final ExtendCall STALE_EXTEND = new ExtendCall(LEASE_MS, "",
             List.of(new ExtendCall.Lease("gone", 1)));
 
     /**
      * A commit of one delivery whose lease is gone: what an ack's call costs before it ends anything (redis-benchmark
      * repeats one command, so it cannot quote the token of a lease it was given).
      */
-    static AckCall staleAck(TopicDefinition topic) {
+    private static AckCall staleAck(TopicDefinition topic) {
         return new AckCall(RetryPolicy.of(topic), "", new KeyLayout("").wakeChannel(topic.name()), 0,
                 List.of(new AckCall.Ack(AckCall.Op.COMMIT, "gone", 1, "")));
     }
 
     /** A container worker's poll of one message, leased, unfenced. */
-    static PrepareCall poll(TopicDefinition topic) {
+    private static PrepareCall poll(TopicDefinition topic) {
         return new PrepareCall(RetryPolicy.of(topic), 1, LEASE_MS, "", IDLE_MS, RECOVER_LIMIT, false, null);
-    }
-
-    private void sample(String name, Measured m) {
-        context.samples().add("fixed_cost." + name, m.cost().usecPer(RedisProbe.SCRIPTS, m.messages()));
     }
 
     private void row(Report report, String section, String name, String label, String note) {

@@ -1,11 +1,11 @@
 package dev.rmq.benchmarks;
 
 import dev.rmq.RmqClient;
+import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.embedded.RedisServer;
 import dev.rmq.embedded.RedisServerOptions;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
-import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 
 import java.io.IOException;
@@ -17,7 +17,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
-import java.util.function.ToLongFunction;
 import java.util.stream.Stream;
 
 /**
@@ -32,6 +31,8 @@ import java.util.stream.Stream;
 public final class Instructions {
 
     private static final Duration VALGRIND_START = Duration.ofMinutes(2);
+    private static final List<Integer> CONSUME_BATCHES = List.of(1, 10, 100, 1000);
+    private static final ConsumerSettings CONSUMER = ConsumerSettings.DEFAULTS.withConcurrency(1);
 
     private Instructions() {
     }
@@ -63,39 +64,40 @@ public final class Instructions {
         TopicDefinition priority = RmqCases.topic("fixed-p", TopicType.PRIORITY, 1);
         TopicDefinition range = RmqCases.topic("fixed-r", TopicType.RANGE_MERGE, 1);
         RmqClient client = rmq.client(priority);
+        List<FixedCostSection.Case> cases = FixedCostSection.cases(probe, rmq, client, priority, range);
         System.out.printf(Locale.ROOT, "Instructions per script call (callgrind, redis-server %s, %,d calls per case,"
                 + " by redis-benchmark, one slot)%n", server.version(), calls);
         System.out.printf(Locale.ROOT, "  %-52s %12s%n", "call", "instructions");
         List<Boolean> ways = limit.functions() ? List.of(false, true) : List.of(false);
         for (boolean evalsha : ways) {
-            String how = evalsha && limit.functions() ? ", by EVALSHA" : "";
-            print(callgrind, probe, "send.lua, one message" + how, c -> limit.sendScript(c, 1, evalsha).messages(), calls);
-            print(callgrind, probe, "prepare.lua, empty priority slot" + how,
-                    c -> limit.scriptCall(c, priority.name(), FixedCostSection.poll(priority), evalsha).messages(), calls);
-            print(callgrind, probe, "prepare.lua, empty range-merge slot" + how,
-                    c -> limit.scriptCall(c, range.name(), FixedCostSection.poll(range), evalsha).messages(), calls);
-            probe.flushAll();
-            rmq.fill(client, calls + FixedCostSection.BACKLOG_BEYOND_CALLS, FixedCostSection.backlog(priority));
-            callgrind.zero();
-            long taken = limit.scriptCall(calls, priority.name(), FixedCostSection.poll(priority), evalsha).messages();
-            line("prepare.lua, taking one message" + how, callgrind.dump(), taken);
-            print(callgrind, null, "ack.lua, one ack (its lease gone)" + how,
-                    c -> limit.scriptCall(c, priority.name(), FixedCostSection.staleAck(priority), evalsha).messages(),
-                    calls);
-            print(callgrind, null, "extend.lua, one lease (gone)" + how,
-                    c -> limit.scriptCall(c, priority.name(), FixedCostSection.STALE_EXTEND, evalsha).messages(), calls);
+            for (FixedCostSection.Case c : cases) {
+                c.setup().before(calls);
+                callgrind.zero();
+                long made = c.calls().make(limit, calls, evalsha).messages();
+                line(c.label() + FixedCostSection.how(evalsha), callgrind.dump(), made);
+            }
         }
+        consume(probe, rmq, client, priority, callgrind, calls);
     }
 
-    /** One case: {@code probe}, when given, empties Redis first; the counts are zeroed before the calls. */
-    private static void print(Callgrind callgrind, @Nullable RedisProbe probe, String label, ToLongFunction<Long> calls,
-                              long count) {
-        if (probe != null) {
+    /**
+     * What a message costs to consume, in instructions: a container of one thread works through a backlog of one
+     * priority slot, at each poll size; every poll and ack call counts, over the messages. At least ten polls each.
+     */
+    private static void consume(RedisProbe probe, RmqCases rmq, RmqClient client, TopicDefinition topic,
+                                Callgrind callgrind, long calls) {
+        System.out.printf(Locale.ROOT, "Instructions per message consumed (callgrind, the container's poll and ack calls,"
+                + " one thread, a backlog of one priority slot)%n");
+        System.out.printf(Locale.ROOT, "  %-52s %12s%n", "poll size", "instructions");
+        for (int batch : CONSUME_BATCHES) {
+            long messages = Math.max(calls, 10L * batch);
             probe.flushAll();
+            rmq.fill(client, messages, RmqCases.waiting(topic));
+            callgrind.zero();
+            long consumed = rmq.consume(client, topic.name(), messages, CONSUMER.withBatchSize(batch)).messages();
+            line("polls of " + batch + " (" + String.format(Locale.ROOT, "%,d", messages) + " messages)",
+                    callgrind.dump(), consumed);
         }
-        callgrind.zero();
-        long made = calls.applyAsLong(count);
-        line(label, callgrind.dump(), made);
     }
 
     private static void line(String label, long instructions, long calls) {
