@@ -346,14 +346,8 @@ class InvariantCheckerTests {
 
     @Test
     void aFailedSendMadeAfterADeliveryFailedMayMergeIntoItsRetryAndBeDeliveredAtTheRetrysDueTime() {
-        long ms = T0 / 1000;
-        sent(0, MERGE, "n.m.1", false, T0, 1000);
-        ran("c1-1", "m-0", MERGE, 0, "n.m.1", 0, 1, T0 + 1100 * MS, T0 + 1200 * MS, "err", ms + 1100, ms + 1000, 0);
-        // its own time range would end at 3 s; the retry it merged into was due at 2.4 s
-        failedSend(1, MERGE, "n.m.1", T0 + 2 * S, 1000);
-        ran("c1-1", "m-0", MERGE, 0, "n.m.1", 1, 2, T0 + 2400 * MS, T0 + 2500 * MS, "ok", ms + 2400, ms + 2400, 0);
-
-        Verdict result = check();
+        // the delivery failed before the send's call: the send merged into the retry, due at 2.4 s
+        Verdict result = failedSendAfterADeliveryThatEnded(T0 + 1200 * MS);
 
         assertThat(result.figure("early")).isZero();
         assertThat(result.figure("lost")).isZero();
@@ -363,17 +357,24 @@ class InvariantCheckerTests {
 
     @Test
     void aFailedSendMadeWhileADeliveryOfItsKeyRanWentBehindItAndIsNotDueBeforeItsOwnTimeRange() {
-        long ms = T0 / 1000;
-        sent(0, MERGE, "n.m.1", false, T0, 1000);
         // the delivery runs on past the failed send's call, so that send found it in flight and parked
-        ran("c1-1", "m-0", MERGE, 0, "n.m.1", 0, 1, T0 + 1100 * MS, T0 + 2200 * MS, "err", ms + 1100, ms + 1000, 0);
-        failedSend(1, MERGE, "n.m.1", T0 + 2 * S, 1000);
-        ran("c1-1", "m-0", MERGE, 0, "n.m.1", 1, 1, T0 + 2400 * MS, T0 + 2500 * MS, "ok", ms + 2400, ms + 2400, 0);
-
-        Verdict result = check();
+        Verdict result = failedSendAfterADeliveryThatEnded(T0 + 2200 * MS);
 
         assertThat(result.details().get("failed_sends_behind_a_delivery")).isEqualTo(1L);
         assertThat(result.figure("early")).isEqualTo(1);
+    }
+
+    /**
+     * A range-merge message (a time range of 1 s) whose first delivery fails, ending at {@code end}; a send of its
+     * key at 2 s that failed (its own time range ends at 3 s); and a delivery of that send's payload at 2.4 s.
+     */
+    private Verdict failedSendAfterADeliveryThatEnded(long end) {
+        long ms = T0 / 1000;
+        sent(0, MERGE, "n.m.1", false, T0, 1000);
+        ran("c1-1", "m-0", MERGE, 0, "n.m.1", 0, 1, T0 + 1100 * MS, end, "err", ms + 1100, ms + 1000, 0);
+        failedSend(1, MERGE, "n.m.1", T0 + 2 * S, 1000);
+        ran("c1-1", "m-0", MERGE, 0, "n.m.1", 1, 2, T0 + 2400 * MS, T0 + 2500 * MS, "ok", ms + 2400, ms + 2400, 0);
+        return check();
     }
 
     @Test
