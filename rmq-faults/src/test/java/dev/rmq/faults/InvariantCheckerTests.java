@@ -364,6 +364,22 @@ class InvariantCheckerTests {
         assertThat(result.figure("early")).isEqualTo(1);
     }
 
+    @Test
+    void aFailedSendMadeWhileTheConsumerOfADeliveryLayKilledWentBehindItUntilItsLeaseRanOut() {
+        long ms = T0 / 1000;
+        sent(0, MERGE, "n.m.1", false, T0, 1000);
+        // the handler never ends: its process is killed at 1.2 s, and its lease runs until 4.1 s
+        ran("c1-1", "m-0", MERGE, 0, "n.m.1", 0, 1, T0 + 1100 * MS, -1, "none", ms + 1100, ms + 1000, 0);
+        killed("c1-1", T0 + 1200 * MS);
+        failedSend(1, MERGE, "n.m.1", T0 + 2 * S, 1000);
+        ran("c2-1", "m-0", MERGE, 0, "n.m.1", 1, 1, T0 + 2400 * MS, T0 + 2500 * MS, "ok", ms + 2400, ms + 2400, 0);
+
+        Verdict result = check();
+
+        assertThat(result.details().get("failed_sends_behind_a_delivery")).isEqualTo(1L);
+        assertThat(result.figure("early")).isEqualTo(1);
+    }
+
     /**
      * A range-merge message (a time range of 1 s) whose first delivery fails, ending at {@code end}; a send of its
      * key at 2 s that failed (its own time range ends at 3 s); and a delivery of that send's payload at 2.4 s.
@@ -480,12 +496,16 @@ class InvariantCheckerTests {
         consumed("c3-1", PRIORITY, 0, "n.p.2", 1, T0 + 10 * S);
         killed("c3-1", T0 + 30 * S);
         consumed("c2-1", PRIORITY, 0, "n.p.2", 1, T0 + 63 * S);
+        // killed 2 s after the commit, but delivered again before the flush: no restore brought it back
+        sent(2, PRIORITY, "n.p.3", 0, false, false, T0, 50);
+        consumed("c1-1", PRIORITY, 0, "n.p.3", 2, T0 + 10 * S);
+        consumed("c2-1", PRIORITY, 0, "n.p.3", 2, T0 + 40 * S);
         fault(FaultKind.REDIS_FLUSH, "standalone redis", T0 + 60 * S, T0 + 62 * S, Set.of(PRIORITY + "_0"));
 
         Verdict result = check();
 
-        assertThat(result.figure("duplicates")).isEqualTo(2);
-        assertThat(result.figure("duplicates_unexplained")).isEqualTo(1);
+        assertThat(result.figure("duplicates")).isEqualTo(3);
+        assertThat(result.figure("duplicates_unexplained")).isEqualTo(2);
         assertThat(result.figures().get("duplicates_by_cause")).isEqualTo(Map.of("redis-flush", 1L));
     }
 

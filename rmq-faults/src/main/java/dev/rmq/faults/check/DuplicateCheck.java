@@ -39,7 +39,8 @@ import java.util.TreeMap;
  *       the first delivery: a delivery in flight at the flush, whose commit found nothing, is put back by the
  *       restore; and one committed shortly before the flush, whose row the consumer's asynchronous journal had not
  *       written yet, is put back too; so is one committed however long before, by a consumer killed within
- *       {@link #JOURNAL_LAG} of the commit, whose unwritten rows died with it;</li>
+ *       {@link #JOURNAL_LAG} after its commit was due, whose unwritten rows died with it, when the second delivery
+ *       came after the flush;</li>
  *   <li>{@code zk-quorum}: the workers stop when the quorum goes, so only an in-flight handler whose commit got
  *       fenced produces one: the first delivery's incarnation lost its session during the outage, after the
  *       delivery began, and rmq reported the commit of that slot fenced;</li>
@@ -212,7 +213,7 @@ final class DuplicateCheck {
             case MASTER_KILL, SENTINEL_FAILOVER -> fault.slots().contains(slot) && intersects(fault.injectMicros() - LossCheck.REPLICATION_LAG,
                     fault.healMicros() + OUTAGE_MARGIN, first.end(), commitBy);
             case REDIS_FLUSH -> fault.slots().contains(slot) && (intersects(fault.injectMicros() - JOURNAL_LAG,
-                    fault.healMicros() + OUTAGE_MARGIN, first.start(), commitBy) || journalDiedWith(first, fault));
+                    fault.healMicros() + OUTAGE_MARGIN, first.start(), commitBy) || journalDiedWith(first, second, fault));
             case ZK_QUORUM -> log.sessionLostBetween(first.incarnation(), Math.max(first.start(), fault.injectMicros()),
                     fault.healMicros() + quorumGrace) && reported(first, second, TroubleKind.FENCED) != null;
             default -> false;
@@ -220,14 +221,16 @@ final class DuplicateCheck {
     }
 
     /**
-     * Whether the consumer that ran {@code run} was killed within {@link #JOURNAL_LAG} of its commit, before
-     * {@code flush}: the rows its asynchronous journal still held died with it, so the journal kept the delivery
-     * open however long before the flush it was committed, and the restore put the message back.
+     * Whether the consumer that ran {@code run} was killed, before {@code flush}, within {@link #JOURNAL_LAG} after
+     * its commit was due, and {@code second} came after the flush: the rows its asynchronous journal still held died
+     * with it, so the journal kept the delivery open however long before the flush it was committed, and the
+     * restore put the message back.
      */
-    private boolean journalDiedWith(Run run, Fault flush) {
+    private boolean journalDiedWith(Run run, Run second, Fault flush) {
         Incarnation consumer = log.incarnations.get(run.incarnation());
         return consumer != null && consumer.killed() && consumer.endMicros() >= run.end()
-                && consumer.endMicros() <= commitDeadline(run) + JOURNAL_LAG && consumer.endMicros() <= flush.injectMicros();
+                && consumer.endMicros() <= commitDeadline(run) + JOURNAL_LAG
+                && consumer.endMicros() <= flush.injectMicros() && second.start() >= flush.injectMicros();
     }
 
     /** Whether a fault of one consumer struck the incarnation of {@code run} while it held the delivery. */

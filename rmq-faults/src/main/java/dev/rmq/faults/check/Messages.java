@@ -3,13 +3,16 @@ package dev.rmq.faults.check;
 import dev.rmq.faults.check.RunLog.Dead;
 import dev.rmq.faults.check.RunLog.Run;
 import dev.rmq.faults.check.RunLog.Send;
+import dev.rmq.faults.check.RunLog.TroubleKind;
 import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The messages of a run, each an {@link Instance}: the sends of one key, in the producer's order, with the
@@ -25,6 +28,9 @@ import java.util.Map;
 final class Messages {
 
     enum Status { CONSUMED, DEAD, SUPERSEDED, LOST, UNRECEIPTED }
+
+    private static final long MILLI = 1_000;
+    private static final long SECOND = 1_000_000;
 
     static final class Instance {
         final String topic;
@@ -109,8 +115,15 @@ final class Messages {
     long unattributedDead;
     /** Failed sends found to have gone behind a delivery, as instances of their own. */
     long splitsBehindDelivery;
+    private final RunLog log;
+    /** "topic key seq" of each message the dead queue held at the end of the run. */
+    private final Set<String> deadSends = new HashSet<>();
 
     Messages(RunLog log) {
+        this.log = log;
+        for (Dead dead : log.dead) {
+            deadSends.add(dead.topic() + " " + dead.key() + " " + dead.seq());
+        }
         for (Send send : log.sends) {
             if (send.ok()) {
                 sent++;
@@ -159,10 +172,10 @@ final class Messages {
     /**
      * When {@code run} carries the payload of a failed send that joined an instance in progress, and a delivery of
      * that instance carrying an older payload began before it, the failed send starts an instance of its own: it
-     * reached Redis while that delivery was in flight (and went behind it), or after its commit (and made a new
-     * message). Not when that delivery failed before the send's call ended: then the send may have found the message
-     * waiting for its retry and merged into it, keeping the retry's due time, which may come before the send's own
-     * time range is over.
+     * reached Redis while that delivery was in flight (and went behind it), or after its commit or its move to the
+     * dead queue (and made a new message). Not when that delivery had failed, and its message gone back to wait for
+     * its retry, before the send's call ended: then the send may have merged into that message, keeping the retry's
+     * due time, which may come before the send's own time range is over.
      */
     private void splitBehindDelivery(Run run, List<Run> earlierOfKey) {
         List<Instance> instances = byKey.get(run.topic() + " " + run.key());
@@ -182,7 +195,7 @@ final class Messages {
         }
         long firstSeq = instance.firstSeq();
         if (earlierOfKey.stream().noneMatch(other -> other.seq() < run.seq() && other.seq() >= firstSeq
-                && other.start() < run.start() && (other.succeeded() || other.end() > failed.endMicros()))) {
+                && other.start() < run.start() && (goneForGood(other) || inFlightUntil(other) > failed.endMicros()))) {
             return;
         }
         Instance behind = new Instance(instance.topic, instance.key, instance.type);
@@ -191,6 +204,24 @@ final class Messages {
         moved.clear();
         instances.add(instances.indexOf(instance) + 1, behind);
         splitsBehindDelivery++;
+    }
+
+    /** Whether the message of {@code run} left Redis with it: committed, or moved to the dead queue. */
+    private boolean goneForGood(Run run) {
+        return run.succeeded() || deadSends.contains(run.topic() + " " + run.key() + " " + run.seq());
+    }
+
+    /**
+     * Until when the delivery of {@code run} may have kept its message in flight: until its end, when its ending put
+     * the message back to wait for its retry; until its lease ran out, when it never ended (its consumer was killed
+     * or stopped) or rmq reported the call of its ending failed.
+     */
+    private long inFlightUntil(Run run) {
+        boolean endingFailed = log.troubles.getOrDefault(run.incarnation(), List.of()).stream()
+                .anyMatch(trouble -> trouble.kind() == TroubleKind.FAILED && trouble.worker().equals(run.worker())
+                        && trouble.slot().equals(run.slotName()) && trouble.micros() >= run.end() - MILLI
+                        && trouble.micros() <= run.end() + SECOND);
+        return "none".equals(run.outcome()) || endingFailed ? Math.max(run.end(), run.leaseMs() * MILLI) : run.end();
     }
 
     /** The instance of {@code key} that the send {@code seq} belongs to, or null. */
