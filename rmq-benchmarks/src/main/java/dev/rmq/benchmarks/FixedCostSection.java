@@ -149,9 +149,9 @@ final class FixedCostSection {
                 new Case("prepare_one_priority", "prepare.lua, taking one message",
                         "a priority slot with a backlog, polls of 1", backlog,
                         (limit, count, evalsha) -> limit.scriptCall(count, priority.name(), poll(priority), evalsha)),
-                new Case("ack_stale", "ack.lua, one ack", "its lease gone: the call before it changes anything", asLeft,
+                new Case("ack_stale", "ack.lua, one ack (its lease gone)", "the call before it changes anything", asLeft,
                         (limit, count, evalsha) -> limit.scriptCall(count, priority.name(), staleAck(priority), evalsha)),
-                new Case("extend_stale", "extend.lua, one lease", "the same, for an extension", asLeft,
+                new Case("extend_stale", "extend.lua, one lease (gone)", "the same, for an extension", asLeft,
                         (limit, count, evalsha) -> limit.scriptCall(count, priority.name(), STALE_EXTEND, evalsha)));
     }
 

@@ -625,7 +625,8 @@ end
 -- that token's leases are not many more than n: leases[i] is then the token, or false when the delivery holds no
 -- such lease. Nil otherwise. The deliveries of one poll share their lease deadline, so ZRANGEBYSCORE of that very
 -- score lists the ones still holding it, where ZMSCORE would reply with a score per key, each formatted by Redis
--- (%.17g, about 3.5 k instructions). Not for single acks of a large poll, whose token's leases are many more.
+-- (up to 7.0 with %.17g, about 3.5 k instructions). Not for endings that are a small part of their poll (single
+-- acks of a large poll), whose token's leases are many more.
 local function leases_by_token(n, row)
     local _, _, token = row(1)
     for i = 2, n do
