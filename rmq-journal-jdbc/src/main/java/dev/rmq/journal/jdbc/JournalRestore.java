@@ -36,8 +36,6 @@ import java.util.Set;
 final class JournalRestore {
 
     private static final int PAGE = 1_000;
-    /** The most messages one transaction of a restore marks; see {@link #inTransaction}. */
-    private static final int CHUNK = 100;
     private static final String WORKER = "restore";
 
     private static final Logger log = LoggerFactory.getLogger(JournalRestore.class);
@@ -197,7 +195,7 @@ final class JournalRestore {
         List<Long> ids = new ArrayList<>();
         putBack.forEach(open -> ids.add(open.id()));
         ranOut.forEach(open -> ids.add(open.id()));
-        inTransaction(ids, (transition, update, stillOpen) -> {
+        RestoreMarks.write(dataSource, ids, (transition, update, stillOpen) -> {
             for (Open open : putBack) {
                 if (!stillOpen.contains(open.id())) {
                     continue;
@@ -253,7 +251,7 @@ final class JournalRestore {
         superseded.sort(java.util.Comparator.comparingLong(old -> old[0]));
         List<Long> ids = new ArrayList<>();
         superseded.forEach(old -> ids.add(old[0]));
-        inTransaction(ids, (transition, update, stillOpen) -> {
+        RestoreMarks.write(dataSource, ids, (transition, update, stillOpen) -> {
             for (long[] old : superseded) {
                 if (!stillOpen.contains(old[0])) {
                     continue;
@@ -262,56 +260,6 @@ final class JournalRestore {
                         "a newer send of its key was put back by a restore in its place");
             }
         });
-    }
-
-    private interface Batches {
-        /**
-         * Adds the writes of the messages in {@code stillOpen}, and of no other.
-         *
-         * @param stillOpen which messages of one transaction's share are still open: a consumer may have finished one
-         *                  meanwhile
-         */
-        void fill(PreparedStatement transition, PreparedStatement update, Set<Long> stillOpen) throws SQLException;
-    }
-
-    /**
-     * Writes transitions and updates of messages, {@link #CHUNK} messages a transaction, only for those still open
-     * once locked: a consumer's journal may have finished one since the restore read it, and its history must not
-     * say otherwise. Small transactions, because the consumers' writers keep writing beside a restore: a writer's
-     * batch locks each of its runs' rows in id order, but not the whole batch's, so a transaction holding a thousand
-     * rows would meet writers in deadlock after deadlock, and a restore would fail. Each chunk stands alone: a
-     * message's restored mark does not depend on another's.
-     */
-    private void inTransaction(List<Long> ids, Batches batches) throws SQLException {
-        try (Connection connection = dataSource.getConnection()) {
-            for (int from = 0; from < ids.size(); from += CHUNK) {
-                List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + CHUNK));
-                Transactions.run(connection, c -> {
-                    Set<Long> stillOpen = new HashSet<>();
-                    try (PreparedStatement lock = c.prepareStatement("SELECT id FROM rmq_messages WHERE finished ="
-                            + " FALSE AND id IN (" + String.join(", ", java.util.Collections.nCopies(chunk.size(), "?"))
-                            + ") ORDER BY id FOR UPDATE")) {
-                        for (int i = 0; i < chunk.size(); i++) {
-                            lock.setLong(i + 1, chunk.get(i));
-                        }
-                        try (ResultSet rows = lock.executeQuery()) {
-                            while (rows.next()) {
-                                stillOpen.add(rows.getLong(1));
-                            }
-                        }
-                    }
-                    try (PreparedStatement transition = c.prepareStatement("INSERT INTO rmq_transitions"
-                            + " (message_id, state, attempt, at, worker, host, detail) VALUES (?, ?, ?, ?, ?, ?, ?)");
-                         PreparedStatement update = c.prepareStatement("UPDATE rmq_messages SET state = ?,"
-                                 + " finished = ?, expire_at = ?, updated_at = ? WHERE id = ? AND finished = FALSE")) {
-                        batches.fill(transition, update, stillOpen);
-                        transition.executeBatch();
-                        update.executeBatch();
-                    }
-                    return stillOpen;
-                });
-            }
-        }
     }
 
     private void add(PreparedStatement transition, PreparedStatement update, long id, int attempts,
