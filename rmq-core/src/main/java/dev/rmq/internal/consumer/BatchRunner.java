@@ -49,7 +49,7 @@ final class BatchRunner<T> {
         try (LeaseKeeper.Watch ignored = leases.keep(session, polled.receivedNanos(), call::unwatched)) {
             runAll(session, polled, call);
             // an interrupt was meant for the handler; the endings of what finished must still be sent
-            Thread.interrupted();
+            call.control.clearInterruptForEndings();
             return control.carries(session) ? !session.lost() : session.flush();
         } finally {
             // endings held for the slot's next poll keep their deliveries out, so that the keeper renews their leases

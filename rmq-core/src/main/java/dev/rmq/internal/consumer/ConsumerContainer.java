@@ -182,7 +182,7 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
                 executor.execute(worker);
             } catch (RejectedExecutionException e) {
                 // the workers already handed over have no slots yet: they stop at once
-                workers.forEach(w -> w.stop(System.nanoTime()));
+                workers.forEach(w -> w.stop(System.nanoTime(), System.nanoTime()));
                 wakes.close();
                 throw new IllegalStateException("the executor of container " + id + " refused worker " + i + " of "
                         + workers.size() + "; it needs a thread for each worker, as long as the container runs", e);
@@ -206,19 +206,19 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
         long deadline = start + timeout.toNanos();
         long share = releaseShare(timeout).toNanos();
         long handlersDeadline = deadline - share;
+        // a quarter of the share stays for giving the slots back
+        long giveBackAt = deadline - share / 4;
         SlotAssignment assignment = Objects.requireNonNull(this.assignment, "a running container has an assignment");
         // before the workers let their slots go: the assignment must not give back a slot, or take one, on its own
         // meanwhile, or the stop's report would miss what such a give-back left behind
         assignment.stopping();
         for (SlotWorker<?> worker : workers) {
-            worker.stop(handlersDeadline);
+            worker.stop(handlersDeadline, giveBackAt);
         }
         interruptStuckPolls(Math.min(share, POLL_GRACE_NANOS));
         // a worker past its deadline hands back what it did not start and acknowledges the batch: half the share
         if (!joinUntil(handlersDeadline + share / 2)) {
             workers.forEach(SlotWorker::interrupt);
-            // a quarter of the share stays for giving the slots back
-            long giveBackAt = deadline - share / 4;
             joinUntil(Math.min(giveBackAt, System.nanoTime() + INTERRUPTED_JOIN_NANOS));
             // A worker still alive most likely sends the endings of what it finished, which its exit does after
             // clearing the interrupt, to a Redis that does not answer: its slots go back only once that call
@@ -227,6 +227,10 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
                     && System.nanoTime() - giveBackAt < 0) {
                 workers.stream().filter(SlotWorker::alive).forEach(SlotWorker::interrupt);
             }
+            // Once more, now that the give-back has begun: a worker that cleared its interrupt after the last one,
+            // and waits in a call, would hold its slots past the bound. From now on it keeps the interrupt, so
+            // that whatever it still sends fails at once, and it lets its slots go.
+            workers.stream().filter(SlotWorker::alive).forEach(SlotWorker::interrupt);
         }
         int leftToLeases = 0;
         boolean acksFailed = false;

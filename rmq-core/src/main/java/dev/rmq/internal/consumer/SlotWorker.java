@@ -38,6 +38,7 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
     private volatile boolean running = true;
     private volatile boolean exited;
     private volatile long stopDeadlineNanos = Long.MAX_VALUE;
+    private volatile long giveBackNanos = Long.MAX_VALUE;
     private volatile int inHand;
     /** Whether the worker waits for a poll's reply: a stop interrupts one that Redis leaves waiting. */
     private volatile boolean polling;
@@ -116,9 +117,13 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
         begun.countDown();
     }
 
-    /** Asks the worker to stop popping; what it holds may finish until {@code deadlineNanos}. */
-    void stop(long deadlineNanos) {
+    /**
+     * Asks the worker to stop popping; what it holds may finish until {@code deadlineNanos}, and from
+     * {@code giveBackNanos} on the stop gives its slots back (see {@link #clearInterruptForEndings}).
+     */
+    void stop(long deadlineNanos, long giveBackNanos) {
         stopDeadlineNanos = deadlineNanos;
+        this.giveBackNanos = giveBackNanos;
         running = false;
         signal.release();
         begun.countDown();
@@ -171,7 +176,7 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
         } finally {
             // an interrupt was meant for a handler or a wait; the endings of what finished must still be sent (a
             // stop whose bound runs out interrupts again, and the endings it cuts are left to their leases)
-            Thread.interrupted();
+            clearInterruptForEndings();
             held.sendAll();
             exited = true;
             slots.all().forEach(slots::release);
@@ -283,6 +288,13 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
         }
         held.hold(mine, now + hold);
         return true;
+    }
+
+    @Override
+    public void clearInterruptForEndings() {
+        if (running || System.nanoTime() - giveBackNanos < 0) {
+            Thread.interrupted();
+        }
     }
 
     @Override

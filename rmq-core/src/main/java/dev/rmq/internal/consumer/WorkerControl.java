@@ -27,6 +27,13 @@ interface WorkerControl {
     /** Sends alone the endings of other slots whose hold is over: called between the handlers of a batch. */
     void sendHeldEndings();
 
+    /**
+     * Clears the thread's interrupt, which was meant for a handler or a wait, so that the endings of what finished
+     * can still be sent; unless the stop is giving the worker's slots back already: then the interrupt stays, and
+     * every call to Redis the worker still makes fails at once instead of waiting for an answer.
+     */
+    void clearInterruptForEndings();
+
     /** The deliveries of the batch that have not been acknowledged yet; 0 once the batch is done. */
     void inHand(int deliveries);
 }
