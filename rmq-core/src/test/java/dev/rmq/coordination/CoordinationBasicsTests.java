@@ -258,7 +258,7 @@ class CoordinationBasicsTests {
                 // ends what it finished) and past the fence's 1 s recheck: the rest of the batch must not start
                 // until Redis has said whose the slot is
                 redis.command("SET", "owner{orders_0}", "intruder/9");
-                Thread.sleep(1_500);
+                Thread.sleep(1_500); // the handler's work, not a wait
             }
             return ConsumeResult.success();
         })).start();

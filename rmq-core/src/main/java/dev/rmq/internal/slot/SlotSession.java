@@ -265,14 +265,7 @@ public final class SlotSession<T> {
                 if (lost && owner.guarantee().leased()) {
                     throw new SlotFencedException("the slot " + keys.hashTag() + " was already taken over", null);
                 }
-                long before = System.nanoTime();
-                List<AckOutcome> outcomes = owner.guarantee().end(this, endings);
-                if (owner.guarantee().leased()) {
-                    // the ack call checked the fence; at most once, a success ends without any call, so Redis
-                    // confirmed nothing, and a worker frozen past its hold must still ask before its next handler
-                    verifiedNanos = before;
-                }
-                return outcomes;
+                return owner.guarantee().end(this, endings);
             }
         } catch (SlotFencedException e) {
             lostTo("ack", endings.size());
