@@ -78,7 +78,7 @@ final class DuplicateCheck {
     private static final Set<String> CONSUMER_FAULTS = Set.of(KILL, STOP, ZK_EXPIRE, NET_LATENCY, NET_STALL,
             NET_STALL_PAST_LEASE, NET_RESET, NET_REFUSE, ZK_PARTITION);
 
-    private static final long MS = 1_000;
+    static final long MS = 1_000;
     private static final long SECOND = 1_000_000;
     /**
      * After the later of a handler's end and its lease deadline, by when its commit has gone out: the worker
@@ -249,14 +249,7 @@ final class DuplicateCheck {
      * given a millisecond of slack before the end of {@code first}, as the two come from different clocks' reads.
      */
     private @Nullable AckTrouble reported(Run first, Run second, TroubleKind kind) {
-        for (AckTrouble trouble : log.troubles.getOrDefault(first.incarnation(), List.of())) {
-            if (trouble.kind() == kind && trouble.worker().equals(first.worker()) && trouble.slot().equals(first.slotName())
-                    && (kind != TroubleKind.STALE || first.key().equals(trouble.key()))
-                    && trouble.micros() >= first.end() - MS && trouble.micros() <= second.start()) {
-                return trouble;
-            }
-        }
-        return null;
+        return log.reported(first, kind, first.end() - MS, second.start());
     }
 
     static String brief(Run run) {

@@ -29,9 +29,6 @@ final class Messages {
 
     enum Status { CONSUMED, DEAD, SUPERSEDED, LOST, UNRECEIPTED }
 
-    private static final long MILLI = 1_000;
-    private static final long SECOND = 1_000_000;
-
     static final class Instance {
         final String topic;
         final String key;
@@ -217,11 +214,10 @@ final class Messages {
      * or stopped) or rmq reported the call of its ending failed.
      */
     private long inFlightUntil(Run run) {
-        boolean endingFailed = log.troubles.getOrDefault(run.incarnation(), List.of()).stream()
-                .anyMatch(trouble -> trouble.kind() == TroubleKind.FAILED && trouble.worker().equals(run.worker())
-                        && trouble.slot().equals(run.slotName()) && trouble.micros() >= run.end() - MILLI
-                        && trouble.micros() <= run.end() + SECOND);
-        return "none".equals(run.outcome()) || endingFailed ? Math.max(run.end(), run.leaseMs() * MILLI) : run.end();
+        boolean endingFailed = log.reported(run, TroubleKind.FAILED, run.end() - DuplicateCheck.MS,
+                run.end() + DuplicateCheck.ACK_GRACE) != null;
+        return "none".equals(run.outcome()) || endingFailed ? Math.max(run.end(), run.leaseMs() * DuplicateCheck.MS)
+                : run.end();
     }
 
     /** The instance of {@code key} that the send {@code seq} belongs to, or null. */

@@ -196,6 +196,21 @@ final class RunLog {
         return type;
     }
 
+    /**
+     * What rmq reported of the kind about the slot of {@code run}, from the worker that ran it, between {@code from}
+     * and {@code to}; a lease ran out ({@link TroubleKind#STALE}) only for the key of {@code run}. Null when nothing.
+     */
+    @Nullable AckTrouble reported(Run run, TroubleKind kind, long from, long to) {
+        for (AckTrouble trouble : troubles.getOrDefault(run.incarnation(), List.of())) {
+            if (trouble.kind() == kind && trouble.worker().equals(run.worker()) && trouble.slot().equals(run.slotName())
+                    && (kind != TroubleKind.STALE || run.key().equals(trouble.key()))
+                    && trouble.micros() >= from && trouble.micros() <= to) {
+                return trouble;
+            }
+        }
+        return null;
+    }
+
     boolean sessionLostBetween(String incarnation, long from, long to) {
         return sessionsLost.getOrDefault(incarnation, List.of()).stream().anyMatch(at -> at >= from && at <= to);
     }
