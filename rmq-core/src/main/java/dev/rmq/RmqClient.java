@@ -1,12 +1,10 @@
 package dev.rmq;
 
 import dev.rmq.admin.RmqAdmin;
-import dev.rmq.codec.JsonPayloadCodec;
 import dev.rmq.codec.PayloadCodec;
 import dev.rmq.codec.PayloadKeyRing;
 import dev.rmq.codec.PayloadUpcaster;
 import dev.rmq.consumer.ConsumerSettings;
-import dev.rmq.consumer.LocalSlotAssignment;
 import dev.rmq.consumer.RmqConsumerContainer;
 import dev.rmq.consumer.RmqHandler;
 import dev.rmq.consumer.SlotAssignment;
@@ -14,21 +12,16 @@ import dev.rmq.consumer.SlotFencing;
 import dev.rmq.dead.RmqDeadQueue;
 import dev.rmq.events.RmqEventListener;
 import dev.rmq.inspect.RmqInspector;
-import dev.rmq.internal.payload.Payloads;
 import dev.rmq.internal.pull.Puller;
 import dev.rmq.internal.journal.RedisRestorer;
 import dev.rmq.internal.schedule.RedisSchedules;
 import dev.rmq.journal.MessageJournal;
 import dev.rmq.journal.RmqRestorer;
 import dev.rmq.internal.admin.RedisAdmin;
-import dev.rmq.internal.consumer.ConsumerContainer;
-import dev.rmq.internal.slot.WakeSubscription;
-import dev.rmq.internal.consumer.WorkerFactory;
 import dev.rmq.internal.coordination.RedisSlotFencing;
 import dev.rmq.internal.dead.RedisDeadQueue;
 import dev.rmq.internal.inspect.RedisTopicInspector;
 import dev.rmq.internal.producer.ScriptProducer;
-import dev.rmq.internal.observation.Observations;
 import dev.rmq.internal.redis.KeyLayout;
 import io.micrometer.observation.ObservationRegistry;
 import dev.rmq.internal.redis.OutageWatches;
@@ -55,7 +48,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 
 /**
  * The entry point of rmq: a Redisson client bound to a set of topics. It hands out the producer, the
@@ -95,26 +87,14 @@ public final class RmqClient implements AutoCloseable {
     private final List<RmqPuller<?>> pullers = new CopyOnWriteArrayList<>();
 
     private RmqClient(Builder b) {
-        RedissonClient redisson = b.redisson;
-        TopicRegistry topics = TopicRegistry.of(b.topics);
-        KeyLayout keys = new KeyLayout(b.namespace);
-        ScriptRunner scripts = new ScriptRunner(redisson, b.scriptMode == ScriptMode.FUNCTIONS);
-        PayloadCodec codec = b.codec != null ? b.codec : new JsonPayloadCodec();
-        Payloads payloads = Payloads.of(codec, topics, b.keyRing, b.upcasters);
-        payloads.describe(topics.all()).forEach(line -> log.info("rmq {}", line));
-        RmqMetrics metrics = b.metrics;
-        topics.all().forEach(metrics::topicDefined);
-        OutageWatches outages = new OutageWatches(b.outageThreshold);
-        Observations observations = b.observationRegistry == null ? null : new Observations(b.observationRegistry);
-        // events to the application's listener, then to the journal
-        this.parts = new ClientParts(redisson, topics, keys, scripts, payloads, metrics,
-                b.journal == null ? b.events : RmqEventListener.both(b.events, b.journal), outages, b.zone,
-                observations);
-        ScriptProducer sends = new ScriptProducer(topics, keys, scripts, payloads, b.maxPayloadBytes, metrics,
-                Durability.MASTER_ONLY, outages.watch("producer", "sends fail or wait until it does; a send whose outcome"
-                        + " is unknown may be sent again, it merges while it waits", log,
-                        length -> metrics.redisOutage("producer", null, length)), b.zone);
-        this.producers = ProducerChain.of(sends, b.journal, topics, payloads, observations, b.sendHold);
+        this.parts = ClientParts.assemble(b);
+        TopicRegistry topics = parts.topics();
+        KeyLayout keys = parts.keys();
+        ScriptRunner scripts = parts.scripts();
+        ScriptProducer sends = new ScriptProducer(topics, keys, scripts, parts.payloads(), b.maxPayloadBytes,
+                parts.metrics(), Durability.MASTER_ONLY, parts.producerOutages(log), b.zone);
+        this.producers = ProducerChain.of(sends, b.journal, topics, parts.payloads(), parts.observations(),
+                b.sendHold);
         // consumers of other applications hold their lost deliveries' slots until the leases run out
         this.restorer = new RedisRestorer(topics, keys, scripts, (topic, slot, lost) -> pullers.forEach(puller -> {
             if (puller instanceof Puller<?> mine) {
@@ -125,9 +105,9 @@ public final class RmqClient implements AutoCloseable {
         this.inspector = new RedisTopicInspector(topics, keys, scripts, producers.producer()::getAsync, b.journal);
         this.slotFencing = new RedisSlotFencing(keys, scripts);
         // a tick is sent by the schedule's own thread, in no transaction of the application's
-        this.schedules = new RedisSchedules(topics, keys, scripts, payloads, metrics, producers.unheld(),
-                Clock.systemUTC(), b.journal);
-        this.admin = new RedisAdmin(redisson, topics, keys, scripts, b.journal, schedules);
+        this.schedules = new RedisSchedules(topics, keys, scripts, parts.payloads(), parts.metrics(),
+                producers.unheld(), Clock.systemUTC(), b.journal);
+        this.admin = new RedisAdmin(parts.redisson(), topics, keys, scripts, b.journal, schedules);
     }
 
     public static Builder builder(RedissonClient redisson) {
@@ -246,22 +226,23 @@ public final class RmqClient implements AutoCloseable {
 
     /** Collects the client's settings; {@link #build()} checks them. */
     public static final class Builder {
-        private final RedissonClient redisson;
-        private final List<TopicDefinition> topics = new ArrayList<>();
-        private String namespace = "";
+        final RedissonClient redisson;
+        final List<TopicDefinition> topics = new ArrayList<>();
+        String namespace = "";
+        String keyPrefix = KeyLayout.DEFAULT_PREFIX;
         /** Null for the default, deterministic JSON. */
-        private @Nullable PayloadCodec codec;
-        private @Nullable PayloadKeyRing keyRing;
-        private final List<PayloadUpcaster> upcasters = new ArrayList<>();
-        private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
-        private RmqMetrics metrics = RmqMetrics.NONE;
-        private Duration outageThreshold = OutageWatches.DEFAULT_THRESHOLD;
-        private RmqEventListener events = RmqEventListener.NONE;
-        private @Nullable MessageJournal journal;
-        private @Nullable SendHold sendHold;
-        private @Nullable String zone;
-        private @Nullable ObservationRegistry observationRegistry;
-        private ScriptMode scriptMode = ScriptMode.FUNCTIONS;
+        @Nullable PayloadCodec codec;
+        @Nullable PayloadKeyRing keyRing;
+        final List<PayloadUpcaster> upcasters = new ArrayList<>();
+        int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
+        RmqMetrics metrics = RmqMetrics.NONE;
+        Duration outageThreshold = OutageWatches.DEFAULT_THRESHOLD;
+        RmqEventListener events = RmqEventListener.NONE;
+        @Nullable MessageJournal journal;
+        @Nullable SendHold sendHold;
+        @Nullable String zone;
+        @Nullable ObservationRegistry observationRegistry;
+        ScriptMode scriptMode = ScriptMode.FUNCTIONS;
 
         private Builder(RedissonClient redisson) {
             this.redisson = required(redisson, "a RedissonClient is required");
@@ -280,9 +261,19 @@ public final class RmqClient implements AutoCloseable {
             return this;
         }
 
-        /** A prefix for every key, so that several applications can share one Redis; none by default. */
+        /** Keeps this application's topics apart from another's in one Redis: {@code rmq:body{ns:orders_3}}. */
         public Builder namespace(String value) {
             this.namespace = value;
+            return this;
+        }
+
+        /**
+         * What every key starts with, before a {@code :}; {@code rmq} by default. {@code ""} keeps the names of rmq
+         * before the prefix; with a prefix, the client moves what it finds under those names when it is built.
+         */
+        public Builder keyPrefix(String value) {
+            required(value, "keyPrefix must not be null; use \"\" for the names without a prefix");
+            this.keyPrefix = value.isEmpty() ? value : Names.check("keyPrefix", value);
             return this;
         }
 

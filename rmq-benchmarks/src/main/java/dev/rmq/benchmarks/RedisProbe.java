@@ -57,12 +57,12 @@ final class RedisProbe {
     }
 
     /**
-     * Deletes the replay keys of pipelined send calls ({@code call{t_i}:<uuid>}, kept 30 s so that a repeated
+     * Deletes the replay keys of pipelined send calls ({@code rmq:call{t_i}:<uuid>}, kept 30 s so that a repeated
      * batch replays its reply): one per script call, not per message, so not part of what a queued message costs.
      */
     void deleteReplayKeys() {
         // KEYS and TIME reply with an array, never nil
-        for (Object key : (List<?>) Objects.requireNonNull(server.command("KEYS", "call{*"))) {
+        for (Object key : (List<?>) Objects.requireNonNull(server.command("KEYS", "rmq:call{*"))) {
             server.command("DEL", String.valueOf(key));
         }
     }

@@ -188,8 +188,8 @@ class BadInputTests extends StandaloneRedisTest {
     void undecodableBytesInASlotGoToDeadWithTheReasonAndTheRestIsConsumed() {
         int slot = rmq.topics().require("tasks").slotOf("t1");
         producer.send(OutgoingMessage.priority("tasks", new Task("t2"), 40).withKey("t2").withSlotBasis("t1"));
-        redis.command("ZADD", "tasks_" + slot, "99", "junk");
-        redis.command("HSET", "body{tasks_" + slot + "}", "junk", "\u0001not an envelope");
+        redis.command("ZADD", "rmq:{tasks_" + slot + "}", "99", "junk");
+        redis.command("HSET", "rmq:body{tasks_" + slot + "}", "junk", "\u0001not an envelope");
         Map<String, String> otherTopics = otherThanTasks(RedisSnapshot.of(redis));
         Map<String, Task> consumed = new ConcurrentHashMap<>();
         RmqConsumerContainer<Task> container = rmq.container("tasks", Task.class,

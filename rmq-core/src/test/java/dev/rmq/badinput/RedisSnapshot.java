@@ -17,7 +17,7 @@ final class RedisSnapshot {
         Map<String, String> dump = new TreeMap<>();
         for (Object key : (List<Object>) redis.command("KEYS", "*")) {
             String name = (String) key;
-            if (name.startsWith("wake{") || name.startsWith("call{")) {
+            if (name.startsWith("rmq:wake{") || name.startsWith("rmq:call{")) {
                 continue; // expiring hints, not data
             }
             dump.put(name, String.valueOf(redis.command("DUMP", name)));

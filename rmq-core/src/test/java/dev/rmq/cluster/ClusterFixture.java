@@ -182,7 +182,7 @@ abstract class ClusterFixture {
             // only keys that expire by themselves may remain: an idle consumer's wake time, a batch call's reply, an
             // at-most-once batch's hold
             assertThat(left).as("keys of %s left on %s", topic.name(), master).allSatisfy(key -> {
-                assertThat((String) key).matches("(wake|call|hold)\\{" + topic.name() + "_\\d+}.*");
+                assertThat((String) key).matches("rmq:(wake|call|hold)\\{" + topic.name() + "_\\d+}.*");
                 assertThat((Long) master.command("PTTL", (String) key)).as("PTTL %s", key).isPositive();
             });
         }

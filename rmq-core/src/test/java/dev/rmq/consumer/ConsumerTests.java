@@ -125,8 +125,8 @@ class ConsumerTests extends StandaloneRedisTest {
         ConsumerSettings slowPolling = ConsumerSettings.DEFAULTS.withIdlePoll(Duration.ofMinutes(1));
         start("tasks", String.class, recording(seen), slowPolling);
         start("orders", String.class, recording(seen), slowPolling);
-        await().atMost(Duration.ofSeconds(5)).until(() -> redis.command("EXISTS", "wake{tasks_0}").equals(1L)
-                && redis.command("EXISTS", "wake{orders_0}").equals(1L) && redis.command("EXISTS", "wake{orders_1}").equals(1L));
+        await().atMost(Duration.ofSeconds(5)).until(() -> redis.command("EXISTS", "rmq:wake{tasks_0}").equals(1L)
+                && redis.command("EXISTS", "rmq:wake{orders_0}").equals(1L) && redis.command("EXISTS", "rmq:wake{orders_1}").equals(1L));
 
         producer.send(OutgoingMessage.priority("tasks", "now", 30));
         producer.send(OutgoingMessage.fixedTime("orders", "soon", Instant.ofEpochMilli(redisTimeMs() + 300)));
@@ -151,7 +151,7 @@ class ConsumerTests extends StandaloneRedisTest {
             }
         };
         // as if the previous owner had planned its next poll far ahead, so that a send publishes a wake-up
-        redis.command("SET", "wake{tasks_0}", String.valueOf(redisTimeMs() + 60_000));
+        redis.command("SET", "rmq:wake{tasks_0}", String.valueOf(redisTimeMs() + 60_000));
         long[] handledAt = new long[1];
         RmqConsumerContainer<String> container = rmq.container("tasks", String.class, m -> {
             handledAt[0] = System.nanoTime();
@@ -161,7 +161,7 @@ class ConsumerTests extends StandaloneRedisTest {
         container.start();
 
         producer.send(OutgoingMessage.priority("tasks", "woken", 30));
-        assertThat(redis.command("EXISTS", "wake{tasks_0}")).as("the send published a wake-up").isEqualTo(0L);
+        assertThat(redis.command("EXISTS", "rmq:wake{tasks_0}")).as("the send published a wake-up").isEqualTo(0L);
         await().atMost(Duration.ofSeconds(10)).until(() -> handledAt[0] != 0);
         assertThat(Duration.ofNanos(handledAt[0] - assignedAt[0])).isGreaterThanOrEqualTo(Duration.ofMillis(1500));
     }
@@ -241,8 +241,8 @@ class ConsumerTests extends StandaloneRedisTest {
         Class<Map<String, Object>> mapType = (Class) Map.class;
         producer.send(OutgoingMessage.priority("maps", "{\"ok\":true}", 50).withKey("good"));
         producer.send(OutgoingMessage.priority("maps", "not json at all", 40).withKey("bad-json"));
-        redis.command("ZADD", "maps_0", "30", "bad-envelope");
-        redis.command("HSET", "body{maps_0}", "bad-envelope", "garbage");
+        redis.command("ZADD", "rmq:{maps_0}", "30", "bad-envelope");
+        redis.command("HSET", "rmq:body{maps_0}", "bad-envelope", "garbage");
         start("maps", mapType, RmqHandler.committing(m -> handled.add(m.payload())), ConsumerSettings.DEFAULTS);
 
         await().atMost(Duration.ofSeconds(5)).until(() -> rmq.deadQueue().count("maps") == 2);
@@ -281,11 +281,11 @@ class ConsumerTests extends StandaloneRedisTest {
         assertThat(producer.get(dev.rmq.producer.MessageRef.of("tasks", "d4")).orElseThrow().score()).isEqualTo(24.0);
         assertThat(rmq.deadQueue().count("tasks")).isEqualTo(10);
         assertThat(rmq.deadQueue().requeueAll("tasks")).isEqualTo(10);
-        assertThat(redis.command("ZCARD", "tasks_0")).isEqualTo(11L);
+        assertThat(redis.command("ZCARD", "rmq:{tasks_0}")).isEqualTo(11L);
         container = start("tasks", String.class, m -> ConsumeResult.dead("again"), ConsumerSettings.DEFAULTS);
         await().atMost(Duration.ofSeconds(5)).until(() -> rmq.deadQueue().count("tasks") == 11);
         assertThat(rmq.deadQueue().purge("tasks")).isEqualTo(11);
         assertThat(rmq.deadQueue().count("tasks")).isZero();
-        assertThat(redis.command("EXISTS", "deadbody{tasks_0}")).isEqualTo(0L);
+        assertThat(redis.command("EXISTS", "rmq:deadbody{tasks_0}")).isEqualTo(0L);
     }
 }

@@ -81,8 +81,8 @@ class FailureCasesTests extends StandaloneRedisTest {
         await().atMost(Duration.ofSeconds(10))
                 .until(() -> deliveries.stream().anyMatch(d -> d.instance().equals("B")));
         await().atMost(Duration.ofSeconds(5)).until(() -> !instanceB.producer().exists(MessageRef.of("jobs", "m1")));
-        assertThat(redis.command("ZCARD", "prepare{jobs_0}")).isEqualTo(0L);
-        assertThat(redis.command("HLEN", "inflight{jobs_0}")).isEqualTo(0L);
+        assertThat(redis.command("ZCARD", "rmq:prepare{jobs_0}")).isEqualTo(0L);
+        assertThat(redis.command("HLEN", "rmq:inflight{jobs_0}")).isEqualTo(0L);
         assertThat(instanceB.deadQueue().count("jobs")).isZero();
     }
 
@@ -198,12 +198,12 @@ class FailureCasesTests extends StandaloneRedisTest {
             return ConsumeResult.success();
         });
         // B starts only once A has polled the whole batch, so the leases decide who gets what
-        await().atMost(Duration.ofSeconds(5)).until(() -> redis.command("ZCARD", "prepare{jobs_0}").equals(4L));
+        await().atMost(Duration.ofSeconds(5)).until(() -> redis.command("ZCARD", "rmq:prepare{jobs_0}").equals(4L));
         start(instanceB, "B", m -> ConsumeResult.success());
 
         // four messages of 600 ms each in one 1.5 s lease: without extension B would get the last ones
-        await().atMost(Duration.ofSeconds(10)).until(() -> redis.command("ZCARD", "jobs_0").equals(0L)
-                && redis.command("ZCARD", "prepare{jobs_0}").equals(0L));
+        await().atMost(Duration.ofSeconds(10)).until(() -> redis.command("ZCARD", "rmq:{jobs_0}").equals(0L)
+                && redis.command("ZCARD", "rmq:prepare{jobs_0}").equals(0L));
         assertThat(deliveries).hasSize(4).allSatisfy(d -> assertThat(d.instance()).isEqualTo("A"));
     }
     @Test

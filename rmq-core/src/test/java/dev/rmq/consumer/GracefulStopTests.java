@@ -67,8 +67,8 @@ class GracefulStopTests extends StandaloneRedisTest {
         stopping.join();
 
         assertThat(done).hasSize(10);
-        assertThat(redis.command("ZCARD", "prepare{jobs_0}")).isEqualTo(0L);
-        assertThat(redis.command("ZCARD", "jobs_0")).isEqualTo(0L);
+        assertThat(redis.command("ZCARD", "rmq:prepare{jobs_0}")).isEqualTo(0L);
+        assertThat(redis.command("ZCARD", "rmq:{jobs_0}")).isEqualTo(0L);
     }
 
     @Test
@@ -80,8 +80,8 @@ class GracefulStopTests extends StandaloneRedisTest {
         container.stop(Duration.ofMillis(150));
         int finished = done.size();
         assertThat(finished).isBetween(1, 9);
-        assertThat(redis.command("ZCARD", "prepare{jobs_0}")).isEqualTo(0L);
-        assertThat(redis.command("ZCARD", "jobs_0")).isEqualTo((long) (10 - finished));
+        assertThat(redis.command("ZCARD", "rmq:prepare{jobs_0}")).isEqualTo(0L);
+        assertThat(redis.command("ZCARD", "rmq:{jobs_0}")).isEqualTo((long) (10 - finished));
 
         List<String> after = new CopyOnWriteArrayList<>();
         RmqConsumerContainer<String> next = slowContainer(after);

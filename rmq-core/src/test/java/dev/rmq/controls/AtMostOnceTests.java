@@ -36,7 +36,7 @@ class AtMostOnceTests extends ControlsTest {
         List<Long> inPrepareWhileHandling = new CopyOnWriteArrayList<>();
         start(rmq, "ticks", String.class, m -> {
             handled.add(m.key() + "#" + m.attempt());
-            inPrepareWhileHandling.add((Long) redis.command("ZCARD", "prepare{ticks_0}"));
+            inPrepareWhileHandling.add((Long) redis.command("ZCARD", "rmq:prepare{ticks_0}"));
             assertThat(rmq.producer().get(MessageRef.of("ticks", m.key()))).as("gone from Redis once taken").isEmpty();
             return switch (m.key()) {
                 case "fails" -> ConsumeResult.retry("no");
@@ -51,7 +51,7 @@ class AtMostOnceTests extends ControlsTest {
         assertThat(rmq.deadQueue().count("ticks")).isZero();
         assertThat(rmq.inspector().totals("ticks").backlog()).isZero();
         assertThat(meters.find("rmq.consume").tags("topic", "ticks", "result", "retry").timer().count()).isEqualTo(2);
-        assertThat(redis.command("EXISTS", "prepare{ticks_0}", "inflight{ticks_0}")).isEqualTo(0L);
+        assertThat(redis.command("EXISTS", "rmq:prepare{ticks_0}", "rmq:inflight{ticks_0}")).isEqualTo(0L);
     }
 
     @Test

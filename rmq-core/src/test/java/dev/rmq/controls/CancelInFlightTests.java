@@ -65,7 +65,7 @@ class CancelInFlightTests extends ControlsTest {
     }
 
     private long cancelMarks(String topic, int slot) {
-        return (Long) redis.command("ZCARD", "cancelled{" + topic + "_" + slot + "}");
+        return (Long) redis.command("ZCARD", "rmq:cancelled{" + topic + "_" + slot + "}");
     }
 
     @Test
@@ -99,7 +99,7 @@ class CancelInFlightTests extends ControlsTest {
         // one delivery cancelled, and another's lease given to a newer delivery of its key, as a lease recovery and
         // a poll would: its ack quotes a lease it no longer holds
         assertThat(rmq.producer().cancel(MessageRef.of("jobs", "k3"))).isTrue();
-        redis.command("ZADD", "prepare{jobs_0}", "1", "k5");
+        redis.command("ZADD", "rmq:prepare{jobs_0}", "1", "k5");
 
         List<AckOutcome> outcomes = puller.ackAll(got);
 
@@ -108,9 +108,9 @@ class CancelInFlightTests extends ControlsTest {
             assertThat(outcomes.get(i)).as(key).isEqualTo(key.equals("k3") ? AckOutcome.CANCELLED
                     : key.equals("k5") ? AckOutcome.STALE : AckOutcome.COMMITTED);
         }
-        assertThat(redis.command("ZRANGE", "prepare{jobs_0}", "0", "-1")).as("the newer lease, untouched")
+        assertThat(redis.command("ZRANGE", "rmq:prepare{jobs_0}", "0", "-1")).as("the newer lease, untouched")
                 .isEqualTo(List.of("k5"));
-        assertThat(redis.command("HKEYS", "inflight{jobs_0}")).isEqualTo(List.of("k5"));
+        assertThat(redis.command("HKEYS", "rmq:inflight{jobs_0}")).isEqualTo(List.of("k5"));
     }
 
     @Test

@@ -58,7 +58,7 @@ class ProgressTests extends ControlsTest {
 
     /** The fields of the slot's inflight hash: envelopes, and the progress of deliveries that reported any. */
     private long inflightFields() {
-        return (Long) redis.command("HLEN", "inflight{jobs_0}");
+        return (Long) redis.command("HLEN", "rmq:inflight{jobs_0}");
     }
 
     @Test

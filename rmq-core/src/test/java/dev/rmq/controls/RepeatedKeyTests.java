@@ -57,7 +57,7 @@ class RepeatedKeyTests extends ControlsTest {
     }
 
     private double dueOf(String topic, String key) {
-        return Double.parseDouble(String.valueOf(redis.command("ZSCORE", topic + "_0", key)));
+        return Double.parseDouble(String.valueOf(redis.command("ZSCORE", "rmq:{" + topic + "_0}", key)));
     }
 
     @Test
@@ -154,7 +154,7 @@ class RepeatedKeyTests extends ControlsTest {
 
         awaitRedisClockPast(after, window.toMillis());
         assertThat(send(job).outcome()).isEqualTo(Outcome.ADDED);
-        assertThat((Long) redis.command("PTTL", "throttled{jobs_0}"))
+        assertThat((Long) redis.command("PTTL", "rmq:throttled{jobs_0}"))
                 .as("the marks' set lives as long as its latest mark").isBetween(1L, window.toMillis());
     }
 

@@ -53,7 +53,7 @@ class TimeToLiveTests extends ControlsTest {
         holdsFor(Duration.ofMillis(300), () -> assertThat(handled).containsExactly("fresh"));
         assertThat(rmq.deadQueue().count("jobs")).isZero();
         assertThat(rmq.inspector().totals("jobs").backlog()).isZero();
-        assertThat(redis.command("EXISTS", "expiry{jobs_0}")).isEqualTo(0L);
+        assertThat(redis.command("EXISTS", "rmq:expiry{jobs_0}")).isEqualTo(0L);
     }
 
     @Test
@@ -156,9 +156,9 @@ class TimeToLiveTests extends ControlsTest {
         assertThat(polled.messages()).isEmpty();
         assertThat(polled.expired()).isEqualTo(110);
         assertThat(polled.waitMicros()).as("more may be due at once").isZero();
-        assertThat(redis.command("ZCARD", "expiry{jobs_0}")).isEqualTo(390L);
-        assertThat(redis.command("ZCARD", "jobs_0")).isEqualTo(390L);
-        assertThat(redis.command("HLEN", "body{jobs_0}")).isEqualTo(390L);
+        assertThat(redis.command("ZCARD", "rmq:expiry{jobs_0}")).isEqualTo(390L);
+        assertThat(redis.command("ZCARD", "rmq:{jobs_0}")).isEqualTo(390L);
+        assertThat(redis.command("HLEN", "rmq:body{jobs_0}")).isEqualTo(390L);
     }
 
     @Test

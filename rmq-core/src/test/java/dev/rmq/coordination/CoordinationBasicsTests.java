@@ -175,7 +175,7 @@ class CoordinationBasicsTests {
         RedissonClient redisson = redisson();
         RmqClient rmq = RmqClient.builder(redisson).topic(topic(TopicType.PRIORITY, 1)).build();
         rmq.producer().send(OutgoingMessage.priority("orders", "x", 30).withKey("k"));
-        redis.command("SET", "owner{orders_0}", "new-owner/2");
+        redis.command("SET", "rmq:owner{orders_0}", "new-owner/2");
         SlotKeys keys = new KeyLayout("").slot("orders", 0);
         ScriptRunner scripts = new ScriptRunner(redisson);
         RetryPolicy policy = RetryPolicy.of(rmq.topics().require("orders"));
@@ -185,7 +185,7 @@ class CoordinationBasicsTests {
         AckCall.Ack commit = new AckCall.Ack(AckCall.Op.COMMIT, "k", 1, "");
         assertThatThrownBy(() -> Futures.join(scripts.run(keys, new AckCall(policy, "old-owner/1", "rmq:wake:orders", 0, List.of(commit)))))
                 .isInstanceOf(SlotFencedException.class);
-        assertThat(redis.command("ZCARD", "orders_0")).isEqualTo(1L);
+        assertThat(redis.command("ZCARD", "rmq:{orders_0}")).isEqualTo(1L);
     }
 
     @Test
@@ -211,7 +211,7 @@ class CoordinationBasicsTests {
         assertThat(byC.previousToken()).isEmpty();
         assertThat(byC.holdOff()).isBetween(Duration.ofSeconds(8), Duration.ofMillis(10_001));
         assertThat(Futures.join(fence.give(orders, 0, "b/1"))).isFalse();
-        assertThat(redis.command("GET", "owner{orders_0}")).isEqualTo("c/1");
+        assertThat(redis.command("GET", "rmq:owner{orders_0}")).isEqualTo("c/1");
     }
 
     @Test
@@ -252,12 +252,12 @@ class CoordinationBasicsTests {
         // each handler's key, with the slot's fencing token in Redis as it started
         Map<String, String> ownerAtStart = new ConcurrentHashMap<>();
         closing(new ZooKeeperNode("a", redis.address(), zookeeper.getConnectString(), ticks, 1, m -> {
-            ownerAtStart.put(m.key(), String.valueOf(redis.command("GET", "owner{orders_0}")));
+            ownerAtStart.put(m.key(), String.valueOf(redis.command("GET", "rmq:owner{orders_0}")));
             if (m.key().equals("k0")) {
                 // another owner takes the slot while this handler runs on, past half the lease (when the worker
                 // ends what it finished) and past the fence's 1 s recheck: the rest of the batch must not start
                 // until Redis has said whose the slot is
-                redis.command("SET", "owner{orders_0}", "intruder/9");
+                redis.command("SET", "rmq:owner{orders_0}", "intruder/9");
                 Thread.sleep(1_500); // the handler's work, not a wait
             }
             return ConsumeResult.success();
@@ -265,7 +265,7 @@ class CoordinationBasicsTests {
 
         // the worker got past k0: its next handler ran, or the rest of the batch went back to waiting
         await().atMost(Duration.ofSeconds(20)).until(() -> ownerAtStart.size() > 1
-                || (ownerAtStart.containsKey("k0") && Long.valueOf(2).equals(redis.command("ZCARD", "orders_0"))));
+                || (ownerAtStart.containsKey("k0") && Long.valueOf(2).equals(redis.command("ZCARD", "rmq:{orders_0}"))));
         ownerAtStart.forEach((key, owner) -> {
             if (!key.equals("k0")) {
                 assertThat(owner).as("the fencing token as %s started", key).isNotEqualTo("intruder/9");

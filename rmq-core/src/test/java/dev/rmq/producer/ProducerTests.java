@@ -56,7 +56,7 @@ class ProducerTests extends StandaloneRedisTest {
         assertThat(first.merged()).isFalse();
         assertThat(second.merged()).isTrue();
         assertThat(second.slot()).isEqualTo(first.slot());
-        String store = "prices_" + first.slot();
+        String store = "rmq:{prices_" + first.slot() + "}";
         assertThat(score("prices", "sku-1")).isBetween(before + 10_000.0, after + 10_000.0);
         assertThat(producer.get(MessageRef.of("prices", "sku-1")).orElseThrow().payloadText()).isEqualTo("v2");
         assertThat(redis.command("ZCARD", store)).isEqualTo(1L);
@@ -92,7 +92,7 @@ class ProducerTests extends StandaloneRedisTest {
                 OutgoingMessage.fixedTime("orders", "o2", late).withKey("o1")));
         assertThat(orders).extracting(SendReceipt::merged).containsExactly(false, true);
         assertThat(score("orders", "o1")).isEqualTo((double) late.toEpochMilli());
-        assertThat(redis.command("ZCARD", "orders_" + orders.get(0).slot())).isEqualTo(1L);
+        assertThat(redis.command("ZCARD", "rmq:{orders_" + orders.get(0).slot() + "}")).isEqualTo(1L);
     }
 
     @Test
@@ -167,7 +167,7 @@ class ProducerTests extends StandaloneRedisTest {
         }
         long total = 0;
         for (int slot = 0; slot < 4; slot++) {
-            total += (Long) redis.command("ZCARD", "tasks_" + slot);
+            total += (Long) redis.command("ZCARD", "rmq:{tasks_" + slot + "}");
         }
         assertThat(total).isEqualTo(600);
         assertThat(producer.get(MessageRef.of("tasks", "k5")).orElseThrow().payloadText()).isEqualTo("p605");
@@ -223,7 +223,7 @@ class ProducerTests extends StandaloneRedisTest {
         assertThat(producer.cancel(MessageRef.of("orders", "o1"))).isFalse();
         assertThat(producer.exists(MessageRef.of("orders", "o1"))).isFalse();
         assertThat(producer.get(MessageRef.of("orders", "o1"))).isEmpty();
-        assertThat(redis.command("HLEN", "body{orders_" + rmq.topics().require("orders").slotOf("o1") + "}")).isEqualTo(0L);
+        assertThat(redis.command("HLEN", "rmq:body{orders_" + rmq.topics().require("orders").slotOf("o1") + "}")).isEqualTo(0L);
     }
 
     @Test

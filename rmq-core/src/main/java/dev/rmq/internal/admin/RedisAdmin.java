@@ -68,7 +68,8 @@ public final class RedisAdmin implements RmqAdmin {
         for (int slot = 0; slot < definition.slotAmount(); slot++) {
             batch.getBucket(slotKeys(definition, slot).paused(), StringCodec.INSTANCE).setAsync("1");
         }
-        return batch.executeAsync().thenCompose(done -> pauseStateAsync(topic))
+        return scripts.keysReady().thenCompose(ready -> batch.executeAsync())
+                .thenCompose(done -> pauseStateAsync(topic))
                 .whenComplete((state, error) -> logChange("paused", definition, state, error));
     }
 
@@ -81,7 +82,7 @@ public final class RedisAdmin implements RmqAdmin {
         }
         // the wakes go after every flag is gone: in one batch, a wake could reach a consumer before another node
         // deleted its slot's flag, and that slot would sleep out its idle poll still paused
-        return batch.executeAsync().thenCompose(done -> {
+        return scripts.keysReady().thenCompose(ready -> batch.executeAsync()).thenCompose(done -> {
             RBatch wakes = redisson.createBatch(BatchOptions.defaults());
             for (int slot = 0; slot < definition.slotAmount(); slot++) {
                 wakes.getTopic(keys.wakeChannel(definition.name()), StringCodec.INSTANCE).publishAsync(String.valueOf(slot));

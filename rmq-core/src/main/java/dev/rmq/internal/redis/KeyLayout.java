@@ -5,44 +5,80 @@ import dev.rmq.topic.Names;
 /**
  * Builds every Redis key and channel name rmq uses; no other class concatenates key names.
  *
- * <p>With namespace {@code ns}, slot 3 of topic {@code orders} is {@code ns:orders_3},
- * {@code prepare{ns:orders_3}} and so on; with no namespace it is {@code orders_3}, {@code prepare{orders_3}}.
+ * <p>Every key starts with the key prefix, {@code rmq} by default, so that rmq's keys never meet an application's
+ * and {@code SCAN rmq:*} finds them all. Slot 3 of topic {@code orders} is {@code rmq:{orders_3}} (the store),
+ * {@code rmq:prepare{orders_3}} and so on; with namespace {@code ns}, {@code rmq:{ns:orders_3}},
+ * {@code rmq:prepare{ns:orders_3}}. The empty prefix gives the names of rmq before the prefix
+ * ({@link #LEGACY_PREFIX}): {@code orders_3}, {@code prepare{orders_3}}. The hash tag is the same in both, so a key
+ * keeps its Redis Cluster slot when it is renamed from one to the other.
  */
 public final class KeyLayout {
 
-    private final String prefix;
+    /** The prefix of every key unless the client is told otherwise. */
+    public static final String DEFAULT_PREFIX = "rmq";
+    /** The prefix that gives the key names of rmq before it prefixed its keys: none. */
+    public static final String LEGACY_PREFIX = "";
 
-    /** @param namespace a name prefixed to every key, or empty for none */
+    private final String prefix;
+    private final String namespace;
+
+    /** The default prefix, with {@code namespace} (empty for none). */
     public KeyLayout(String namespace) {
+        this(DEFAULT_PREFIX, namespace);
+    }
+
+    /**
+     * @param prefix    what every key starts with, before a {@code :}; empty for the names of rmq before the prefix
+     * @param namespace a name that keeps one application's topics apart from another's; empty for none
+     */
+    public KeyLayout(String prefix, String namespace) {
+        if (prefix == null) {
+            throw new IllegalArgumentException("key prefix must not be null; use \"\" for the names without one");
+        }
         if (namespace == null) {
             throw new IllegalArgumentException("namespace must not be null; use \"\" for none");
         }
-        this.prefix = namespace.isEmpty() ? "" : Names.check("namespace", namespace) + ":";
+        this.prefix = prefix.isEmpty() ? "" : Names.check("key prefix", prefix) + ":";
+        this.namespace = namespace.isEmpty() ? "" : Names.check("namespace", namespace) + ":";
+    }
+
+    /** The prefix every key starts with, with its {@code :}; empty for the names of rmq before the prefix. */
+    public String prefix() {
+        return prefix;
+    }
+
+    /** The same namespace without a prefix: the key names of rmq before the prefix. */
+    public KeyLayout withoutPrefix() {
+        return new KeyLayout(LEGACY_PREFIX, namespace.isEmpty() ? "" : namespace.substring(0, namespace.length() - 1));
     }
 
     public SlotKeys slot(String topic, int slot) {
-        String tag = prefix + topic + "_" + slot;
-        return new SlotKeys(topic, slot, tag, tagged("body", tag), tagged("prepare", tag), tagged("inflight", tag),
-                tagged("delayed", tag), tagged("dead", tag), tagged("deadbody", tag), tagged("wake", tag),
-                tagged("owner", tag), tagged("parked", tag), tagged("expiry", tag), tagged("paused", tag),
-                tagged("hold", tag), tagged("retry", tag), tagged("cancelled", tag),
+        String tag = namespace + topic + "_" + slot;
+        String store = prefix.isEmpty() ? tag : prefix + "{" + tag + "}";
+        return new SlotKeys(topic, slot, tag, prefix, store, tagged("body", tag), tagged("prepare", tag),
+                tagged("inflight", tag), tagged("delayed", tag), tagged("dead", tag), tagged("deadbody", tag),
+                tagged("wake", tag), tagged("owner", tag), tagged("parked", tag), tagged("expiry", tag),
+                tagged("paused", tag), tagged("hold", tag), tagged("retry", tag), tagged("cancelled", tag),
                 tagged("throttled", tag), tagged("schedules", tag));
     }
 
     /**
-     * The token bucket of a topic's rate limit, shared by all its consumers: {@code rate{t}} (with a namespace
-     * {@code rate{ns:t}}). Its hash tag differs from every slot's, so it lives on one Cluster node of its own.
+     * The token bucket of a topic's rate limit, shared by all its consumers: {@code rmq:rate{t}} (with a namespace
+     * {@code rmq:rate{ns:t}}). Its hash tag differs from every slot's, so it lives on one Cluster node of its own.
      */
     public String rateBucket(String topic) {
-        return tagged("rate", prefix + topic);
+        return tagged("rate", namespace + topic);
     }
 
-    /** The pub/sub channel on which sends wake idle consumers of a topic; the message is the slot index. */
+    /**
+     * The pub/sub channel on which sends wake idle consumers of a topic; the message is the slot index. It is not a
+     * key, and keeps its name whatever the prefix, so that clients on either side of the prefix wake each other.
+     */
     public String wakeChannel(String topic) {
-        return "rmq:wake:" + prefix + topic;
+        return "rmq:wake:" + namespace + topic;
     }
 
-    private static String tagged(String name, String tag) {
-        return name + "{" + tag + "}";
+    private String tagged(String name, String tag) {
+        return prefix + name + "{" + tag + "}";
     }
 }

@@ -37,9 +37,16 @@ public final class MasterCommands {
 
     private final RedissonClient redisson;
     private final @Nullable CommandAsyncExecutor executor;
+    private final KeyMigration migration;
 
     public MasterCommands(RedissonClient redisson) {
+        this(redisson, KeyMigration.NONE);
+    }
+
+    /** @param migration what every batch waits for before it goes out: the move of the keys from older names */
+    public MasterCommands(RedissonClient redisson, KeyMigration migration) {
         this.redisson = redisson;
+        this.migration = migration;
         this.executor = redisson instanceof Redisson own ? own.getCommandExecutor() : null;
         if (executor == null && hasReplicas(redisson.getConfig())) {
             log.warn("the RedissonClient given to rmq is not Redisson's own, so rmq's plain reads follow its read"
@@ -50,8 +57,8 @@ public final class MasterCommands {
 
     /** Starts a batch: its commands go out together, one round trip per master. */
     public Batch batch() {
-        return executor != null ? new Batch(new CommandBatchService(executor, BatchOptions.defaults()), null)
-                : new Batch(null, redisson.createBatch(BatchOptions.defaults()));
+        return executor != null ? new Batch(new CommandBatchService(executor, BatchOptions.defaults()), null, migration)
+                : new Batch(null, redisson.createBatch(BatchOptions.defaults()), migration);
     }
 
     /** The score of {@code member} in the sorted set at {@code key}, or null when it is not there. */
@@ -70,10 +77,12 @@ public final class MasterCommands {
 
         private final @Nullable CommandBatchService master;
         private final @Nullable RBatch configured;
+        private final KeyMigration migration;
 
-        private Batch(@Nullable CommandBatchService master, @Nullable RBatch configured) {
+        private Batch(@Nullable CommandBatchService master, @Nullable RBatch configured, KeyMigration migration) {
             this.master = master;
             this.configured = configured;
+            this.migration = migration;
         }
 
         /** The scores of the first {@code n} members of a sorted set: its highest first when {@code highest}. */
@@ -122,10 +131,18 @@ public final class MasterCommands {
                     : configured().getBucket(key, StringCodec.INSTANCE).isExistsAsync().toCompletableFuture();
         }
 
+        /** How many of {@code keys}, which share one hash tag, exist. */
+        public CompletableFuture<Long> countExisting(List<String> keys) {
+            return master != null ? send(keys.get(0), RedisCommands.EXISTS_LONG, keys.toArray())
+                    : configured().getKeys().countExistsAsync(keys.toArray(String[]::new)).toCompletableFuture();
+        }
+
         /** Sends the queued commands; completes when every answer has come. */
         public CompletableFuture<Void> execute() {
-            RFuture<?> sent = master != null ? master.executeAsync() : configured().executeAsync();
-            return sent.toCompletableFuture().thenApply(done -> null);
+            return migration.ready().thenCompose(ready -> {
+                RFuture<?> sent = master != null ? master.executeAsync() : configured().executeAsync();
+                return sent.toCompletableFuture().thenApply(done -> null);
+            });
         }
 
         private <R> CompletableFuture<R> send(String key, RedisCommand<?> command, Object... params) {

@@ -5,11 +5,15 @@ import org.jspecify.annotations.Nullable;
 import java.util.List;
 
 /**
- * The keys of one slot of one topic. They all hash to the same Redis Cluster slot: the store key
- * {@code <topic>_<index>} has no braces, so Redis hashes all of it, and every other key carries it as
- * its hash tag, {@code name{<topic>_<index>}}.
+ * The keys of one slot of one topic (see {@link KeyLayout}). They all hash to the same Redis Cluster slot: every
+ * key carries the tag {@code <topic>_<index>} (after the namespace) in braces, {@code rmq:name{<topic>_<index>}},
+ * and the store is {@code rmq:{<topic>_<index>}}. Without a key prefix the store key is the tag itself, which Redis
+ * hashes whole.
+ *
+ * @param tag    the hash tag: {@code <topic>_<index>}, after the namespace
+ * @param prefix what every key of the slot starts with, with its {@code :}; empty without a key prefix
  */
-public record SlotKeys(String topic, int slot, String store, String body, String prepare, String inflight,
+public record SlotKeys(String topic, int slot, String tag, String prefix, String store, String body, String prepare, String inflight,
                        String delayed, String dead, String deadBody, String wake, String owner, String parked,
                        String expiry, String paused, String hold, String retry, String cancelled,
                        String throttled, String schedules) {
@@ -32,7 +36,7 @@ public record SlotKeys(String topic, int slot, String store, String body, String
 
     /** The keys a script uses, plus a call key, for a pipelined call that may have to be repeated (see replay.lua). */
     public List<Object> asScriptKeys(int[] indexes, String callId) {
-        return select(indexes, "call{" + store + "}:" + callId);
+        return select(indexes, prefix + "call{" + tag + "}:" + callId);
     }
 
     private List<Object> select(int[] indexes, @Nullable String callKey) {
@@ -70,8 +74,8 @@ public record SlotKeys(String topic, int slot, String store, String body, String
         };
     }
 
-    /** The hash tag shared by all the keys: the store key's name. */
+    /** The hash tag shared by all the keys, {@code <topic>_<index>}: how logs and errors name the slot. */
     public String hashTag() {
-        return store;
+        return tag;
     }
 }

@@ -1,6 +1,7 @@
 package dev.rmq.internal.script;
 
 import dev.rmq.exceptions.RmqException;
+import dev.rmq.internal.redis.KeyMigration;
 import dev.rmq.internal.redis.MasterCommands;
 import dev.rmq.internal.redis.SlotKeys;
 import org.jspecify.annotations.Nullable;
@@ -34,6 +35,7 @@ public final class ScriptRunner {
     private final RedissonClient redisson;
     private final ScriptLoader loader;
     private final MasterCommands master;
+    private final KeyMigration migration;
 
     /** A runner that uses Redis Functions where the server has them. */
     public ScriptRunner(RedissonClient redisson) {
@@ -42,12 +44,29 @@ public final class ScriptRunner {
 
     /** @param functionsWanted false to run every call by EVALSHA, even where Redis has Functions */
     public ScriptRunner(RedissonClient redisson, boolean functionsWanted) {
+        this(redisson, functionsWanted, KeyMigration.NONE);
+    }
+
+    /**
+     * @param functionsWanted false to run every call by EVALSHA, even where Redis has Functions
+     * @param migration       what every call waits for first: the move of the client's keys from older names
+     */
+    public ScriptRunner(RedissonClient redisson, boolean functionsWanted, KeyMigration migration) {
         if (redisson == null) {
             throw new IllegalArgumentException("a RedissonClient is required");
         }
         this.redisson = redisson;
         this.loader = new ScriptLoader(redisson, functionsWanted);
-        this.master = new MasterCommands(redisson);
+        this.migration = migration;
+        this.master = new MasterCommands(redisson, migration);
+    }
+
+    /**
+     * Completes once the client's keys are where its calls look for them (see {@link KeyMigration}): for the plain
+     * commands sent beside the runner, as the runner's own calls and {@link #master()} wait for it.
+     */
+    public CompletableFuture<Void> keysReady() {
+        return migration.ready();
     }
 
     /** Runs one call on its own, on a slot's keys. */
@@ -75,7 +94,8 @@ public final class ScriptRunner {
     private <R> CompletableFuture<R> run(String route, List<Object> scriptKeys, String where, ScriptCall<R> call) {
         Script script = call.script();
         Object[] args = call.argv();
-        return loader.ensureLoaded().thenCompose(v -> invoke(route, scriptKeys, script, args))
+        return loader.ensureLoaded().thenCompose(v -> migration.ready())
+                .thenCompose(v -> invoke(route, scriptKeys, script, args))
                 .exceptionallyCompose(error -> {
                     if (!ScriptErrors.isNotLoaded(error)) {
                         return CompletableFuture.failedFuture(ScriptErrors.translate(error, script, where));
@@ -254,7 +274,7 @@ public final class ScriptRunner {
             if (calls.isEmpty()) {
                 return CompletableFuture.completedFuture(0);
             }
-            return loader.ensureLoaded().thenCompose(v -> send(calls, 1));
+            return loader.ensureLoaded().thenCompose(v -> migration.ready()).thenCompose(v -> send(calls, 1));
         }
 
         private CompletableFuture<Integer> send(List<Pending<?>> pending, int round) {

@@ -28,32 +28,48 @@ class KeyLayoutAndEnvelopeTests {
     }
 
     @Test
-    void namesEveryKeyOfASlotAroundOneHashTag() {
+    void namesEveryKeyOfASlotAroundOneHashTagAfterThePrefix() {
         SlotKeys keys = new KeyLayout("").slot("orders", 3);
-        assertThat(keys.store()).isEqualTo("orders_3");
-        assertThat(keys.prepare()).isEqualTo("prepare{orders_3}");
-        assertThat(keys.dead()).isEqualTo("dead{orders_3}");
+        assertThat(keys.store()).isEqualTo("rmq:{orders_3}");
+        assertThat(keys.prepare()).isEqualTo("rmq:prepare{orders_3}");
+        assertThat(keys.dead()).isEqualTo("rmq:dead{orders_3}");
+        assertThat(keys.hashTag()).isEqualTo("orders_3");
+        assertThat(keys.asScriptKeys(new int[] {0, 1}, "c1")).containsExactly("rmq:{orders_3}", "rmq:body{orders_3}",
+                "rmq:call{orders_3}:c1");
         assertThat(keys.asScriptKeys()).hasSize(SlotKeys.NAMES.size()).doesNotHaveDuplicates().allSatisfy(k -> {
             String key = (String) k;
-            assertThat(key.equals("orders_3") || key.endsWith("{orders_3}")).as(key).isTrue();
+            assertThat(key.startsWith("rmq:") && key.endsWith("{orders_3}")).as(key).isTrue();
         });
     }
 
     @Test
-    void prefixesTheNamespaceInsideTheHashTag() {
-        SlotKeys keys = new KeyLayout("shop").slot("orders", 0);
-        assertThat(keys.store()).isEqualTo("shop:orders_0");
-        assertThat(keys.body()).isEqualTo("body{shop:orders_0}");
-        assertThat(new KeyLayout("shop").wakeChannel("orders")).isEqualTo("rmq:wake:shop:orders");
-        assertThat(new KeyLayout("shop").rateBucket("orders")).isEqualTo("rate{shop:orders}");
+    void withoutAPrefixNamesTheKeysAsRmqDidBeforeTheyHadOne() {
+        SlotKeys keys = new KeyLayout(KeyLayout.LEGACY_PREFIX, "shop").slot("orders", 3);
+        assertThat(keys.store()).isEqualTo("shop:orders_3");
+        assertThat(keys.body()).isEqualTo("body{shop:orders_3}");
+        assertThat(keys.asScriptKeys(new int[] {0}, "c1")).containsExactly("shop:orders_3", "call{shop:orders_3}:c1");
+        assertThat(new KeyLayout("x", "shop").withoutPrefix().slot("orders", 3)).isEqualTo(keys);
     }
 
     @Test
-    void refusesANamespaceThatWouldBreakTheHashTag() {
+    void putsTheNamespaceInsideTheHashTag() {
+        KeyLayout layout = new KeyLayout("shop");
+        SlotKeys keys = layout.slot("orders", 0);
+        assertThat(keys.store()).isEqualTo("rmq:{shop:orders_0}");
+        assertThat(keys.body()).isEqualTo("rmq:body{shop:orders_0}");
+        assertThat(layout.wakeChannel("orders")).isEqualTo("rmq:wake:shop:orders");
+        assertThat(layout.rateBucket("orders")).isEqualTo("rmq:rate{shop:orders}");
+        assertThat(new KeyLayout("acme", "shop").slot("orders", 0).store()).isEqualTo("acme:{shop:orders_0}");
+    }
+
+    @Test
+    void refusesANamespaceOrPrefixThatWouldBreakTheHashTag() {
         assertThatIllegalArgumentException().isThrownBy(() -> new KeyLayout("a}b"))
                 .withMessageContaining("namespace 'a}b' is invalid");
         assertThatIllegalArgumentException().isThrownBy(() -> new KeyLayout(null))
                 .withMessageContaining("namespace must not be null");
+        assertThatIllegalArgumentException().isThrownBy(() -> new KeyLayout("a{", ""))
+                .withMessageContaining("key prefix 'a{' is invalid");
     }
 
     @Test

@@ -62,8 +62,8 @@ class DeadReasonTests extends StandaloneRedisTest {
 
     @Test
     void bytesThatAreNotAnEnvelopeDieAsUndecodable() {
-        redis.command("ZADD", "jobs_0", "30", "junk");
-        redis.command("HSET", "body{jobs_0}", "junk", "not an envelope");
+        redis.command("ZADD", "rmq:{jobs_0}", "30", "junk");
+        redis.command("HSET", "rmq:body{jobs_0}", "junk", "not an envelope");
         PrepareCall.Polled polled = poll(60_000);
         Futures.join(scripts.run(keys, new AckCall(policy, "", "rmq:wake:jobs", 0, List.of(
                 new AckCall.Ack(AckCall.Op.UNDECODABLE, "junk", polled.token(), "")))));

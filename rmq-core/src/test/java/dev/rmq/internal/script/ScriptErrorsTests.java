@@ -31,7 +31,7 @@ class ScriptErrorsTests extends StandaloneRedisTest {
                 .withMessageStartingWith("the Java and Lua sides of send.lua disagree on its arguments: send.lua takes"
                         + " type, wake_channel, slot, late_tolerance_ms, messages[], messages[].key,"
                         + " messages[].value, messages[].envelope; it got 7 arguments");
-        assertThat(redis.command("EXISTS", "orders_0")).isEqualTo(0L);
+        assertThat(redis.command("EXISTS", "rmq:{orders_0}")).isEqualTo(0L);
     }
 
     @Test

@@ -149,7 +149,7 @@ class ScriptProtocolTests {
     void theLayoutPageListsEveryKeyOfASlot() throws java.io.IOException {
         String page = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "redis-layout.md"));
         for (String key : Script.libraryHeader().keys()) {
-            String row = key.equals("store") ? "| `t_i` |" : "| `" + key + "{t_i}` |";
+            String row = key.equals("store") ? "| `rmq:{t_i}` |" : "| `rmq:" + key + "{t_i}` |";
             assertThat(page).as("docs/redis-layout.md's row of lib.lua's key '%s'", key).contains(row);
         }
     }

@@ -122,7 +122,7 @@ class SendScriptsTests extends StandaloneRedisTest {
         Map<String, Object> held() {
             Map<String, Object> held = new TreeMap<>();
             for (String name : SlotKeys.NAMES) {
-                String key = name.equals("store") ? topic + "_0" : name + "{" + topic + "_0}";
+                String key = name.equals("store") ? "rmq:{" + topic + "_0}" : "rmq:" + name + "{" + topic + "_0}";
                 String kind = String.valueOf(redis.command("TYPE", key));
                 String as = name;
                 switch (kind) {

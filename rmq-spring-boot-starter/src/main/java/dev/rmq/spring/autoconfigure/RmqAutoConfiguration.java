@@ -74,6 +74,7 @@ public final class RmqAutoConfiguration {
         RmqClient.Builder client = RmqClient.builder(redisson)
                 .topics(ConfiguredTopics.collect(properties.topics(), beans.getBeansOfType(TopicDefinition.class)))
                 .namespace(properties.namespace())
+                .keyPrefix(properties.keyPrefix())
                 .codec(codec)
                 .maxPayloadBytes(Math.toIntExact(properties.maxPayloadSize().toBytes()))
                 .metrics(metrics.getIfUnique(() -> RmqMetrics.NONE))

@@ -35,7 +35,11 @@ import java.util.Map;
  * listeners' defaults are left null when not set: rmq-core's builders hold their defaults, and what is set is
  * copied onto them.
  *
- * @param namespace      Prefix of every Redis key, so that several applications can share one Redis. Empty for none.
+ * @param namespace      A name in every Redis key's hash tag (rmq:body{ns:orders_3}), so that several applications
+ *                       can share one Redis. Empty for none.
+ * @param keyPrefix      What every Redis key of rmq starts with, before a colon: rmq by default, so that SCAN rmq:*
+ *                       finds them all. Empty for the key names of rmq before the prefix (orders_3, body{orders_3});
+ *                       with a prefix, the client moves what it finds under those names when it starts.
  * @param maxPayloadSize Largest message (payload plus headers) that a send accepts.
  * @param topics         Topics by name, e.g. rmq.topics.price-change.type=RANGE_MERGE, with the keys of
  *                       rmq.topics.*: type is required, and what is not set takes rmq-core's default. A YAML list of
@@ -55,6 +59,7 @@ import java.util.Map;
  */
 @ConfigurationProperties("rmq")
 public record RmqProperties(@DefaultValue("") String namespace,
+                            @DefaultValue("rmq") String keyPrefix,
                             @DefaultValue("1MB") DataSize maxPayloadSize,
                             Map<String, Topic> topics,
                             @DefaultValue Listener listener,
@@ -75,6 +80,9 @@ public record RmqProperties(@DefaultValue("") String namespace,
         }
         if (!namespace.isEmpty()) {
             Names.check("namespace", namespace);
+        }
+        if (!keyPrefix.isEmpty()) {
+            Names.check("rmq.key-prefix", keyPrefix);
         }
         if (maxPayloadSize.toBytes() < 1 || maxPayloadSize.toBytes() > RmqClient.MAX_PAYLOAD_LIMIT) {
             throw new IllegalArgumentException("rmq.max-payload-size must be between 1B and "

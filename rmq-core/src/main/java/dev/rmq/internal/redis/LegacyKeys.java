@@ -1,0 +1,203 @@
+package dev.rmq.internal.redis;
+
+import dev.rmq.topic.TopicDefinition;
+import org.redisson.api.BatchOptions;
+import org.redisson.api.RBatch;
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Moves what Redis holds under the key names of rmq before its key prefix ({@code orders_3},
+ * {@code body{orders_3}}, ...) to the current ones ({@code rmq:{orders_3}}, {@code rmq:body{orders_3}}, ...): one
+ * script call per slot (legacy_keys.lua), all slots of a client's topics in one pipeline, before the client's first
+ * call to Redis ({@link KeyMigration}). A slot whose old names hold nothing costs one {@code EXISTS}, and no script.
+ *
+ * <p>Renaming keeps each key on its Redis Cluster node (old and new names share the hash tag), and takes one
+ * {@code RENAME} per key whatever the backlog. Messages that a client of an earlier version sends after the first
+ * migration move one by one at the next start of a client. A message whose key the new names already hold stays under
+ * the old names, with a WARN that says so.
+ */
+public final class LegacyKeys {
+
+    private static final Logger log = LoggerFactory.getLogger(LegacyKeys.class);
+    /** The most messages one call moves one by one, so that a call never holds Redis for long. */
+    static final int MOVES_PER_CALL = 1_000;
+    private static final String SCRIPT = load();
+
+    private final RedissonClient redisson;
+    private final MasterCommands reads;
+    private final KeyLayout legacy;
+    private final KeyLayout current;
+
+    /**
+     * @param current the client's layout; a layout without a prefix ({@link KeyLayout#LEGACY_PREFIX}) has nothing
+     *                to migrate from
+     */
+    public LegacyKeys(RedissonClient redisson, KeyLayout current) {
+        this.redisson = Objects.requireNonNull(redisson, "redisson");
+        // not the client's own commands, which wait for this move
+        this.reads = new MasterCommands(redisson);
+        this.legacy = current.withoutPrefix();
+        this.current = current;
+    }
+
+    /** What a migration of one topic did. */
+    public record Outcome(String topic, long renamed, long moved, long waitingLeft, long deadLeft, long inFlightLeft) {
+        boolean changed() {
+            return renamed > 0 || moved > 0;
+        }
+
+        long left() {
+            return waitingLeft + deadLeft + inFlightLeft;
+        }
+    }
+
+    /** Migrates every slot of the topics; see {@link #migrate(List, List)}. */
+    public CompletableFuture<List<Outcome>> migrate(Collection<TopicDefinition> topics) {
+        return migrate(topics.stream().map(TopicDefinition::name).toList(),
+                topics.stream().map(TopicDefinition::slotAmount).toList());
+    }
+
+    /**
+     * Migrates every slot of the topics, each {@code slotAmounts[i]} slots, and logs what it did: INFO when it
+     * moved something, WARN for what it had to leave.
+     *
+     * @return one outcome per topic, in the order given
+     */
+    public CompletableFuture<List<Outcome>> migrate(List<String> topics, List<Integer> slotAmounts) {
+        if (current.prefix().isEmpty()) {
+            return CompletableFuture.completedFuture(List.of());
+        }
+        List<long[]> slots = new ArrayList<>();
+        List<SlotKeys[]> pairs = new ArrayList<>();
+        List<Integer> all = new ArrayList<>();
+        for (int t = 0; t < topics.size(); t++) {
+            for (int slot = 0; slot < slotAmounts.get(t); slot++) {
+                all.add(pairs.size());
+                pairs.add(new SlotKeys[] {legacy.slot(topics.get(t), slot), current.slot(topics.get(t), slot)});
+                slots.add(new long[7]);
+            }
+        }
+        return withOldKeys(pairs, all).thenCompose(pending -> rounds(pairs, slots, pending))
+                .thenApply(done -> report(topics, slotAmounts, pairs, slots));
+    }
+
+    /**
+     * The slots whose old names hold a key: one {@code EXISTS} of its 17 old names each, pipelined, read on the
+     * masters. Most clients find none, and so run no script at all.
+     */
+    private CompletableFuture<List<Integer>> withOldKeys(List<SlotKeys[]> pairs, List<Integer> all) {
+        MasterCommands.Batch batch = reads.batch();
+        List<CompletableFuture<Long>> counts = new ArrayList<>();
+        for (int i : all) {
+            counts.add(batch.countExisting(pairs.get(i)[0].asScriptKeys().stream().map(String.class::cast).toList()));
+        }
+        return batch.execute().thenApply(done -> {
+            List<Integer> found = new ArrayList<>();
+            for (int i = 0; i < all.size(); i++) {
+                if (counts.get(i).join() > 0) {
+                    found.add(all.get(i));
+                }
+            }
+            return found;
+        });
+    }
+
+    private CompletableFuture<Void> rounds(List<SlotKeys[]> pairs, List<long[]> slots, List<Integer> pending) {
+        if (pending.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return round(pairs, slots, pending).thenCompose(again -> rounds(pairs, slots, again));
+    }
+
+    private List<Outcome> report(List<String> topics, List<Integer> slotAmounts, List<SlotKeys[]> pairs,
+                                 List<long[]> slots) {
+        List<Outcome> outcomes = new ArrayList<>();
+        int at = 0;
+        for (int t = 0; t < topics.size(); t++) {
+            long[] sum = new long[5];
+            for (int slot = 0; slot < slotAmounts.get(t); slot++, at++) {
+                long[] s = slots.get(at);
+                sum[0] += s[0];
+                sum[1] += s[1];
+                sum[2] += s[2] + s[3];
+                sum[3] += s[4];
+                sum[4] += s[5] + s[6];
+                if (s[2] + s[3] + s[4] + s[5] + s[6] > 0) {
+                    warnLeft(pairs.get(at)[0], s);
+                }
+            }
+            Outcome outcome = new Outcome(topics.get(t), sum[0], sum[1], sum[2], sum[3], sum[4]);
+            if (outcome.changed()) {
+                log.info("topic {}: moved to the key names with the prefix '{}': {} key(s) renamed, {} message(s)"
+                        + " moved one by one", outcome.topic(), current.prefix(), outcome.renamed(), outcome.moved());
+            }
+            outcomes.add(outcome);
+        }
+        return outcomes;
+    }
+
+    /** One call for each pending slot, pipelined; yields the slots whose call read a set only in part. */
+    private CompletableFuture<List<Integer>> round(List<SlotKeys[]> pairs, List<long[]> slots, List<Integer> pending) {
+        RBatch batch = redisson.createBatch(BatchOptions.defaults());
+        List<CompletableFuture<List<Object>>> replies = new ArrayList<>();
+        for (int i : pending) {
+            SlotKeys[] pair = pairs.get(i);
+            long[] s = slots.get(i);
+            List<Object> keys = new ArrayList<>(pair[0].asScriptKeys());
+            keys.addAll(pair[1].asScriptKeys());
+            replies.add(batch.getScript(StringCodec.INSTANCE).<List<Object>>evalAsync(pair[1].store(),
+                    RScript.Mode.READ_WRITE, SCRIPT, RScript.ReturnType.LIST, keys, String.valueOf(MOVES_PER_CALL),
+                    String.valueOf(s[2]), String.valueOf(s[3]), String.valueOf(s[4]), String.valueOf(s[5]))
+                    .toCompletableFuture());
+        }
+        return batch.executeAsync().toCompletableFuture().thenApply(done -> {
+            List<Integer> again = new ArrayList<>();
+            for (int r = 0; r < pending.size(); r++) {
+                List<Object> reply = replies.get(r).join();
+                long[] s = slots.get(pending.get(r));
+                s[0] += ((Number) reply.get(0)).longValue();
+                s[1] += ((Number) reply.get(1)).longValue();
+                for (int f = 2; f < s.length; f++) {
+                    s[f] = ((Number) reply.get(f)).longValue();
+                }
+                if (((Number) reply.get(7)).longValue() == 1) {
+                    again.add(pending.get(r));
+                }
+            }
+            return again;
+        });
+    }
+
+    private void warnLeft(SlotKeys old, long[] s) {
+        log.warn("topic {} slot {}: {} waiting, {} dead and {} in-flight or parked message(s) stay under the key"
+                        + " names without a prefix ({}, {}, ...): their keys are under the names with the prefix '{}'"
+                        + " too. Nothing consumes them there. Stop the clients of the earlier version of rmq, settle"
+                        + " the messages of those keys, and start a client again: it moves what it can",
+                old.topic(), old.slot(), s[2] + s[3], s[4], s[5] + s[6], old.store(), old.body(), current.prefix());
+    }
+
+    private static String load() {
+        try (InputStream in = LegacyKeys.class.getResourceAsStream("legacy_keys.lua")) {
+            if (in == null) {
+                throw new IllegalStateException("legacy_keys.lua is missing from rmq-core's resources");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
