@@ -5,6 +5,7 @@ import dev.rmq.StandaloneRedisTest;
 import dev.rmq.consumer.AckOutcome;
 import dev.rmq.dead.DeadMessage;
 import dev.rmq.internal.redis.KeyLayout;
+import dev.rmq.internal.redis.KeyMigration;
 import dev.rmq.internal.redis.LegacyKeys;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.producer.StoredMessage;
@@ -26,6 +27,7 @@ import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * A client of this version started on what rmq left in Redis before its keys had a prefix: the data written by
@@ -126,16 +128,18 @@ class LegacyKeysTests extends StandaloneRedisTest {
     }
 
     @Test
-    void whatAClientWithoutThePrefixSendsAfterTheFirstMigrationMovesAtTheNextStartSaveKeysTheNewNamesHold() {
-        TopicDefinition topic = TopicDefinition.builder("mixed", TopicType.PRIORITY).slotAmount(1).fifo(true).build();
+    void whatAClientWithoutThePrefixSendsAfterTheFirstMigrationMovesLaterSaveKeysTheNewNamesHoldAndLiveLeases() {
+        TopicDefinition topic = TopicDefinition.builder("mixed", TopicType.PRIORITY).slotAmount(1).fifo(true)
+                .leaseTimeout(Duration.ofSeconds(2)).build();
         RmqClient current = RmqClient.builder(redisson).topic(topic).build();
         RmqClient earlier = RmqClient.builder(redisson).keyPrefix("").topic(topic).build();
         current.producer().send(OutgoingMessage.priority("mixed", new Order("dup", 1), 60).withKey("dup"));
         current.producer().send(OutgoingMessage.priority("mixed", new Order("live", 1), 70).withKey("live"));
 
-        // under the old names: a delivery in flight with a send of its key parked behind it, then 2,500 waiting
-        // messages behind a key the new names hold; under the new names, a delivery in flight too
+        // under the old names: a delivery whose lease runs, with a send of its key parked behind it, one whose lease
+        // ran out, and 2,500 waiting messages behind a key the new names hold; under the new names, a delivery too
         earlier.producer().send(OutgoingMessage.priority("mixed", new Order("held", 0), 900).withKey("held"));
+        earlier.producer().send(OutgoingMessage.priority("mixed", new Order("stale", 0), 800).withKey("stale"));
         List<OutgoingMessage> sends = new ArrayList<>();
         sends.add(OutgoingMessage.priority("mixed", new Order("dup", 2), 50).withKey("dup"));
         for (int i = 0; i < 2_500; i++) {
@@ -144,7 +148,10 @@ class LegacyKeysTests extends StandaloneRedisTest {
         try (Pulled<Order> holder = new Pulled<>(earlier, "mixed");
              Pulled<Order> liveHolder = new Pulled<>(current, "mixed")) {
             assertThat(liveHolder.until(1).keySet()).containsExactly("live");
-            assertThat(holder.until(1).keySet()).containsExactly("held");
+            liveHolder.received().get("live").extend(Duration.ofSeconds(30));
+            Map<String, PulledMessage<Order>> held = holder.until(2);
+            assertThat(held.keySet()).containsExactlyInAnyOrder("held", "stale");
+            held.get("held").extend(Duration.ofSeconds(30));
             // a send of a key in flight waits in the store; the poll that takes it parks it behind the delivery (a
             // poll of another puller: one holds back its own polls of a FIFO slot while it has a delivery there)
             earlier.producer().send(OutgoingMessage.priority("mixed", new Order("held", 1), 900).withKey("held"));
@@ -153,34 +160,59 @@ class LegacyKeysTests extends StandaloneRedisTest {
             }
             assertThat(redis.command("HKEYS", "parked{mixed_0}")).isEqualTo(List.of("held"));
             earlier.producer().sendAll(sends);
+            long staleUntil = held.get("stale").leaseDeadline().toEpochMilli();
+            await().atMost(Duration.ofSeconds(10)).until(() -> redisTimeMs() > staleUntil);
 
-            List<LegacyKeys.Outcome> outcomes = migrateMixed();
-            assertThat(outcomes).singleElement().satisfies(outcome -> {
-                assertThat(outcome.moved()).as("the waiting, and the delivery in flight").isEqualTo(2_501);
-                assertThat(outcome.waitingLeft()).isEqualTo(1);
+            assertThat(migrateMixed()).singleElement().satisfies(outcome -> {
+                assertThat(outcome.moved()).as("the waiting, and the delivery whose lease ran out").isEqualTo(2_501);
+                assertThat(outcome.waitingLeft()).as("the key the new names hold").isEqualTo(1);
                 assertThat(outcome.deadLeft()).isZero();
                 assertThat(outcome.inFlightLeft()).isZero();
+                assertThat(outcome.leasedLeft()).as("the delivery whose lease runs").isEqualTo(1);
             });
             assertThat(redis.command("ZCARD", "rmq:{mixed_0}")).isEqualTo(2_501L);
             assertThat(redis.command("ZRANGE", "mixed_0", "0", "-1")).asString().endsWith("dup]");
             assertThat(redis.command("HKEYS", "body{mixed_0}")).isEqualTo(List.of("dup"));
-            // the delivery in flight moved with its lease and what was parked behind it; its holder's ending
-            // under the old names no longer finds the lease
             assertThat(redis.command("ZRANGE", "rmq:prepare{mixed_0}", "0", "-1")).asList()
-                    .containsExactlyInAnyOrder("live", "held");
-            assertThat(redis.command("HKEYS", "rmq:parked{mixed_0}")).isEqualTo(List.of("held"));
-            assertThat(redis.command("EXISTS", "prepare{mixed_0}", "inflight{mixed_0}", "parked{mixed_0}"))
-                    .isEqualTo(0L);
-            assertThatThrownBy(() -> holder.received().get("held").ack()).isInstanceOf(LeaseExpiredException.class);
+                    .containsExactlyInAnyOrder("live", "stale");
+            // the delivery whose lease runs stays, with what is parked behind it, for its holder to end
+            assertThat(redis.command("ZRANGE", "prepare{mixed_0}", "0", "-1")).isEqualTo(List.of("held"));
+            assertThat(redis.command("HKEYS", "parked{mixed_0}")).isEqualTo(List.of("held"));
+            assertThat(held.get("held").ack()).isEqualTo(AckOutcome.COMMITTED);
+            assertThatThrownBy(() -> held.get("stale").ack()).isInstanceOf(LeaseExpiredException.class);
             assertThat(liveHolder.received().get("live").ack()).isEqualTo(AckOutcome.COMMITTED);
         }
-        // the key both names hold stays, for someone to settle by hand
-        assertThat(migrateMixed()).containsExactly(new LegacyKeys.Outcome("mixed", 0, 0, 1, 0, 0));
+        // the ending unparked the send behind it, which moves now; the key both names hold stays
+        assertThat(migrateMixed()).containsExactly(new LegacyKeys.Outcome("mixed", 0, 1, 1, 0, 0, 0));
         try (Pulled<Order> consumer = new Pulled<>(current, "mixed")) {
-            List<String> order = consumer.inOrder(2_501);
-            assertThat(order.get(0)).isEqualTo("m-6");
-            assertThat(order).doesNotHaveDuplicates().contains("dup", "m-0", "m-2499").doesNotContain("held", "live");
+            List<String> order = consumer.inOrder(2_503);
+            assertThat(order.get(0)).isEqualTo("held");
+            assertThat(order).doesNotHaveDuplicates().contains("dup", "stale", "m-0", "m-2499")
+                    .doesNotContain("live");
         }
+    }
+
+    @Test
+    void aClientLooksAgainAfterAWhileAndMovesWhatAClientWithoutThePrefixSentMeanwhile() {
+        TopicDefinition topic = TopicDefinition.builder("again", TopicType.PRIORITY).slotAmount(1).build();
+        KeyLayout layout = new KeyLayout(KeyLayout.DEFAULT_PREFIX, "");
+        KeyMigration hourly = new KeyMigration(new LegacyKeys(redisson, layout), List.of(topic), Duration.ofHours(1));
+        KeyMigration often = new KeyMigration(new LegacyKeys(redisson, layout), List.of(topic), Duration.ofMillis(200));
+        hourly.ready().join();
+        often.ready().join();
+        RmqClient earlier = RmqClient.builder(redisson).keyPrefix("").topic(topic).build();
+        earlier.producer().send(OutgoingMessage.priority("again", new Order("late", 1), 100).withKey("late"));
+
+        assertThat(hourly.ready()).as("a call does not wait for a move once one was done").isDone();
+        assertThat(redis.command("ZRANGE", "again_0", "0", "-1")).as("not moved before the hour").isEqualTo(
+                List.of("late"));
+        // the first call after the interval starts a move
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            often.ready();
+            return redis.command("EXISTS", "again_0").equals(0L);
+        });
+        assertThat(redis.command("ZRANGE", "rmq:{again_0}", "0", "-1")).isEqualTo(List.of("late"));
+        assertThat(redis.command("HKEYS", "rmq:body{again_0}")).isEqualTo(List.of("late"));
     }
 
     @Test

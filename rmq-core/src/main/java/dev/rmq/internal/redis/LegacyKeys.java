@@ -16,8 +16,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Moves what Redis holds under the key names of rmq before its key prefix ({@code orders_3},
@@ -27,8 +29,8 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Renaming keeps each key on its Redis Cluster node (old and new names share the hash tag), and takes one
  * {@code RENAME} per key whatever the backlog. Messages that a client of an earlier version sends after the first
- * migration move one by one at the next start of a client. A message whose key the new names already hold stays under
- * the old names, with a WARN that says so.
+ * migration move one by one when the client looks again, a minute later. A message whose key the new names already
+ * hold stays under the old names, with a WARN that says so.
  */
 public final class LegacyKeys {
 
@@ -39,6 +41,8 @@ public final class LegacyKeys {
 
     private final RedissonClient redisson;
     private final MasterCommands reads;
+    /** What the latest WARN said was left in each slot, by its old store key. */
+    private final Map<String, String> warned = new ConcurrentHashMap<>();
     private final KeyLayout legacy;
     private final KeyLayout current;
 
@@ -54,14 +58,18 @@ public final class LegacyKeys {
         this.current = current;
     }
 
-    /** What a migration of one topic did. */
-    public record Outcome(String topic, long renamed, long moved, long waitingLeft, long deadLeft, long inFlightLeft) {
+    /**
+     * What a migration of one topic did.
+     *
+     * @param waitingLeft, deadLeft, inFlightLeft the messages left under the old names because the new names hold
+     *                                            their keys too
+     * @param leasedLeft  deliveries left under the old names because their leases still run: their holders, consumers
+     *                    of an earlier version, may end them there
+     */
+    public record Outcome(String topic, long renamed, long moved, long waitingLeft, long deadLeft, long inFlightLeft,
+                          long leasedLeft) {
         boolean changed() {
             return renamed > 0 || moved > 0;
-        }
-
-        long left() {
-            return waitingLeft + deadLeft + inFlightLeft;
         }
     }
 
@@ -88,7 +96,7 @@ public final class LegacyKeys {
             for (int slot = 0; slot < slotAmounts.get(t); slot++) {
                 all.add(pairs.size());
                 pairs.add(new SlotKeys[] {legacy.slot(topics.get(t), slot), current.slot(topics.get(t), slot)});
-                slots.add(new long[7]);
+                slots.add(new long[8]);
             }
         }
         return withOldKeys(pairs, all).thenCompose(pending -> rounds(pairs, slots, pending))
@@ -128,7 +136,7 @@ public final class LegacyKeys {
         List<Outcome> outcomes = new ArrayList<>();
         int at = 0;
         for (int t = 0; t < topics.size(); t++) {
-            long[] sum = new long[5];
+            long[] sum = new long[6];
             for (int slot = 0; slot < slotAmounts.get(t); slot++, at++) {
                 long[] s = slots.get(at);
                 sum[0] += s[0];
@@ -136,14 +144,17 @@ public final class LegacyKeys {
                 sum[2] += s[2] + s[3];
                 sum[3] += s[4];
                 sum[4] += s[5] + s[6];
+                sum[5] += s[7];
                 if (s[2] + s[3] + s[4] + s[5] + s[6] > 0) {
                     warnLeft(pairs.get(at)[0], s);
                 }
             }
-            Outcome outcome = new Outcome(topics.get(t), sum[0], sum[1], sum[2], sum[3], sum[4]);
+            Outcome outcome = new Outcome(topics.get(t), sum[0], sum[1], sum[2], sum[3], sum[4], sum[5]);
             if (outcome.changed()) {
                 log.info("topic {}: moved to the key names with the prefix '{}': {} key(s) renamed, {} message(s)"
-                        + " moved one by one", outcome.topic(), current.prefix(), outcome.renamed(), outcome.moved());
+                        + " moved one by one; {} delivery(ies) still leased under the old names, which move once"
+                        + " their leases run out", outcome.topic(), current.prefix(), outcome.renamed(), outcome.moved(),
+                        outcome.leasedLeft());
             }
             outcomes.add(outcome);
         }
@@ -171,9 +182,10 @@ public final class LegacyKeys {
                 long[] s = slots.get(pending.get(r));
                 s[0] += ((Number) reply.get(0)).longValue();
                 s[1] += ((Number) reply.get(1)).longValue();
-                for (int f = 2; f < s.length; f++) {
+                for (int f = 2; f < 7; f++) {
                     s[f] = ((Number) reply.get(f)).longValue();
                 }
+                s[7] = ((Number) reply.get(8)).longValue();
                 if (((Number) reply.get(7)).longValue() == 1) {
                     again.add(pending.get(r));
                 }
@@ -183,10 +195,15 @@ public final class LegacyKeys {
     }
 
     private void warnLeft(SlotKeys old, long[] s) {
+        // a move made again every minute finds the same messages left: said once, and again when that changes
+        String left = (s[2] + s[3]) + "/" + s[4] + "/" + (s[5] + s[6]);
+        if (left.equals(warned.put(old.store(), left))) {
+            return;
+        }
         log.warn("topic {} slot {}: {} waiting, {} dead and {} in-flight or parked message(s) stay under the key"
                         + " names without a prefix ({}, {}, ...): their keys are under the names with the prefix '{}'"
-                        + " too. Nothing consumes them there. Stop the clients of the earlier version of rmq, settle"
-                        + " the messages of those keys, and start a client again: it moves what it can",
+                        + " too. Nothing consumes them there: a client with the empty key prefix can, or they can be"
+                        + " deleted. The clients look again every minute and move what they can",
                 old.topic(), old.slot(), s[2] + s[3], s[4], s[5] + s[6], old.store(), old.body(), current.prefix());
     }
 

@@ -4,13 +4,13 @@
 -- ARGV          the most messages to move one by one; then, for the store, delayed, dead and prepare sets, how
 --               many at their head earlier calls of this migration left in place (where this call starts reading)
 -- RETURNS       { keys renamed, messages moved, left in the store, in delayed, in dead, in flight, parked, 1 when
---               a set was read only in part (another call goes on) else 0 }
+--               a set was read only in part (another call goes on) else 0, deliveries whose lease still runs }
 --
 -- A group of keys that belong together (the waiting messages, those in flight, the dead) is renamed whole when the
 -- current names hold nothing of it: one RENAME per key, whatever the backlog. Where both names hold some of it (a
 -- client of an earlier version went on sending after the first migration), messages move one by one, and one whose
--- key the current names hold already stays where it is. A delivery in flight moves with its lease: should its holder
--- still run, its ending under the old names finds no lease, and the message comes again once the lease runs out.
+-- key the current names hold already stays where it is. A delivery in flight moves only once its lease ran out: its
+-- holder, a consumer of the earlier version, may still run and end it under the old names.
 local N = 17
 local STORE, BODY, PREPARE, INFLIGHT, DELAYED, DEAD, DEADBODY, WAKE, OWNER, PARKED, EXPIRY, PAUSED, HOLD, RETRY,
       CANCELLED, THROTTLED, SCHEDULES = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17
@@ -20,7 +20,7 @@ local function old(i) return KEYS[i] end
 local function new(i) return KEYS[N + i] end
 
 if redis.call('EXISTS', unpack(KEYS, 1, N)) == 0 then
-    return { 0, 0, 0, 0, 0, 0, 0, 0 }
+    return { 0, 0, 0, 0, 0, 0, 0, 0, 0 }
 end
 
 local renamed, moved, more = 0, 0, 0
@@ -74,15 +74,21 @@ local function move_member(i, member, score)
     end
 end
 
--- moves messages of an old sorted set from rank `skip` on, with their hash entries under each of `fields` (a
--- function of the key), and their marks in the sorted sets `indexes`; returns how many stay at its head, including
--- the `skip` earlier calls left
-local function move(set, hash, fields, indexes, skip, can_move)
+-- moves messages of an old sorted set from rank `skip` on (of those scored up to `max`, when given), with their
+-- hash entries under each of `fields` (a function of the key), and their marks in the sorted sets `indexes`;
+-- returns how many stay at its head, including the `skip` earlier calls left
+local function move(set, hash, fields, indexes, skip, can_move, max)
     if moved >= limit then
+        -- read in a later call, from where this one would have
         more = 1
-        return redis.call('ZCARD', old(set))
+        return skip
     end
-    local rows = redis.call('ZRANGE', old(set), skip, skip + limit - moved - 1, 'WITHSCORES')
+    local rows
+    if max then
+        rows = redis.call('ZRANGEBYSCORE', old(set), '-inf', max, 'WITHSCORES', 'LIMIT', skip, limit - moved)
+    else
+        rows = redis.call('ZRANGE', old(set), skip, skip + limit - moved - 1, 'WITHSCORES')
+    end
     if #rows / 2 == limit - moved then
         more = 1
     end
@@ -113,7 +119,7 @@ local function no_delivery(key)
     return redis.call('HEXISTS', new(INFLIGHT), key) == 0 and redis.call('HEXISTS', new(PARKED), key) == 0
 end
 
-local left_store, left_delayed, left_dead, left_inflight, left_parked = 0, 0, 0, 0, 0
+local left_store, left_delayed, left_dead, left_inflight, left_parked, leased = 0, 0, 0, 0, 0, 0
 if not rename_group({ STORE, BODY, DELAYED, EXPIRY, RETRY }) then
     left_store = move(STORE, BODY, the_key, { EXPIRY, RETRY }, tonumber(ARGV[2]), free)
     left_delayed = move(DELAYED, BODY, the_key, { EXPIRY, RETRY }, tonumber(ARGV[3]), free)
@@ -122,11 +128,17 @@ if not rename_group({ DEAD, DEADBODY }) then
     left_dead = move(DEAD, DEADBODY, the_key, {}, tonumber(ARGV[4]),
         function(key) return redis.call('HEXISTS', new(DEADBODY), key) == 0 end)
 end
-if not rename_group({ PREPARE, INFLIGHT, PARKED, CANCELLED }) then
-    left_inflight = move(PREPARE, INFLIGHT, delivery, { CANCELLED }, tonumber(ARGV[5]), no_delivery)
+-- a lease deadline is in microseconds of the Redis clock
+local time = redis.call('TIME')
+local now_us = time[1] .. string.format('%06d', tonumber(time[2]))
+leased = redis.call('ZCOUNT', old(PREPARE), '(' .. now_us, '+inf')
+if leased > 0 or not rename_group({ PREPARE, INFLIGHT, PARKED, CANCELLED }) then
+    left_inflight = move(PREPARE, INFLIGHT, delivery, { CANCELLED }, tonumber(ARGV[5]), no_delivery, now_us)
     -- a message parked behind a delivery goes where the delivery went, whose ending unparks it
     for _, key in ipairs(redis.call('HKEYS', old(PARKED))) do
-        if redis.call('HEXISTS', old(INFLIGHT), key) == 0 and redis.call('HEXISTS', new(PARKED), key) == 0 then
+        if redis.call('HEXISTS', old(INFLIGHT), key) == 1 then
+            -- behind a delivery still under the old names: not left for good
+        elseif redis.call('HEXISTS', new(PARKED), key) == 0 then
             move_field(PARKED, key)
         else
             left_parked = left_parked + 1
@@ -165,4 +177,4 @@ for _, i in ipairs({ WAKE, OWNER }) do
         redis.call('DEL', old(i))
     end
 end
-return { renamed, moved, left_store, left_delayed, left_dead, left_inflight, left_parked, more }
+return { renamed, moved, left_store, left_delayed, left_dead, left_inflight, left_parked, more, leased }

@@ -210,6 +210,23 @@ class RmqAutoConfigurationTests {
     }
 
     @Test
+    void bindsTheKeyPrefixAndTheEmptyOneThatKeepsTheNamesWithoutAPrefix() {
+        Instant due = Instant.now().plusSeconds(60);
+        contextRunner.withPropertyValues("rmq.key-prefix=acme").run(context -> {
+            RmqClient client = context.getBean(RmqClient.class);
+            SendReceipt receipt = client.producer().send(OutgoingMessage.fixedTime("orders", "x", due));
+            assertThat(client.redisson().getKeys().countExists("acme:{orders_" + receipt.slot() + "}")).isEqualTo(1);
+        });
+        contextRunner.withPropertyValues("rmq.key-prefix=").run(context -> {
+            RmqClient client = context.getBean(RmqClient.class);
+            SendReceipt receipt = client.producer().send(OutgoingMessage.fixedTime("orders", "y", due));
+            assertThat(client.redisson().getKeys().countExists("orders_" + receipt.slot())).isEqualTo(1);
+        });
+        contextRunner.withPropertyValues("rmq.key-prefix=a{b").run(context -> assertThat(context).hasFailed()
+                .getFailure().rootCause().hasMessageContaining("rmq.key-prefix 'a{b' is invalid"));
+    }
+
+    @Test
     void bindsNamespacePayloadLimitAndListenerDefaults() {
         contextRunner.withPropertyValues("rmq.namespace=shop", "rmq.max-payload-size=2KB", "rmq.listener.concurrency=3",
                 "rmq.listener.batch-size=10", "rmq.listener.idle-poll=250ms", "rmq.listener.shutdown-timeout=5s",
@@ -219,7 +236,7 @@ class RmqAutoConfigurationTests {
             assertThatThrownBy(() -> client.producer().send(OutgoingMessage.fixedTime("orders", new byte[2048], due)))
                     .isInstanceOf(PayloadTooLargeException.class).hasMessageContaining("the limit is 2048 bytes");
             SendReceipt receipt = client.producer().send(OutgoingMessage.fixedTime("orders", "x", due));
-            assertThat(client.redisson().getKeys().countExists("shop:orders_" + receipt.slot())).isEqualTo(1);
+            assertThat(client.redisson().getKeys().countExists("rmq:{shop:orders_" + receipt.slot() + "}")).isEqualTo(1);
             RmqProperties properties = context.getBean(RmqProperties.class);
             assertThat(properties.listener().toConsumerSettings()).isEqualTo(
                     new ConsumerSettings(3, 10, Duration.ofMillis(250), Duration.ofSeconds(5), 100));
