@@ -104,12 +104,15 @@ final class ConsumerTail implements AutoCloseable {
         } catch (IOException e) {
             return;
         }
+        // one delete for the whole read: deleting each line from the front moved the rest of a 4 MB read once per
+        // line, so a tail that fell behind took longer to read a chunk than the consumers took to write it
+        int start = 0;
         int newline;
-        while ((newline = state.partial.indexOf("\n")) >= 0) {
-            String line = state.partial.substring(0, newline);
-            state.partial.delete(0, newline + 1);
-            parse(state, line);
+        while ((newline = state.partial.indexOf("\n", start)) >= 0) {
+            parse(state, state.partial.substring(start, newline));
+            start = newline + 1;
         }
+        state.partial.delete(0, start);
     }
 
     private void parse(FileState state, String line) {
