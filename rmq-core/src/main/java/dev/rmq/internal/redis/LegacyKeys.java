@@ -89,67 +89,111 @@ public final class LegacyKeys {
         if (current.prefix().isEmpty()) {
             return CompletableFuture.completedFuture(List.of());
         }
-        List<long[]> slots = new ArrayList<>();
-        List<SlotKeys[]> pairs = new ArrayList<>();
-        List<Integer> all = new ArrayList<>();
+        List<SlotMove> slots = new ArrayList<>();
         for (int t = 0; t < topics.size(); t++) {
             for (int slot = 0; slot < slotAmounts.get(t); slot++) {
-                all.add(pairs.size());
-                pairs.add(new SlotKeys[] {legacy.slot(topics.get(t), slot), current.slot(topics.get(t), slot)});
-                slots.add(new long[8]);
+                slots.add(new SlotMove(legacy.slot(topics.get(t), slot), current.slot(topics.get(t), slot)));
             }
         }
-        return withOldKeys(pairs, all).thenCompose(pending -> rounds(pairs, slots, pending))
-                .thenApply(done -> report(topics, slotAmounts, pairs, slots));
+        return withOldKeys(slots).thenCompose(this::rounds).thenApply(done -> report(topics, slotAmounts, slots));
+    }
+
+    /** One slot's move: its keys under both names, and what the calls so far did and left. */
+    private static final class SlotMove {
+        final SlotKeys old;
+        final SlotKeys now;
+        long renamed;
+        long moved;
+        /** What the latest call left under the old names: the first four are where the next call starts reading. */
+        long leftStore;
+        long leftDelayed;
+        long leftDead;
+        long leftPrepare;
+        long leftParked;
+        long leased;
+
+        SlotMove(SlotKeys old, SlotKeys now) {
+            this.old = old;
+            this.now = now;
+        }
+
+        /** Takes in a call's reply (see legacy_keys.lua); whether a set was read only in part. */
+        boolean add(List<Object> reply) {
+            renamed += number(reply, 0);
+            moved += number(reply, 1);
+            leftStore = number(reply, 2);
+            leftDelayed = number(reply, 3);
+            leftDead = number(reply, 4);
+            leftPrepare = number(reply, 5);
+            leftParked = number(reply, 6);
+            leased = number(reply, 8);
+            return number(reply, 7) == 1;
+        }
+
+        long waitingLeft() {
+            return leftStore + leftDelayed;
+        }
+
+        long inFlightLeft() {
+            return leftPrepare + leftParked;
+        }
+
+        private static long number(List<Object> reply, int index) {
+            return ((Number) reply.get(index)).longValue();
+        }
     }
 
     /**
      * The slots whose old names hold a key: one {@code EXISTS} of its 17 old names each, pipelined, read on the
      * masters. Most clients find none, and so run no script at all.
      */
-    private CompletableFuture<List<Integer>> withOldKeys(List<SlotKeys[]> pairs, List<Integer> all) {
+    private CompletableFuture<List<SlotMove>> withOldKeys(List<SlotMove> slots) {
         MasterCommands.Batch batch = reads.batch();
         List<CompletableFuture<Long>> counts = new ArrayList<>();
-        for (int i : all) {
-            counts.add(batch.countExisting(pairs.get(i)[0].asScriptKeys().stream().map(String.class::cast).toList()));
+        for (SlotMove slot : slots) {
+            counts.add(batch.countExisting(slot.old.asScriptKeys().stream().map(String.class::cast).toList()));
         }
         return batch.execute().thenApply(done -> {
-            List<Integer> found = new ArrayList<>();
-            for (int i = 0; i < all.size(); i++) {
+            List<SlotMove> found = new ArrayList<>();
+            for (int i = 0; i < slots.size(); i++) {
                 if (counts.get(i).join() > 0) {
-                    found.add(all.get(i));
+                    found.add(slots.get(i));
                 }
             }
             return found;
         });
     }
 
-    private CompletableFuture<Void> rounds(List<SlotKeys[]> pairs, List<long[]> slots, List<Integer> pending) {
+    private CompletableFuture<Void> rounds(List<SlotMove> pending) {
         if (pending.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
-        return round(pairs, slots, pending).thenCompose(again -> rounds(pairs, slots, again));
+        return round(pending).thenCompose(this::rounds);
     }
 
-    private List<Outcome> report(List<String> topics, List<Integer> slotAmounts, List<SlotKeys[]> pairs,
-                                 List<long[]> slots) {
+    private List<Outcome> report(List<String> topics, List<Integer> slotAmounts, List<SlotMove> slots) {
         List<Outcome> outcomes = new ArrayList<>();
         int at = 0;
         for (int t = 0; t < topics.size(); t++) {
-            long[] sum = new long[6];
+            long renamed = 0;
+            long moved = 0;
+            long waiting = 0;
+            long dead = 0;
+            long inFlight = 0;
+            long leased = 0;
             for (int slot = 0; slot < slotAmounts.get(t); slot++, at++) {
-                long[] s = slots.get(at);
-                sum[0] += s[0];
-                sum[1] += s[1];
-                sum[2] += s[2] + s[3];
-                sum[3] += s[4];
-                sum[4] += s[5] + s[6];
-                sum[5] += s[7];
-                if (s[2] + s[3] + s[4] + s[5] + s[6] > 0) {
-                    warnLeft(pairs.get(at)[0], s);
+                SlotMove s = slots.get(at);
+                renamed += s.renamed;
+                moved += s.moved;
+                waiting += s.waitingLeft();
+                dead += s.leftDead;
+                inFlight += s.inFlightLeft();
+                leased += s.leased;
+                if (s.waitingLeft() + s.leftDead + s.inFlightLeft() > 0) {
+                    warnLeft(s);
                 }
             }
-            Outcome outcome = new Outcome(topics.get(t), sum[0], sum[1], sum[2], sum[3], sum[4], sum[5]);
+            Outcome outcome = new Outcome(topics.get(t), renamed, moved, waiting, dead, inFlight, leased);
             if (outcome.changed()) {
                 log.info("topic {}: moved to the key names with the prefix '{}': {} key(s) renamed, {} message(s)"
                         + " moved one by one; {} delivery(ies) still leased under the old names, which move once"
@@ -162,31 +206,21 @@ public final class LegacyKeys {
     }
 
     /** One call for each pending slot, pipelined; yields the slots whose call read a set only in part. */
-    private CompletableFuture<List<Integer>> round(List<SlotKeys[]> pairs, List<long[]> slots, List<Integer> pending) {
+    private CompletableFuture<List<SlotMove>> round(List<SlotMove> pending) {
         RBatch batch = redisson.createBatch(BatchOptions.defaults());
         List<CompletableFuture<List<Object>>> replies = new ArrayList<>();
-        for (int i : pending) {
-            SlotKeys[] pair = pairs.get(i);
-            long[] s = slots.get(i);
-            List<Object> keys = new ArrayList<>(pair[0].asScriptKeys());
-            keys.addAll(pair[1].asScriptKeys());
-            replies.add(batch.getScript(StringCodec.INSTANCE).<List<Object>>evalAsync(pair[1].store(),
+        for (SlotMove s : pending) {
+            List<Object> keys = new ArrayList<>(s.old.asScriptKeys());
+            keys.addAll(s.now.asScriptKeys());
+            replies.add(batch.getScript(StringCodec.INSTANCE).<List<Object>>evalAsync(s.now.store(),
                     RScript.Mode.READ_WRITE, SCRIPT, RScript.ReturnType.LIST, keys, String.valueOf(MOVES_PER_CALL),
-                    String.valueOf(s[2]), String.valueOf(s[3]), String.valueOf(s[4]), String.valueOf(s[5]))
-                    .toCompletableFuture());
+                    String.valueOf(s.leftStore), String.valueOf(s.leftDelayed), String.valueOf(s.leftDead),
+                    String.valueOf(s.leftPrepare)).toCompletableFuture());
         }
         return batch.executeAsync().toCompletableFuture().thenApply(done -> {
-            List<Integer> again = new ArrayList<>();
+            List<SlotMove> again = new ArrayList<>();
             for (int r = 0; r < pending.size(); r++) {
-                List<Object> reply = replies.get(r).join();
-                long[] s = slots.get(pending.get(r));
-                s[0] += ((Number) reply.get(0)).longValue();
-                s[1] += ((Number) reply.get(1)).longValue();
-                for (int f = 2; f < 7; f++) {
-                    s[f] = ((Number) reply.get(f)).longValue();
-                }
-                s[7] = ((Number) reply.get(8)).longValue();
-                if (((Number) reply.get(7)).longValue() == 1) {
+                if (pending.get(r).add(replies.get(r).join())) {
                     again.add(pending.get(r));
                 }
             }
@@ -194,17 +228,18 @@ public final class LegacyKeys {
         });
     }
 
-    private void warnLeft(SlotKeys old, long[] s) {
+    private void warnLeft(SlotMove s) {
         // a move made again every minute finds the same messages left: said once, and again when that changes
-        String left = (s[2] + s[3]) + "/" + s[4] + "/" + (s[5] + s[6]);
-        if (left.equals(warned.put(old.store(), left))) {
+        String left = s.waitingLeft() + "/" + s.leftDead + "/" + s.inFlightLeft();
+        if (left.equals(warned.put(s.old.store(), left))) {
             return;
         }
         log.warn("topic {} slot {}: {} waiting, {} dead and {} in-flight or parked message(s) stay under the key"
                         + " names without a prefix ({}, {}, ...): their keys are under the names with the prefix '{}'"
                         + " too. Nothing consumes them there: a client with the empty key prefix can, or they can be"
                         + " deleted. The clients look again every minute and move what they can",
-                old.topic(), old.slot(), s[2] + s[3], s[4], s[5] + s[6], old.store(), old.body(), current.prefix());
+                s.old.topic(), s.old.slot(), s.waitingLeft(), s.leftDead, s.inFlightLeft(), s.old.store(),
+                s.old.body(), current.prefix());
     }
 
     private static String load() {

@@ -139,10 +139,17 @@ public final class MasterCommands {
 
         /** Sends the queued commands; completes when every answer has come. */
         public CompletableFuture<Void> execute() {
-            return migration.ready().thenCompose(ready -> {
-                RFuture<?> sent = master != null ? master.executeAsync() : configured().executeAsync();
-                return sent.toCompletableFuture().thenApply(done -> null);
-            });
+            CompletableFuture<Void> moved = migration.ready();
+            if (moved.isDone() && !moved.isCompletedExceptionally()) {
+                // the keys moved long ago: the reads of a slot's heads pay for no stage of their own
+                return send();
+            }
+            return moved.thenCompose(ready -> send());
+        }
+
+        private CompletableFuture<Void> send() {
+            RFuture<?> sent = master != null ? master.executeAsync() : configured().executeAsync();
+            return sent.toCompletableFuture().thenApply(done -> null);
         }
 
         private <R> CompletableFuture<R> send(String key, RedisCommand<?> command, Object... params) {

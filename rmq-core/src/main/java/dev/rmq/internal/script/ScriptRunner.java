@@ -69,6 +69,16 @@ public final class ScriptRunner {
         return migration.ready();
     }
 
+    /**
+     * Completes once the scripts are loaded and the keys moved (see {@link KeyMigration}). Once both are, it is the
+     * loader's completed future itself: a call pays for no stage of its own.
+     */
+    private CompletableFuture<Void> ready() {
+        CompletableFuture<Void> moved = migration.ready();
+        CompletableFuture<Void> loaded = loader.ensureLoaded();
+        return moved.isDone() && !moved.isCompletedExceptionally() ? loaded : moved.thenCompose(v -> loaded);
+    }
+
     /** Runs one call on its own, on a slot's keys. */
     public <R> CompletableFuture<R> run(SlotKeys keys, ScriptCall<R> call) {
         requireScope(call, true);
@@ -94,8 +104,7 @@ public final class ScriptRunner {
     private <R> CompletableFuture<R> run(String route, List<Object> scriptKeys, String where, ScriptCall<R> call) {
         Script script = call.script();
         Object[] args = call.argv();
-        return loader.ensureLoaded().thenCompose(v -> migration.ready())
-                .thenCompose(v -> invoke(route, scriptKeys, script, args))
+        return ready().thenCompose(v -> invoke(route, scriptKeys, script, args))
                 .exceptionallyCompose(error -> {
                     if (!ScriptErrors.isNotLoaded(error)) {
                         return CompletableFuture.failedFuture(ScriptErrors.translate(error, script, where));
@@ -274,7 +283,7 @@ public final class ScriptRunner {
             if (calls.isEmpty()) {
                 return CompletableFuture.completedFuture(0);
             }
-            return loader.ensureLoaded().thenCompose(v -> migration.ready()).thenCompose(v -> send(calls, 1));
+            return ready().thenCompose(v -> send(calls, 1));
         }
 
         private CompletableFuture<Integer> send(List<Pending<?>> pending, int round) {
