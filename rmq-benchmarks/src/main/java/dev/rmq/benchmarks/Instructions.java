@@ -14,9 +14,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -26,7 +31,9 @@ import java.util.stream.Stream;
  * {@code rmq-benchmarks/instructions}, which points {@code rmq.test.redis.binary} at a wrapper that runs
  * redis-server under {@code valgrind --tool=callgrind}, collecting only inside those two commands, and names the
  * directory of its dumps in {@code rmq.instructions.dir}. Each case zeroes the counts, makes its calls with
- * {@code redis-benchmark}, and has callgrind dump them.
+ * {@code redis-benchmark}, and has callgrind dump them. A case's figure is per call that callgrind counted, not per
+ * call asked for: pipelined, redis-benchmark sends a few pipelines more than {@code -n} asks, and more the slower the
+ * server answers, which under valgrind varies from run to run.
  */
 public final class Instructions {
 
@@ -73,8 +80,9 @@ public final class Instructions {
             for (FixedCostSection.Case c : cases) {
                 c.setup().before(calls);
                 callgrind.zero();
-                long made = c.calls().make(limit, calls, evalsha).messages();
-                line(c.label() + FixedCostSection.how(evalsha), callgrind.dump(), made);
+                c.calls().make(limit, calls, evalsha);
+                Counted counted = callgrind.dump();
+                line(c.label() + FixedCostSection.how(evalsha), counted.instructions(), counted.scriptCalls());
             }
         }
         consume(probe, rmq, client, priority, callgrind, calls);
@@ -96,7 +104,7 @@ public final class Instructions {
             callgrind.zero();
             long consumed = rmq.consume(client, topic.name(), messages, CONSUMER.withBatchSize(batch)).messages();
             line("polls of " + batch + " (" + String.format(Locale.ROOT, "%,d", messages) + " messages)",
-                    callgrind.dump(), consumed);
+                    callgrind.dump().instructions(), consumed);
         }
     }
 
@@ -111,23 +119,18 @@ public final class Instructions {
             control("--zero");
         }
 
-        /** The instructions counted since the last zero. */
-        long dump() {
+        /** What was counted since the last zero. */
+        Counted dump() {
             control("--dump");
             Path latest;
             try (Stream<Path> files = Files.list(dumps)) {
                 latest = files.filter(f -> f.getFileName().toString().startsWith("callgrind.out." + pid + "."))
                         .max(Comparator.comparingLong(Callgrind::part))
                         .orElseThrow(() -> new IllegalStateException("callgrind wrote no dump in " + dumps));
-                for (String line : Files.readAllLines(latest)) {
-                    if (line.startsWith("summary:")) {
-                        return Long.parseLong(line.substring("summary:".length()).trim());
-                    }
-                }
+                return Counted.of(latest, Files.readAllLines(latest));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            throw new IllegalStateException(latest + " has no summary line");
         }
 
         private static long part(Path file) {
@@ -148,6 +151,45 @@ public final class Instructions {
             } catch (InterruptedException e) {
                 throw Waits.interrupted(e);
             }
+        }
+    }
+
+    /**
+     * One dump's counts: its instructions, and the calls of the two script commands that callgrind collects inside.
+     * A dump names a function in full the first time ({@code cfn=(12) fcallCommand}), then by its number alone, and
+     * gives the calls of each caller's arc on the line after it ({@code calls=2048 0x...}).
+     */
+    record Counted(long instructions, long scriptCalls) {
+
+        private static final Pattern NAMED = Pattern.compile("^c?fn=\\((\\d+)\\)(?: (.*))?$");
+        private static final Set<String> SCRIPT_COMMANDS = Set.of("fcallCommand", "evalShaCommand");
+
+        static Counted of(Path file, List<String> lines) {
+            Long summary = null;
+            long scriptCalls = 0;
+            Map<String, String> names = new HashMap<>();
+            boolean callsScript = false;
+            for (String line : lines) {
+                Matcher named = NAMED.matcher(line);
+                if (named.matches()) {
+                    if (named.group(2) != null) {
+                        names.put(named.group(1), named.group(2));
+                    }
+                    callsScript = line.startsWith("cfn=") && SCRIPT_COMMANDS.contains(names.get(named.group(1)));
+                } else if (callsScript && line.startsWith("calls=")) {
+                    scriptCalls += Long.parseLong(line.substring("calls=".length()).split(" ")[0]);
+                    callsScript = false;
+                } else if (line.startsWith("summary:")) {
+                    summary = Long.parseLong(line.substring("summary:".length()).trim());
+                }
+            }
+            if (summary == null) {
+                throw new IllegalStateException(file + " has no summary line");
+            }
+            if (scriptCalls == 0) {
+                throw new IllegalStateException(file + " counts no call of " + SCRIPT_COMMANDS);
+            }
+            return new Counted(summary, scriptCalls);
         }
     }
 }
