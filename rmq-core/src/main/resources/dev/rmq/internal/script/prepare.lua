@@ -62,20 +62,50 @@ local leased = ARG.at_most_once ~= '1'
 if fenced(ARG.fence) then
     return fenced_error()
 end
+-- Most slots hold nothing parked, no message with a time to live, no retry, no cancel mark and no pause, and on a
+-- priority topic nothing delayed. One command asks for them all; where it finds none, the poll spares asking for
+-- each (two to four commands). Where it finds any, the poll asks as it would without it: one command more, which a
+-- slot that always holds one of them (a topic whose every message has a time to live) pays on every poll.
+local none_rare
+if priority then
+    none_rare = redis.call('EXISTS', K_PARKED, K_EXPIRY, K_PAUSED, K_CANCELLED, K_RETRY, K_DELAYED) == 0
+else
+    none_rare = redis.call('EXISTS', K_PARKED, K_EXPIRY, K_PAUSED, K_CANCELLED, K_RETRY) == 0
+end
+if none_rare then
+    PARKED_SEEN = false
+end
 -- before the take: a committed key's parked message, and a released delivery, wait again, and may be taken now
-local ended = table.concat(end_deliveries(policy.type, policy, ARG.acks, ARG_acks), ' ')
+local outcomes = end_deliveries(policy.type, policy, ARG.acks, ARG_acks)
+for i = 1, #outcomes do
+    local outcome = outcomes[i]
+    -- an ending that is not a commit may make any of them: a retry, a release, a death, an unparked message
+    if outcome ~= 'committed' and outcome ~= 'stale' and outcome ~= 'cancelled' then
+        none_rare = false
+    end
+end
+local ended = table.concat(outcomes, ' ')
 
--- Expired leases are asked for by score, without the scores: most polls find none, and a score in a reply costs
--- Redis a formatting and the script a parse. The lease head is read only where the wait is planned.
+-- The lease head, the earliest deadline in flight, read once with its score. Most polls find it ahead of the
+-- clock, or find nothing in flight at all (a light load's poll has just ended the slot's one delivery); then this one
+-- command stands for three: the read of expired leases, the take's question of which keys are in flight, and the
+-- read of the head where the wait is planned. A poll that finds the head expired reads the expired leases by
+-- score, without the scores (a score in a reply costs Redis a formatting and the script a parse), and leaves the
+-- head unknown (nil) for the planning to read again. false: nothing is in flight.
 -- key, outcome of each recovered lease, for the end of the reply
 local recovered = {}
-for _, key in ipairs(redis.call('ZRANGEBYSCORE', K_PREPARE, '-inf', us_text(), 'LIMIT', '0', limit)) do
-    recovered[#recovered + 1] = key
-    recovered[#recovered + 1] = fail(key, 'lease expired before the consumer acknowledged', policy, 'L')
+local lease_head = redis.call('ZRANGE', K_PREPARE, '0', '0', 'WITHSCORES')[2] or false
+if lease_head and not us_later(lease_head, us_text()) then
+    for _, key in ipairs(redis.call('ZRANGEBYSCORE', K_PREPARE, '-inf', us_text(), 'LIMIT', '0', limit)) do
+        recovered[#recovered + 1] = key
+        recovered[#recovered + 1] = fail(key, 'lease expired before the consumer acknowledged', policy, 'L')
+        none_rare = false
+    end
+    lease_head = nil
 end
--- One command asks whether any message has a time to live, whether the topic is paused and whether a cancel
--- marks a delivery: on most slots none of them, and then the sweeps and the pause cost no command of their own.
-local rare = redis.call('EXISTS', K_EXPIRY, K_PAUSED, K_CANCELLED)
+-- Whether any message has a time to live, whether the topic is paused and whether a cancel marks a delivery, in
+-- one command: then the sweeps and the pause cost no command of their own.
+local rare = none_rare and 0 or redis.call('EXISTS', K_EXPIRY, K_PAUSED, K_CANCELLED)
 local expired = 0
 if rare > 0 then
     expired = sweep_expired(limit, policy)
@@ -97,7 +127,7 @@ end
 -- The delayed head is read once and kept for planning the wait, unless this call moves it.
 local delayed_head
 if priority then
-    delayed_head = redis.call('ZRANGE', K_DELAYED, '0', '0', 'WITHSCORES')
+    delayed_head = none_rare and {} or redis.call('ZRANGE', K_DELAYED, '0', '0', 'WITHSCORES')
     if delayed_head[2] and tonumber(delayed_head[2]) <= NOW_MS then
         local ready = redis.call('ZRANGEBYSCORE', K_DELAYED, '-inf', ms_text(), 'LIMIT', '0', ARG.batch)
         for _, key in ipairs(ready) do
@@ -113,12 +143,15 @@ if priority then
 end
 
 -- One message more than the batch is read: it is the head left after the take, which the wait is planned from.
+-- A priority poll without a floor takes every message it reads, so it pops them: one command instead of a read
+-- and a removal.
 local floor = ARG.floor ~= '' and tonumber(ARG.floor) or nil
+local popped = priority and not floor
 local items
-if priority and floor then
-    items = redis.call('ZREVRANGEBYSCORE', K_STORE, '+inf', ARG.floor, 'WITHSCORES', 'LIMIT', '0', int_text(batch + 1))
+if popped then
+    items = redis.call('ZPOPMAX', K_STORE, ARG.batch)
 elseif priority then
-    items = redis.call('ZREVRANGE', K_STORE, '0', ARG.batch, 'WITHSCORES')
+    items = redis.call('ZREVRANGEBYSCORE', K_STORE, '+inf', ARG.floor, 'WITHSCORES', 'LIMIT', '0', int_text(batch + 1))
 else
     items = redis.call('ZRANGEBYSCORE', K_STORE, '-inf', (floor and floor < NOW_MS) and ARG.floor or ms_text(),
         'WITHSCORES', 'LIMIT', '0', int_text(batch + 1))
@@ -127,15 +160,15 @@ local count = math.min(batch, #items / 2)
 local first
 if #items / 2 > batch then
     first = { items[2 * batch + 1], items[2 * batch + 2] }
-elseif priority and not floor then
-    -- fewer than a batch plus one in the whole store: the take leaves it empty
+elseif popped and count < batch then
+    -- fewer than a batch in the whole store: the take left it empty
     first = {}
 end
 
 if count > 0 then
-    if priority then
+    if priority and not popped then
         redis.call('ZREMRANGEBYRANK', K_STORE, int_text(-count), '-1')
-    else
+    elseif not priority then
         redis.call('ZREMRANGEBYRANK', K_STORE, '0', int_text(count - 1))
     end
     -- a member may carry a FIFO place whether or not the topic keeps FIFO now: one sent while it did still does
@@ -145,13 +178,13 @@ if count > 0 then
     end
     local envs = redis.call('HMGET', K_BODY, unpack(keys))
     redis.call('HDEL', K_BODY, unpack(keys))
-    if redis.call('EXISTS', K_RETRY) == 1 then
+    if not none_rare and redis.call('EXISTS', K_RETRY) == 1 then
         redis.call('ZREM', K_RETRY, unpack(keys))
     end
     -- a taken key still in flight is parked: one command asks, which on a slot with nothing in flight costs what
     -- asking whether anything is would
     local in_flight = nil
-    if leased then
+    if leased and lease_head ~= false then
         in_flight = redis.call('ZMSCORE', K_PREPARE, unpack(keys))
     end
     local leases, bodies, leaving_expiry = {}, {}, {}
@@ -190,6 +223,12 @@ if count > 0 then
     if #leases > 0 then
         redis.call('ZADD', K_PREPARE, unpack(leases))
         redis.call('HSET', K_INFLIGHT, unpack(bodies))
+        -- these leases are the latest in flight, so they are the head only when nothing else is
+        -- the head is these leases' deadline now, unless one already in flight ends sooner (one extended, or
+        -- given a longer lease, may end later)
+        if lease_head == false or (lease_head and us_later(lease_head, deadline_text)) then
+            lease_head = deadline_text
+        end
     elseif not leased and #out > HEAD then
         -- no lease marks how long these handlers may run, so a new owner of the slot would start beside them
         redis.call('SET', K_HOLD, deadline_text, 'PX', ARG.lease_ms)
@@ -221,10 +260,12 @@ else
             next_us = math.min(next_us, tonumber(delayed_head[2]) * 1000)
         end
     end
-    local lease_head = redis.call('ZRANGE', K_PREPARE, '0', '0', 'WITHSCORES')
-    if lease_head[2] then
+    if lease_head == nil then
+        lease_head = redis.call('ZRANGE', K_PREPARE, '0', '0', 'WITHSCORES')[2] or false
+    end
+    if lease_head then
         -- a lease is recovered once the clock reaches its deadline
-        next_us = math.min(next_us, tonumber(lease_head[2]))
+        next_us = math.min(next_us, tonumber(lease_head))
     end
     local wait_us = math.max(0, next_us - NOW_US)
     out[2] = wait_us
