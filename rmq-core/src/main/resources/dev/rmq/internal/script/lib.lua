@@ -124,7 +124,11 @@ local SEEDED = false
 local function begin_call()
     tonumber, string, struct, math = _G.tonumber, _G.string, _G.struct, _G.math
     local t = redis.call('TIME')
-    NOW_SECONDS, NOW_MICROS = t[1], string.rep('0', 6 - #t[2]) .. t[2]
+    local micros = t[2]
+    if #micros < 6 then
+        micros = string.rep('0', 6 - #micros) .. micros
+    end
+    NOW_SECONDS, NOW_MICROS = t[1], micros
     NOW_US = tonumber(NOW_SECONDS .. NOW_MICROS)
     NOW_MS = math.floor(NOW_US / 1000)
     PLACED_TOP, PARKED_SEEN, UNPARKED_DUE, IN_FLIGHT_SEEN, SEEDED = nil, nil, nil, nil, false

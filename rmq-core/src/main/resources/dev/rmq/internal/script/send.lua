@@ -25,8 +25,8 @@
 -- ERRORS
 --   RMQ_ENVELOPE    an envelope with a not-before time or a FIFO position, which send_controlled.lua takes
 local typ = ARG.type
-local tolerance = tonumber(ARG.late_tolerance_ms)
-local out = { ARG.messages }
+-- made at its full size where it can be: a table that grows is made again as it grows
+local out = ARG.messages == 1 and { 1, false, false } or { ARG.messages }
 local earliest = nil
 for i = 1, ARG.messages do
     local key, value, envelope = ARG_messages(i)
@@ -39,7 +39,8 @@ for i = 1, ARG.messages do
     end
     local outcome, moved = 'merged', nil
     local flags = string.byte(envelope, 2) % 8
-    if late > tolerance then
+    -- the tolerance is parsed only for a fixed time that is late (a parse is a strtod)
+    if late > 0 and late > tonumber(ARG.late_tolerance_ms) then
         -- too late to be a time that was meant: this message only is refused, the rest of the call goes on
         outcome = 'too_late'
     elseif flags > FLAG_EXPIRES then
@@ -54,7 +55,8 @@ for i = 1, ARG.messages do
         end
         local added
         if typ == 'R' then
-            added = redis.call('ZADD', K_STORE, 'NX', score, key)
+            -- the due time as the text of a whole number: Redis would format a number with %.17g (see us_text)
+            added = redis.call('ZADD', K_STORE, 'NX', string.format('%d', score), key)
         else
             -- the score's own text: Redis would format the number again (see us_text in lib.lua)
             added = redis.call('ZADD', K_STORE, value, key)
