@@ -8,11 +8,14 @@
 if CALL_KEY then
     local prior = redis.call('GET', CALL_KEY)
     if prior then
+        CALL_ARGV = nil
         redis.call('PEXPIRE', CALL_KEY, 30000)
         return cjson.decode(prior)
     end
 end
 local reply = rmq_main()
+-- the call's arguments, which the script's list readers kept, are not kept until the next call
+CALL_ARGV = nil
 if CALL_KEY and not (type(reply) == 'table' and reply.err) then
     redis.call('SET', CALL_KEY, cjson.encode(reply), 'PX', 30000)
 end

@@ -170,6 +170,18 @@ class ScriptProtocolTests {
         // a library's code follows the #!lua line Redis requires, so its lines are one further on
         assertThat(Script.PREPARE.relocate("user_function:" + (lineInPrepare + 1) + ": boom"))
                 .isEqualTo("lib.lua:" + lineInLibrary + ": boom");
+        // the script's own file sits at a different place in each form: inside rmq_call for EVAL, beside it in the
+        // library
+        String ownLine = "local ended = table.concat(outcomes, ' ')";
+        int lineInFile = Script.read("prepare.lua").lines().toList().indexOf(ownLine) + 1;
+        int lineInEval = Script.PREPARE.source().lines().toList().indexOf(ownLine) + 1;
+        int lineInFunction = Script.PREPARE.functionCode().lines().toList().indexOf(ownLine) + 1;
+        assertThat(lineInFile).isPositive();
+        assertThat(lineInEval).isNotEqualTo(lineInFunction);
+        assertThat(Script.PREPARE.relocate("user_script:" + lineInEval + ": boom"))
+                .isEqualTo("prepare.lua:" + lineInFile + ": boom");
+        assertThat(Script.PREPARE.relocate("user_function:" + (lineInFunction + 1) + ": boom"))
+                .isEqualTo("prepare.lua:" + lineInFile + ": boom");
     }
 
     @Test
