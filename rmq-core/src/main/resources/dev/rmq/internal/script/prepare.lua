@@ -143,15 +143,18 @@ if priority then
 end
 
 -- One message more than the batch is read: it is the head left after the take, which the wait is planned from.
--- A priority poll without a floor takes every message it reads, so it pops them: one command instead of a read
--- and a removal.
+-- A priority poll without a floor takes every message it reads. A small one pops them: one command instead of a
+-- read and a removal. ZPOPMAX removes its members one by one, though, where ZREMRANGEBYRANK removes a range in one
+-- pass, and from about five members on the command it spares costs less than the pops (callgrind, Redis 7.0).
 local floor = ARG.floor ~= '' and tonumber(ARG.floor) or nil
-local popped = priority and not floor
+local popped = priority and not floor and batch <= 4
 local items
 if popped then
     items = redis.call('ZPOPMAX', K_STORE, ARG.batch)
-elseif priority then
+elseif priority and floor then
     items = redis.call('ZREVRANGEBYSCORE', K_STORE, '+inf', ARG.floor, 'WITHSCORES', 'LIMIT', '0', int_text(batch + 1))
+elseif priority then
+    items = redis.call('ZREVRANGE', K_STORE, '0', ARG.batch, 'WITHSCORES')
 else
     items = redis.call('ZRANGEBYSCORE', K_STORE, '-inf', (floor and floor < NOW_MS) and ARG.floor or ms_text(),
         'WITHSCORES', 'LIMIT', '0', int_text(batch + 1))
@@ -160,8 +163,8 @@ local count = math.min(batch, #items / 2)
 local first
 if #items / 2 > batch then
     first = { items[2 * batch + 1], items[2 * batch + 2] }
-elseif popped and count < batch then
-    -- fewer than a batch in the whole store: the take left it empty
+elseif (popped and count < batch) or (priority and not floor and not popped) then
+    -- fewer than a batch (popped), or than a batch and one (read), in the whole store: the take leaves it empty
     first = {}
 end
 
