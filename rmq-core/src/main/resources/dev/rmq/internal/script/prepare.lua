@@ -275,7 +275,9 @@ else
     if wait_us > 0 then
         -- the wake key speaks in ms, as the due times senders compare with it (see wake_if_earlier)
         local next_ms = math.ceil(next_us / 1000)
-        redis.call('SET', K_WAKE, next_ms, 'PX', next_ms - NOW_MS + idle_ms)
+        -- whole numbers as text: Redis would format a number with %.17g (see us_text)
+        redis.call('SET', K_WAKE, string.format('%d', next_ms), 'PX',
+            string.format('%d', next_ms - NOW_MS + idle_ms))
     else
         redis.call('DEL', K_WAKE)
     end
