@@ -93,6 +93,19 @@ class ScriptProtocolTests {
     }
 
     @Test
+    void noScriptWritesToArgWhichAFunctionLibraryKeepsBetweenCalls() {
+        // each call sets every field the header declares, and nothing else: a field a script wrote would be seen by
+        // the next call of its Function
+        Pattern write = Pattern.compile("\\bARG(?:\\.[a-z_][a-z0-9_]*|\\[[^]]*])\\s*=(?!=)|\\bARG\\s*=(?!=)");
+        for (Script script : Script.values()) {
+            String code = LibraryParts.withoutComments(Script.read(script.file()));
+            assertThat(write.matcher(code).find()).as("%s writes to ARG", script.file()).isFalse();
+        }
+        assertThat(write.matcher("ARG.batch = 1").find()).isTrue();
+        assertThat(write.matcher("if ARG.batch == 1 then").find()).isFalse();
+    }
+
+    @Test
     void theLuaNamesTheFieldsOfARowAsTheHeaderListsThem() {
         Pattern row = Pattern.compile("local ([a-z_][a-z0-9_]*(?:, [a-z_][a-z0-9_]*)*) = ARG_([a-z_][a-z0-9_]*)\\(");
         int rowsRead = 0;
