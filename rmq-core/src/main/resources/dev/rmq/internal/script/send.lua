@@ -28,6 +28,8 @@ local typ = ARG.type
 -- made at its full size where it can be: a table that grows is made again as it grows
 local out = ARG.messages == 1 and { 1, false, false } or { ARG.messages }
 local earliest = nil
+-- the late tolerance, parsed (a strtod) on first need: only a fixed time that is late reads it
+local tolerance = nil
 for i = 1, ARG.messages do
     local key, value, envelope = ARG_messages(i)
     local score = tonumber(value)
@@ -39,8 +41,10 @@ for i = 1, ARG.messages do
     end
     local outcome, moved = 'merged', nil
     local flags = string.byte(envelope, 2) % 8
-    -- the tolerance is parsed only for a fixed time that is late (a parse is a strtod)
-    if late > 0 and late > tonumber(ARG.late_tolerance_ms) then
+    if late > 0 then
+        tolerance = tolerance or tonumber(ARG.late_tolerance_ms)
+    end
+    if late > 0 and late > tolerance then
         -- too late to be a time that was meant: this message only is refused, the rest of the call goes on
         outcome = 'too_late'
     elseif flags > FLAG_EXPIRES then
