@@ -235,13 +235,13 @@ final class ScriptSource {
     record Prologue(String definitions, String perCall) {
 
         static Prologue of(String file, FieldLayout layout) {
-            List<String> fields = new ArrayList<>();
+            List<String> names = new ArrayList<>();
             List<String> values = new ArrayList<>();
             StringBuilder rows = new StringBuilder();
             String countCheck = null;
             int at = 1;
             for (FieldLayout.Entry entry : layout.entries()) {
-                fields.add("ARG." + entry.name());
+                names.add(entry.name());
                 switch (entry.kind()) {
                     case SCALAR -> values.add("ARGV[" + at++ + "]");
                     // one argument, its fields separated by spaces, for the script to read as it needs them
@@ -265,11 +265,10 @@ final class ScriptSource {
                 }
             }
             // made with its fields, so that Redis sizes it once: EVAL makes it again on every call
-            String definitions = "local CALL_ARGV\nlocal ARG = {" + fields.stream()
-                    .map(field -> " " + field.substring("ARG.".length()) + " = false").collect(Collectors.joining(","))
-                    + " }\n" + rows;
-            String assign = fields.isEmpty() ? ""
-                    : String.join(", ", fields) + " = " + String.join(", ", values) + "\n";
+            String definitions = "local CALL_ARGV\nlocal ARG = {"
+                    + names.stream().map(name -> " " + name + " = false").collect(Collectors.joining(",")) + " }\n" + rows;
+            String assign = names.isEmpty() ? "" : names.stream().map(name -> "ARG." + name)
+                    .collect(Collectors.joining(", ")) + " = " + String.join(", ", values) + "\n";
             String check = countCheck != null ? countCheck : "#ARGV ~= " + (at - 1);
             String perCall = "CALL_ARGV = ARGV\n" + assign + "if " + check + " then\n    CALL_ARGV = nil\n"
                     + "    return redis.error_reply('RMQ_ARGV " + file + " takes " + String.join(", ", layout.describe())

@@ -163,7 +163,7 @@ local count = math.min(batch, #items / 2)
 local first
 if #items / 2 > batch then
     first = { items[2 * batch + 1], items[2 * batch + 2] }
-elseif (popped and count < batch) or (priority and not floor and not popped) then
+elseif priority and not floor and (count < batch or not popped) then
     -- fewer than a batch (popped), or than a batch and one (read), in the whole store: the take leaves it empty
     first = {}
 end
