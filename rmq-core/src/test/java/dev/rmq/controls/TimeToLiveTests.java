@@ -36,10 +36,11 @@ class TimeToLiveTests extends ControlsTest {
     @Test
     void aMessageWhoseTimeToLiveRanOutWhileWaitingNeverReachesAHandlerAndIsCountedAndDropped() throws Exception {
         RmqClient rmq = client(topic("jobs", TopicType.PRIORITY).ttl(Duration.ofMillis(300)).build());
-        long sentBy = redisTimeMs();
         for (int i = 0; i < 20; i++) {
             rmq.producer().send(OutgoingMessage.priority("jobs", "stale-" + i, 50));
         }
+        // read after the last stale send: each message's time to live runs from its own send
+        long sentBy = redisTimeMs();
         rmq.producer().send(OutgoingMessage.priority("jobs", "fresh", 50).withTtl(Duration.ofMinutes(1)));
         awaitRedisClockPast(sentBy, 300);
         List<String> handled = new CopyOnWriteArrayList<>();
@@ -83,15 +84,17 @@ class TimeToLiveTests extends ControlsTest {
 
     @Test
     void aMessageWaitingForItsRetryWhenItsTimeToLiveRunsOutIsNotDeliveredAgain() throws Exception {
-        RmqClient rmq = client(topic("jobs", TopicType.PRIORITY).ttl(Duration.ofMillis(600)).build());
-        rmq.producer().send(OutgoingMessage.priority("jobs", "j", 50).withKey("j"));
+        // a time to live long enough for the first delivery to come before it on a loaded machine
+        RmqClient rmq = client(topic("jobs", TopicType.PRIORITY).ttl(Duration.ofMillis(1500))
+                .backoff(BackoffPolicy.fixed(Duration.ofSeconds(3))).build());
         List<Integer> attempts = new CopyOnWriteArrayList<>();
         start(rmq, "jobs", String.class, m -> {
             attempts.add(m.attempt());
             return ConsumeResult.retry("not yet");
         });
+        rmq.producer().send(OutgoingMessage.priority("jobs", "j", 50).withKey("j"));
 
-        // the first attempt fails; its 1 s backoff outlasts the 600 ms time to live
+        // the first attempt fails; its 3 s backoff outlasts the 1.5 s time to live
         await().atMost(Duration.ofSeconds(5)).until(() -> count("rmq.expired", "topic", "jobs") == 1);
         holdsFor(Duration.ofMillis(1500), () -> assertThat(attempts).containsExactly(1));
         assertThat(rmq.producer().get(MessageRef.of("jobs", "j"))).isEmpty();
@@ -99,16 +102,17 @@ class TimeToLiveTests extends ControlsTest {
 
     @Test
     void aDeliveryInFlightWhenItsTimeToLivePassesFinishesItsAttemptButIsNotRetried() throws Exception {
-        RmqClient rmq = client(topic("jobs", TopicType.PRIORITY).ttl(Duration.ofMillis(300)).build());
-        rmq.producer().send(OutgoingMessage.priority("jobs", "ok", 60).withKey("ok"));
-        rmq.producer().send(OutgoingMessage.priority("jobs", "fail", 50).withKey("fail"));
+        // a time to live long enough for the delivery to come before it on a loaded machine
+        RmqClient rmq = client(topic("jobs", TopicType.PRIORITY).ttl(Duration.ofMillis(1000)).build());
         List<String> handled = new CopyOnWriteArrayList<>();
-        // one poll takes both; each handler outlasts the time to live
         start(rmq, "jobs", String.class, m -> {
-            Thread.sleep(400); // the handler's work, which must outlast the time to live
+            Thread.sleep(1100); // the handler's work, which must outlast the time to live
             handled.add(m.key() + "#" + m.attempt());
             return m.key().equals("ok") ? ConsumeResult.success() : ConsumeResult.retry("too late anyway");
         }, dev.rmq.consumer.ConsumerSettings.DEFAULTS.withBatchSize(2).withIdlePoll(Duration.ofMillis(200)));
+        // one send call stores both, and the poll it wakes takes both; each handler outlasts the time to live
+        rmq.producer().sendAll(List.of(OutgoingMessage.priority("jobs", "ok", 60).withKey("ok"),
+                OutgoingMessage.priority("jobs", "fail", 50).withKey("fail")));
 
         await().atMost(Duration.ofSeconds(5)).until(() -> handled.size() == 2);
         await().atMost(Duration.ofSeconds(5)).until(() -> count("rmq.expired", "topic", "jobs") == 1);
@@ -120,11 +124,12 @@ class TimeToLiveTests extends ControlsTest {
     @Test
     void aMergeTakesTheLatestSendsTimeToLiveAndZeroMeansNoneEvenOnATopicWithOne() throws Exception {
         RmqClient rmq = client(topic("jobs", TopicType.PRIORITY).ttl(Duration.ofMillis(200)).build());
-        long sentBy = redisTimeMs();
         rmq.producer().send(OutgoingMessage.priority("jobs", "a1", 50).withKey("a"));
         rmq.producer().send(OutgoingMessage.priority("jobs", "a2", 50).withKey("a").withTtl(Duration.ofMinutes(1)));
         rmq.producer().send(OutgoingMessage.priority("jobs", "b1", 50).withKey("b").withTtl(Duration.ofMinutes(1)));
         rmq.producer().send(OutgoingMessage.priority("jobs", "b2", 50).withKey("b"));
+        // read after b2's send, whose time to live runs from then
+        long sentBy = redisTimeMs();
         rmq.producer().send(OutgoingMessage.priority("jobs", "c", 50).withKey("c").withTtl(Duration.ZERO));
         awaitRedisClockPast(sentBy, 200);
         List<String> handled = new CopyOnWriteArrayList<>();
@@ -144,8 +149,8 @@ class TimeToLiveTests extends ControlsTest {
         for (int i = 0; i < 500; i++) {
             messages.add(OutgoingMessage.priority("jobs", "m" + i, 20 + i % 7));
         }
-        long sentBy = redisTimeMs();
         rmq.producer().sendAll(messages);
+        long sentBy = redisTimeMs();
         awaitRedisClockPast(sentBy, 1);
         ScriptRunner scripts = new ScriptRunner(redisson);
         PrepareCall poll = new PrepareCall(RetryPolicy.of(rmq.topics().require("jobs")), 10, 5000, "", 1000, 100, false, null);
