@@ -219,7 +219,14 @@ public final class FaultHarness {
         long runEnd = EventLog.nowMicros();
         events.write(new HarnessEvent.RunEnded(runEnd));
 
-        Verdict verdict = InvariantChecker.check(dir);
+        Verdict verdict;
+        if (journalDatabase == null) {
+            verdict = InvariantChecker.check(dir);
+        } else {
+            try (JournalRows journal = new JournalRows(journalDatabase.jdbcUrl())) {
+                verdict = InvariantChecker.check(dir, journal);
+            }
+        }
         Map<String, Object> run = new LinkedHashMap<>();
         run.put("options", options.commandLine());
         run.put("redis", redis.values().stream().map(RedisDeployment::describe).toList());

@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -34,13 +35,15 @@ import java.util.TreeMap;
  *       message's slot, and its outage (widened by {@link #OUTAGE_MARGIN}, and for a master kill reaching
  *       {@link LossCheck#REPLICATION_LAG} back, for a commit the master applied but never replicated) overlaps the
  *       interval from the handler's end to the commit deadline: the commit or its reply was lost with the node;</li>
- *   <li>{@code redis-flush}: the flush emptied the node that held the message's slot, and the window from
+ *   <li>{@code redis-flush}: the flush emptied the node that held the message's slot, and either the window from
  *       {@link #JOURNAL_LAG} before the flush until the restore ended (widened by {@link #OUTAGE_MARGIN}) overlaps
- *       the first delivery: a delivery in flight at the flush, whose commit found nothing, is put back by the
- *       restore; and one committed shortly before the flush, whose row the consumer's asynchronous journal had not
- *       written yet, is put back too; so is one committed however long before, by a consumer killed within
- *       {@link #JOURNAL_LAG} after its commit was due, whose unwritten rows died with it, when the second delivery
- *       came after the flush;</li>
+ *       the first delivery (a delivery in flight at the flush, whose commit found nothing, is put back by the
+ *       restore; so is one committed shortly before the flush, whose row the consumer's asynchronous journal had
+ *       not written yet), or the journal shows that its restore put back a message committed before the flush and
+ *       delivered again after it, because the commit's row was not there yet: the row was written after the
+ *       restore's mark (the consumer's journal was behind, by however much), or never, by a consumer killed after
+ *       the commit and before the flush, whose unwritten rows died with it. A commit row that a consumer which
+ *       lived on never wrote is a journal that lost a row, and explains nothing;</li>
  *   <li>{@code zk-quorum}: the workers stop when the quorum goes, so only an in-flight handler whose commit got
  *       fenced produces one: the first delivery's incarnation lost its session during the outage, after the
  *       delivery began, and rmq reported the commit of that slot fenced;</li>
@@ -99,19 +102,23 @@ final class DuplicateCheck {
     static final long FAULT_LANDS = 200 * MS;
 
     private final RunLog log;
+    private final JournalRecord journal;
+    /** Each key's journal rows, read once however many duplicates and flushes ask. */
+    private final Map<String, List<JournalRecord.Transition>> journalRows = new HashMap<>();
     /** After a quorum returns, a session may still be declared lost for up to a session timeout and some. */
     private final long quorumGrace;
     /** A consumer learns that its session was lost up to a session timeout after its slot was taken over. */
     private final long sessionGrace;
 
-    private DuplicateCheck(RunLog log) {
+    private DuplicateCheck(RunLog log, JournalRecord journal) {
         this.log = log;
+        this.journal = journal;
         this.quorumGrace = log.sessionTimeoutMicros + 5 * SECOND;
         this.sessionGrace = log.sessionTimeoutMicros + 2 * SECOND;
     }
 
-    static void run(RunLog log, Messages messages, Verdict verdict) {
-        new DuplicateCheck(log).check(messages, verdict);
+    static void run(RunLog log, Messages messages, JournalRecord journal, Verdict verdict) {
+        new DuplicateCheck(log, journal).check(messages, verdict);
     }
 
     private void check(Messages messages, Verdict verdict) {
@@ -213,7 +220,7 @@ final class DuplicateCheck {
             case MASTER_KILL, SENTINEL_FAILOVER -> fault.slots().contains(slot) && intersects(fault.injectMicros() - LossCheck.REPLICATION_LAG,
                     fault.healMicros() + OUTAGE_MARGIN, first.end(), commitBy);
             case REDIS_FLUSH -> fault.slots().contains(slot) && (intersects(fault.injectMicros() - JOURNAL_LAG,
-                    fault.healMicros() + OUTAGE_MARGIN, first.start(), commitBy) || journalDiedWith(first, second, fault));
+                    fault.healMicros() + OUTAGE_MARGIN, first.start(), commitBy) || restoredAheadOfTheJournal(first, second, fault));
             case ZK_QUORUM -> log.sessionLostBetween(first.incarnation(), Math.max(first.start(), fault.injectMicros()),
                     fault.healMicros() + quorumGrace) && reported(first, second, TroubleKind.FENCED) != null;
             default -> false;
@@ -221,16 +228,34 @@ final class DuplicateCheck {
     }
 
     /**
-     * Whether the consumer that ran {@code run} was killed, before {@code flush}, within {@link #JOURNAL_LAG} after
-     * its commit was due, and {@code second} came after the flush: the rows its asynchronous journal still held died
-     * with it, so the journal kept the delivery open however long before the flush it was committed, and the
-     * restore put the message back.
+     * Whether the restore after {@code flush} put back the message that {@code first} committed before the flush,
+     * {@code second} being its delivery after the flush, because the journal held no row of that commit when the
+     * restore read it. The journal shows the restore's mark of the key, and the commit's row (an {@code acked} row
+     * of the same message, made from the first delivery's start until the flush) was written after that mark, or
+     * was never written by a consumer killed after the commit and before the flush.
      */
-    private boolean journalDiedWith(Run run, Run second, Fault flush) {
-        Incarnation consumer = log.incarnations.get(run.incarnation());
-        return consumer != null && consumer.killed() && consumer.endMicros() >= run.end()
-                && consumer.endMicros() <= commitDeadline(run) + JOURNAL_LAG
-                && consumer.endMicros() <= flush.injectMicros() && second.start() >= flush.injectMicros();
+    private boolean restoredAheadOfTheJournal(Run first, Run second, Fault flush) {
+        if (first.start() >= flush.injectMicros() || second.start() < flush.injectMicros()) {
+            return false;
+        }
+        List<JournalRecord.Transition> rows = journalRows.computeIfAbsent(first.topic() + "\n" + first.key(),
+                k -> journal.of(first.topic(), first.key()));
+        Incarnation consumer = log.incarnations.get(first.incarnation());
+        boolean diedWithItsRows = consumer != null && consumer.killed() && consumer.endMicros() >= first.end()
+                && consumer.endMicros() <= flush.injectMicros();
+        for (JournalRecord.Transition mark : rows) {
+            if (!mark.state().equals("restored") || mark.atMicros() < flush.injectMicros() - MS
+                    || mark.atMicros() > flush.healMicros() + OUTAGE_MARGIN) {
+                continue;
+            }
+            List<JournalRecord.Transition> commits = rows.stream().filter(row -> row.state().equals("acked")
+                    && row.messageId() == mark.messageId() && row.atMicros() >= first.start() - MS
+                    && row.atMicros() <= flush.injectMicros()).toList();
+            if (commits.isEmpty() ? diedWithItsRows : commits.stream().allMatch(commit -> commit.id() > mark.id())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether a fault of one consumer struck the incarnation of {@code run} while it held the delivery. */

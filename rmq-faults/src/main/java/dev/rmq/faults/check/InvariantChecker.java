@@ -36,21 +36,26 @@ public final class InvariantChecker {
     private InvariantChecker() {
     }
 
-    /** Judges the run whose {@code .events} files are in {@code dir}. */
+    /** Judges the run whose {@code .events} files are in {@code dir}, a run without a journal. */
     public static Verdict check(Path dir) {
-        return check(EventReader.readRun(dir));
+        return check(dir, JournalRecord.NONE);
+    }
+
+    /** Judges the run whose {@code .events} files are in {@code dir}, with what its journal held at its end. */
+    public static Verdict check(Path dir, JournalRecord journal) {
+        return check(EventReader.readRun(dir), journal);
     }
 
     /**
      * Judges a run from its events: those of different processes in any order, those of one process in the order
      * it wrote them.
      */
-    public static Verdict check(List<HarnessEvent> events) {
+    public static Verdict check(List<HarnessEvent> events, JournalRecord journal) {
         RunLog log = RunLog.of(events);
         Messages messages = new Messages(log);
         Verdict verdict = new Verdict();
         LossCheck.run(log, messages, verdict);
-        DuplicateCheck.run(log, messages, verdict);
+        DuplicateCheck.run(log, messages, journal, verdict);
         EarlyCheck.run(log, messages, verdict);
         OverlapCheck.run(log, verdict);
         addRunFigures(log, verdict);
