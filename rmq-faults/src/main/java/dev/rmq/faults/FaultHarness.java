@@ -206,6 +206,11 @@ public final class FaultHarness {
         if (stopped == null) {
             harnessErrors.add("the producer did not stop within 120 s");
         }
+        Map<String, Object> producerReport = ProducerMain.report(stopped);
+        if (!producerReport.isEmpty()) {
+            say("producer: " + producerReport.get("bursts_planned") + " bursts planned, " + producerReport.get("bursts_skipped")
+                    + " skipped, " + producerReport.get("waited_for_room_ms") + " ms waited for room among the calls under way");
+        }
         Map<String, Object> drain = EndOfRun.drain(clients);
         say("drain: " + drain.get("drained") + ", " + drain.get("waiting_left") + " waiting and " + drain.get("in_flight_left")
                 + " in flight left after " + drain.get("seconds") + " s");
@@ -239,6 +244,7 @@ public final class FaultHarness {
         run.put("ended", Instant.ofEpochMilli(runEnd / 1000).toString());
         run.put("seconds", (runEnd - runStart) / 1_000_000);
         run.put("consumer_incarnations", fleet.incarnations());
+        run.put("producer", producerReport);
         run.put("probes_sent", probes.sentCount());
         run.put("slow_messages_sent_for_kills_and_pauses", midMessage.baits());
         run.put("outage_log_lines", outageLogLines(fleet));

@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -60,7 +61,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Arguments: {@code --standalone --cluster (addresses or -) --log --seed --rate (bursts/s) --durable none|mix|all}. Stdin:
  * {@code STOP} ends the workload: what was planned and not started is dropped, the sends under way complete, then
- * it prints {@code STOPPED}.
+ * it prints {@code STOPPED <sends> <bursts planned> <bursts skipped> <ms waited for room>}: how far it kept its rate.
  */
 public final class ProducerMain {
 
@@ -85,6 +86,8 @@ public final class ProducerMain {
     private final Semaphore window = new Semaphore(IN_FLIGHT);
     /** How long the planning thread waited for room among the calls under way: time the rate was not kept. */
     private long blockedNanos;
+    /** Bursts that came due while {@link #MAX_PENDING} planned sends waited already: the rate not kept. */
+    private long skippedBursts;
     /** The last send of each key that has not completed yet, which that key's next send waits for. */
     private final Map<String, CompletableFuture<Void>> lastOfKey = new ConcurrentHashMap<>();
     /** Starts a key's send after its previous one completed: off Redisson's threads, which a send may block on. */
@@ -130,7 +133,8 @@ public final class ProducerMain {
             ChildArgs.reply("READY");
             producer.run();
             producer.drain();
-            ChildArgs.reply("STOPPED " + producer.seq);
+            ChildArgs.reply("STOPPED " + producer.seq + " " + producer.bursts + " " + producer.skippedBursts + " "
+                    + TimeUnit.NANOSECONDS.toMillis(producer.blockedNanos));
         } finally {
             clients.close();
             if (journal != null) {
@@ -155,6 +159,8 @@ public final class ProducerMain {
             while (now - nextBurst >= 0) {
                 if (pending.size() < MAX_PENDING) {
                     planBurst(now);
+                } else {
+                    skippedBursts++;
                 }
                 double gapSeconds = -Math.log(1 - random.nextDouble()) / burstsPerSecond;
                 nextBurst += (long) (gapSeconds * 1e9);
@@ -332,6 +338,22 @@ public final class ProducerMain {
                     + DRAIN.toSeconds() + " s; their events are missing");
         }
         chained.shutdown();
+    }
+
+    /**
+     * How far the producer kept its rate, from its {@code STOPPED <sends> <bursts> <skipped> <waited ms>} line: the
+     * bursts it planned, those it skipped because thousands of planned sends waited already, and how long it waited
+     * for room among the calls under way. Empty when it did not stop.
+     */
+    static Map<String, Object> report(@Nullable String stopped) {
+        Map<String, Object> report = new LinkedHashMap<>();
+        String[] fields = stopped == null ? new String[0] : stopped.trim().split(" ");
+        if (fields.length == 5) {
+            report.put("bursts_planned", Long.parseLong(fields[2]));
+            report.put("bursts_skipped", Long.parseLong(fields[3]));
+            report.put("waited_for_room_ms", Long.parseLong(fields[4]));
+        }
+        return report;
     }
 
     private void sendFailed(Planned planned, int index, long seq, long value, long start, long end, String error) {

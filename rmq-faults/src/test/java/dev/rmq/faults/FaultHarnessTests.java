@@ -50,6 +50,11 @@ class FaultHarnessTests {
         Map<String, Long> outageLines = (Map<String, Long>) ((Map<String, Object>) outcome.details().get("run"))
                 .get("outage_log_lines");
         assertThat(outageLines.get("zookeeper_suspended_warn")).as("the partition from ZooKeeper was logged").isPositive();
+        @SuppressWarnings("unchecked")
+        Map<String, Long> producer = (Map<String, Long>) ((Map<String, Object>) outcome.details().get("run")).get("producer");
+        assertThat(producer).as("how far the producer kept its rate").containsOnlyKeys("bursts_planned", "bursts_skipped",
+                "waited_for_room_ms");
+        assertThat(producer.get("bursts_planned")).isPositive();
         assertThat(outcome.out()).exists();
     }
 }
