@@ -41,9 +41,9 @@ import java.util.TreeMap;
  *       restore; so is one committed shortly before the flush, whose row the consumer's asynchronous journal had
  *       not written yet), or the journal shows that its restore put back a message committed before the flush and
  *       delivered again after it, because the commit's row was not there yet: the row was written after the
- *       restore's mark (the consumer's journal was behind, by however much), or never, by a consumer killed after
- *       the commit and before the flush, whose unwritten rows died with it. A commit row that a consumer which
- *       lived on never wrote is a journal that lost a row, and explains nothing;</li>
+ *       restore had read the message (the consumer's journal was behind, by however much), or never, by a consumer
+ *       killed after the commit and before the restore ended, whose unwritten rows died with it. A commit row that a
+ *       consumer which lived on never wrote is a journal that lost a row, and explains nothing;</li>
  *   <li>{@code zk-quorum}: the workers stop when the quorum goes, so only an in-flight handler whose commit got
  *       fenced produces one: the first delivery's incarnation lost its session during the outage, after the
  *       delivery began, and rmq reported the commit of that slot fenced;</li>
@@ -91,8 +91,9 @@ final class DuplicateCheck {
     /** Widens a Redis outage on both sides: an ack already on the wire when the node went, and the reconnect. */
     static final long OUTAGE_MARGIN = SECOND;
     /**
-     * How far behind the consumers' asynchronous journals may be: an acknowledgement this long before a flush may
-     * have no row yet, so the restore puts its message back.
+     * How long before a flush a commit is taken to have no journal row yet without asking the journal, so that the
+     * restore puts its message back: a consumer's asynchronous journal is usually less behind. A commit longer before
+     * is explained only by the journal's own rows (see {@link #restoredAheadOfTheJournal}).
      */
     static final long JOURNAL_LAG = 5 * SECOND;
     /**
@@ -230,32 +231,30 @@ final class DuplicateCheck {
     /**
      * Whether the restore after {@code flush} put back the message that {@code first} committed before the flush,
      * {@code second} being its delivery after the flush, because the journal held no row of that commit when the
-     * restore read it. The journal shows the restore's mark of the key, and the commit's row (an {@code acked} row
-     * of the same message, made from the first delivery's start until the flush) was written after that mark, or
-     * was never written by a consumer killed after the commit and before the flush.
+     * restore read it. Either the commit's row (an {@code acked} row of the key, made from the first delivery's start
+     * until the flush) was written after the restore had read its message: after a restore's mark of that message or
+     * of one with a greater id, which the restore reads later (it skips the mark of a message a writer finished
+     * meanwhile, so the message's own mark may be missing). Or no such row was ever written, by a consumer killed
+     * after the commit and before the restore ended, and the restore marked a message of the key put back.
      */
     private boolean restoredAheadOfTheJournal(Run first, Run second, Fault flush) {
         if (first.start() >= flush.injectMicros() || second.start() < flush.injectMicros()) {
             return false;
         }
+        long from = flush.injectMicros() - MS;
+        long to = flush.healMicros() + OUTAGE_MARGIN;
         List<JournalRecord.Transition> rows = journalRows.computeIfAbsent(first.topic() + "\n" + first.key(),
                 k -> journal.of(first.topic(), first.key()));
+        List<JournalRecord.Transition> commits = rows.stream().filter(row -> row.state().equals("acked")
+                && row.atMicros() >= first.start() - MS && row.atMicros() <= flush.injectMicros()).toList();
+        if (!commits.isEmpty()) {
+            return commits.stream().allMatch(commit -> commit.id() > journal.firstRestoredFrom(commit.messageId(), from, to));
+        }
         Incarnation consumer = log.incarnations.get(first.incarnation());
         boolean diedWithItsRows = consumer != null && consumer.killed() && consumer.endMicros() >= first.end()
-                && consumer.endMicros() <= flush.injectMicros();
-        for (JournalRecord.Transition mark : rows) {
-            if (!mark.state().equals("restored") || mark.atMicros() < flush.injectMicros() - MS
-                    || mark.atMicros() > flush.healMicros() + OUTAGE_MARGIN) {
-                continue;
-            }
-            List<JournalRecord.Transition> commits = rows.stream().filter(row -> row.state().equals("acked")
-                    && row.messageId() == mark.messageId() && row.atMicros() >= first.start() - MS
-                    && row.atMicros() <= flush.injectMicros()).toList();
-            if (commits.isEmpty() ? diedWithItsRows : commits.stream().allMatch(commit -> commit.id() > mark.id())) {
-                return true;
-            }
-        }
-        return false;
+                && consumer.endMicros() <= to;
+        return diedWithItsRows && rows.stream().anyMatch(row -> row.state().equals("restored") && row.atMicros() >= from
+                && row.atMicros() <= to);
     }
 
     /** Whether a fault of one consumer struck the incarnation of {@code run} while it held the delivery. */
