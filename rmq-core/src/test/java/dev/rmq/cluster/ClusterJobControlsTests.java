@@ -108,7 +108,7 @@ class ClusterJobControlsTests extends ClusterFixture {
         }
         rmq.producer().sendAll(batch);
         // Read once the batch is stored: each message's time to live runs from its own send, and a batch spread over
-        // three masters may take longer than the time to live to store, so the last ones expire only 200 ms after this.
+        // three masters may take longer than the time to live to store, so the last ones expire at most 200 ms after this.
         long sentBy = redisTimeMs();
         rmq.producer().send(OutgoingMessage.priority(topic.name(), "fresh", 50).withTtl(Duration.ofMinutes(1)));
         // every master's clock judges the time to live; the nodes share this host's clock

@@ -86,7 +86,7 @@ public final class ProducerMain {
     private final Semaphore window = new Semaphore(IN_FLIGHT);
     /** How long the planning thread waited for room among the calls under way: time the rate was not kept. */
     private long blockedNanos;
-    /** Bursts that came due while {@link #MAX_PENDING} planned sends waited already: the rate not kept. */
+    /** Bursts that came due while {@link #MAX_PENDING} planned calls waited already: the rate not kept. */
     private long skippedBursts;
     /** The last send of each key that has not completed yet, which that key's next send waits for. */
     private final Map<String, CompletableFuture<Void>> lastOfKey = new ConcurrentHashMap<>();
@@ -342,7 +342,7 @@ public final class ProducerMain {
 
     /**
      * How far the producer kept its rate, from its {@code STOPPED <sends> <bursts> <skipped> <waited ms>} line: the
-     * bursts it planned, those it skipped because thousands of planned sends waited already, and how long it waited
+     * bursts it planned, those it skipped because thousands of planned calls waited already, and how long it waited
      * for room among the calls under way. Empty when it did not stop.
      */
     static Map<String, Object> report(@Nullable String stopped) {

@@ -28,7 +28,7 @@ class PriorityTakeTests extends StandaloneRedisTest {
             .build();
 
     @ParameterizedTest
-    @ValueSource(ints = {2, 5, 6, 10})
+    @ValueSource(ints = {2, 4, 5, 6, 10})
     void aPollDeliversTheLatestPriorityOfEachMessageAndNamesTheHeadItLeaves(int batch) {
         RmqClient rmq = RmqClient.builder(redisson).topic(TASKS).build();
         // merged into a lower priority, set higher by key, and sent once
