@@ -133,9 +133,15 @@ class InvariantCheckerTests {
                 attempts));
     }
 
-    /** A row of the journal, written after every row given before it. */
-    private void journaled(String topic, String key, long messageId, String state, long at) {
-        journal.add(new JournalRow(topic, key, new JournalRecord.Transition(journal.size() + 1, messageId, state, at)));
+    /** A row of the journal of a {@link #PRIORITY} key, written after every row given before it. */
+    private void journaled(String key, long messageId, String state, long at) {
+        journal.add(new JournalRow(PRIORITY, key, new JournalRecord.Transition(journal.size() + 1, messageId, state, at)));
+    }
+
+    /** Send {@code seq} of a {@link #PRIORITY} key, on slot 0, delivered once by {@code inc} at {@code at} and committed. */
+    private void committedBy(long seq, String key, String inc, long at) {
+        sent(seq, PRIORITY, key, 0, false, false, T0, 50);
+        consumed(inc, PRIORITY, 0, key, seq, at);
     }
 
     private record JournalRow(String topic, String key, JournalRecord.Transition transition) {
@@ -514,54 +520,46 @@ class InvariantCheckerTests {
         long restoring = T0 + 61 * S;
         long again = T0 + 63 * S;
         // committed 50 s before the flush, by a consumer killed 2 s later: its commit's row died with it
-        sent(0, PRIORITY, "n.p.1", 0, false, false, T0, 50);
-        consumed("c1-1", PRIORITY, 0, "n.p.1", 0, T0 + 10 * S);
+        committedBy(0, "n.p.1", "c1-1", T0 + 10 * S);
         killed("c1-1", T0 + 12 * S);
-        journaled(PRIORITY, "n.p.1", 1, "restored", restoring);
+        journaled("n.p.1", 1, "restored", restoring);
         // committed 30 s before the flush by a consumer that lived on, whose journal wrote the row after the restore
-        sent(1, PRIORITY, "n.p.2", 0, false, false, T0, 50);
-        consumed("c3-1", PRIORITY, 0, "n.p.2", 1, T0 + 30 * S);
-        journaled(PRIORITY, "n.p.2", 2, "restored", restoring);
-        journaled(PRIORITY, "n.p.2", 2, "acked", T0 + 30 * S + 2 * MS);
+        committedBy(1, "n.p.2", "c3-1", T0 + 30 * S);
+        journaled("n.p.2", 2, "restored", restoring);
+        journaled("n.p.2", 2, "acked", T0 + 30 * S + 2 * MS);
         // the same, but the row was written before the restore's mark: the restore read it, and put nothing back
-        sent(2, PRIORITY, "n.p.3", 0, false, false, T0, 50);
-        consumed("c3-1", PRIORITY, 0, "n.p.3", 2, T0 + 30 * S);
-        journaled(PRIORITY, "n.p.3", 3, "acked", T0 + 30 * S + 2 * MS);
-        journaled(PRIORITY, "n.p.3", 3, "restored", restoring);
+        committedBy(2, "n.p.3", "c3-1", T0 + 30 * S);
+        journaled("n.p.3", 3, "acked", T0 + 30 * S + 2 * MS);
+        journaled("n.p.3", 3, "restored", restoring);
         // restored, but its consumer lived on and never wrote the commit's row: a lost row, not a late one
-        sent(3, PRIORITY, "n.p.4", 0, false, false, T0, 50);
-        consumed("c3-1", PRIORITY, 0, "n.p.4", 3, T0 + 30 * S);
-        journaled(PRIORITY, "n.p.4", 4, "restored", restoring);
+        committedBy(3, "n.p.4", "c3-1", T0 + 30 * S);
+        journaled("n.p.4", 4, "restored", restoring);
         // its consumer killed after the commit, but delivered again before the flush: no restore brought it back
-        sent(4, PRIORITY, "n.p.5", 0, false, false, T0, 50);
-        consumed("c4-1", PRIORITY, 0, "n.p.5", 4, T0 + 10 * S);
+        committedBy(4, "n.p.5", "c4-1", T0 + 10 * S);
         killed("c4-1", T0 + 12 * S);
-        journaled(PRIORITY, "n.p.5", 5, "restored", restoring);
+        journaled("n.p.5", 5, "restored", restoring);
         // read by the restore while open, its row written before the restore came to mark it, so never marked: the
         // restore's mark of a later message (7) was written after that read, and the row after that mark
-        sent(5, PRIORITY, "n.p.6", 0, false, false, T0, 50);
-        consumed("c3-1", PRIORITY, 0, "n.p.6", 5, T0 + 30 * S);
-        journaled(PRIORITY, "n.p.7", 7, "restored", restoring);
-        journaled(PRIORITY, "n.p.6", 6, "acked", T0 + 30 * S + 2 * MS);
+        committedBy(5, "n.p.6", "c3-1", T0 + 30 * S);
+        journaled("n.p.7", 7, "restored", restoring);
+        journaled("n.p.6", 6, "acked", T0 + 30 * S + 2 * MS);
         // its row written after the mark of a restore long before this flush: not this restore's doing
-        sent(6, PRIORITY, "n.p.8", 0, false, false, T0, 50);
-        consumed("c3-1", PRIORITY, 0, "n.p.8", 6, T0 + 30 * S);
-        journaled(PRIORITY, "n.p.8", 8, "restored", T0 + 20 * S);
-        journaled(PRIORITY, "n.p.8", 8, "acked", T0 + 30 * S + 2 * MS);
+        committedBy(6, "n.p.8", "c3-1", T0 + 30 * S);
+        journaled("n.p.8", 8, "restored", T0 + 20 * S);
+        journaled("n.p.8", 8, "acked", T0 + 30 * S + 2 * MS);
         // killed after the flush, during the restore, its commit's row still unwritten
-        sent(7, PRIORITY, "n.p.9", 0, false, false, T0, 50);
-        consumed("c5-1", PRIORITY, 0, "n.p.9", 7, T0 + 30 * S);
+        committedBy(7, "n.p.9", "c5-1", T0 + 30 * S);
         killed("c5-1", T0 + 60 * S + 500 * MS);
-        journaled(PRIORITY, "n.p.9", 9, "restored", restoring);
+        journaled("n.p.9", 9, "restored", restoring);
         // every message's second delivery, after the flush (n.p.5's before it), and its row
         for (int i = 1; i <= 9; i++) {
             if (i != 5 && i != 7) {
                 consumed("c2-1", PRIORITY, 0, "n.p." + i, i - 1 - (i > 7 ? 1 : 0), again);
-                journaled(PRIORITY, "n.p." + i, i, "acked", again + 2 * MS);
+                journaled("n.p." + i, i, "acked", again + 2 * MS);
             }
         }
         consumed("c2-1", PRIORITY, 0, "n.p.5", 4, T0 + 40 * S);
-        journaled(PRIORITY, "n.p.5", 5, "acked", T0 + 40 * S + 2 * MS);
+        journaled("n.p.5", 5, "acked", T0 + 40 * S + 2 * MS);
         fault(FaultKind.REDIS_FLUSH, "standalone redis", flush, T0 + 62 * S, Set.of(PRIORITY + "_0"));
 
         Verdict result = check();
