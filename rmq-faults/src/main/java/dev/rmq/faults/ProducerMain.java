@@ -327,12 +327,11 @@ public final class ProducerMain {
         }
     }
 
-    /** Waits until the sends under way have completed, so that every send made has its event before STOPPED. */
+    /**
+     * Waits until the sends under way have completed, so that every send made has its event before STOPPED (which
+     * carries the time waited for room, for the harness to report).
+     */
     private void drain() throws InterruptedException {
-        if (blockedNanos > 0) {
-            System.err.println("producer: waited " + TimeUnit.NANOSECONDS.toMillis(blockedNanos) + " ms in all for room"
-                    + " among the " + IN_FLIGHT + " calls under way, and fell behind its rate meanwhile");
-        }
         if (!window.tryAcquire(IN_FLIGHT, DRAIN.toMillis(), TimeUnit.MILLISECONDS)) {
             System.err.println("producer: " + (IN_FLIGHT - window.availablePermits()) + " sends still under way after "
                     + DRAIN.toSeconds() + " s; their events are missing");
