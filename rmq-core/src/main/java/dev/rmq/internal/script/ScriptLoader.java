@@ -2,12 +2,14 @@ package dev.rmq.internal.script;
 
 import dev.rmq.internal.redis.RedisFailures;
 import org.jspecify.annotations.Nullable;
+import org.redisson.Redisson;
 import org.redisson.api.RFunctionAsync;
 import org.redisson.api.RFuture;
 import org.redisson.api.RScript;
 import org.redisson.api.RScriptAsync;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
+import org.redisson.client.protocol.RedisCommands;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,6 +30,7 @@ final class ScriptLoader {
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
     /** Redis 7.0.0 as {@code redis.REDIS_VERSION_NUM} gives it: the first version with Functions. */
     private static final long REDIS_7 = 0x070000;
+    private static final String VERSION_SCRIPT = "return redis.REDIS_VERSION_NUM";
 
     private final RedissonClient redisson;
     /** Whether to load the scripts as Functions where Redis can, or always use EVALSHA. */
@@ -95,21 +98,33 @@ final class ScriptLoader {
         }
         if (functions == null) {
             // asked first, so that a Redis without Functions is not made to answer an unknown command on every master
-            return redisson.getScript(StringCodec.INSTANCE).<@Nullable Long>evalAsync(RScript.Mode.READ_ONLY,
-                            "return redis.REDIS_VERSION_NUM", RScript.ReturnType.LONG).toCompletableFuture()
-                    .handle((version, error) -> {
-                        if (error != null) {
-                            return DONE;
-                        }
-                        if (version == null || version < REDIS_7) {
-                            functions = false;
-                            log.info("Redis has no Functions before version 7: rmq runs its scripts by EVALSHA");
-                            return loadScripts();
-                        }
-                        return loadFunctions();
-                    }).thenCompose(next -> next);
+            return redisVersion().handle((version, error) -> {
+                if (error != null) {
+                    return DONE;
+                }
+                if (version == null || version < REDIS_7) {
+                    functions = false;
+                    log.info("Redis has no Functions before version 7: rmq runs its scripts by EVALSHA");
+                    return loadScripts();
+                }
+                return loadFunctions();
+            }).thenCompose(next -> next);
         }
         return loadFunctions();
+    }
+
+    /**
+     * Redis's version number, asked by a script sent whole, as EVAL. Not by {@code RScript.eval}: where its script
+     * cache is on (its default) Redisson sends that as EVALSHA first, and a node that never ran the script answers
+     * NOSCRIPT, an error reply that the node counts and its operators' monitoring shows, at every start of a client.
+     * A client that is not Redisson's own has no command executor to send EVAL by, and goes that way all the same.
+     */
+    private CompletableFuture<@Nullable Long> redisVersion() {
+        RFuture<@Nullable Long> version = redisson instanceof Redisson own
+                ? own.getCommandExecutor().readRandomAsync(StringCodec.INSTANCE, RedisCommands.EVAL_LONG, VERSION_SCRIPT, 0)
+                : redisson.getScript(StringCodec.INSTANCE).evalAsync(RScript.Mode.READ_ONLY, VERSION_SCRIPT,
+                        RScript.ReturnType.LONG);
+        return version.toCompletableFuture();
     }
 
     private CompletableFuture<Void> loadFunctions() {
