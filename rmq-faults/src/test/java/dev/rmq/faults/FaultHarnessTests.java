@@ -10,8 +10,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The short variant of the fault harness, run by the default build: one round of every fault kind against real
  * processes (a producer JVM, three consumer JVMs, standalone Redis with AOF and a 3+3 Cluster side by side, three
- * ZooKeeper servers), with a second or less between faults, then the full invariant check. About 75 s; the long
- * runs are for {@code rmq-faults/faults}.
+ * ZooKeeper servers), with a second or less between faults, then the full invariant check. About two minutes;
+ * the long runs are for {@code rmq-faults/faults}.
  *
  * <p>It asserts outcomes only, never timings: a busy machine makes recoveries slower, not wrong.
  */
