@@ -128,8 +128,8 @@ final class FixedCostSection {
     }
 
     /**
-     * The cases, in the order they run: each of the first four empties Redis first, the last two act on the leases the
-     * fourth left (a poll that takes one message leases it).
+     * The cases, in the order they run: each of the first five empties Redis first, the last two act on the leases the
+     * fifth left (a poll that takes one message leases it).
      */
     static List<Case> cases(RedisProbe probe, RmqCases rmq, RmqClient client, TopicDefinition priority,
                             TopicDefinition range) {
@@ -142,6 +142,9 @@ final class FixedCostSection {
         return List.of(
                 new Case("send_one", "send.lua, one message", "as a single send makes it", empty,
                         (limit, count, evalsha) -> limit.sendScript(count, 1, evalsha)),
+                new Case("send_one_pipelined", "send.lua, one message, with a call key",
+                        "as a batch's pipeline makes it: its reply kept for a replay", empty,
+                        (limit, count, evalsha) -> limit.sendScript(count, 1, evalsha, true)),
                 new Case("prepare_empty_priority", "prepare.lua, empty priority slot", "an idle consumer's poll", empty,
                         (limit, count, evalsha) -> limit.scriptCall(count, priority.name(), poll(priority), evalsha)),
                 new Case("prepare_empty_range_merge", "prepare.lua, empty range-merge slot", "", empty,

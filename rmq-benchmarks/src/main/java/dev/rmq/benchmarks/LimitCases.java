@@ -73,9 +73,14 @@ final class LimitCases {
 
     /** @param evalsha by EVALSHA even where Redis has Functions, to compare the two ways of calling */
     Measured sendScript(long calls, int perCall, boolean evalsha) {
+        return sendScript(calls, perCall, evalsha, perCall > 1);
+    }
+
+    /** @param callKey with a call key, as every call of a pipeline has (a batch's, a send that waits for replicas) */
+    Measured sendScript(long calls, int perCall, boolean evalsha, boolean callKey) {
         SlotKeys keys = new KeyLayout("").slot("limit", 0);
-        List<Object> scriptKeys = perCall == 1 ? keys.asScriptKeys(Script.SEND.keys())
-                : keys.asScriptKeys(Script.SEND.keys(), "__rand_int__");
+        List<Object> scriptKeys = callKey ? keys.asScriptKeys(Script.SEND.keys(), "__rand_int__")
+                : keys.asScriptKeys(Script.SEND.keys());
         List<String> command = call(Script.SEND, scriptKeys, evalsha);
         // the arguments exactly as the producer's SendCall encodes them, keys randomised by redis-benchmark
         List<SendCall.Message> messages = new ArrayList<>(perCall);
