@@ -7,6 +7,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -66,6 +67,8 @@ final class ConsoleSession {
     }
 
     private HttpResponse<String> send(HttpRequest.Builder request) throws IOException, InterruptedException {
+        // a console that never answers fails the test, rather than leaving the build waiting for it
+        request.timeout(Duration.ofSeconds(30));
         if (authorization != null) {
             request.header("Authorization", authorization);
         }
