@@ -5,6 +5,7 @@ import dev.rmq.consumer.StopReport;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.embedded.RedisServer;
 import dev.rmq.embedded.RedisServerOptions;
+import dev.rmq.testsupport.TcpProxy;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.Test;
@@ -75,6 +76,29 @@ class BoundedStopTests {
         awaitEveryMessageConsumed();
     }
 
+    @Test
+    void aStopDoesNotWaitForAZooKeeperCallThatWillNotReturnInTime() throws Exception {
+        try (TcpProxy link = TcpProxy.to("127.0.0.1", servers.zookeeper().getPort())) {
+            ZooKeeperNode first = node("first", link.hostAndPort());
+            sendAndAwaitSomeConsumed(first);
+            link.stall();
+            // the assignment reconciles each second: by now one of its ZooKeeper calls waits for a reply that the
+            // link holds, and would wait past the stop's bound (the session's read timeout, then Curator's retries)
+            Thread.sleep(1500);
+            StopReport report = first.container.stop(BOUND);
+            log.info("the stop with ZooKeeper silent: {}", report.describe());
+
+            assertThat(report.took()).as("%s", report.describe()).isLessThan(BOUND.plus(SLACK));
+            assertThat(report.unreachable()).as("%s", report.describe()).containsExactly("ZooKeeper");
+            assertThat(report.fencingTokensLeft()).as("Redis took every token back: %s", report.describe()).isZero();
+            assertThat(report.ownerZnodesLeft()).as("%s", report.describe()).isEqualTo(SLOTS);
+            link.heal();
+            servers.close(first);
+        }
+        node("second");
+        awaitEveryMessageConsumed();
+    }
+
     /** Takes a server away while {@code node} is busy, stops its container, and checks that the stop kept its bound. */
     private StopReport stopAfter(ZooKeeperNode node, String server, Outage outage) throws Exception {
         sendAndAwaitSomeConsumed(node);
@@ -90,7 +114,11 @@ class BoundedStopTests {
     }
 
     private ZooKeeperNode node(String name) {
-        return servers.track(new ZooKeeperNode(name, servers.redis().address(), servers.zookeeper().getConnectString(),
+        return node(name, servers.zookeeper().getConnectString());
+    }
+
+    private ZooKeeperNode node(String name, String zookeeper) {
+        return servers.track(new ZooKeeperNode(name, servers.redis().address(), zookeeper,
                 TOPIC, 2, message -> {
                     Thread.sleep(5); // the handler's work: the stop finds messages in flight
                     consumed.computeIfAbsent(message.payload(), k -> new AtomicInteger()).incrementAndGet();

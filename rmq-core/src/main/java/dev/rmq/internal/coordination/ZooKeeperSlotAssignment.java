@@ -55,6 +55,11 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
     private static final long TICK_MS = 1000;
     /** How long {@link #close()} may take when no bound is given, as when the coordinator closes it. */
     static final Duration DEFAULT_CLOSE_BOUND = Duration.ofSeconds(10);
+    /**
+     * How long a close lets a reconcile in flight finish before it cuts its calls short: ample for a ZooKeeper and a
+     * Redis that answer, and a cut call may leave a claim half made (a token that the next owner waits out).
+     */
+    private static final long CALL_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
     private final CuratorFramework curator;
     private final Membership membership;
@@ -63,6 +68,7 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
     private final Consumer<ZooKeeperSlotAssignment> onClosed;
     private final ScheduledExecutorService executor;
     private final HeldSlots held = new HeldSlots();
+    private final CallsInFlight calls = new CallsInFlight();
     /** Set by {@link #start}, on the assignment's thread; null before. */
     private @Nullable TopicDefinition topic;
     /** Written on the assignment's thread, read by the connection listener too. */
@@ -128,8 +134,9 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
      * Leaves the membership and gives back every slot once its worker has let it go: all slots at once, each its
      * fencing token in Redis and its owner znode in ZooKeeper. What Redis or ZooKeeper have not taken by the
      * bound is left to expire: a token makes the next owner wait out the slot's leases, a znode goes with the
-     * session. Both the container's stop and the coordinator's close end here, in either order; only the first
-     * does anything.
+     * session. A reconcile still in a call after a short grace has the call cut short, so that a silent ZooKeeper
+     * does not hold the give-back past the bound. Both the container's stop and the coordinator's close end here, in
+     * either order; only the first does anything.
      */
     @Override
     public StopReport close(Duration bound) {
@@ -141,7 +148,13 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
         closed = true;
         CompletableFuture<List<CompletableFuture<SlotClaims.GivingUp>>> started = new CompletableFuture<>();
         executor.execute(() -> started.complete(giveUpEverything()));
-        List<CompletableFuture<SlotClaims.GivingUp>> gives = GiveUps.waitUntil(started, deadline);
+        List<CompletableFuture<SlotClaims.GivingUp>> gives = GiveUps.waitUntil(started,
+                start + Math.min(bound.toNanos(), CALL_GRACE_NANOS));
+        if (gives == null) {
+            // the thread is still in a reconcile's call, most likely to a ZooKeeper or Redis that does not answer
+            calls.cut();
+            gives = GiveUps.waitUntil(started, deadline);
+        }
         if (gives != null) {
             List<CompletableFuture<Void>> all = gives.stream().map(give -> give.thenCompose(SlotClaims.GivingUp::both)).toList();
             GiveUps.waitUntil(CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)), deadline);
@@ -262,6 +275,10 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
     }
 
     private void reconcile() {
+        calls.run(this::reconcileNow);
+    }
+
+    private void reconcileNow() {
         if (closed || stopping || topic == null || suspended || !curator.getZookeeperClient().isConnected()) {
             return;
         }
