@@ -76,4 +76,17 @@ abstract class SecuredConsoleTests {
         assertThat(output).contains("operator asked to pause jobs: the topic is paused");
         assertThat(operator.act("{\"action\":\"resume\",\"topic\":\"jobs\"}", true).statusCode()).isEqualTo(200);
     }
+
+    @Test
+    void aConnectionAnswersOnAfterARefusedWrite() throws Exception {
+        // the refusal is written before the write's body is read, and the next request comes on the same connection
+        ConsoleSession operator = new ConsoleSession(port, "operator", "operator-secret");
+        operator.page("topics/jobs");
+        for (int i = 0; i < 200; i++) {
+            assertThat(operator.act(PAUSE, false).statusCode()).as("no CSRF token, write %d", i).isEqualTo(403);
+            assertThat(operator.page("assets/console.js").statusCode()).as("the request after write %d", i)
+                    .isEqualTo(200);
+        }
+        assertThat(client.admin().pauseState("jobs").paused()).isFalse();
+    }
 }
