@@ -121,6 +121,7 @@ public final class RmqDashboardAutoConfiguration {
 
         @Bean
         RouterFunction<ServerResponse> rmqConsoleRoutes(ConsoleHandler handler, RmqDashboardProperties properties) {
+            ReactorNettyCheck.warnIfStalling(RmqDashboardAutoConfiguration.class.getClassLoader());
             return ConsoleRoutes.at(properties.path(), handler);
         }
     }
