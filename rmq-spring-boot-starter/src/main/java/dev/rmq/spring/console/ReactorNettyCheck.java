@@ -14,6 +14,8 @@ final class ReactorNettyCheck {
 
     private static final Logger log = LoggerFactory.getLogger(ReactorNettyCheck.class);
     private static final String SERVER = "reactor.netty.http.server.HttpServer";
+    /** Spring Boot's server on Reactor Netty: a WebClient alone brings Reactor Netty without serving with it. */
+    private static final String BOOT_SERVER = "org.springframework.boot.reactor.netty.NettyWebServer";
     private static final int[] FIXED = {1, 3, 8};
 
     private ReactorNettyCheck() {
@@ -21,7 +23,7 @@ final class ReactorNettyCheck {
 
     /** Logs a WARN when the application's Reactor Netty is one that stalls a connection so. */
     static void warnIfStalling(ClassLoader loader) {
-        if (!ClassUtils.isPresent(SERVER, loader)) {
+        if (!ClassUtils.isPresent(SERVER, loader) || !ClassUtils.isPresent(BOOT_SERVER, loader)) {
             return;
         }
         String warning = warning(ClassUtils.resolveClassName(SERVER, loader).getPackage().getImplementationVersion());
