@@ -82,8 +82,9 @@ class BoundedStopTests {
             ZooKeeperNode first = node("first", link.hostAndPort());
             sendAndAwaitSomeConsumed(first);
             link.stall();
-            // the assignment reconciles each second: by now one of its ZooKeeper calls waits for a reply that the
-            // link holds, and would wait past the stop's bound (the session's read timeout, then Curator's retries)
+            // the sleep is the point: the assignment reconciles each second, so after a tick and a half one of its
+            // ZooKeeper calls surely waits for a reply that the link holds, and would wait past the stop's bound (the
+            // session's read timeout, then Curator's retries); no condition outside the assignment shows that call
             Thread.sleep(1500);
             StopReport report = first.container.stop(BOUND);
             log.info("the stop with ZooKeeper silent: {}", report.describe());

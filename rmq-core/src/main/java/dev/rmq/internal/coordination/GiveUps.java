@@ -14,7 +14,37 @@ import java.util.concurrent.TimeoutException;
 /** The bounded give-back of an assignment's slots at close: waiting for it until a deadline, and what it left. */
 final class GiveUps {
 
+    /**
+     * How long a close lets a reconcile in flight finish before it cuts its calls short: ample for a ZooKeeper and a
+     * Redis that answer, and a cut call may leave a claim half made (a token that the next owner waits out).
+     */
+    private static final long CALL_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
     private GiveUps() {
+    }
+
+    /**
+     * Waits until {@code deadlineNanos} for the give-back that {@code started} completes with, once the assignment's
+     * thread gets to it, and then for each slot's give-back. A reconcile still in a call after a short grace has the
+     * call cut short, so that a silent ZooKeeper does not hold the give-back past the deadline.
+     *
+     * @return the slots being given back, or null when the thread did not get to them in time
+     */
+    static @Nullable List<CompletableFuture<SlotClaims.GivingUp>> await(
+            CompletableFuture<List<CompletableFuture<SlotClaims.GivingUp>>> started, CallsInFlight calls,
+            long startNanos, long deadlineNanos) {
+        List<CompletableFuture<SlotClaims.GivingUp>> gives = waitUntil(started,
+                startNanos + Math.min(deadlineNanos - startNanos, CALL_GRACE_NANOS));
+        if (gives == null) {
+            // the thread is still in a reconcile's call, most likely to a ZooKeeper or Redis that does not answer
+            calls.cut();
+            gives = waitUntil(started, deadlineNanos);
+        }
+        if (gives != null) {
+            List<CompletableFuture<Void>> all = gives.stream().map(give -> give.thenCompose(SlotClaims.GivingUp::both)).toList();
+            waitUntil(CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)), deadlineNanos);
+        }
+        return gives;
     }
 
     /**

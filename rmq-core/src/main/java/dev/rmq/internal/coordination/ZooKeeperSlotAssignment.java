@@ -55,11 +55,6 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
     private static final long TICK_MS = 1000;
     /** How long {@link #close()} may take when no bound is given, as when the coordinator closes it. */
     static final Duration DEFAULT_CLOSE_BOUND = Duration.ofSeconds(10);
-    /**
-     * How long a close lets a reconcile in flight finish before it cuts its calls short: ample for a ZooKeeper and a
-     * Redis that answer, and a cut call may leave a claim half made (a token that the next owner waits out).
-     */
-    private static final long CALL_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
     private final CuratorFramework curator;
     private final Membership membership;
@@ -148,17 +143,7 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
         closed = true;
         CompletableFuture<List<CompletableFuture<SlotClaims.GivingUp>>> started = new CompletableFuture<>();
         executor.execute(() -> started.complete(giveUpEverything()));
-        List<CompletableFuture<SlotClaims.GivingUp>> gives = GiveUps.waitUntil(started,
-                start + Math.min(bound.toNanos(), CALL_GRACE_NANOS));
-        if (gives == null) {
-            // the thread is still in a reconcile's call, most likely to a ZooKeeper or Redis that does not answer
-            calls.cut();
-            gives = GiveUps.waitUntil(started, deadline);
-        }
-        if (gives != null) {
-            List<CompletableFuture<Void>> all = gives.stream().map(give -> give.thenCompose(SlotClaims.GivingUp::both)).toList();
-            GiveUps.waitUntil(CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)), deadline);
-        }
+        List<CompletableFuture<SlotClaims.GivingUp>> gives = GiveUps.await(started, calls, start, deadline);
         executor.shutdownNow();
         onClosed.accept(this);
         return GiveUps.report(gives, held.count(), start);
