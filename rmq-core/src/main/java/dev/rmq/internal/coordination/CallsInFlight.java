@@ -13,14 +13,10 @@ final class CallsInFlight {
     private final Object lock = new Object();
     /** The thread in {@link #run}, or null. */
     private @Nullable Thread calling;
-    private boolean cut;
 
-    /** Runs {@code calls} on the current thread, unless they were cut already. */
+    /** Runs {@code calls} on the current thread. */
     void run(Runnable calls) {
         synchronized (lock) {
-            if (cut) {
-                return;
-            }
             calling = Thread.currentThread();
         }
         try {
@@ -34,10 +30,12 @@ final class CallsInFlight {
         }
     }
 
-    /** Interrupts the calls running now, and refuses any later. */
+    /**
+     * Interrupts the calls running now. Later calls are not refused here: a reconcile that starts after the close
+     * finds the assignment closed and makes none.
+     */
     void cut() {
         synchronized (lock) {
-            cut = true;
             if (calling != null) {
                 calling.interrupt();
             }
