@@ -65,11 +65,39 @@ final class Browser implements AutoCloseable {
         return driver.findElements(By.cssSelector(css));
     }
 
-    /** The element's text; read again when a refresh replaced the element between finding and reading it. */
+    /**
+     * The element's text. The console replaces its main part when a refresh brings something new, so an element found
+     * a moment ago may be gone: each read here finds its elements again until it reads them all from one drawing.
+     */
     String text(String css) {
+        return fresh(driver -> driver.findElement(By.cssSelector(css)).getText());
+    }
+
+    /** What {@code read} gives for each element that matches, all from one drawing of the page. */
+    <T> List<T> each(String css, Function<WebElement, T> read) {
+        return fresh(driver -> driver.findElements(By.cssSelector(css)).stream().map(read).toList());
+    }
+
+    /** Clicks the element that {@code find} finds, finding it again when a refresh replaced it before the click. */
+    void click(Function<ChromeDriver, WebElement> find) {
+        until(driver -> {
+            WebElement element = find.apply(driver);
+            if (element == null) {
+                return null;
+            }
+            element.click();
+            return Boolean.TRUE;
+        });
+    }
+
+    void click(String css) {
+        click(driver -> driver.findElement(By.cssSelector(css)));
+    }
+
+    private <T> T fresh(Function<ChromeDriver, T> read) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return driver.findElement(By.cssSelector(css)).getText();
+                return read.apply(driver);
             } catch (StaleElementReferenceException e) {
                 if (attempt == 5) {
                     throw e;

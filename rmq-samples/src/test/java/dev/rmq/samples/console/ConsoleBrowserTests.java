@@ -12,6 +12,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -27,6 +28,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -90,8 +93,7 @@ class ConsoleBrowserTests {
     @Order(1)
     void theOverviewShowsTheSamplesThreeTopics() throws IOException {
         browser.open(console(""));
-        List<String> topics = browser.all("#topics tbody tr").stream().map(row -> row.getAttribute("data-topic"))
-                .toList();
+        List<String> topics = browser.each("#topics tbody tr", row -> row.getAttribute("data-topic"));
         assertThat(topics).containsExactlyInAnyOrder("price-change", "merchant-tasks", "order-timeout");
     }
 
@@ -117,8 +119,8 @@ class ConsoleBrowserTests {
         browser.until(driver -> driver.findElements(By.cssSelector("figure.chart svg polyline")).size() == 8);
         assertThat(browser.all("#slots tbody tr")).hasSize(16);
         // under ZooKeeper each slot shows the fencing token of its owner's hold
-        assertThat(browser.all("#slots td.token")).hasSize(16)
-                .allSatisfy(token -> assertThat(token.getText()).contains("/"));
+        assertThat(browser.each("#slots td.token", WebElement::getText)).hasSize(16)
+                .allSatisfy(token -> assertThat(token).contains("/"));
         browser.screenshot("topic");
     }
 
@@ -128,7 +130,7 @@ class ConsoleBrowserTests {
         browser.open(console("lookup?topic=order-timeout&key=" + orderId));
         assertThat(browser.text("#message h2")).contains(orderId, "waiting");
         browser.driver().executeScript("document.querySelector('input.at').value = '2030-01-02T03:04:05'");
-        browser.driver().findElement(By.cssSelector("button[data-action='reschedule']")).click();
+        browser.click("button[data-action='reschedule']");
         browser.until(driver -> browser.text("#rmq-status").contains("rescheduled to 2030-01-02 03:04:05.000 UTC"));
         assertThat((long) client.producer().get(MessageRef.of("order-timeout", orderId)).orElseThrow().score())
                 .isEqualTo(Instant.parse("2030-01-02T03:04:05Z").toEpochMilli());
@@ -138,21 +140,60 @@ class ConsoleBrowserTests {
 
     @Test
     @Order(5)
-    void aPoisonMessageIsFoundInTheDeadQueueAndRequeued() throws Exception {
-        post("/merchant-tasks?merchant=m-66&task=explode");
-        browser.open(console("topics/merchant-tasks/dead"));
-        WebElement row = browser.until(driver -> driver.findElements(By.cssSelector("#dead tbody tr")).stream()
-                .filter(r -> r.getText().contains("unknown task 'explode'")).findFirst().orElse(null));
-        browser.screenshot("dead");
-        row.findElement(By.cssSelector("button[data-action='requeue']")).click();
-        browser.until(driver -> browser.text("#rmq-status").equals("requeued"));
+    void aRefreshRedrawsOnlyWhatChangedAndNeverUnderAPressedButton() throws InterruptedException {
+        // the message now waits for 2030: its page reads the same at every refresh, so its elements stay
+        browser.open(console("lookup?topic=order-timeout&key=" + orderId));
+        String message = "document.querySelector('#message')";
+        refreshes(1); // the first refresh draws what it fetched: the server's page and the fragment differ in spelling
+        browser.driver().executeScript(message + ".rmqMark = 'kept'");
+        refreshes(2);
+        assertThat(browser.driver().executeScript("return " + message + ".rmqMark")).isEqualTo("kept");
+
+        // a topic page draws its charts anew at every refresh
+        browser.open(console("topics/order-timeout"));
+        String slots = "document.querySelector('#slots')";
+        browser.driver().executeScript(slots + ".rmqMark = 'drawn'");
+        browser.until(driver -> driver.executeScript("return " + slots + ".rmqMark") == null);
+        // but not while a button is held down: its click would be lost with it
+        browser.driver().executeScript(slots + ".rmqMark = 'drawn';"
+                + "document.querySelector('button.act').dispatchEvent(new PointerEvent('pointerdown', {bubbles: true}))");
+        Thread.sleep(2_500); // the point: two refreshes go by while the button is held
+        assertThat(browser.driver().executeScript("return " + slots + ".rmqMark")).isEqualTo("drawn");
+        browser.driver().executeScript(
+                "document.querySelector('button.act').dispatchEvent(new PointerEvent('pointerup', {bubbles: true}))");
+        browser.until(driver -> driver.executeScript("return " + slots + ".rmqMark") == null);
+    }
+
+    /** Waits until the page's script has asked for its main part {@code count} times. */
+    private void refreshes(int count) {
+        for (int i = 0; i < count; i++) {
+            Object before = browser.driver().executeScript("return document.body.getAttribute('data-refreshed')");
+            browser.until(driver -> !Objects.equals(before,
+                    driver.executeScript("return document.body.getAttribute('data-refreshed')")));
+        }
     }
 
     @Test
     @Order(6)
+    void aPoisonMessageIsFoundInTheDeadQueueAndRequeued() throws Exception {
+        post("/merchant-tasks?merchant=m-66&task=explode");
+        browser.open(console("topics/merchant-tasks/dead"));
+        Function<ChromeDriver, WebElement> poisoned = driver -> driver.findElements(By.cssSelector("#dead tbody tr"))
+                .stream().filter(row -> row.getText().contains("unknown task 'explode'")).findFirst().orElse(null);
+        browser.until(poisoned);
+        browser.screenshot("dead");
+        browser.click(driver -> {
+            WebElement row = poisoned.apply(driver);
+            return row == null ? null : row.findElement(By.cssSelector("button[data-action='requeue']"));
+        });
+        browser.until(driver -> browser.text("#rmq-status").equals("requeued"));
+    }
+
+    @Test
+    @Order(7)
     void aPausedTopicConsumesNothingUntilItIsResumed() throws Exception {
         browser.open(console("topics/merchant-tasks"));
-        browser.driver().findElement(By.cssSelector("button[data-action='pause']")).click();
+        browser.click("button[data-action='pause']");
         browser.until(driver -> browser.text("#rmq-status").contains("paused"));
         post("/merchant-tasks?merchant=m-5&task=sync-catalog");
 
@@ -164,14 +205,14 @@ class ConsoleBrowserTests {
             assertThat(client.inspector().counts("merchant-tasks").total().dueNow()).isEqualTo(1);
         }
         browser.open(console("topics/merchant-tasks"));
-        browser.driver().findElement(By.cssSelector("button[data-action='resume']")).click();
+        browser.click("button[data-action='resume']");
         browser.until(driver -> browser.text("#rmq-status").contains("running"));
         browser.open(console(""));
         browser.until(driver -> cell("merchant-tasks", DUE_NOW).equals("0"));
     }
 
     @Test
-    @Order(7)
+    @Order(8)
     void withWritesOffNoControlAppearsAndForgedWritesAreRefused() throws IOException {
         // a second instance of the sample on the same servers, its console's writes off (arguments, which the
         // sample's application.yml does not override)

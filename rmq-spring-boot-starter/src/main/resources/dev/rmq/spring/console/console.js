@@ -22,12 +22,23 @@
   }
 
   var busy = false;
+  // a button pressed and not yet released: redrawn under the pointer, its click would never fire
+  var pressed = false;
+  // the fragment drawn last: an answer that brings nothing new leaves the page's elements as they are
+  var drawn = null;
+
+  function selecting(main) {
+    var selection = window.getSelection();
+    return selection && !selection.isCollapsed && main.contains(selection.anchorNode);
+  }
 
   function refresh() {
     var main = document.getElementById('rmq-main');
     var active = document.activeElement;
-    // leave the page alone while someone types into it or a write is under way
-    if (busy || document.hidden || (active && main.contains(active) && active.tagName === 'INPUT')) {
+    // leave the page alone while someone types into it, presses a button, selects text in it (a key to copy), or
+    // while a write is under way
+    if (busy || pressed || document.hidden || (active && main.contains(active) && active.tagName === 'INPUT')
+        || selecting(main)) {
       return Promise.resolve();
     }
     return fetch(window.location.href, { headers: { 'X-Rmq-Fragment': '1' }, credentials: 'same-origin' })
@@ -38,7 +49,10 @@
         return response.text();
       })
       .then(function (html) {
-        main.innerHTML = html;
+        if (html !== drawn) {
+          main.innerHTML = html;
+          drawn = html;
+        }
         document.body.setAttribute('data-refreshed', String(Date.now()));
       })
       .catch(function (error) { status('Could not refresh: ' + error.message, true); });
@@ -83,6 +97,11 @@
       act(button);
     }
   });
+
+  document.addEventListener('pointerdown', function () { pressed = true; });
+  document.addEventListener('pointerup', function () { pressed = false; });
+  document.addEventListener('pointercancel', function () { pressed = false; });
+  window.addEventListener('blur', function () { pressed = false; });
 
   var every = parseInt(meta('rmq-refresh'), 10);
   if (every > 0) {
