@@ -140,7 +140,7 @@ class ConsoleBrowserTests {
 
     @Test
     @Order(5)
-    void aRefreshRedrawsOnlyWhatChangedAndNeverUnderAPressedButton() throws InterruptedException {
+    void aRefreshRedrawsOnlyWhatChangedAndNeverUnderAPressedButtonOrASelection() throws InterruptedException {
         // the message now waits for 2030: its page reads the same at every refresh, so its elements stay
         browser.open(console("lookup?topic=order-timeout&key=" + orderId));
         String message = "document.querySelector('#message')";
@@ -161,6 +161,14 @@ class ConsoleBrowserTests {
         assertThat(browser.driver().executeScript("return " + slots + ".rmqMark")).isEqualTo("drawn");
         browser.driver().executeScript(
                 "document.querySelector('button.act').dispatchEvent(new PointerEvent('pointerup', {bubbles: true}))");
+        browser.until(driver -> driver.executeScript("return " + slots + ".rmqMark") == null);
+
+        // nor while text on the page is selected, as a key to copy is
+        browser.driver().executeScript(slots + ".rmqMark = 'drawn'; window.getSelection().selectAllChildren(" + slots
+                + ".querySelector('td'))");
+        Thread.sleep(2_500); // the point: two refreshes go by while the text is selected
+        assertThat(browser.driver().executeScript("return " + slots + ".rmqMark")).isEqualTo("drawn");
+        browser.driver().executeScript("window.getSelection().removeAllRanges()");
         browser.until(driver -> driver.executeScript("return " + slots + ".rmqMark") == null);
     }
 

@@ -27,18 +27,18 @@
   // the fragment drawn last: an answer that brings nothing new leaves the page's elements as they are
   var drawn = null;
 
-  function selecting(main) {
+  // whether to leave the page alone: while someone types into it, presses a button, selects text in it (a key to
+  // copy), or while a write is under way. Asked before a refresh asks and again before it draws what came back.
+  function inUse(main) {
+    var active = document.activeElement;
     var selection = window.getSelection();
-    return selection && !selection.isCollapsed && main.contains(selection.anchorNode);
+    return busy || pressed || (active && main.contains(active) && active.tagName === 'INPUT')
+      || (selection && !selection.isCollapsed && main.contains(selection.anchorNode));
   }
 
   function refresh() {
     var main = document.getElementById('rmq-main');
-    var active = document.activeElement;
-    // leave the page alone while someone types into it, presses a button, selects text in it (a key to copy), or
-    // while a write is under way
-    if (busy || pressed || document.hidden || (active && main.contains(active) && active.tagName === 'INPUT')
-        || selecting(main)) {
+    if (document.hidden || inUse(main)) {
       return Promise.resolve();
     }
     return fetch(window.location.href, { headers: { 'X-Rmq-Fragment': '1' }, credentials: 'same-origin' })
@@ -49,7 +49,7 @@
         return response.text();
       })
       .then(function (html) {
-        if (html !== drawn) {
+        if (html !== drawn && !inUse(main)) {
           main.innerHTML = html;
           drawn = html;
         }
