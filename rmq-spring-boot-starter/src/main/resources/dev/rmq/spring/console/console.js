@@ -27,12 +27,13 @@
   // the fragment drawn last: an answer that brings nothing new leaves the page's elements as they are
   var drawn = null;
 
-  // whether to leave the page alone: while someone types into it, presses a button, selects text in it (a key to
-  // copy), or while a write is under way. Asked before a refresh asks and again before it draws what came back.
+  // whether to leave the page alone: while someone types into it or picks from a list, presses a button, selects
+  // text in it (a key to copy), or while a write is under way. Asked before a refresh asks and again before it
+  // draws what came back.
   function inUse(main) {
     var active = document.activeElement;
     var selection = window.getSelection();
-    return busy || pressed || (active && main.contains(active) && active.tagName === 'INPUT')
+    return busy || pressed || (active && main.contains(active) && /^(INPUT|SELECT|TEXTAREA)$/.test(active.tagName))
       || (selection && !selection.isCollapsed && main.contains(selection.anchorNode));
   }
 
