@@ -141,10 +141,10 @@ class ConsoleBrowserTests {
     @Test
     @Order(5)
     void aRefreshRedrawsOnlyWhatChangedAndNeverUnderAPressedButtonOrASelection() throws InterruptedException {
-        // the message now waits for 2030: its page reads the same at every refresh, so its elements stay
+        // the message now waits for 2030: its page reads the same at every refresh, so its elements stay, from the
+        // page's first refresh on
         browser.open(console("lookup?topic=order-timeout&key=" + orderId));
         String message = "document.querySelector('#message')";
-        refreshes(1); // the first refresh draws what it fetched: the server's page and the fragment differ in spelling
         browser.driver().executeScript(message + ".rmqMark = 'kept'");
         refreshes(2);
         assertThat(browser.driver().executeScript("return " + message + ".rmqMark")).isEqualTo("kept");
@@ -154,30 +154,47 @@ class ConsoleBrowserTests {
         String slots = "document.querySelector('#slots')";
         browser.driver().executeScript(slots + ".rmqMark = 'drawn'");
         browser.until(driver -> driver.executeScript("return " + slots + ".rmqMark") == null);
-        // but not while a button is held down: its click would be lost with it
-        browser.driver().executeScript(slots + ".rmqMark = 'drawn';"
-                + "document.querySelector('button.act').dispatchEvent(new PointerEvent('pointerdown', {bubbles: true}))");
-        Thread.sleep(2_500); // the point: two refreshes go by while the button is held
-        assertThat(browser.driver().executeScript("return " + slots + ".rmqMark")).isEqualTo("drawn");
-        browser.driver().executeScript(
-                "document.querySelector('button.act').dispatchEvent(new PointerEvent('pointerup', {bubbles: true}))");
-        browser.until(driver -> driver.executeScript("return " + slots + ".rmqMark") == null);
 
-        // nor while text on the page is selected, as a key to copy is
-        browser.driver().executeScript(slots + ".rmqMark = 'drawn'; window.getSelection().selectAllChildren(" + slots
-                + ".querySelector('td'))");
-        Thread.sleep(2_500); // the point: two refreshes go by while the text is selected
-        assertThat(browser.driver().executeScript("return " + slots + ".rmqMark")).isEqualTo("drawn");
-        browser.driver().executeScript("window.getSelection().removeAllRanges()");
+        // but not while the mouse button is held down on it: a click would be lost with the button under it
+        String button = "document.querySelector('button.act').dispatchEvent(new PointerEvent('%s', "
+                + "{bubbles: true, isPrimary: true, button: 0}))";
+        untouchedWhile(slots, button.formatted("pointerdown"), button.formatted("pointerup"));
+        // nor while text on it is selected, as a key to copy is
+        untouchedWhile(slots, "window.getSelection().selectAllChildren(" + slots + ".querySelector('td'))",
+                "window.getSelection().removeAllRanges()");
+
+        // a control reached with the keyboard keeps the focus when the page is redrawn around it
+        Object action = browser.driver().executeScript("var control = document.querySelector('#rmq-main button.act');"
+                + slots + ".rmqMark = 'drawn'; control.focus(); return control.getAttribute('data-action')");
         browser.until(driver -> driver.executeScript("return " + slots + ".rmqMark") == null);
+        assertThat(browser.driver().executeScript("return document.activeElement.getAttribute('data-action')"))
+                .as("the focused control after a redraw").isEqualTo(action);
     }
 
-    /** Waits until the page's script has asked for its main part {@code count} times. */
+    /**
+     * Marks {@code element}, does {@code begin}, and checks that two refreshes' time later no refresh took an
+     * answer and the element is the same; then does {@code end} and waits until a refresh redraws the element.
+     */
+    private void untouchedWhile(String element, String begin, String end) throws InterruptedException {
+        browser.driver().executeScript(element + ".rmqMark = 'drawn'; " + begin);
+        Object refreshed = refreshed();
+        Thread.sleep(2_500); // the point: two refreshes' time goes by while the page is in use
+        assertThat(refreshed()).as("no refresh while the page is in use").isEqualTo(refreshed);
+        assertThat(browser.driver().executeScript("return " + element + ".rmqMark")).isEqualTo("drawn");
+        browser.driver().executeScript(end);
+        browser.until(driver -> driver.executeScript("return " + element + ".rmqMark") == null);
+    }
+
+    /** When the page's script last took a refresh's answer, whether or not it had to redraw. */
+    private Object refreshed() {
+        return browser.driver().executeScript("return document.body.getAttribute('data-refreshed')");
+    }
+
+    /** Waits until the page's script has taken {@code count} more refreshes' answers. */
     private void refreshes(int count) {
         for (int i = 0; i < count; i++) {
-            Object before = browser.driver().executeScript("return document.body.getAttribute('data-refreshed')");
-            browser.until(driver -> !Objects.equals(before,
-                    driver.executeScript("return document.body.getAttribute('data-refreshed')")));
+            Object before = refreshed();
+            browser.until(driver -> !Objects.equals(before, refreshed()));
         }
     }
 

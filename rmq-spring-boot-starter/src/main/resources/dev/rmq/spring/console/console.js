@@ -22,19 +22,42 @@
   }
 
   var busy = false;
-  // a button pressed and not yet released: redrawn under the pointer, its click would never fire
+  // the primary button held down on the page: redrawn under the pointer, its click would never fire
   var pressed = false;
-  // the fragment drawn last: an answer that brings nothing new leaves the page's elements as they are
-  var drawn = null;
+  // the main part as last drawn, in the browser's own spelling: an answer that reads the same leaves the page's
+  // elements as they are. The page came with it drawn.
+  var drawn = document.getElementById('rmq-main') ? document.getElementById('rmq-main').innerHTML : null;
+  // refreshes asked for, and the latest whose answer was taken: an answer that comes after a newer one is dropped
+  var asked = 0;
+  var taken = 0;
 
-  // whether to leave the page alone: while someone types into it or picks from a list, presses a button, selects
-  // text in it (a key to copy), or while a write is under way. Asked before a refresh asks and again before it
-  // draws what came back.
+  // whether to leave the page alone: while someone types into a field or picks from a list on it, holds the mouse
+  // button down, or has selected text in it (a key to copy), or while a write is under way. Asked before a refresh
+  // asks and again before it draws what came back.
   function inUse(main) {
     var active = document.activeElement;
     var selection = window.getSelection();
-    return busy || pressed || (active && main.contains(active) && /^(INPUT|SELECT|TEXTAREA)$/.test(active.tagName))
-      || (selection && !selection.isCollapsed && main.contains(selection.anchorNode));
+    return busy || pressed
+      || (active && main.contains(active) && /^(INPUT|SELECT|TEXTAREA)$/.test(active.tagName))
+      || (selection && !selection.isCollapsed
+        && (main.contains(selection.anchorNode) || main.contains(selection.focusNode)));
+  }
+
+  // the control in main that has focus, as a selector that finds it again in the redrawn part, so that someone
+  // moving through the page with the keyboard keeps their place; null when focus is elsewhere
+  function focusedPlace(main) {
+    var active = document.activeElement;
+    if (!active || active === main || !main.contains(active)) {
+      return null;
+    }
+    if (active.matches('button.act')) {
+      return 'button.act' + ['action', 'topic', 'key', 'slot', 'basis'].map(function (name) {
+        var value = active.getAttribute('data-' + name);
+        return value === null ? '' : '[data-' + name + '="' + CSS.escape(value) + '"]';
+      }).join('');
+    }
+    var href = active.getAttribute('href');
+    return href === null ? null : active.tagName.toLowerCase() + '[href="' + CSS.escape(href) + '"]';
   }
 
   function refresh() {
@@ -42,6 +65,7 @@
     if (document.hidden || inUse(main)) {
       return Promise.resolve();
     }
+    var mine = ++asked;
     return fetch(window.location.href, { headers: { 'X-Rmq-Fragment': '1' }, credentials: 'same-origin' })
       .then(function (response) {
         if (!response.ok) {
@@ -50,9 +74,20 @@
         return response.text();
       })
       .then(function (html) {
-        if (html !== drawn && !inUse(main)) {
-          main.innerHTML = html;
-          drawn = html;
+        if (mine < taken || inUse(main)) {
+          return;
+        }
+        taken = mine;
+        var parsed = document.createElement('template');
+        parsed.innerHTML = html;
+        if (parsed.innerHTML !== drawn) {
+          drawn = parsed.innerHTML;
+          var place = focusedPlace(main);
+          main.replaceChildren(parsed.content);
+          var again = place && main.querySelector(place);
+          if (again) {
+            again.focus({ preventScroll: true });
+          }
         }
         document.body.setAttribute('data-refreshed', String(Date.now()));
       })
@@ -99,9 +134,13 @@
     }
   });
 
-  document.addEventListener('pointerdown', function () { pressed = true; });
-  document.addEventListener('pointerup', function () { pressed = false; });
-  document.addEventListener('pointercancel', function () { pressed = false; });
+  document.addEventListener('pointerdown', function (event) {
+    pressed = event.isPrimary && event.button === 0;
+  });
+  // a release can go elsewhere: to a context menu, another window, a list's own popup
+  ['pointerup', 'pointercancel', 'contextmenu', 'change'].forEach(function (name) {
+    document.addEventListener(name, function () { pressed = false; });
+  });
   window.addEventListener('blur', function () { pressed = false; });
 
   var every = parseInt(meta('rmq-refresh'), 10);
