@@ -2,6 +2,10 @@ package dev.rmq.internal.redis;
 
 import dev.rmq.topic.Names;
 
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
 /**
  * Builds every Redis key and channel name rmq uses; no other class concatenates key names.
  *
@@ -21,6 +25,8 @@ public final class KeyLayout {
 
     private final String prefix;
     private final String namespace;
+    /** Each topic's slot keys made so far, by slot index (see {@link #slot}). */
+    private final Map<String, SlotKeys[]> made = new ConcurrentHashMap<>();
 
     /** The default prefix, with {@code namespace} (empty for none). */
     public KeyLayout(String namespace) {
@@ -52,7 +58,33 @@ public final class KeyLayout {
         return new KeyLayout(LEGACY_PREFIX, namespace.isEmpty() ? "" : namespace.substring(0, namespace.length() - 1));
     }
 
+    /**
+     * The keys of slot {@code slot} of {@code topic}, made once and kept: every single send asks for its slot's, and
+     * a lane of sends is found by them, so new strings each time would be made, hashed and compared again. A topic
+     * keeps an entry for each slot asked for, up to its highest.
+     */
     public SlotKeys slot(String topic, int slot) {
+        if (slot < 0) {
+            throw new IllegalArgumentException("slot must be 0 or more, was " + slot + " (topic " + topic + ")");
+        }
+        SlotKeys[] known = made.get(topic);
+        SlotKeys keys = known != null && slot < known.length ? known[slot] : null;
+        if (keys == null) {
+            SlotKeys fresh = make(topic, slot);
+            // a slot made twice at once keeps either: the two are equal. Its keys are final fields, so a reader that
+            // finds the entry without the map's lock sees them whole.
+            made.compute(topic, (name, all) -> {
+                SlotKeys[] grown = all == null ? new SlotKeys[slot + 1]
+                        : all.length > slot ? all : Arrays.copyOf(all, Math.max(slot + 1, 2 * all.length));
+                grown[slot] = fresh;
+                return grown;
+            });
+            keys = fresh;
+        }
+        return keys;
+    }
+
+    private SlotKeys make(String topic, int slot) {
         String tag = namespace + topic + "_" + slot;
         String store = prefix.isEmpty() ? tag : prefix + "{" + tag + "}";
         return new SlotKeys(topic, slot, tag, prefix, store, tagged("body", tag), tagged("prepare", tag),

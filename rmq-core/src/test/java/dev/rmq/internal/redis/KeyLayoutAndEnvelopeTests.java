@@ -63,6 +63,22 @@ class KeyLayoutAndEnvelopeTests {
     }
 
     @Test
+    void makesASlotsKeysOnceWhateverOrderTheSlotsAreAskedIn() {
+        KeyLayout layout = new KeyLayout("shop");
+        int[] asked = {5, 2, 40, 0, 2, 1000, 5};
+        for (int slot : asked) {
+            SlotKeys keys = layout.slot("orders", slot);
+            assertThat(keys.store()).isEqualTo("rmq:{shop:orders_" + slot + "}");
+            assertThat(keys.slot()).isEqualTo(slot);
+            assertThat(layout.slot("orders", slot)).as("slot %d asked again", slot).isSameAs(keys);
+        }
+        assertThat(layout.slot("invoices", 5).store()).isEqualTo("rmq:{shop:invoices_5}");
+        assertThat(new KeyLayout("other").slot("orders", 5).store()).isEqualTo("rmq:{other:orders_5}");
+        assertThatIllegalArgumentException().isThrownBy(() -> layout.slot("orders", -1))
+                .withMessageContaining("slot must be 0 or more, was -1");
+    }
+
+    @Test
     void refusesANamespaceOrPrefixThatWouldBreakTheHashTag() {
         assertThatIllegalArgumentException().isThrownBy(() -> new KeyLayout("a}b"))
                 .withMessageContaining("namespace 'a}b' is invalid");
