@@ -133,7 +133,7 @@ class CarriedEndingsTests extends StandaloneRedisTest {
                 aDuringTheSlowOne.add(new Seen(Instant.now(),
                         rmq.producer().get(MessageRef.of(topic.name(), "a").withSlotBasis(slot0))));
                 // and a little more: the look above falls inside the handler, while a's ending is still held
-                Thread.sleep(300);
+                Thread.sleep(300); // the handler's work too, not a wait
             }
             return ConsumeResult.success();
         }).settings(ConsumerSettings.DEFAULTS.withConcurrency(1).withBatchSize(1)).build();

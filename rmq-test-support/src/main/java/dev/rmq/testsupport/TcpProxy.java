@@ -222,6 +222,7 @@ public final class TcpProxy implements AutoCloseable {
                         break;
                     }
                     for (long wait; (wait = chunk.deliverAtNanos() - System.nanoTime()) > 0; ) {
+                        // the sleep is the point: the link's added latency holds each chunk until its time
                         Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
                     }
                     // bytes read just before a stall are held too

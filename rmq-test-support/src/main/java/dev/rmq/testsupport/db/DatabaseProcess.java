@@ -108,6 +108,7 @@ abstract class DatabaseProcess implements AutoCloseable {
                 if (accepts() && Files.readString(log).contains(readyLine)) {
                     return;
                 }
+                // a poll of a condition nothing signals (a port and a log line of another process), until the deadline
                 Thread.sleep(50);
             }
             throw new IllegalStateException(command.get(0) + " was not ready on port " + port + " within " + timeout
