@@ -41,7 +41,8 @@ final class GiveUps {
             gives = waitUntil(started, deadlineNanos);
         }
         if (gives != null) {
-            List<CompletableFuture<Void>> all = gives.stream().map(give -> give.thenCompose(SlotClaims.GivingUp::both)).toList();
+            List<CompletableFuture<Void>> all = gives.stream()
+                    .map(give -> give.thenCompose(SlotClaims.GivingUp::both)).toList();
             waitUntil(CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)), deadlineNanos);
         }
         return gives;

@@ -26,7 +26,8 @@
   var pressed = false;
   // the main part as last drawn, in the browser's own spelling: an answer that reads the same leaves the page's
   // elements as they are. The page came with it drawn.
-  var drawn = document.getElementById('rmq-main') ? document.getElementById('rmq-main').innerHTML : null;
+  var loaded = document.getElementById('rmq-main');
+  var drawn = loaded ? loaded.innerHTML : null;
   // refreshes asked for, and the latest whose answer was taken: an answer that comes after a newer one is dropped
   var asked = 0;
   var taken = 0;
