@@ -51,6 +51,8 @@ final class ConsoleHistory implements AutoCloseable {
         return thread;
     });
     private volatile boolean failing;
+    /** Set by {@link #close}: a sample that its interrupt cuts short is not a Redis that failed. */
+    private volatile boolean closed;
 
     ConsoleHistory(ConsoleData data, ConsoleMeters meters, Duration every, Duration length) {
         this.data = data;
@@ -73,6 +75,9 @@ final class ConsoleHistory implements AutoCloseable {
                 add(topic.name(), new Sample(Instant.now(), total.waiting(), total.inFlight(), total.retrying(),
                         total.dead(), total.dueAgeMs(), metered[0], metered[1], metered[2]));
             } catch (RuntimeException e) {
+                if (closed) {
+                    return;
+                }
                 failed = true;
                 if (!failing) {
                     log.warn("the rmq console could not sample topic {} for its charts, and leaves a gap until it"
@@ -148,6 +153,7 @@ final class ConsoleHistory implements AutoCloseable {
 
     @Override
     public void close() {
+        closed = true;
         timer.shutdownNow();
     }
 }
