@@ -12,7 +12,6 @@ import org.redisson.api.RBatch;
 import org.redisson.api.RFuture;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.ByteArrayCodec;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -103,7 +102,7 @@ public final class ScriptRunner {
 
     private <R> CompletableFuture<R> run(String route, List<Object> scriptKeys, String where, ScriptCall<R> call) {
         Script script = call.script();
-        Object[] args = call.argv();
+        Object[] args = ArgumentCodec.wrap(call.argv());
         return ready().thenCompose(v -> invoke(route, scriptKeys, script, args))
                 .exceptionallyCompose(error -> {
                     if (!ScriptErrors.isNotLoaded(error)) {
@@ -119,10 +118,10 @@ public final class ScriptRunner {
 
     private CompletableFuture<Object> invoke(String route, List<Object> scriptKeys, Script script, Object[] args) {
         if (usesFunctions()) {
-            return redisson.getFunction(ByteArrayCodec.INSTANCE).<Object>callAsync(route, FunctionMode.WRITE,
+            return redisson.getFunction(ArgumentCodec.INSTANCE).<Object>callAsync(route, FunctionMode.WRITE,
                     script.functionName(), FunctionResult.LIST, scriptKeys, args).toCompletableFuture();
         }
-        return redisson.getScript(ByteArrayCodec.INSTANCE).<Object>evalShaAsync(route, RScript.Mode.READ_WRITE,
+        return redisson.getScript(ArgumentCodec.INSTANCE).<Object>evalShaAsync(route, RScript.Mode.READ_WRITE,
                 script.sha(), RScript.ReturnType.LIST, scriptKeys, args).toCompletableFuture();
     }
 
@@ -266,7 +265,8 @@ public final class ScriptRunner {
             requireScope(call, true);
             List<Object> scriptKeys = replayable ? keys.asScriptKeys(call.script().keys(), UUID.randomUUID().toString())
                     : keys.asScriptKeys(call.script().keys());
-            Pending<R> pending = new Pending<>(call, keys, scriptKeys, call.argv(), new CompletableFuture<>());
+            Pending<R> pending = new Pending<>(call, keys, scriptKeys, ArgumentCodec.wrap(call.argv()),
+                    new CompletableFuture<>());
             calls.add(pending);
             return pending.result;
         }
@@ -293,9 +293,9 @@ public final class ScriptRunner {
             for (Pending<?> p : pending) {
                 Script script = p.call.script();
                 replies.add(byFunction
-                        ? batch.getFunction(ByteArrayCodec.INSTANCE).callAsync(p.keys.store(), FunctionMode.WRITE,
+                        ? batch.getFunction(ArgumentCodec.INSTANCE).callAsync(p.keys.store(), FunctionMode.WRITE,
                                 script.functionName(), FunctionResult.LIST, p.scriptKeys, p.args)
-                        : batch.getScript(ByteArrayCodec.INSTANCE).evalShaAsync(p.keys.store(),
+                        : batch.getScript(ArgumentCodec.INSTANCE).evalShaAsync(p.keys.store(),
                                 RScript.Mode.READ_WRITE, script.sha(), RScript.ReturnType.LIST, p.scriptKeys, p.args));
             }
             return batch.executeAsync().toCompletableFuture().handle((result, batchError) -> {
