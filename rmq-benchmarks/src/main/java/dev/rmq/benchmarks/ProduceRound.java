@@ -57,6 +57,9 @@ final class ProduceRound {
         Measured m = rmq.produceSingle(client(TopicType.RANGE_MERGE), context.plan().produceSingle(), SINGLE_IN_FLIGHT,
                 waiting(TopicType.RANGE_MERGE));
         samples.add("produce_single", m);
+        samples.add("produce_single.scripts", m.callsPerMessage(RedisProbe.SCRIPTS));
+        Log.info("  single sendAsync, %d in flight: %.0f msgs/s, %.3f script calls a message", SINGLE_IN_FLIGHT,
+                m.rate(), m.callsPerMessage(RedisProbe.SCRIPTS));
         context.probe().flushAll();
     }
 
@@ -94,6 +97,8 @@ final class ProduceRound {
                 "  client (JVM) CPU", "");
         report.figure("produce_single.limit_ratio", samples.figure("produce_single.limit_ratio"), RATIO, section,
                 "  / the limit, same call shape", "per round; script x1");
+        report.figure("produce_single.script_calls_per_msg", samples.figure("produce_single.scripts"), CALLS, section,
+                "  script calls", "sends of a slot that wait for its call in flight go together in the next");
         report.value("produce_single.in_flight", SINGLE_IN_FLIGHT);
     }
 
