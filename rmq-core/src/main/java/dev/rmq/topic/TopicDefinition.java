@@ -58,6 +58,8 @@ public final class TopicDefinition {
     private final RepeatedKey repeatedKey;
     private final TopicZones zones;
     private final PayloadForm payloadForm;
+    /** Made once: senders key their per-topic counts by the definition, one look-up a message. */
+    private final int hash;
 
     private TopicDefinition(Builder b) {
         this.name = Names.check("topic name", b.name);
@@ -86,6 +88,7 @@ public final class TopicDefinition {
         zones.check(name, slotAmount);
         this.payloadForm = Objects.requireNonNull(b.payloadForm, "payloadForm of topic '" + name
                 + "' must not be null; PayloadForm.PLAIN is the default");
+        this.hash = Objects.hash(name, type, slotAmount, leaseTimeout, maxRetries, backoff, deadCapacity, controls());
     }
 
     /** Starts a definition; type and name are required, everything else has a default. */
@@ -243,7 +246,7 @@ public final class TopicDefinition {
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, type, slotAmount, leaseTimeout, maxRetries, backoff, deadCapacity, controls());
+        return hash;
     }
 
     @Override

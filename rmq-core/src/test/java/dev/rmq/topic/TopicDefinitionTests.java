@@ -22,6 +22,16 @@ class TopicDefinitionTests {
     }
 
     @Test
+    void definitionsBuiltAlikeAreEqualWithOneHashAndAControlTellsThemApart() {
+        TopicDefinition one = TopicDefinition.builder("orders", TopicType.PRIORITY).maxRetries(3).fifo(true).build();
+        TopicDefinition same = TopicDefinition.builder("orders", TopicType.PRIORITY).maxRetries(3).fifo(true).build();
+        TopicDefinition other = TopicDefinition.builder("orders", TopicType.PRIORITY).maxRetries(3).build();
+        assertThat(same).isEqualTo(one).hasSameHashCodeAs(one);
+        assertThat(other).isNotEqualTo(one);
+        assertThat(other.hashCode()).isNotEqualTo(one.hashCode());
+    }
+
+    @Test
     void refusesANameWithBraces() {
         assertThatIllegalArgumentException().isThrownBy(() -> TopicDefinition.builder("a{b}", TopicType.PRIORITY).build())
                 .withMessageContaining("topic name 'a{b}' is invalid").withMessageContaining("brace");
