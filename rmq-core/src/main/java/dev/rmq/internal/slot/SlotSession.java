@@ -160,7 +160,7 @@ public final class SlotSession<T> {
             return Batch.none();
         }
         // the endings gathered of the last batch go with the poll, sparing a call of their own; all of them, so the
-        // list is emptied, not searched (a removal by equality would compare every pair: a million for 1,000)
+        // list is emptied, not searched (a removal by equality would compare every pair: half a million for 1,000)
         List<Ending> carried = List.of();
         if (owner.guarantee().leased()) {
             carried = List.copyOf(gathered);
