@@ -58,8 +58,6 @@ final class ProduceRound {
                 waiting(TopicType.RANGE_MERGE));
         samples.add("produce_single", m);
         samples.add("produce_single.scripts", m.callsPerMessage(RedisProbe.SCRIPTS));
-        Log.info("  single sendAsync, %d in flight: %.0f msgs/s, %.3f script calls a message", SINGLE_IN_FLIGHT,
-                m.rate(), m.callsPerMessage(RedisProbe.SCRIPTS));
         context.probe().flushAll();
     }
 

@@ -15,7 +15,7 @@ import java.nio.ByteBuffer;
  * (they are on by default), asks of every argument whether its class is a Redisson live object. For a class outside
  * {@code java.*} that is a look-up in a shared least-recently-used cache, which moves the entry to the cache's
  * tail under a lock on every read; {@code byte[]}'s class name is {@code [B}. For a {@code java.nio} buffer the
- * answer is no at once. That look-up was a third of what Redisson spent sending a script call (JFR, single sends).
+ * answer is no at once. That look-up was a third of what Redisson spent encoding a script call (JFR, single sends).
  */
 final class ArgumentCodec extends BaseCodec {
 
@@ -27,11 +27,11 @@ final class ArgumentCodec extends BaseCodec {
     private ArgumentCodec() {
     }
 
-    /** A call's arguments, each wrapped whole, as this codec sends them. */
-    static Object[] wrap(Object[] argv) {
+    /** A call's arguments, each wrapped whole (the encoder sends a buffer's whole array), as this codec sends them. */
+    static Object[] wrap(byte[][] argv) {
         Object[] wrapped = new Object[argv.length];
         for (int i = 0; i < argv.length; i++) {
-            wrapped[i] = argv[i] instanceof byte[] bytes ? ByteBuffer.wrap(bytes) : argv[i];
+            wrapped[i] = ByteBuffer.wrap(argv[i]);
         }
         return wrapped;
     }
