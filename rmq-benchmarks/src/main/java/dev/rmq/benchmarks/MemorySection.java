@@ -2,6 +2,7 @@ package dev.rmq.benchmarks;
 
 import dev.rmq.RmqClient;
 import dev.rmq.producer.OutgoingMessage;
+import dev.rmq.topic.TopicBuilder;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 
@@ -85,7 +86,7 @@ final class MemorySection {
         return cases;
     }
 
-    private record Case(String sample, TopicDefinition.Builder topic,
+    private record Case(String sample, TopicBuilder topic,
                         Function<TopicDefinition, RmqCases.Messages> messages) {
     }
 

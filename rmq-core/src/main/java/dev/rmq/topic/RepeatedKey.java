@@ -7,7 +7,7 @@ import java.time.Duration;
 
 /**
  * What a send does when its key is already known to its slot: set per topic
- * ({@code TopicDefinition.Builder#repeatedKey}) and, overriding it, per send ({@code OutgoingMessage#withRepeatedKey}).
+ * ({@code TopicBuilder#repeatedKey}) and, overriding it, per send ({@code OutgoingMessage#withRepeatedKey}).
  * A send's receipt says which way it went ({@code SendReceipt#outcome}).
  *
  * <ul>

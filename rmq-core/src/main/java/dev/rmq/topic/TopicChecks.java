@@ -22,6 +22,14 @@ final class TopicChecks {
         return value;
     }
 
+    /** A value the definition needs; refused as missing with {@code whenMissing} in words. */
+    static <T> T given(String topic, String what, @Nullable T value, String whenMissing) {
+        if (value == null) {
+            throw new NullPointerException(what + " of topic '" + topic + "' " + whenMissing);
+        }
+        return value;
+    }
+
     static TopicType type(String topic, @Nullable TopicType type) {
         if (type == null) {
             throw new IllegalArgumentException("topic '" + topic + "' needs a type: RANGE_MERGE, PRIORITY or FIXED_TIME");

@@ -5,7 +5,6 @@ import dev.rmq.internal.validation.Durations;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -61,43 +60,43 @@ public final class TopicDefinition {
     /** Made once: senders key their per-topic counts by the definition, one look-up a message. */
     private final int hash;
 
-    private TopicDefinition(Builder b) {
+    TopicDefinition(TopicBuilder b) {
         this.name = Names.check("topic name", b.name);
         this.type = TopicChecks.type(name, b.type);
         this.slotAmount = TopicChecks.slotAmount(name, b.slotAmount);
         this.leaseTimeout = Durations.requirePositive("lease timeout of topic '" + name + "'", b.leaseTimeout);
         this.maxRetries = TopicChecks.count(name, "maxRetries", b.maxRetries, MAX_RETRIES_LIMIT,
                 "in 0.." + MAX_RETRIES_LIMIT);
-        this.backoff = Objects.requireNonNull(b.backoff, "backoff of topic '" + name + "' must not be null");
+        this.backoff = TopicChecks.given(name, "backoff", b.backoff, "must not be null");
         this.deadCapacity = TopicChecks.count(name, "deadCapacity", b.deadCapacity, Integer.MAX_VALUE,
                 "0 (unbounded) or positive");
         this.maxReleases = TopicChecks.count(name, "maxReleases", b.maxReleases, MAX_RETRIES_LIMIT,
                 "0 (no cap) or up to " + MAX_RETRIES_LIMIT);
         this.ttl = Durations.timeToLive("ttl of topic '" + name + "'", b.ttl);
-        this.expiry = Objects.requireNonNull(b.expiry, "expiry of topic '" + name + "' must be DROP or DEAD, was null");
+        this.expiry = TopicChecks.given(name, "expiry", b.expiry, "must be DROP or DEAD, was null");
         this.maxBacklog = TopicChecks.count(name, "maxBacklog", b.maxBacklog, Integer.MAX_VALUE,
                 "0 (no cap) or positive");
-        this.delivery = Objects.requireNonNull(b.delivery,
-                "delivery of topic '" + name + "' must be AT_LEAST_ONCE or AT_MOST_ONCE, was null");
+        this.delivery = TopicChecks.given(name, "delivery", b.delivery,
+                "must be AT_LEAST_ONCE or AT_MOST_ONCE, was null");
         this.rateLimit = TopicChecks.rateLimit(name, b.rateLimit);
         this.lateTolerance = TopicChecks.lateTolerance(name, b.lateTolerance);
         this.fifo = b.fifo;
-        this.repeatedKey = Objects.requireNonNull(b.repeatedKey, "repeatedKey of topic '" + name
-                + "' must not be null; REPLACE is the default").checkFor(name, type);
-        this.zones = Objects.requireNonNull(b.zones, "zones of topic '" + name + "' must not be null");
+        this.repeatedKey = TopicChecks.given(name, "repeatedKey", b.repeatedKey,
+                "must not be null; REPLACE is the default").checkFor(name, type);
+        this.zones = TopicChecks.given(name, "zones", b.zones, "must not be null");
         zones.check(name, slotAmount);
-        this.payloadForm = Objects.requireNonNull(b.payloadForm, "payloadForm of topic '" + name
-                + "' must not be null; PayloadForm.PLAIN is the default");
+        this.payloadForm = TopicChecks.given(name, "payloadForm", b.payloadForm,
+                "must not be null; PayloadForm.PLAIN is the default");
         this.hash = Objects.hash(name, type, slotAmount, leaseTimeout, maxRetries, backoff, deadCapacity, controls());
     }
 
     /** Starts a definition; type and name are required, everything else has a default. */
-    public static Builder builder(String name, TopicType type) {
-        return new Builder().name(name).type(type);
+    public static TopicBuilder builder(String name, TopicType type) {
+        return new TopicBuilder().name(name).type(type);
     }
 
-    public static Builder builder() {
-        return new Builder();
+    public static TopicBuilder builder() {
+        return new TopicBuilder();
     }
 
     public String name() {
@@ -218,8 +217,8 @@ public final class TopicDefinition {
     }
 
     /** A builder holding this definition's values. */
-    public Builder toBuilder() {
-        return new Builder().name(name).type(type).slotAmount(slotAmount).leaseTimeout(leaseTimeout)
+    public TopicBuilder toBuilder() {
+        return new TopicBuilder().name(name).type(type).slotAmount(slotAmount).leaseTimeout(leaseTimeout)
                 .maxRetries(maxRetries).backoff(backoff).deadCapacity(deadCapacity).maxReleases(maxReleases).ttl(ttl)
                 .expiry(expiry).maxBacklog(maxBacklog).delivery(delivery).rateLimit(rateLimit).lateTolerance(lateTolerance)
                 .fifo(fifo).repeatedKey(repeatedKey).zones(zones).payloadForm(payloadForm);
@@ -254,149 +253,5 @@ public final class TopicDefinition {
         return "Topic[" + name + ", " + type + ", slots=" + slotAmount + ", lease=" + leaseTimeout
                 + ", maxRetries=" + maxRetries + ", backoff=" + backoff + ", deadCapacity=" + deadCapacity + ", "
                 + controls() + (payloadForm.isPlain() ? "" : ", payload=" + payloadForm) + "]";
-    }
-
-    /** Collects the values of a definition; {@link #build()} checks them all. */
-    public static final class Builder {
-        /** Null until given; {@link #build()} refuses a definition without it. */
-        private @Nullable String name;
-        /** Null until given; {@link #build()} refuses a definition without it. */
-        private @Nullable TopicType type;
-        private int slotAmount = 16;
-        private Duration leaseTimeout = DEFAULT_LEASE;
-        private int maxRetries = DEFAULT_MAX_RETRIES;
-        private BackoffPolicy backoff = BackoffPolicy.DEFAULT;
-        private int deadCapacity = DEFAULT_DEAD_CAPACITY;
-        private int maxReleases = DEFAULT_MAX_RELEASES;
-        private Duration ttl = Duration.ZERO;
-        private ExpiryAction expiry = ExpiryAction.DROP;
-        private int maxBacklog;
-        private DeliveryGuarantee delivery = DeliveryGuarantee.AT_LEAST_ONCE;
-        private double rateLimit;
-        private Duration lateTolerance = DEFAULT_LATE_TOLERANCE;
-        private boolean fifo;
-        private RepeatedKey repeatedKey = RepeatedKey.REPLACE;
-        private TopicZones zones = TopicZones.NONE;
-        private PayloadForm payloadForm = PayloadForm.PLAIN;
-
-        private Builder() {
-        }
-
-        public Builder name(String name) {
-            this.name = name;
-            return this;
-        }
-
-        public Builder type(TopicType type) {
-            this.type = type;
-            return this;
-        }
-
-        /** A power of two in 1..16384; 16 by default. */
-        public Builder slotAmount(int slotAmount) {
-            this.slotAmount = slotAmount;
-            return this;
-        }
-
-        public Builder leaseTimeout(Duration leaseTimeout) {
-            this.leaseTimeout = leaseTimeout;
-            return this;
-        }
-
-        public Builder maxRetries(int maxRetries) {
-            this.maxRetries = maxRetries;
-            return this;
-        }
-
-        public Builder backoff(BackoffPolicy backoff) {
-            this.backoff = backoff;
-            return this;
-        }
-
-        public Builder deadCapacity(int deadCapacity) {
-            this.deadCapacity = deadCapacity;
-            return this;
-        }
-
-        /** Releases a message may have before a further one sends it dead; 1,000 by default, 0 for no cap. */
-        public Builder maxReleases(int maxReleases) {
-            this.maxReleases = maxReleases;
-            return this;
-        }
-
-        /** How long a message may wait before it is delivered; {@code Duration.ZERO} (the default) for ever. */
-        public Builder ttl(Duration ttl) {
-            this.ttl = ttl;
-            return this;
-        }
-
-        /** What becomes of a message whose time to live ran out: {@code DROP} (the default) or {@code DEAD}. */
-        public Builder expiry(ExpiryAction expiry) {
-            this.expiry = expiry;
-            return this;
-        }
-
-        /** The most messages that may wait, split evenly among the slots; 0 (the default) for no cap. */
-        public Builder maxBacklog(int maxBacklog) {
-            this.maxBacklog = maxBacklog;
-            return this;
-        }
-
-        /** {@code AT_LEAST_ONCE} (the default) or {@code AT_MOST_ONCE}. */
-        public Builder delivery(DeliveryGuarantee delivery) {
-            this.delivery = delivery;
-            return this;
-        }
-
-        /** The most deliveries per second over every consumer of the topic; 0 (the default) for no limit. */
-        public Builder rateLimit(double messagesPerSecond) {
-            this.rateLimit = messagesPerSecond;
-            return this;
-        }
-
-        /** How far behind the Redis clock a fixed time may lie and still be taken; 10 s by default. */
-        public Builder lateTolerance(Duration lateTolerance) {
-            this.lateTolerance = lateTolerance;
-            return this;
-        }
-
-        /** Equals consumed in the order first sent, rather than by key; off by default. */
-        public Builder fifo(boolean value) {
-            this.fifo = value;
-            return this;
-        }
-
-        /** What a send of a key already known to its slot does; {@link RepeatedKey#REPLACE} by default. */
-        public Builder repeatedKey(RepeatedKey value) {
-            this.repeatedKey = value;
-            return this;
-        }
-
-        /**
-         * Spreads the slots over availability zones (slot {@code s} in zone {@code s mod n}), the producer of a
-         * zone sending to its own zone's slots; none by default.
-         */
-        public Builder zones(String... names) {
-            if (names == null) {
-                throw new IllegalArgumentException("zones and their routing must not be null");
-            }
-            return zones(TopicZones.of(Arrays.asList(names), TopicZones.DEFAULT_ROUTING));
-        }
-
-        /** How the slots are spread over zones, and how producers route among them; see {@link TopicZones}. */
-        public Builder zones(TopicZones value) {
-            this.zones = value;
-            return this;
-        }
-
-        /** The version, compression and encryption of the topic's payloads; {@link PayloadForm#PLAIN} by default. */
-        public Builder payloadForm(PayloadForm value) {
-            this.payloadForm = value;
-            return this;
-        }
-
-        public TopicDefinition build() {
-            return new TopicDefinition(this);
-        }
     }
 }

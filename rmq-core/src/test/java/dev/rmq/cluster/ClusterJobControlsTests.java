@@ -16,6 +16,7 @@ import dev.rmq.producer.SendReceipt;
 import dev.rmq.topic.BackoffPolicy;
 import dev.rmq.topic.DeliveryGuarantee;
 import dev.rmq.topic.RepeatedKey;
+import dev.rmq.topic.TopicBuilder;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.AfterEach;
@@ -46,7 +47,7 @@ class ClusterJobControlsTests extends ClusterFixture {
         containers.forEach(c -> c.stop(Duration.ofSeconds(5)));
     }
 
-    private static TopicDefinition fresh(TopicDefinition.Builder builder) {
+    private static TopicDefinition fresh(TopicBuilder builder) {
         TopicDefinition topic = builder.slotAmount(SLOTS).build();
         deleteSlotKeys(topic);
         assertSlotsSpreadOverAllMasters(topic);

@@ -14,6 +14,7 @@ import dev.rmq.producer.MessageState;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.topic.BackoffPolicy;
 import dev.rmq.topic.ExpiryAction;
+import dev.rmq.topic.TopicBuilder;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.Test;
@@ -28,7 +29,7 @@ import static org.awaitility.Awaitility.await;
 
 class TimeToLiveTests extends ControlsTest {
 
-    private static TopicDefinition.Builder topic(String name, TopicType type) {
+    private static TopicBuilder topic(String name, TopicType type) {
         return TopicDefinition.builder(name, type).slotAmount(1).leaseTimeout(Duration.ofSeconds(5)).maxRetries(3)
                 .backoff(BackoffPolicy.fixed(Duration.ofSeconds(1)));
     }

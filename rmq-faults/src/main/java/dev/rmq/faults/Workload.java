@@ -8,6 +8,7 @@ import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.topic.BackoffPolicy;
 import dev.rmq.topic.DeliveryGuarantee;
 import dev.rmq.topic.ExpiryAction;
+import dev.rmq.topic.TopicBuilder;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 
@@ -75,7 +76,7 @@ final class Workload {
     private Workload() {
     }
 
-    private static TopicDefinition.Builder topic(String name, TopicType type) {
+    private static TopicBuilder topic(String name, TopicType type) {
         return TopicDefinition.builder(name, type).slotAmount(SLOTS).leaseTimeout(LEASE).maxRetries(MAX_RETRIES)
                 .backoff(BackoffPolicy.fixed(BACKOFF));
     }

@@ -9,6 +9,7 @@ import dev.rmq.topic.DeliveryGuarantee;
 import dev.rmq.topic.ExpiryAction;
 import dev.rmq.topic.Names;
 import dev.rmq.topic.RepeatedKey;
+import dev.rmq.topic.TopicBuilder;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import dev.rmq.topic.TopicZones;
@@ -176,7 +177,7 @@ public record RmqProperties(@DefaultValue("") String namespace,
                 throw new IllegalArgumentException("rmq.topics[" + key + "] needs a name: entries of a topic list must"
                         + " say 'name', or define the topics as a map (rmq.topics.<name>.type=...)");
             }
-            TopicDefinition.Builder topic = TopicDefinition.builder().name(named != null ? named : key);
+            TopicBuilder topic = TopicDefinition.builder().name(named != null ? named : key);
             PropertyMapper map = PropertyMapper.get();
             // type is required: without it, build() says the topic needs one
             map.from(type).to(topic::type);
