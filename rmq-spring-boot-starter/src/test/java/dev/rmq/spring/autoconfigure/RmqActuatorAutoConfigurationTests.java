@@ -2,6 +2,7 @@ package dev.rmq.spring.autoconfigure;
 
 import dev.rmq.embedded.RedisServer;
 import dev.rmq.spring.RedisAndZooKeeper;
+import dev.rmq.spring.TestRedisson;
 import dev.rmq.testsupport.RedisTestServers;
 import org.apache.curator.test.TestingServer;
 import dev.rmq.RmqClient;
@@ -19,9 +20,7 @@ import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
@@ -91,9 +90,7 @@ class RmqActuatorAutoConfigurationTests {
     @Test
     void reportsAContainerDownWhileItsCallsDoNotReachRedisAndUpOnceTheyDo() {
         TcpProxy link = TcpProxy.to(RedisAndZooKeeper.redis().host(), RedisAndZooKeeper.redis().port());
-        Config config = new Config();
-        config.useSingleServer().setAddress(link.redisAddress()).setRetryAttempts(0).setTimeout(400);
-        RedissonClient viaLink = Redisson.create(config);
+        RedissonClient viaLink = TestRedisson.impatient(link.redisAddress(), 400);
         try {
             RmqClient own = RmqClient.builder(viaLink).outageThreshold(Duration.ofMillis(500))
                     .topic(TopicDefinition.builder("jobs", TopicType.PRIORITY).slotAmount(2).build()).build();
@@ -124,9 +121,7 @@ class RmqActuatorAutoConfigurationTests {
     @Test
     void pingsTheRedisThatRmqUsesRatherThanTheApplicationsRedissonClient() {
         RedisServer rmqRedis = RedisTestServers.newStandalone();
-        Config config = new Config();
-        config.useSingleServer().setAddress(rmqRedis.address()).setRetryAttempts(0).setTimeout(500);
-        RedissonClient rmqRedisson = Redisson.create(config);
+        RedissonClient rmqRedisson = TestRedisson.impatient(rmqRedis.address(), 500);
         try {
             RmqClient own = RmqClient.builder(rmqRedisson)
                     .topic(TopicDefinition.builder("jobs", TopicType.PRIORITY).slotAmount(2).build()).build();

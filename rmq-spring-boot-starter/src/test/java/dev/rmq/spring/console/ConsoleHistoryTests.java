@@ -2,6 +2,7 @@ package dev.rmq.spring.console;
 
 import dev.rmq.RmqClient;
 import dev.rmq.embedded.RedisServer;
+import dev.rmq.spring.TestRedisson;
 import dev.rmq.spring.actuate.SlotOwners;
 import dev.rmq.testsupport.RedisExtension;
 import dev.rmq.testsupport.TcpProxy;
@@ -9,9 +10,7 @@ import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
@@ -30,9 +29,7 @@ class ConsoleHistoryTests {
     @Test
     void aSampleCutShortByTheCloseIsNotReportedAsAFailure(RedisServer redis, CapturedOutput output) {
         TcpProxy link = TcpProxy.to(redis.host(), redis.port());
-        Config config = new Config();
-        config.useSingleServer().setAddress(link.redisAddress()).setRetryAttempts(0).setTimeout(10_000);
-        RedissonClient viaLink = Redisson.create(config);
+        RedissonClient viaLink = TestRedisson.impatient(link.redisAddress(), 10_000);
         try {
             RmqClient client = RmqClient.builder(viaLink)
                     .topic(TopicDefinition.builder("jobs", TopicType.PRIORITY).slotAmount(2).build()).build();

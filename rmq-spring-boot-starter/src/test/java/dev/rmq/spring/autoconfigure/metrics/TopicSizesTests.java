@@ -3,15 +3,14 @@ package dev.rmq.spring.autoconfigure.metrics;
 import dev.rmq.RmqClient;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.embedded.RedisServer;
+import dev.rmq.spring.TestRedisson;
 import dev.rmq.testsupport.RedisTestServers;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
@@ -27,9 +26,7 @@ class TopicSizesTests {
     @BeforeAll
     static void startRedis() {
         redis = RedisTestServers.newStandalone();
-        Config config = new Config();
-        config.useSingleServer().setAddress(redis.address()).setTimeout(500).setRetryAttempts(0);
-        redisson = Redisson.create(config);
+        redisson = TestRedisson.impatient(redis.address(), 500);
     }
 
     @AfterAll
