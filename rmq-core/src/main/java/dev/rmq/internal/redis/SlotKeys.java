@@ -36,7 +36,32 @@ public record SlotKeys(String topic, int slot, String tag, String prefix, String
 
     /** The keys a script uses, plus a call key, for a pipelined call that may have to be repeated (see replay.lua). */
     public List<Object> asScriptKeys(int[] indexes, String callId) {
-        return select(indexes, prefix + "call{" + tag + "}:" + callId);
+        return select(indexes, callKey(callId));
+    }
+
+    /**
+     * The keys a script uses of each of several slots, for a call of several slots on a Redis that is not a Cluster:
+     * a block per slot, in their order, then a call key when {@code callId} is not null (on the first slot's tag).
+     */
+    public static List<Object> asScriptKeys(List<SlotKeys> slots, int[] indexes, @Nullable String callId) {
+        if (slots.size() == 1) {
+            return callId == null ? slots.get(0).asScriptKeys(indexes) : slots.get(0).asScriptKeys(indexes, callId);
+        }
+        Object[] chosen = new Object[slots.size() * indexes.length + (callId == null ? 0 : 1)];
+        int at = 0;
+        for (SlotKeys slot : slots) {
+            for (int index : indexes) {
+                chosen[at++] = slot.key(index);
+            }
+        }
+        if (callId != null) {
+            chosen[at] = slots.get(0).callKey(callId);
+        }
+        return List.of(chosen);
+    }
+
+    private String callKey(String callId) {
+        return prefix + "call{" + tag + "}:" + callId;
     }
 
     private List<Object> select(int[] indexes, @Nullable String callKey) {

@@ -53,6 +53,9 @@ final class ScriptErrors {
             case "RMQ_ENVELOPE" -> new IllegalArgumentException(text, cause);
             case "RMQ_ARGV" -> new IllegalStateException("the Java and Lua sides of " + script.file()
                     + " disagree on its arguments: " + text, cause);
+            // a call of several slots whose shares do not fit its messages or its keys: nothing was written
+            case "RMQ_SLOTS" -> new IllegalStateException("the Java and Lua sides of " + script.file()
+                    + " disagree on a call's slots: " + text, cause);
             default -> new RmqException(code + " " + text, cause);
         };
     }

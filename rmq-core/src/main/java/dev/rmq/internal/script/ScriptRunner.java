@@ -35,6 +35,8 @@ public final class ScriptRunner {
     private final ScriptLoader loader;
     private final MasterCommands master;
     private final KeyMigration migration;
+    /** Whether one Redis master holds every key (not a Cluster): then a call may carry keys of several slots. */
+    private final boolean oneNode;
 
     /** A runner that uses Redis Functions where the server has them. */
     public ScriptRunner(RedissonClient redisson) {
@@ -55,6 +57,7 @@ public final class ScriptRunner {
             throw new IllegalArgumentException("a RedissonClient is required");
         }
         this.redisson = redisson;
+        this.oneNode = !redisson.getConfig().isClusterConfig();
         this.loader = new ScriptLoader(redisson, functionsWanted);
         this.migration = migration;
         this.master = new MasterCommands(redisson, migration);
@@ -82,6 +85,35 @@ public final class ScriptRunner {
     public <R> CompletableFuture<R> run(SlotKeys keys, ScriptCall<R> call) {
         requireScope(call, true);
         return run(keys.store(), keys.asScriptKeys(call.script().keys()), keys.hashTag(), call);
+    }
+
+    /**
+     * Runs one call on the keys of several slots, a block per slot in this order: a script that takes such calls
+     * (send.lua), on a Redis that is not a Cluster ({@link #oneNode()}).
+     */
+    public <R> CompletableFuture<R> run(List<SlotKeys> slots, ScriptCall<R> call) {
+        if (slots.size() == 1) {
+            return run(slots.get(0), call);
+        }
+        requireSeveral(slots, call);
+        return run(slots.get(0).store(), SlotKeys.asScriptKeys(slots, call.script().keys(), null),
+                slots.get(0).hashTag() + " and " + (slots.size() - 1) + " other slot(s)", call);
+    }
+
+    /**
+     * Whether one Redis master holds every key, as without a Cluster: then one call may carry the keys of several
+     * slots, and several slots' sends share its fixed cost.
+     */
+    public boolean oneNode() {
+        return oneNode;
+    }
+
+    private void requireSeveral(List<SlotKeys> slots, ScriptCall<?> call) {
+        requireScope(call, true);
+        if (!oneNode) {
+            throw new IllegalStateException("a call of " + slots.size() + " slots needs a Redis that is not a"
+                    + " Cluster: a Cluster keeps the slots' keys apart");
+        }
     }
 
     /** Runs one call of a topic's script on its key of its own (such as the rate-limit bucket). */
@@ -262,10 +294,19 @@ public final class ScriptRunner {
 
         /** Adds a call; its stage completes when the pipeline's reply for it is read. */
         public <R> CompletableFuture<R> add(SlotKeys keys, ScriptCall<R> call) {
-            requireScope(call, true);
-            List<Object> scriptKeys = replayable ? keys.asScriptKeys(call.script().keys(), UUID.randomUUID().toString())
-                    : keys.asScriptKeys(call.script().keys());
-            Pending<R> pending = new Pending<>(call, keys, scriptKeys, ArgumentCodec.wrap(call.argv()),
+            return add(List.of(keys), call);
+        }
+
+        /** Adds a call on the keys of several slots, as {@link ScriptRunner#run(List, ScriptCall)} runs one. */
+        public <R> CompletableFuture<R> add(List<SlotKeys> slots, ScriptCall<R> call) {
+            if (slots.size() == 1) {
+                requireScope(call, true);
+            } else {
+                requireSeveral(slots, call);
+            }
+            List<Object> scriptKeys = SlotKeys.asScriptKeys(slots, call.script().keys(),
+                    replayable ? UUID.randomUUID().toString() : null);
+            Pending<R> pending = new Pending<>(call, slots.get(0), scriptKeys, ArgumentCodec.wrap(call.argv()),
                     new CompletableFuture<>());
             calls.add(pending);
             return pending.result;

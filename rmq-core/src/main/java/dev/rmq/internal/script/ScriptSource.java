@@ -70,7 +70,8 @@ final class ScriptSource {
     /**
      * A script of one slot. {@code keyNames} are the slot's keys in the order of lib.lua's KEYS block; the source
      * binds those the script uses ({@link #keys()}), in that order, as {@code K_<NAME>}, and the call key after them
-     * as {@code CALL_KEY}.
+     * as {@code CALL_KEY}. A script whose code calls lib.lua's {@code begin_slot} also takes calls of several
+     * slots: those keys once per slot, one block after another, then the call key.
      */
     static ScriptSource assemble(String file, String body, ScriptHeader header, LibraryParts lib, String replay,
                                  List<String> keyNames) {
@@ -78,11 +79,16 @@ final class ScriptSource {
         StringBuilder code = new StringBuilder(body).append('\n').append(replay);
         needed.forEach(part -> code.append('\n').append(part.text()));
         int[] keys = usedKeys(file, code.toString(), keyNames);
-        String call = "local function rmq_call(KEYS, ARGV)\n" + bindings(keys, keyNames) + "\n" + BEGIN_CALL;
+        boolean severalSlots = needed.stream().anyMatch(part -> BEGIN_SLOT.equals(part.function()));
+        String call = "local function rmq_call(KEYS, ARGV)\n"
+                + (severalSlots ? blockBindings(file, keys, keyNames) : bindings(keys, keyNames)) + "\n" + BEGIN_CALL;
         Prologue prologue = Prologue.of(file, header.argv());
         Builder[] forms = { new Builder(), new Builder() };
         for (Builder form : forms) {
             form.add(file + " (KEYS)", declarations(keys, keyNames));
+            if (severalSlots) {
+                form.add(file + " (KEYS of several slots)", blockBinder(keys, keyNames));
+            }
             for (LibraryParts.Part part : needed) {
                 form.add("lib.lua", part.text(), part.firstLine());
             }
@@ -131,11 +137,47 @@ final class ScriptSource {
     /** The call of lib.lua's function that starts every call of a slot's script. */
     private static final String BEGIN_CALL = "begin_call()";
 
+    /** lib.lua's function that moves a call of several slots on to the next; a script that calls it takes such calls. */
+    private static final String BEGIN_SLOT = "begin_slot";
+
+    /**
+     * For a script that takes calls of several slots, the Lua that binds a block of the call's keys, defined once
+     * per load: {@code bind_slot(g)} binds block {@code g} (0 the first) as {@code K_<NAME>}, and
+     * {@code slot_block_bound(g)} tells whether the call holds that block whole. {@code SLOT_KEYS} is the call's
+     * KEYS, set as each call starts.
+     */
+    private static String blockBinder(int[] keys, List<String> keyNames) {
+        StringBuilder names = new StringBuilder();
+        StringBuilder values = new StringBuilder();
+        for (int i = 0; i < keys.length; i++) {
+            names.append(i == 0 ? "" : ", ").append(bound(keyNames, keys[i]));
+            values.append(i == 0 ? "" : ", ").append("SLOT_KEYS[at + ").append(i + 1).append(']');
+        }
+        return "local SLOT_KEYS\n"
+                + "local function bind_slot(g)\n    local at = g * " + keys.length + "\n    " + names + " = " + values
+                + "\nend\n"
+                + "local function slot_block_bound(g)\n    return #SLOT_KEYS >= (g + 1) * " + keys.length + "\nend";
+    }
+
+    /**
+     * The Lua that binds the first block of a call of several slots (as a call of one slot binds its keys: a call of
+     * bind_slot would cost every call), and the call key: the last key, where the count of keys is one more than a
+     * whole number of blocks. A block of one key would leave that ambiguous.
+     */
+    private static String blockBindings(String file, int[] keys, List<String> keyNames) {
+        if (keys.length < 2) {
+            throw new IllegalStateException(file + " takes calls of several slots, but uses " + keys.length
+                    + " key(s) of each: a call key after whole blocks of one key could not be told from a block");
+        }
+        return keyBindings(keys, keyNames) + "SLOT_KEYS = KEYS\nCALL_KEY = #KEYS % " + keys.length
+                + " == 1 and KEYS[#KEYS] or nil";
+    }
+
     /** The Lua that declares the keys a script receives, bound on each call: {@code local K_STORE, ..., CALL_KEY}. */
     private static String declarations(int[] keys, List<String> keyNames) {
         StringBuilder lua = new StringBuilder("local ");
         for (int key : keys) {
-            lua.append("K_").append(keyNames.get(key).toUpperCase(java.util.Locale.ROOT)).append(", ");
+            lua.append(bound(keyNames, key)).append(", ");
         }
         return lua.append("CALL_KEY").toString();
     }
@@ -155,14 +197,23 @@ final class ScriptSource {
         return used.stream().mapToInt(Integer::intValue).toArray();
     }
 
+    /** The name the script reads key {@code index} of the slot by: {@code K_STORE}, ... */
+    private static String bound(List<String> keyNames, int index) {
+        return "K_" + keyNames.get(index).toUpperCase(java.util.Locale.ROOT);
+    }
+
     /** The Lua that binds the keys a call receives: {@code K_STORE = KEYS[1]}, ..., then the call key. */
     private static String bindings(int[] keys, List<String> keyNames) {
+        return keyBindings(keys, keyNames) + "CALL_KEY = KEYS[" + (keys.length + 1) + "]";
+    }
+
+    /** The lines that bind the keys of the call's first slot: {@code K_STORE = KEYS[1]}, ... */
+    private static String keyBindings(int[] keys, List<String> keyNames) {
         StringBuilder lua = new StringBuilder();
         for (int i = 0; i < keys.length; i++) {
-            lua.append("K_").append(keyNames.get(keys[i]).toUpperCase(java.util.Locale.ROOT)).append(" = KEYS[")
-                    .append(i + 1).append("]\n");
+            lua.append(bound(keyNames, keys[i])).append(" = KEYS[").append(i + 1).append("]\n");
         }
-        return lua.append("CALL_KEY = KEYS[").append(keys.length + 1).append(']').toString();
+        return lua.toString();
     }
 
     /** The EVAL form. */

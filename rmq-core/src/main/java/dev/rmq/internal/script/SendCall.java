@@ -8,11 +8,13 @@ import dev.rmq.internal.redis.Envelope;
 import java.util.List;
 
 /**
- * send.lua: adds or merges messages of one slot.
+ * send.lua: adds or merges messages of one slot, or on a Redis that is not a Cluster of several slots of a topic.
  *
  * @param type            the topic's type
  * @param wakeChannel     where idle consumers of the topic are woken
- * @param slot            the slot
+ * @param slots           the slots the messages go to, in order: the first {@code messages} of the first share to its
+ *                        slot, and so on; one share for a call of one slot. The call passes each slot's keys in
+ *                        this order
  * @param maxBacklog      the most messages that may wait in the slot, 0 for no cap
  * @param lateToleranceMs how far behind the Redis clock a fixed time may lie and still be taken
  * @param fifo            whether equals are taken in the order first sent (each message gets its place)
@@ -21,9 +23,46 @@ import java.util.List;
  *                        not-before time or a rule for a repeated key other than REPLACE; the others go to send.lua, which carries nothing for them. Decided once, by
  *                        {@link #of}
  */
-public record SendCall(TopicType type, String wakeChannel, int slot, int maxBacklog, long lateToleranceMs,
+public record SendCall(TopicType type, String wakeChannel, List<Share> slots, int maxBacklog, long lateToleranceMs,
                        boolean fifo, List<Message> messages, boolean controlled)
         implements ScriptCall<List<SendCall.Result>> {
+
+    public SendCall {
+        slots = List.copyOf(slots);
+        messages = List.copyOf(messages);
+        int total = 0;
+        for (Share share : slots) {
+            total += share.messages();
+        }
+        if (slots.isEmpty() || total != messages.size()) {
+            throw new IllegalArgumentException("the slots' shares " + slots + " do not add up to the call's "
+                    + messages.size() + " message(s)");
+        }
+        if (controlled && slots.size() > 1) {
+            throw new IllegalArgumentException("send_controlled.lua takes messages of one slot, not of " + slots.size());
+        }
+    }
+
+    /** A call of one slot, with its one share. */
+    public SendCall(TopicType type, String wakeChannel, int slot, int maxBacklog, long lateToleranceMs, boolean fifo,
+                    List<Message> messages, boolean controlled) {
+        this(type, wakeChannel, List.of(new Share(slot, messages.size())), maxBacklog, lateToleranceMs, fifo, messages,
+                controlled);
+    }
+
+    /**
+     * The messages of a call that go to one slot.
+     *
+     * @param slot     the slot
+     * @param messages how many of the call's messages, one after another, go to it: at least one
+     */
+    public record Share(int slot, int messages) {
+        public Share {
+            if (messages < 1) {
+                throw new IllegalArgumentException("a slot's share of a call holds at least one message, not " + messages);
+            }
+        }
+    }
 
     /**
      * One message.
@@ -108,7 +147,7 @@ public record SendCall(TopicType type, String wakeChannel, int slot, int maxBack
     static final Argv<SendCall> ARGV = Argv.<SendCall>builder()
             .arg("type", call -> call.type().scriptCode())
             .arg("wake_channel", SendCall::wakeChannel)
-            .arg("slot", SendCall::slot)
+            .arg("slots", SendCall::slotsArgument)
             .arg("late_tolerance_ms", SendCall::lateToleranceMs)
             .rows("messages", SendCall::messages, MESSAGE)
             .build();
@@ -117,7 +156,7 @@ public record SendCall(TopicType type, String wakeChannel, int slot, int maxBack
     static final Argv<SendCall> CONTROLLED_ARGV = Argv.<SendCall>builder()
             .arg("type", call -> call.type().scriptCode())
             .arg("wake_channel", SendCall::wakeChannel)
-            .arg("slot", SendCall::slot)
+            .arg("slot", call -> call.slots().get(0).slot())
             .arg("max_backlog", SendCall::maxBacklog)
             .arg("late_tolerance_ms", SendCall::lateToleranceMs)
             .arg("fifo", call -> call.fifo() ? "1" : "0")
@@ -134,6 +173,36 @@ public record SendCall(TopicType type, String wakeChannel, int slot, int maxBack
                     || Envelope.hasNotBefore(message.envelope());
         }
         return new SendCall(type, wakeChannel, slot, maxBacklog, lateToleranceMs, fifo, messages, controlled);
+    }
+
+    /**
+     * A call of send.lua carrying the messages of several slots of a topic, on a Redis that is not a Cluster. None of
+     * them may need send_controlled.lua: the caller sends those slot by slot.
+     */
+    public static SendCall ofSlots(TopicType type, String wakeChannel, List<Share> slots, long lateToleranceMs,
+                                   List<Message> messages) {
+        SendCall call = of(type, wakeChannel, slots.get(0).slot(), 0, lateToleranceMs, false, messages);
+        if (call.controlled()) {
+            throw new IllegalArgumentException("a call of several slots takes no message that needs"
+                    + " send_controlled.lua (a not-before time, or a rule for a repeated key other than REPLACE)");
+        }
+        return new SendCall(type, wakeChannel, slots, 0, lateToleranceMs, false, messages, false);
+    }
+
+    /**
+     * send.lua's {@code slots}: the one slot's index, or each slot's index then its count of messages. The script
+     * tells them apart by length: an index has at most five digits ({@code TopicDefinition.MAX_SLOTS}), a list of
+     * two slots at least seven characters.
+     */
+    private String slotsArgument() {
+        if (slots.size() == 1) {
+            return Integer.toString(slots.get(0).slot());
+        }
+        StringBuilder text = new StringBuilder();
+        for (Share share : slots) {
+            text.append(text.isEmpty() ? "" : " ").append(share.slot()).append(' ').append(share.messages());
+        }
+        return text.toString();
     }
 
     @Override

@@ -35,6 +35,9 @@
 --   schedules   HASH    the recurring schedules whose slot this is: the latest tick each accounted for, the key of
 --                       its latest tick's message, its definition's fingerprint, and a pause (see schedule_tick)
 -- A pipelined call adds a call key after them, CALL_KEY (see replay.lua).
+-- A script whose own code calls begin_slot takes calls of several slots, on a Redis that is not a Cluster (where keys
+-- of different hash tags may meet in one call): the keys it uses of each slot, one block per slot in the order of its
+-- arguments, then the call key. The loader defines bind_slot(g) for it, which binds block g (0 the first).
 --
 -- ORDER: on a FIFO topic a message's place among equals (one priority, or one due millisecond) is 8 bytes: the
 -- Redis clock in microseconds when it was first sent, times 1024, plus its index in that call, big-endian. Its
@@ -131,7 +134,15 @@ local function begin_call()
     NOW_SECONDS, NOW_MICROS = t[1], micros
     NOW_US = tonumber(NOW_SECONDS .. NOW_MICROS)
     NOW_MS = math.floor(NOW_US / 1000)
+    -- as begin_slot does, written out: a function call more would cost every call
     PLACED_TOP, PARKED_SEEN, UNPARKED_DUE, IN_FLIGHT_SEEN, SEEDED = nil, nil, nil, nil, false
+end
+
+-- Moves a call of several slots on to the next: binds the keys of its block g of KEYS (0 the first; see bind_slot in
+-- the loader) and forgets what the call noted of the slot before.
+local function begin_slot(g)
+    bind_slot(g)
+    PLACED_TOP, PARKED_SEEN, UNPARKED_DUE, IN_FLIGHT_SEEN = nil, nil, nil, nil
 end
 
 -- Numbers as the text that redis.call takes. Redis formats a number argument with "%.17g", and up to 7.0 that is

@@ -4,10 +4,15 @@
 -- stored as Java wrote it, only its time to live made absolute. A merge keeps the score the type dictates and
 -- replaces the content (payload, headers) and the time to live with the latest send's. A send whose key is parked
 -- behind its in-flight delivery is added, and merges into the parked message when a poll takes it (see park).
+-- A call may carry messages of several slots of one topic, on a Redis that is not a Cluster: each slot's keys come
+-- as a block of KEYS (see lib.lua), and its messages one after another, so that senders spread over the slots share
+-- a call's fixed cost as those of one slot do.
 -- ARGV
 --   type            'R' range-merge, 'P' priority, 'F' fixed-time
 --   wake_channel    the channel on which idle consumers of the topic are woken
---   slot            the slot index, published on the wake channel
+--   slots           the slot index, published on the wake channel, when every message goes to one slot; for several,
+--                   a slot index then how many of the messages go to it, for each block of KEYS in turn, separated
+--                   by spaces ('3 2 7 1': the first two to slot 3, the next to slot 7)
 --   late_tolerance_ms  how far behind the Redis clock a fixed time may lie and still be taken (due at once)
 --   messages[]      the messages, each:
 --     key           the merge key
@@ -24,13 +29,48 @@
 --     late_ms       how far behind the Redis clock a fixed time was, 0 when it was ahead
 -- ERRORS
 --   RMQ_ENVELOPE    an envelope with a not-before time or a FIFO position, which send_controlled.lua takes
+--   RMQ_SLOTS       slots does not fit the messages, or KEYS holds no block for a slot it names; nothing is written
 local typ = ARG.type
+-- the slot whose keys are bound, and the last message that goes to it
+local slot, last = ARG.slots, ARG.messages
+-- several slots: their indexes and counts, read before anything is written. One slot's index has at most five
+-- digits (16384 slots at most), a list of two slots at least seven characters: its length tells them apart
+-- without a call of string.find, which a send of one slot would pay
+local parts = nil
+if #slot > 5 then
+    parts = {}
+    local total, counted = 0, true
+    for number in string.gmatch(slot, '%S+') do
+        parts[#parts + 1] = number
+        if #parts % 2 == 0 then
+            local count = tonumber(number)
+            counted = counted and count ~= nil and count >= 1
+            total = total + (count or 0)
+        end
+    end
+    if not counted or #parts % 2 == 1 or total ~= ARG.messages or not slot_block_bound(#parts / 2 - 1) then
+        return redis.error_reply('RMQ_SLOTS slots "' .. slot .. '" does not fit ' .. ARG.messages
+            .. ' message(s) and ' .. #SLOT_KEYS .. ' key(s)')
+    end
+    slot, last = parts[1], tonumber(parts[2])
+end
+local block = 0
 -- made at its full size where it can be: a table that grows is made again as it grows
 local out = ARG.messages == 1 and { 1, false, false } or { ARG.messages }
 local earliest = nil
 -- the late tolerance, parsed (a strtod) on first need: only a fixed time that is late reads it
 local tolerance = nil
 for i = 1, ARG.messages do
+    if i > last then
+        -- the slot's messages are all written: its consumers are woken, and the next slot's keys bound
+        if earliest ~= nil then
+            wake_if_earlier(earliest, ARG.wake_channel, slot)
+            earliest = nil
+        end
+        block = block + 1
+        begin_slot(block)
+        slot, last = parts[2 * block + 1], last + tonumber(parts[2 * block + 2])
+    end
     local key, value, envelope = ARG_messages(i)
     local score = tonumber(value)
     local late = 0
@@ -85,6 +125,6 @@ for i = 1, ARG.messages do
     end
 end
 if earliest ~= nil then
-    wake_if_earlier(earliest, ARG.wake_channel, ARG.slot)
+    wake_if_earlier(earliest, ARG.wake_channel, slot)
 end
 return out

@@ -29,7 +29,7 @@ class ScriptErrorsTests extends StandaloneRedisTest {
 
         assertThatIllegalStateException().isThrownBy(() -> Futures.join(new ScriptRunner(redisson).run(keys, oneShort)))
                 .withMessageStartingWith("the Java and Lua sides of send.lua disagree on its arguments: send.lua takes"
-                        + " type, wake_channel, slot, late_tolerance_ms, messages[], messages[].key,"
+                        + " type, wake_channel, slots, late_tolerance_ms, messages[], messages[].key,"
                         + " messages[].value, messages[].envelope; it got 7 arguments");
         assertThat(redis.command("EXISTS", "rmq:{orders_0}")).isEqualTo(0L);
     }

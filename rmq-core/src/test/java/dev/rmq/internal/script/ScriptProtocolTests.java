@@ -132,12 +132,32 @@ class ScriptProtocolTests {
     void theLibrarysKeysAreTheSlotKeysAndEachScriptIsGivenTheOnesItUsesInThatOrder() {
         assertThat(Script.libraryHeader().keys()).containsExactlyElementsOf(SlotKeys.NAMES);
         Pattern binding = Pattern.compile("(?m)^K_([A-Z]+) = KEYS\\[(\\d+)]$");
+        Pattern blockBinding = Pattern.compile("local function bind_slot\\(g\\)\n    local at = g \\* (\\d+)\n    (K_[A-Z_, ]+) = ([^\n]+)\n");
         for (Script script : Script.values()) {
             if (!script.ofSlot()) {
                 continue;
             }
             int[] keys = script.keys();
             assertThat(keys).as("the keys %s is given, in lib.lua's order", script.file()).isSorted();
+            List<String> expected = java.util.Arrays.stream(keys).mapToObj(SlotKeys.NAMES::get).toList();
+            Matcher block = blockBinding.matcher(script.source());
+            boolean severalSlots = block.find();
+            if (severalSlots) {
+                // a script that takes calls of several slots binds the next slots' keys a block at a time
+                List<String> inBlock = new ArrayList<>();
+                String[] names = block.group(2).split(", ");
+                String[] values = block.group(3).split(", ");
+                for (int i = 0; i < names.length; i++) {
+                    assertThat(values[i]).as("the key bound to %s in %s", names[i], script.file())
+                            .isEqualTo("SLOT_KEYS[at + " + (i + 1) + "]");
+                    inBlock.add(names[i].substring("K_".length()).toLowerCase());
+                }
+                assertThat(block.group(1)).as("the block size of %s", script.file()).isEqualTo(String.valueOf(keys.length));
+                assertThat(inBlock).as("the keys %s binds a block at a time", script.file())
+                        .containsExactlyElementsOf(expected);
+                assertThat(script.source()).as("%s binds the call key after whole blocks", script.file())
+                        .contains("\nCALL_KEY = #KEYS % " + keys.length + " == 1 and KEYS[#KEYS] or nil\n");
+            }
             Matcher matcher = binding.matcher(script.source());
             List<String> bound = new ArrayList<>();
             while (matcher.find()) {
@@ -145,11 +165,14 @@ class ScriptProtocolTests {
                         script.file()).isEqualTo(bound.size() + 1);
                 bound.add(matcher.group(1).toLowerCase());
             }
-            List<String> expected = java.util.Arrays.stream(keys).mapToObj(SlotKeys.NAMES::get).toList();
             assertThat(bound).as("the keys %s binds", script.file()).containsExactlyElementsOf(expected);
-            assertThat(script.source()).as("%s binds the call key after them", script.file())
-                    .contains("\nCALL_KEY = KEYS[" + (keys.length + 1) + "]\n");
+            if (!severalSlots) {
+                assertThat(script.source()).as("%s binds the call key after them", script.file())
+                        .contains("\nCALL_KEY = KEYS[" + (keys.length + 1) + "]\n");
+            }
         }
+        assertThat(blockBinding.matcher(Script.SEND.source()).find()).as("send.lua takes calls of several slots")
+                .isTrue();
         assertThat(java.util.Arrays.stream(Script.SEND.keys()).mapToObj(SlotKeys.NAMES::get))
                 .as("a send touches only these (prepare: whether a delivery of a new key is in flight)")
                 .containsExactly("store", "body", "prepare", "delayed", "wake", "expiry");
