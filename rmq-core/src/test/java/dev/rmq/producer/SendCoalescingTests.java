@@ -23,9 +23,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Single sends to a slot that come while a call of its is out go together in the slot's next call: a hundred
- * concurrent sends cost two script calls, not a hundred, and each still gets its own receipt or refusal. The link
- * to Redis is held through a proxy, so that the first call is certainly out while the others come.
+ * Single sends that come while a call is out go together in the next call, of their slot, or on one Redis of any
+ * slot of their topic: a hundred concurrent sends cost two script calls, not a hundred, and each still gets its own
+ * receipt or refusal. The link to Redis is held through a proxy, so that the first call is certainly out while the
+ * others come.
  */
 class SendCoalescingTests extends StandaloneRedisTest {
 
@@ -89,6 +90,62 @@ class SendCoalescingTests extends StandaloneRedisTest {
         assertThat(rmq.inspector().counts(topic.name()).total().waiting()).isEqualTo(101);
         assertThat(producer.get(MessageRef.of(topic.name(), "k57"))).hasValueSatisfying(m ->
                 assertThat(m.payloadText()).isEqualTo("m57"));
+    }
+
+    @Test
+    void onOneRedisSendsSpreadOverATopicsSlotsShareACallAndEachLandsInItsSlot() {
+        TopicDefinition topic = TopicDefinition.builder("spread", TopicType.RANGE_MERGE).slotAmount(16).build();
+        RmqProducer producer = producer(topic);
+        link.stall();
+        List<CompletableFuture<SendReceipt>> sends = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            sends.add(producer.sendAsync(OutgoingMessage.rangeMerge(topic.name(), "m" + i, Duration.ofHours(1))
+                    .withKey("k" + i)).toCompletableFuture());
+        }
+        link.heal();
+
+        int[] perSlot = new int[16];
+        for (int i = 0; i < sends.size(); i++) {
+            SendReceipt receipt = sends.get(i).join();
+            assertThat(receipt.key()).isEqualTo("k" + i);
+            assertThat(receipt.slot()).as("k%d's slot", i).isEqualTo(topic.slotOf("k" + i, null));
+            perSlot[receipt.slot()]++;
+        }
+        assertThat(java.util.Arrays.stream(perSlot).filter(n -> n > 0).count()).as("slots the keys spread over")
+                .isGreaterThan(10);
+        assertThat(scriptCalls()).as("the first send alone, then the 99 of all slots that came while it was out")
+                .isEqualTo(2);
+        for (int slot = 0; slot < 16; slot++) {
+            assertThat(rmq.inspector().counts(topic.name()).slots().get(slot).waiting()).as("slot %d", slot)
+                    .isEqualTo(perSlot[slot] + (topic.slotOf("warm", null) == slot ? 1 : 0));
+        }
+        assertThat(producer.get(MessageRef.of(topic.name(), "k57"))).hasValueSatisfying(m ->
+                assertThat(m.payloadText()).isEqualTo("m57"));
+    }
+
+    @Test
+    void aCappedTopicsSendsSpreadOverSlotsGoSlotBySlotInOnePipeline() {
+        TopicDefinition topic = TopicDefinition.builder("capped-spread", TopicType.RANGE_MERGE).slotAmount(16)
+                .maxBacklog(1_000).build();
+        RmqProducer producer = producer(topic);
+        link.stall();
+        List<CompletableFuture<SendReceipt>> sends = new ArrayList<>();
+        java.util.Set<Integer> slotsBehind = new java.util.HashSet<>();
+        for (int i = 0; i < 40; i++) {
+            sends.add(producer.sendAsync(OutgoingMessage.rangeMerge(topic.name(), "m" + i, Duration.ofHours(1))
+                    .withKey("k" + i)).toCompletableFuture());
+            if (i > 0) {
+                slotsBehind.add(topic.slotOf("k" + i, null));
+            }
+        }
+        link.heal();
+
+        for (int i = 0; i < sends.size(); i++) {
+            assertThat(sends.get(i).join().key()).isEqualTo("k" + i);
+        }
+        assertThat(scriptCalls()).as("the first send alone, then a call of send_controlled.lua per slot of the rest")
+                .isEqualTo(1 + slotsBehind.size());
+        assertThat(rmq.inspector().counts(topic.name()).total().waiting()).isEqualTo(41);
     }
 
     @Test

@@ -36,12 +36,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * The producer on send.lua: one {@link SendCall} per slot and per {@value #MESSAGES_PER_CALL} messages, a
- * batch's calls in one pipeline. Single sends to a slot share a call when they come together
- * ({@link SendCoalescer}). Operations by key go through {@link MessageOperations}.
+ * The producer on send.lua: a batch's {@link SendCall}s, planned by {@link SendPlan} (per slot on a Cluster, else
+ * shared by a topic's slots; up to {@value #MESSAGES_PER_CALL} messages each), in one pipeline. Single sends share a
+ * call when they come together ({@link SendCoalescer}). Operations by key go through {@link MessageOperations}.
  */
 public final class ScriptProducer implements RmqProducer {
 
@@ -60,8 +61,12 @@ public final class ScriptProducer implements RmqProducer {
     private final OutageWatch outage;
     /** The zone this producer sends from, null for none: a zoned topic routes its messages to that zone's slots. */
     private final @Nullable String zone;
-    /** Single sends that do not wait for replicas, one call in flight per slot; shared by this producer's copies. */
+    /**
+     * Single sends that do not wait for replicas, one call in flight per slot, or per topic where one node holds
+     * every key; shared by this producer's copies.
+     */
     private final SendCoalescer coalescer;
+    private final SendPlan plan;
 
     public ScriptProducer(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts, Payloads payloads,
                           int maxPayloadBytes, RmqMetrics metrics, Durability durability, OutageWatch outage,
@@ -82,8 +87,43 @@ public final class ScriptProducer implements RmqProducer {
         this.metrics = metrics;
         this.durability = durability;
         this.operations = new MessageOperations(topics, keys, scripts, zone);
-        this.coalescer = coalescer != null ? coalescer
-                : new SendCoalescer((topic, slot, messages) -> scripts.run(slot, call(topic, slot, messages)));
+        this.plan = new SendPlan(keys, scripts.oneNode());
+        this.coalescer = coalescer != null ? coalescer : new SendCoalescer(this::sendTogether, scripts.oneNode());
+    }
+
+    /** Sends the items in the calls the plan makes: one call alone, several in one pipeline; results in their order. */
+    private CompletableFuture<List<SendCall.Result>> sendTogether(List<SendPlan.Item> items) {
+        List<SendPlan.Call> calls = plan.calls(items);
+        if (calls.size() == 1) {
+            SendPlan.Call only = calls.get(0);
+            return scripts.run(only.slots(), only.call()).thenApply(results -> inItemOrder(calls, List.of(results)));
+        }
+        ScriptRunner.Pipeline pipeline = scripts.pipeline();
+        List<CompletableFuture<List<SendCall.Result>>> replies = new ArrayList<>(calls.size());
+        for (SendPlan.Call call : calls) {
+            replies.add(pipeline.add(call.slots(), call.call()));
+        }
+        return pipeline.execute()
+                .thenCompose(ignored -> CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)))
+                .thenApply(ignored -> inItemOrder(calls, replies.stream().map(CompletableFuture::join).toList()));
+    }
+
+    /** The calls' results put back in the order of the items they carry; a reply of another length is refused. */
+    private static List<SendCall.Result> inItemOrder(List<SendPlan.Call> calls, List<List<SendCall.Result>> replies) {
+        int total = calls.stream().mapToInt(call -> call.indexes().size()).sum();
+        SendCall.Result[] ordered = new SendCall.Result[total];
+        for (int c = 0; c < calls.size(); c++) {
+            List<Integer> indexes = calls.get(c).indexes();
+            List<SendCall.Result> results = replies.get(c);
+            if (results.size() != indexes.size()) {
+                throw new IllegalStateException("the send script answered " + results.size() + " result(s) for "
+                        + indexes.size() + " message(s)");
+            }
+            for (int i = 0; i < indexes.size(); i++) {
+                ordered[indexes.get(i)] = results.get(i);
+            }
+        }
+        return List.of(ordered);
     }
 
     @Override
@@ -107,7 +147,7 @@ public final class ScriptProducer implements RmqProducer {
         }
         long start = System.nanoTime();
         long watched = outage.begin();
-        return coalescer.send(send.topic(), send.keys(), send.message())
+        return coalescer.send(new SendPlan.Item(send.topic(), send.keys(), send.message()))
                 .whenComplete((result, error) -> settle(watched, error))
                 .thenApply(result -> {
                     report(send.topic(), result);
@@ -119,11 +159,6 @@ public final class ScriptProducer implements RmqProducer {
                 .whenComplete((receipt, error) -> metrics.sent(send.topic(), 1,
                         receipt != null && receipt.merged() ? 1 : 0, System.nanoTime() - start,
                         error instanceof BacklogFullException ? null : error));
-    }
-
-    private SendCall call(TopicDefinition topic, SlotKeys slot, List<SendCall.Message> messages) {
-        return SendCall.of(topic.type(), keys.wakeChannel(topic.name()), slot.slot(), topic.maxBacklogPerSlot(),
-                topic.lateTolerance().toMillis(), topic.fifo(), messages);
     }
 
     /** Counts what the metrics count per message: refusals for a full backlog, duplicates, and late fixed times. */
@@ -159,25 +194,20 @@ public final class ScriptProducer implements RmqProducer {
     }
 
     /**
-     * Sends a batch as one pipeline of calls, a call per slot and per {@value #MESSAGES_PER_CALL} messages. Each
-     * call's reply is taken on its own: a call that failed leaves its messages with an unknown outcome, without
-     * hiding what the other calls stored.
+     * Sends a batch as one pipeline of the calls {@link SendPlan} makes. Each call's reply is taken on its own: a
+     * call that failed leaves its messages with an unknown outcome, without hiding what the other calls stored.
      */
     private CompletionStage<List<SendReceipt>> sendPrepared(List<PreparedSend> sends) {
-        Map<SlotKeys, List<Integer>> bySlot = new LinkedHashMap<>();
-        for (int i = 0; i < sends.size(); i++) {
-            bySlot.computeIfAbsent(sends.get(i).keys(), k -> new ArrayList<>()).add(i);
+        List<SendPlan.Item> items = new ArrayList<>(sends.size());
+        for (PreparedSend send : sends) {
+            items.add(new SendPlan.Item(send.topic(), send.keys(), send.message()));
         }
         BatchState state = new BatchState(sends.size());
         ScriptRunner.Pipeline pipeline = scripts.pipeline(durability.replicas(), durability.timeout());
         List<List<Integer>> chunks = new ArrayList<>();
-        for (Map.Entry<SlotKeys, List<Integer>> group : bySlot.entrySet()) {
-            List<Integer> indexes = group.getValue();
-            for (int from = 0; from < indexes.size(); from += MESSAGES_PER_CALL) {
-                List<Integer> chunk = indexes.subList(from, Math.min(indexes.size(), from + MESSAGES_PER_CALL));
-                chunks.add(chunk);
-                sendChunk(pipeline, group.getKey(), sends, chunk, state);
-            }
+        for (SendPlan.Call call : plan.calls(items)) {
+            chunks.add(call.indexes());
+            sendChunk(pipeline, call, sends, state);
         }
         long start = System.nanoTime();
         long watched = outage.begin();
@@ -206,14 +236,11 @@ public final class ScriptProducer implements RmqProducer {
         }
     }
 
-    private void sendChunk(ScriptRunner.Pipeline pipeline, SlotKeys slot, List<PreparedSend> sends,
-                           List<Integer> chunk, BatchState state) {
-        List<SendCall.Message> messages = new ArrayList<>(chunk.size());
-        for (int index : chunk) {
-            messages.add(sends.get(index).message());
-        }
+    private void sendChunk(ScriptRunner.Pipeline pipeline, SendPlan.Call call, List<PreparedSend> sends,
+                           BatchState state) {
+        List<Integer> chunk = call.indexes();
         TopicDefinition topic = sends.get(chunk.get(0)).topic();
-        pipeline.add(slot, call(topic, slot, messages)).whenComplete((outcomes, error) -> {
+        pipeline.add(call.slots(), call.call()).whenComplete((outcomes, error) -> {
             if (error != null) {
                 state.fail(chunk, error);
                 return;

@@ -3,7 +3,6 @@ package dev.rmq.internal.producer;
 import dev.rmq.exceptions.RmqUnavailableException;
 import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.internal.script.SendCall;
-import dev.rmq.topic.TopicDefinition;
 import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
@@ -14,7 +13,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
- * Single sends to one slot, with at most one script call of them in flight per slot. A send that finds the slot
+ * Single sends, with at most one script call of them in flight per lane: per slot on a Cluster, per topic where one
+ * Redis master holds every key (a call then carries several slots, see {@link SendPlan}). A send that finds its lane
  * idle goes out at once, alone; sends that come while a call is out wait for it and then go together in one call
  * of up to {@value ScriptProducer#MESSAGES_PER_CALL} messages. There is no linger: a lone send is never held back,
  * and concurrent senders share a call's fixed cost in Redis instead of each paying it.
@@ -24,44 +24,50 @@ import java.util.function.Function;
  * same. A call that fails fails each of its messages with the call's error, as a call of one would, and the sends
  * waiting behind it fail at once, unsent, rather than each waiting out a timeout of its own in turn.
  *
- * <p>One call in flight per slot is what pays most where senders crowd a slot: with 100 callers on one slot, a
- * fiftieth of the calls and over three times the rate; over 16 slots, a quarter of the calls and nearly twice the
- * rate. Its cost is where a few callers spread over many slots: a send that meets another on its slot waits out
- * that call's round trip, for little sharing (docs/benchmarks.md has the figures, with two and four calls in
- * flight per slot against one).
+ * <p>One call in flight per lane is what pays most where senders crowd a slot: with 100 callers on one slot, a
+ * fiftieth of the calls and over three times the rate. Over 16 slots, lanes per slot made a quarter of the calls
+ * and nearly twice the rate; a lane per topic shares calls as one slot does. Its cost is where a few callers spread
+ * out: a send that meets another in its lane waits out that call's round trip, for little sharing
+ * (docs/benchmarks.md has the figures).
  */
 final class SendCoalescer {
 
-    /** Makes the script call that sends a slot's messages in the order given, a result for each. */
+    /** Makes the script calls that send the messages, each slot's in the order given; a result for each, in order. */
     interface Calls {
-        CompletableFuture<List<SendCall.Result>> send(TopicDefinition topic, SlotKeys slot, List<SendCall.Message> messages);
+        CompletableFuture<List<SendCall.Result>> send(List<SendPlan.Item> items);
     }
 
     private final Calls calls;
-    private final Map<SlotKeys, Lane> lanes = new ConcurrentHashMap<>();
-    private final Function<SlotKeys, Lane> newLane = Lane::new;
+    private final boolean lanePerTopic;
+    private final Map<Object, Lane> lanes = new ConcurrentHashMap<>();
+    private final Function<Object, Lane> newLane = Lane::new;
 
-    SendCoalescer(Calls calls) {
+    /** @param lanePerTopic whether a topic's slots share one lane (one Redis master holds every key) */
+    SendCoalescer(Calls calls, boolean lanePerTopic) {
         this.calls = calls;
+        this.lanePerTopic = lanePerTopic;
     }
 
-    /** Sends one message to its slot, now or with the slot's next call; completes with what the script did with it. */
-    CompletableFuture<SendCall.Result> send(TopicDefinition topic, SlotKeys slot, SendCall.Message message) {
-        return lanes.computeIfAbsent(slot, newLane).send(new Pending(topic, message, new CompletableFuture<>()));
+    /** Sends one message to its slot, now or with its lane's next call; completes with what the script did with it. */
+    CompletableFuture<SendCall.Result> send(SendPlan.Item item) {
+        Object lane = lanePerTopic ? item.topic().name() : item.slot();
+        return lanes.computeIfAbsent(lane, newLane).send(new Pending(item, new CompletableFuture<>()));
     }
 
-    private record Pending(TopicDefinition topic, SendCall.Message message, CompletableFuture<SendCall.Result> result) {
+    private record Pending(SendPlan.Item item, CompletableFuture<SendCall.Result> result) {
     }
 
-    /** One slot's sends: whether a call is out, and the sends that wait for it to come back. */
+    /** One lane's sends: whether a call is out, and the sends that wait for it to come back. */
     private final class Lane {
 
-        private final SlotKeys slot;
+        /** How errors name the lane: a topic, or a slot of one. */
+        private final String name;
         private List<Pending> waiting = new ArrayList<>();
         private boolean busy;
 
-        Lane(SlotKeys slot) {
-            this.slot = slot;
+        Lane(Object lane) {
+            this.name = lane instanceof SlotKeys slot ? "slot " + slot.slot() + " of topic '" + slot.topic() + "'"
+                    : "topic '" + lane + "'";
         }
 
         CompletableFuture<SendCall.Result> send(Pending pending) {
@@ -110,12 +116,12 @@ final class SendCoalescer {
         }
 
         private CompletableFuture<List<SendCall.Result>> call(List<Pending> batch) {
-            List<SendCall.Message> messages = new ArrayList<>(batch.size());
+            List<SendPlan.Item> items = new ArrayList<>(batch.size());
             for (Pending pending : batch) {
-                messages.add(pending.message());
+                items.add(pending.item());
             }
             try {
-                return calls.send(batch.get(0).topic(), slot, messages);
+                return calls.send(items);
             } catch (Throwable e) {
                 return CompletableFuture.failedFuture(e);
             }
@@ -128,7 +134,7 @@ final class SendCoalescer {
                 return error;
             }
             return new IllegalStateException("the send script answered " + results.size() + " result(s) for "
-                    + batch.size() + " message(s) of " + slot.topic() + " slot " + slot.slot());
+                    + batch.size() + " message(s) of " + name);
         }
 
         /**
@@ -148,8 +154,8 @@ final class SendCoalescer {
             }
             // what waited is left only when the call failed
             if (failure != null && !unsent.isEmpty()) {
-                RmqUnavailableException notSent = new RmqUnavailableException("not sent: the call before it to slot "
-                        + slot.slot() + " of topic '" + slot.topic() + "' failed (" + failure + "); send it again", failure);
+                RmqUnavailableException notSent = new RmqUnavailableException("not sent: the call before it to "
+                        + name + " failed (" + failure + "); send it again", failure);
                 unsent.forEach(pending -> pending.result().completeExceptionally(notSent));
             }
             return null;
