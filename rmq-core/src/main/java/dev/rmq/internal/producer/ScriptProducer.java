@@ -87,43 +87,9 @@ public final class ScriptProducer implements RmqProducer {
         this.metrics = metrics;
         this.durability = durability;
         this.operations = new MessageOperations(topics, keys, scripts, zone);
-        this.plan = new SendPlan(keys, scripts.oneNode());
-        this.coalescer = coalescer != null ? coalescer : new SendCoalescer(this::sendTogether, scripts.oneNode());
-    }
-
-    /** Sends the items in the calls the plan makes: one call alone, several in one pipeline; results in their order. */
-    private CompletableFuture<List<SendCall.Result>> sendTogether(List<SendPlan.Item> items) {
-        List<SendPlan.Call> calls = plan.calls(items);
-        if (calls.size() == 1) {
-            SendPlan.Call only = calls.get(0);
-            return scripts.run(only.slots(), only.call()).thenApply(results -> inItemOrder(calls, List.of(results)));
-        }
-        ScriptRunner.Pipeline pipeline = scripts.pipeline();
-        List<CompletableFuture<List<SendCall.Result>>> replies = new ArrayList<>(calls.size());
-        for (SendPlan.Call call : calls) {
-            replies.add(pipeline.add(call.slots(), call.call()));
-        }
-        return pipeline.execute()
-                .thenCompose(ignored -> CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)))
-                .thenApply(ignored -> inItemOrder(calls, replies.stream().map(CompletableFuture::join).toList()));
-    }
-
-    /** The calls' results put back in the order of the items they carry; a reply of another length is refused. */
-    private static List<SendCall.Result> inItemOrder(List<SendPlan.Call> calls, List<List<SendCall.Result>> replies) {
-        int total = calls.stream().mapToInt(call -> call.indexes().size()).sum();
-        SendCall.Result[] ordered = new SendCall.Result[total];
-        for (int c = 0; c < calls.size(); c++) {
-            List<Integer> indexes = calls.get(c).indexes();
-            List<SendCall.Result> results = replies.get(c);
-            if (results.size() != indexes.size()) {
-                throw new IllegalStateException("the send script answered " + results.size() + " result(s) for "
-                        + indexes.size() + " message(s)");
-            }
-            for (int i = 0; i < indexes.size(); i++) {
-                ordered[indexes.get(i)] = results.get(i);
-            }
-        }
-        return List.of(ordered);
+        this.plan = new SendPlan(keys, scripts::slotsShareCalls);
+        this.coalescer = coalescer != null ? coalescer
+                : new SendCoalescer(new SendCalls(plan, scripts), scripts.slotsMayShareCalls());
     }
 
     @Override

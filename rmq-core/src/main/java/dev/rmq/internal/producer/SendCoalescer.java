@@ -3,6 +3,7 @@ package dev.rmq.internal.producer;
 import dev.rmq.exceptions.RmqUnavailableException;
 import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.internal.script.SendCall;
+import dev.rmq.topic.TopicDefinition;
 import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
@@ -13,44 +14,56 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
- * Single sends, with at most one script call of them in flight per lane: per slot on a Cluster, per topic where one
- * Redis master holds every key (a call then carries several slots, see {@link SendPlan}). A send that finds its lane
- * idle goes out at once, alone; sends that come while a call is out wait for it and then go together in one call
- * of up to {@value ScriptProducer#MESSAGES_PER_CALL} messages. There is no linger: a lone send is never held back,
- * and concurrent senders share a call's fixed cost in Redis instead of each paying it.
+ * Single sends, with at most one dispatch of them in flight per lane: a lane per topic where a topic's slots may
+ * share calls (not a Cluster) and its sends need no backlog cap and no FIFO place, else a lane per slot. A send that
+ * finds its lane idle goes out at once, alone; sends that come while a dispatch is out wait for it and then go
+ * together, in the calls {@link SendPlan} makes of them: one of up to {@value ScriptProducer#MESSAGES_PER_CALL}
+ * messages where slots share calls. There is no linger: a lone send is never held back, and concurrent senders share
+ * a call's fixed cost in Redis instead of each paying it.
  *
  * <p>A slot's single sends run in Redis in the order they were made, even over a pool of connections: a sender
  * that calls {@code sendAsync} twice finds its second message after its first, merged into it when the key is the
  * same. A call that fails fails each of its messages with the call's error, as a call of one would, and the sends
  * waiting behind it fail at once, unsent, rather than each waiting out a timeout of its own in turn.
  *
- * <p>One call in flight per lane is what pays most where senders crowd a slot: with 100 callers on one slot, a
- * fiftieth of the calls and over three times the rate. Over 16 slots, lanes per slot made a quarter of the calls
- * and nearly twice the rate; a lane per topic shares calls as one slot does. Its cost is where a few callers spread
- * out: a send that meets another in its lane waits out that call's round trip, for little sharing
- * (docs/benchmarks.md has the figures).
+ * <p>One dispatch in flight per lane is what pays most where senders crowd a lane: with 100 callers on one slot, a
+ * fiftieth of the calls and over three times the rate; a lane per topic makes 16 slots share calls as one does. Its
+ * cost is where a few callers spread out: a send that meets another in its lane waits out that call's round trip,
+ * for little sharing (docs/benchmarks.md has the figures).
  */
 final class SendCoalescer {
 
-    /** Makes the script calls that send the messages, each slot's in the order given; a result for each, in order. */
+    /**
+     * Makes the script calls that send the messages, each slot's in the order given; completes with an outcome for
+     * each, in order, once every call has come back. A call that fails fails only its own messages.
+     */
     interface Calls {
-        CompletableFuture<List<SendCall.Result>> send(List<SendPlan.Item> items);
+        CompletableFuture<List<Outcome>> send(List<SendPlan.Item> items);
+    }
+
+    /** What became of one message: the script's result, or the failure of its call. */
+    record Outcome(SendCall.@Nullable Result result, @Nullable Throwable error) {
     }
 
     private final Calls calls;
-    private final boolean lanePerTopic;
+    private final boolean topicLanes;
     private final Map<Object, Lane> lanes = new ConcurrentHashMap<>();
     private final Function<Object, Lane> newLane = Lane::new;
 
-    /** @param lanePerTopic whether a topic's slots share one lane (one Redis master holds every key) */
-    SendCoalescer(Calls calls, boolean lanePerTopic) {
+    /**
+     * @param topicLanes whether a topic's slots may share calls (not a Cluster): then a topic whose sends need no
+     *                   backlog cap and no FIFO place has one lane for all its slots, whatever the calls turn out to
+     *                   carry, so that a slot's order never depends on which lane a send took
+     */
+    SendCoalescer(Calls calls, boolean topicLanes) {
         this.calls = calls;
-        this.lanePerTopic = lanePerTopic;
+        this.topicLanes = topicLanes;
     }
 
     /** Sends one message to its slot, now or with its lane's next call; completes with what the script did with it. */
     CompletableFuture<SendCall.Result> send(SendPlan.Item item) {
-        Object lane = lanePerTopic ? item.topic().name() : item.slot();
+        TopicDefinition topic = item.topic();
+        Object lane = topicLanes && topic.maxBacklogPerSlot() == 0 && !topic.fifo() ? topic.name() : item.slot();
         return lanes.computeIfAbsent(lane, newLane).send(new Pending(item, new CompletableFuture<>()));
     }
 
@@ -89,11 +102,11 @@ final class SendCoalescer {
         private void dispatch(List<Pending> first) {
             List<Pending> batch = first;
             while (batch != null) {
-                CompletableFuture<List<SendCall.Result>> call = call(batch);
+                CompletableFuture<List<Outcome>> call = call(batch);
                 if (!call.isDone()) {
                     List<Pending> sent = batch;
-                    call.whenComplete((results, error) -> {
-                        Throwable failure = failure(sent, results, error);
+                    call.whenComplete((outcomes, error) -> {
+                        Throwable failure = failure(sent, outcomes, error);
                         // the next call goes out before this one's senders run their continuations, which could
                         // otherwise hold it up
                         List<Pending> next = advance(failure);
@@ -102,20 +115,21 @@ final class SendCoalescer {
                                 dispatch(next);
                             }
                         } finally {
-                            complete(sent, results, failure);
+                            complete(sent, outcomes, error, failure);
                         }
                     });
                     return;
                 }
-                List<SendCall.Result> results = call.exceptionally(error -> null).join();
-                Throwable failure = failure(batch, results, call.handle((value, error) -> error).join());
+                List<Outcome> outcomes = call.exceptionally(error -> null).join();
+                Throwable error = call.handle((value, e) -> e).join();
+                Throwable failure = failure(batch, outcomes, error);
                 List<Pending> next = advance(failure);
-                complete(batch, results, failure);
+                complete(batch, outcomes, error, failure);
                 batch = next;
             }
         }
 
-        private CompletableFuture<List<SendCall.Result>> call(List<Pending> batch) {
+        private CompletableFuture<List<Outcome>> call(List<Pending> batch) {
             List<SendPlan.Item> items = new ArrayList<>(batch.size());
             for (Pending pending : batch) {
                 items.add(pending.item());
@@ -127,14 +141,25 @@ final class SendCoalescer {
             }
         }
 
-        /** The call's error, or one when its reply does not hold a result for each message; null when it went well. */
-        private @Nullable Throwable failure(List<Pending> batch, List<SendCall.Result> results,
+        /**
+         * What failed of the calls: their error, a message's own, or one when the outcomes do not match the
+         * messages; null when all went well.
+         */
+        private @Nullable Throwable failure(List<Pending> batch, @Nullable List<Outcome> outcomes,
                                             @Nullable Throwable error) {
-            if (error != null || results.size() == batch.size()) {
+            if (error != null) {
                 return error;
             }
-            return new IllegalStateException("the send script answered " + results.size() + " result(s) for "
-                    + batch.size() + " message(s) of " + name);
+            if (outcomes == null || outcomes.size() != batch.size()) {
+                return new IllegalStateException("the send calls answered " + (outcomes == null ? 0 : outcomes.size())
+                        + " outcome(s) for " + batch.size() + " message(s) of " + name);
+            }
+            for (Outcome outcome : outcomes) {
+                if (outcome.error() != null) {
+                    return outcome.error();
+                }
+            }
+            return null;
         }
 
         /**
@@ -161,12 +186,21 @@ final class SendCoalescer {
             return null;
         }
 
-        private static void complete(List<Pending> batch, List<SendCall.Result> results, @Nullable Throwable failure) {
+        /**
+         * Completes each message: with its outcome, or with the failure when the calls failed as a whole (or did not
+         * answer one outcome a message).
+         */
+        private static void complete(List<Pending> batch, @Nullable List<Outcome> outcomes, @Nullable Throwable error,
+                                     @Nullable Throwable failure) {
+            boolean whole = error != null || outcomes == null || outcomes.size() != batch.size();
             for (int i = 0; i < batch.size(); i++) {
-                if (failure != null) {
-                    batch.get(i).result().completeExceptionally(failure);
+                CompletableFuture<SendCall.Result> result = batch.get(i).result();
+                if (whole || outcomes == null) {
+                    result.completeExceptionally(failure);
+                } else if (outcomes.get(i).error() != null) {
+                    result.completeExceptionally(outcomes.get(i).error());
                 } else {
-                    batch.get(i).result().complete(results.get(i));
+                    result.complete(outcomes.get(i).result());
                 }
             }
         }

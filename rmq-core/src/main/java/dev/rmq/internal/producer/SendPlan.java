@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 
 /**
  * The script calls that send a set of messages. Each call carries up to {@value ScriptProducer#MESSAGES_PER_CALL}
@@ -34,16 +35,20 @@ final class SendPlan {
     }
 
     private final KeyLayout keys;
-    private final boolean oneNode;
+    private final BooleanSupplier slotsShareCalls;
 
-    /** @param oneNode whether one Redis master holds every key, so that a call may carry several slots */
-    SendPlan(KeyLayout keys, boolean oneNode) {
+    /** @param slotsShareCalls whether a call may carry several slots now (see ScriptRunner.slotsShareCalls) */
+    SendPlan(KeyLayout keys, BooleanSupplier slotsShareCalls) {
         this.keys = keys;
-        this.oneNode = oneNode;
+        this.slotsShareCalls = slotsShareCalls;
     }
 
-    /** The calls that send {@code items}: each item in exactly one of them. */
+    /**
+     * The calls that send {@code items}, in the order they must run: each item in exactly one of them, and each slot's
+     * items in the order given.
+     */
     List<Call> calls(List<Item> items) {
+        boolean sharing = slotsShareCalls.getAsBoolean();
         Map<TopicDefinition, Map<SlotKeys, List<Integer>>> byTopic = new LinkedHashMap<>();
         for (int i = 0; i < items.size(); i++) {
             Item item = items.get(i);
@@ -58,9 +63,13 @@ final class SendPlan {
                     List<Integer> chunk = indexes.subList(from,
                             Math.min(indexes.size(), from + ScriptProducer.MESSAGES_PER_CALL));
                     SendCall alone = call(topic, slot, messages(items, chunk));
-                    if (oneNode && !alone.controlled()) {
+                    if (sharing && !alone.controlled()) {
                         shared.add(slot, chunk);
                     } else {
+                        if (shared.holds(slot)) {
+                            // the slot's earlier messages wait in the shared call: it goes first
+                            shared.close();
+                        }
                         calls.add(new Call(List.of(slot), alone, List.copyOf(chunk)));
                     }
                 }
@@ -119,6 +128,11 @@ final class SendPlan {
                 indexes.addAll(chunk.subList(at, at + taken));
                 at += taken;
             }
+        }
+
+        /** Whether the call being filled holds messages of {@code slot}. */
+        boolean holds(SlotKeys slot) {
+            return slots.contains(slot);
         }
 
         /** Ends the call being filled, if it holds any message. */

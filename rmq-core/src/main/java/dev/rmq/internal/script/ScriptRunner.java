@@ -35,8 +35,8 @@ public final class ScriptRunner {
     private final ScriptLoader loader;
     private final MasterCommands master;
     private final KeyMigration migration;
-    /** Whether one Redis master holds every key (not a Cluster): then a call may carry keys of several slots. */
-    private final boolean oneNode;
+    /** Whether a call may carry keys of several slots: asked of Redis before the first call. */
+    private final SlotSharing sharing;
 
     /** A runner that uses Redis Functions where the server has them. */
     public ScriptRunner(RedissonClient redisson) {
@@ -57,7 +57,7 @@ public final class ScriptRunner {
             throw new IllegalArgumentException("a RedissonClient is required");
         }
         this.redisson = redisson;
-        this.oneNode = !redisson.getConfig().isClusterConfig();
+        this.sharing = new SlotSharing(redisson);
         this.loader = new ScriptLoader(redisson, functionsWanted);
         this.migration = migration;
         this.master = new MasterCommands(redisson, migration);
@@ -72,13 +72,18 @@ public final class ScriptRunner {
     }
 
     /**
-     * Completes once the scripts are loaded and the keys moved (see {@link KeyMigration}). Once both are, it is the
-     * loader's completed future itself: a call pays for no stage of its own.
+     * Completes once the scripts are loaded, the keys moved (see {@link KeyMigration}) and Redis asked whether a
+     * call may carry several slots ({@link SlotSharing}). Once all are, it is the loader's completed future itself: a
+     * call pays for no stage of its own.
      */
     private CompletableFuture<Void> ready() {
         CompletableFuture<Void> moved = migration.ready();
         CompletableFuture<Void> loaded = loader.ensureLoaded();
-        return moved.isDone() && !moved.isCompletedExceptionally() ? loaded : moved.thenCompose(v -> loaded);
+        CompletableFuture<Void> asked = sharing.known();
+        if (asked.isDone() && moved.isDone() && !moved.isCompletedExceptionally()) {
+            return loaded;
+        }
+        return moved.thenCompose(v -> asked).thenCompose(v -> loaded);
     }
 
     /** Runs one call on its own, on a slot's keys. */
@@ -89,7 +94,7 @@ public final class ScriptRunner {
 
     /**
      * Runs one call on the keys of several slots, a block per slot in this order: a script that takes such calls
-     * (send.lua), on a Redis that is not a Cluster ({@link #oneNode()}).
+     * (send.lua), where Redis takes them ({@link #slotsShareCalls()}).
      */
     public <R> CompletableFuture<R> run(List<SlotKeys> slots, ScriptCall<R> call) {
         if (slots.size() == 1) {
@@ -101,18 +106,27 @@ public final class ScriptRunner {
     }
 
     /**
-     * Whether one Redis master holds every key, as without a Cluster: then one call may carry the keys of several
-     * slots, and several slots' sends share its fixed cost.
+     * Whether one call may carry the keys of several slots, so that several slots' sends share its fixed cost:
+     * where Redis is not a Cluster, and has answered such a call (see {@link SlotSharing}); false until it has.
      */
-    public boolean oneNode() {
-        return oneNode;
+    public boolean slotsShareCalls() {
+        return sharing.shared();
     }
 
+    /**
+     * Whether calls might come to carry several slots: false on a Cluster, which keeps their keys apart. Known
+     * before any call, where {@link #slotsShareCalls()} is only once Redis has answered.
+     */
+    public boolean slotsMayShareCalls() {
+        return !redisson.getConfig().isClusterConfig();
+    }
+
+    /** Refuses a call of several slots on a Cluster; a sharded Redis behind one address refuses it itself. */
     private void requireSeveral(List<SlotKeys> slots, ScriptCall<?> call) {
         requireScope(call, true);
-        if (!oneNode) {
-            throw new IllegalStateException("a call of " + slots.size() + " slots needs a Redis that is not a"
-                    + " Cluster: a Cluster keeps the slots' keys apart");
+        if (!slotsMayShareCalls()) {
+            throw new IllegalStateException("a call of " + slots.size() + " slots needs a Redis that takes keys of"
+                    + " several hash slots in one call, not a Cluster");
         }
     }
 

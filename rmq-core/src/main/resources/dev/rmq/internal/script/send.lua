@@ -1,6 +1,6 @@
--- send: adds or merges messages of one slot, the common way: no not-before time, no FIFO place and no backlog
--- cap (send_controlled.lua does those, and Java picks it for a call that needs them), so that this script carries
--- no function it does not call: by EVALSHA, Redis runs a script's whole top level on every call. A message's envelope is
+-- send: adds or merges messages of one slot, or of several (below), the common way: no not-before time, no FIFO
+-- place and no backlog cap (send_controlled.lua does those, and Java picks it for a call that needs them), so that
+-- this script carries no function it does not call: by EVALSHA, Redis runs a script's whole top level on every call. A message's envelope is
 -- stored as Java wrote it, only its time to live made absolute. A merge keeps the score the type dictates and
 -- replaces the content (payload, headers) and the time to live with the latest send's. A send whose key is parked
 -- behind its in-flight delivery is added, and merges into the parked message when a poll takes it (see park).

@@ -33,7 +33,7 @@ class SendPlanTests {
         List<SendPlan.Item> items = List.of(item(ORDERS, 3, "a"), item(ORDERS, 5, "b"), item(ORDERS, 3, "c"),
                 item(ORDERS, 9, "d"), item(ORDERS, 5, "e"));
 
-        List<SendPlan.Call> calls = new SendPlan(LAYOUT, true).calls(items);
+        List<SendPlan.Call> calls = new SendPlan(LAYOUT, () -> true).calls(items);
 
         assertThat(calls).hasSize(1);
         SendPlan.Call call = calls.get(0);
@@ -50,7 +50,7 @@ class SendPlanTests {
     void onAClusterEachSlotHasItsOwnCall() {
         List<SendPlan.Item> items = List.of(item(ORDERS, 3, "a"), item(ORDERS, 5, "b"), item(ORDERS, 3, "c"));
 
-        List<SendPlan.Call> calls = new SendPlan(LAYOUT, false).calls(items);
+        List<SendPlan.Call> calls = new SendPlan(LAYOUT, () -> false).calls(items);
 
         assertThat(calls).extracting(SendPlan.Call::indexes).containsExactly(List.of(0, 2), List.of(1));
         assertThat(calls).allSatisfy(call -> assertThat(call.slots()).hasSize(1));
@@ -67,7 +67,7 @@ class SendPlanTests {
             items.add(item(ORDERS, 2, "two-" + i));
         }
 
-        List<SendPlan.Call> calls = new SendPlan(LAYOUT, true).calls(items);
+        List<SendPlan.Call> calls = new SendPlan(LAYOUT, () -> true).calls(items);
 
         assertThat(calls).extracting(call -> call.indexes().size()).containsExactly(256, 256, 88);
         assertThat(calls.get(0).call().slots()).containsExactly(new SendCall.Share(1, 256));
@@ -91,7 +91,7 @@ class SendPlanTests {
                 later), item(ORDERS, 3, "b"), new SendPlan.Item(ORDERS, LAYOUT.slot("orders", 4), kept),
                 item(ORDERS, 5, "c"));
 
-        List<SendPlan.Call> calls = new SendPlan(LAYOUT, true).calls(items);
+        List<SendPlan.Call> calls = new SendPlan(LAYOUT, () -> true).calls(items);
 
         assertThat(calls).extracting(call -> call.call().script()).containsExactly(Script.SEND_CONTROLLED,
                 Script.SEND_CONTROLLED, Script.SEND);
@@ -101,10 +101,35 @@ class SendPlanTests {
     }
 
     @Test
+    void aSlotsLaterMessagesThatNeedSendControlledWaitForItsEarlierOnesInTheSharedCall() {
+        List<SendPlan.Item> items = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            items.add(item(ORDERS, 2, "two-" + i));
+        }
+        for (int i = 0; i < 300; i++) {
+            items.add(item(ORDERS, 1, "one-" + i));
+        }
+        // the slot's second chunk (its messages 256 on) holds one with a not-before time
+        items.set(3 + 299, new SendPlan.Item(ORDERS, LAYOUT.slot("orders", 1), new SendCall.Message("one-299", 5,
+                Envelope.encodeNew(Map.of(), bytes("later"), 0, -60_000))));
+
+        List<SendPlan.Call> calls = new SendPlan(LAYOUT, () -> true).calls(items);
+
+        assertThat(calls).extracting(call -> call.call().script()).containsExactly(Script.SEND, Script.SEND,
+                Script.SEND_CONTROLLED);
+        assertThat(calls.get(0).call().slots()).containsExactly(new SendCall.Share(2, 3), new SendCall.Share(1, 253));
+        assertThat(calls.get(1).call().slots()).as("the rest of slot 1's first chunk, before its second")
+                .containsExactly(new SendCall.Share(1, 3));
+        assertThat(calls.get(2).indexes()).hasSize(44).startsWith(3 + 256);
+        List<Integer> all = calls.stream().flatMap(call -> call.indexes().stream()).toList();
+        assertThat(all).isSorted().hasSize(303);
+    }
+
+    @Test
     void topicsNeverShareACall() {
         List<SendPlan.Item> items = List.of(item(ORDERS, 1, "a"), item(MAIL, 1, "b"), item(ORDERS, 2, "c"));
 
-        List<SendPlan.Call> calls = new SendPlan(LAYOUT, true).calls(items);
+        List<SendPlan.Call> calls = new SendPlan(LAYOUT, () -> true).calls(items);
 
         assertThat(calls).extracting(SendPlan.Call::indexes).containsExactly(List.of(0, 2), List.of(1));
         assertThat(calls.get(1).call().type()).isEqualTo(TopicType.RANGE_MERGE);

@@ -25,7 +25,7 @@ class ScriptErrorsTests extends StandaloneRedisTest {
     void aCallWhoseArgumentsDoNotFitItsScriptIsRefusedBeforeAnythingIsWritten() {
         SendCall send = SendCall.of(TopicType.PRIORITY, "rmq:wake:orders", 0, 0, 10_000, false,
                 List.of(new SendCall.Message("k", 20, new byte[] {1})));
-        ScriptCall<List<SendCall.Result>> oneShort = new Tampered(send, Arrays.copyOf(send.argv(), send.argv().length - 1));
+        ScriptCall<List<SendCall.Result>> oneShort = new TamperedCall(send, Arrays.copyOf(send.argv(), send.argv().length - 1));
 
         assertThatIllegalStateException().isThrownBy(() -> Futures.join(new ScriptRunner(redisson).run(keys, oneShort)))
                 .withMessageStartingWith("the Java and Lua sides of send.lua disagree on its arguments: send.lua takes"
@@ -42,7 +42,7 @@ class ScriptErrorsTests extends StandaloneRedisTest {
         args[6] = "not a number".getBytes(StandardCharsets.UTF_8);
         int line = lineOf("send.lua", "score = NOW_MS + score");
 
-        assertThatThrownBy(() -> Futures.join(new ScriptRunner(redisson).run(keys, new Tampered(send, args))))
+        assertThatThrownBy(() -> Futures.join(new ScriptRunner(redisson).run(keys, new TamperedCall(send, args))))
                 .isInstanceOf(RmqException.class)
                 .hasMessageStartingWith("script send.lua failed on orders_0: ")
                 .hasMessageContaining("send.lua:" + line + ":")
@@ -57,24 +57,5 @@ class ScriptErrorsTests extends StandaloneRedisTest {
             }
         }
         throw new AssertionError(text + " is not in " + file);
-    }
-
-    /** A call whose arguments were changed after encoding, as a Java side out of step with its script would. */
-    private record Tampered(SendCall call, byte[][] args) implements ScriptCall<List<SendCall.Result>> {
-
-        @Override
-        public Script script() {
-            return call.script();
-        }
-
-        @Override
-        public byte[][] argv() {
-            return args;
-        }
-
-        @Override
-        public List<SendCall.Result> decode(Object reply) {
-            return call.decode(reply);
-        }
     }
 }

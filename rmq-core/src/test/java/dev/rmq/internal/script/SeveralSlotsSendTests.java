@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.redisson.api.RTopic;
 import org.redisson.client.codec.StringCodec;
 
@@ -77,7 +78,7 @@ class SeveralSlotsSendTests extends StandaloneRedisTest {
     }
 
     @Test
-    void eachSlotOfTheCallWakesItsOwnConsumers() {
+    void eachSlotOfTheCallWakesItsOwnConsumersByItsOwnEarliestMessage() {
         ScriptRunner scripts = new ScriptRunner(redisson);
         long far = redisTimeMs() + 10 * HOUR;
         // consumers of slots 2 and 5 plan to poll in ten hours; slot 9's has no plan (it polls anyway)
@@ -89,19 +90,61 @@ class SeveralSlotsSendTests extends StandaloneRedisTest {
         int listener = channel.addListener(String.class, (ch, text) -> woken.add(text));
         try {
             long soon = redisTimeMs() + 60_000;
+            // slot 2's message is due before slot 5's earliest: slot 5 must plan by its own
             Futures.join(scripts.run(List.of(LAYOUT.slot("woken", 2), LAYOUT.slot("woken", 5), LAYOUT.slot("woken", 9)),
                     SendCall.ofSlots(TopicType.FIXED_TIME, "rmq:wake:woken", List.of(new SendCall.Share(2, 1),
                             new SendCall.Share(5, 2), new SendCall.Share(9, 1)), 10_000, List.of(
-                            message("x", soon, "x", 0), message("y", soon + 1, "y", 0), message("z", soon, "z", 0),
-                            message("w", soon, "w", 0)))));
+                            message("x", soon - 30_000, "x", 0), message("y", soon + 1, "y", 0),
+                            message("z", soon, "z", 0), message("w", soon, "w", 0)))));
+            // published after the call's, on the same channel: once it arrives, every wake-up of the call has
+            channel.publish("end");
 
-            await().atMost(5, TimeUnit.SECONDS).until(() -> woken.size() >= 2);
-            assertThat(woken).containsExactlyInAnyOrder("2", "5");
-            assertThat(redis.command("GET", LAYOUT.slot("woken", 5).wake())).as("slot 5's plan, its earliest")
+            await().atMost(5, TimeUnit.SECONDS).until(() -> woken.contains("end"));
+            assertThat(woken).containsExactly("2", "5", "end");
+            assertThat(redis.command("GET", LAYOUT.slot("woken", 2).wake())).isEqualTo("d" + (soon - 30_000));
+            assertThat(redis.command("GET", LAYOUT.slot("woken", 5).wake())).as("slot 5's plan, its own earliest")
                     .isEqualTo("d" + soon);
         } finally {
             channel.removeListener(listener);
         }
+    }
+
+    @Test
+    void whatACallNotedOfOneSlotIsForgottenForTheNext() {
+        ScriptRunner scripts = new ScriptRunner(redisson);
+        SlotKeys idle = LAYOUT.slot("noted", 0);
+        SlotKeys busy = LAYOUT.slot("noted", 1);
+        // slot 1 has a delivery of "k" in flight; slot 0 has nothing in flight
+        Futures.join(scripts.run(busy, SendCall.of(TopicType.PRIORITY, "rmq:wake:noted", 1, 0, 10_000, false,
+                List.of(message("k", 5, "k", 0)))));
+        RetryPolicy policy = new RetryPolicy("P", 5, HOUR, 1.0, HOUR, 0, 0, 0, "drop");
+        assertThat(Futures.join(scripts.run(busy, new PrepareCall(policy, 10, 60_000, "", 1000, 100, false, null)))
+                .messages()).hasSize(1);
+
+        // slot 0's new key is added with nothing in flight there; slot 1's "k" must still wait for its delivery
+        List<SendCall.Result> results = Futures.join(scripts.run(List.of(idle, busy), SendCall.ofSlots(
+                TopicType.PRIORITY, "rmq:wake:noted", List.of(new SendCall.Share(0, 1), new SendCall.Share(1, 1)),
+                10_000, List.of(message("x", 5, "x", 0), message("k", 6, "k again", 0)))));
+
+        assertThat(results).extracting(SendCall.Result::outcome).containsExactly(SendCall.Outcome.ADDED,
+                SendCall.Outcome.BEHIND);
+    }
+
+    @ParameterizedTest(name = "slots \"{0}\"")
+    @ValueSource(strings = { "0 1 1 1", "0 2 1 0 2 1", "0 1 1 1 2", "0 1 1 x 2 1" })
+    void aCallWhoseSlotsDoNotFitItsMessagesIsRefusedAndWritesNothing(String slots) {
+        ScriptRunner scripts = new ScriptRunner(redisson);
+        long soon = redisTimeMs() + 60_000;
+        SendCall call = SendCall.ofSlots(TopicType.FIXED_TIME, "rmq:wake:bad", List.of(new SendCall.Share(0, 1),
+                new SendCall.Share(1, 1), new SendCall.Share(2, 1)), 10_000, List.of(message("a", soon, "a", 0),
+                message("b", soon, "b", 0), message("c", soon, "c", 0)));
+        byte[][] args = call.argv();
+        args[2] = slots.getBytes(StandardCharsets.UTF_8);
+
+        assertThatThrownBy(() -> Futures.join(scripts.run(List.of(LAYOUT.slot("bad", 0), LAYOUT.slot("bad", 1),
+                LAYOUT.slot("bad", 2)), new TamperedCall(call, args)))).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("disagree on a call's slots: slots \"" + slots + "\" does not fit 3 message(s)");
+        assertThat(redis.command("DBSIZE")).isEqualTo(0L);
     }
 
     @Test
