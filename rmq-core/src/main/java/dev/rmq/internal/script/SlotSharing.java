@@ -2,14 +2,13 @@ package dev.rmq.internal.script;
 
 import dev.rmq.internal.redis.RedisFailures;
 import org.jspecify.annotations.Nullable;
-import org.redisson.api.RScript;
+import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
+import org.redisson.client.protocol.RedisCommands;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -61,15 +60,23 @@ final class SlotSharing {
     }
 
     private CompletableFuture<Void> ask() {
-        List<Object> keys = new ArrayList<>(TAGS);
-        for (int tag = 0; tag < TAGS; tag++) {
-            keys.add("rmq:slot-sharing{" + tag + "}");
+        if (!(redisson instanceof Redisson own)) {
+            // a client that is not Redisson's own cannot send a plain EVAL: its sends go slot by slot
+            known = true;
+            return KNOWN;
         }
-        CompletableFuture<Object> reply;
+        Object[] params = new Object[TAGS + 2];
+        params[0] = "return #KEYS";
+        params[1] = TAGS;
+        for (int tag = 0; tag < TAGS; tag++) {
+            params[tag + 2] = "rmq:slot-sharing{" + tag + "}";
+        }
+        CompletableFuture<Long> reply;
         try {
-            // READ_WRITE: the master answers, which the calls that send will reach
-            reply = redisson.getScript(StringCodec.INSTANCE).<Object>evalAsync((String) keys.get(0),
-                    RScript.Mode.READ_WRITE, "return #KEYS", RScript.ReturnType.LONG, keys).toCompletableFuture();
+            // a plain EVAL: Redisson's own eval tries EVALSHA first, which a Redis that never ran the script counts
+            // as an error reply (NOSCRIPT); and written, so that the master answers, which the sends will reach
+            reply = own.getCommandExecutor().<Long, Long>writeAsync((String) params[2], StringCodec.INSTANCE,
+                    RedisCommands.EVAL_LONG, params).toCompletableFuture();
         } catch (RuntimeException e) {
             reply = CompletableFuture.failedFuture(e);
         }
