@@ -13,9 +13,10 @@ import java.util.concurrent.CompletionStage;
  * bad ones throw at once; the due time of a range-merge message and the "future" of a fixed time are
  * judged by the Redis server's clock, inside the send script.
  *
- * <p>A batch is grouped by slot: each slot's messages go in one script call, and all calls go out in
- * one pipeline, so a batch costs one round trip per Redis node. Each script call, up to 256 messages of
- * one slot, is atomic; a batch as a whole is not.
+ * <p>A batch goes in script calls of up to 256 messages, each slot's messages together, and all calls go out in
+ * one pipeline, so a batch costs one round trip per Redis node. On a Cluster a call carries one slot; where Redis
+ * takes keys of several hash slots in one call (standalone, Sentinel), a topic's slots share calls. Each script
+ * call is atomic; a batch as a whole is not.
  *
  * <p>A message is refused when its slot's backlog is full ({@link BacklogFullException}) or its fixed time lies
  * further behind the Redis clock than the topic's late tolerance ({@link IllegalArgumentException}). A single send

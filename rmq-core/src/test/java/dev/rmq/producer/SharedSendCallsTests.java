@@ -2,6 +2,7 @@ package dev.rmq.producer;
 
 import dev.rmq.RmqClient;
 import dev.rmq.StandaloneRedisTest;
+import dev.rmq.testsupport.TcpProxy;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.Test;
@@ -14,8 +15,11 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * On a Redis that takes keys of several hash slots in one call, a batch spread over a topic's slots goes in one
@@ -68,10 +72,44 @@ class SharedSendCallsTests extends StandaloneRedisTest {
         }
     }
 
+    @Test
+    void aClientThatCouldNotAskAtItsFirstCallAsksAgainOnceRedisAnswers() {
+        TcpProxy link = TcpProxy.to(redis.host(), redis.port());
+        Config config = new Config();
+        config.useSingleServer().setAddress(link.redisAddress()).setTimeout(500).setRetryAttempts(1)
+                .setRetryInterval(100);
+        RedissonClient viaLink = Redisson.create(config);
+        try (RmqClient rmq = RmqClient.builder(viaLink).topic(TOPIC).build()) {
+            link.stall();
+            assertThatThrownBy(() -> rmq.producer().send(message("first"))).as("Redis does not answer")
+                    .isInstanceOf(RuntimeException.class);
+            link.heal();
+
+            // the question goes again with a call a second or more after the one that failed; until then, and
+            // whatever the answer, every batch is stored
+            AtomicInteger round = new AtomicInteger();
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200)).until(() -> {
+                redis.command("CONFIG", "RESETSTAT");
+                List<SendReceipt> receipts = rmq.producer().sendAll(batch(40, "r" + round.incrementAndGet() + "-"));
+                assertThat(receipts).hasSize(40);
+                return scriptCalls() == 1;
+            });
+            assertThat(rmq.inspector().counts(TOPIC.name()).total().waiting()).isEqualTo(40L * round.get());
+        } finally {
+            link.heal();
+            viaLink.shutdown();
+            link.close();
+        }
+    }
+
     private static List<OutgoingMessage> batch(int size) {
+        return batch(size, "k");
+    }
+
+    private static List<OutgoingMessage> batch(int size, String prefix) {
         List<OutgoingMessage> batch = new ArrayList<>(size);
         for (int i = 0; i < size; i++) {
-            batch.add(message("k" + i));
+            batch.add(message(prefix + i));
         }
         return batch;
     }

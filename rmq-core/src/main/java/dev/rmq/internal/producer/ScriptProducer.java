@@ -62,8 +62,8 @@ public final class ScriptProducer implements RmqProducer {
     /** The zone this producer sends from, null for none: a zoned topic routes its messages to that zone's slots. */
     private final @Nullable String zone;
     /**
-     * Single sends that do not wait for replicas, one call in flight per slot, or per topic where one node holds
-     * every key; shared by this producer's copies.
+     * Single sends that do not wait for replicas, one dispatch in flight per slot, or per topic where a topic's slots
+     * may share calls; shared by this producer's copies.
      */
     private final SendCoalescer coalescer;
     private final SendPlan plan;

@@ -1,5 +1,6 @@
 package dev.rmq.internal.producer;
 
+import dev.rmq.exceptions.RmqUnavailableException;
 import dev.rmq.internal.script.ScriptRunner;
 import dev.rmq.internal.script.SendCall;
 import org.jspecify.annotations.Nullable;
@@ -47,7 +48,8 @@ final class SendCalls implements SendCoalescer.Calls {
             for (int c = 0; c < calls.size(); c++) {
                 if (!settled.get(c).isDone()) {
                     settle(calls.get(c), null, error != null ? error
-                            : new IllegalStateException("the pipeline ended without a reply for this call"), outcomes);
+                            : new RmqUnavailableException("the pipeline ended without a reply for this call", null),
+                            outcomes);
                 }
             }
             return collected(outcomes);

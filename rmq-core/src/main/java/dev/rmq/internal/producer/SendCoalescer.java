@@ -1,6 +1,7 @@
 package dev.rmq.internal.producer;
 
 import dev.rmq.exceptions.RmqUnavailableException;
+import dev.rmq.internal.redis.RedisFailures;
 import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.internal.script.SendCall;
 import dev.rmq.topic.TopicDefinition;
@@ -23,8 +24,9 @@ import java.util.function.Function;
  *
  * <p>A slot's single sends run in Redis in the order they were made, even over a pool of connections: a sender
  * that calls {@code sendAsync} twice finds its second message after its first, merged into it when the key is the
- * same. A call that fails fails each of its messages with the call's error, as a call of one would, and the sends
- * waiting behind it fail at once, unsent, rather than each waiting out a timeout of its own in turn.
+ * same. A call that fails fails each of its messages with the call's error, as a call of one would; when it failed
+ * for want of Redis, the sends waiting behind it fail at once, unsent, rather than each waiting out a timeout of its
+ * own in turn.
  *
  * <p>One dispatch in flight per lane is what pays most where senders crowd a lane: with 100 callers on one slot, a
  * fiftieth of the calls and over three times the rate; a lane per topic makes 16 slots share calls as one does. Its
@@ -164,12 +166,14 @@ final class SendCoalescer {
 
         /**
          * After a call came back: the next batch to send, up to a call's worth of what waited; null when nothing
-         * waits, or when the call failed, which fails what waited, unsent.
+         * waits, or when a call failed for want of Redis, which fails what waited, unsent: it would wait out a
+         * timeout of its own. What a script refused leaves the others to go.
          */
         private @Nullable List<Pending> advance(@Nullable Throwable failure) {
+            boolean outage = failure != null && RedisFailures.unreachableCause(failure) != null;
             List<Pending> unsent;
             synchronized (this) {
-                if (waiting.isEmpty() || failure != null) {
+                if (waiting.isEmpty() || outage) {
                     unsent = waiting;
                     waiting = new ArrayList<>();
                     busy = false;
@@ -178,7 +182,7 @@ final class SendCoalescer {
                 }
             }
             // what waited is left only when the call failed
-            if (failure != null && !unsent.isEmpty()) {
+            if (outage && !unsent.isEmpty()) {
                 RmqUnavailableException notSent = new RmqUnavailableException("not sent: the call before it to "
                         + name + " failed (" + failure + "); send it again", failure);
                 unsent.forEach(pending -> pending.result().completeExceptionally(notSent));

@@ -13,8 +13,9 @@ import java.util.function.BooleanSupplier;
 
 /**
  * The script calls that send a set of messages. Each call carries up to {@value ScriptProducer#MESSAGES_PER_CALL}
- * messages of one topic, a slot's in the order given. On a Cluster a call carries one slot's messages. Where one
- * Redis master holds every key, the slots of a topic share calls: a batch spread over 16 slots, or single sends
+ * messages of one topic, a slot's in the order given. On a Cluster a call carries one slot's messages. Where Redis
+ * takes keys of several hash slots in one call (standalone, Sentinel; asked before the first call, see
+ * ScriptRunner.slotsShareCalls), the slots of a topic share calls: a batch spread over 16 slots, or single sends
  * that meet over them, pays one call's fixed cost in Redis instead of one per slot. Messages that need
  * send_controlled.lua (a backlog cap, FIFO, a not-before time, a rule for a repeated key) still go slot by slot.
  */

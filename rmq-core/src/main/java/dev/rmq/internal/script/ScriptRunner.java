@@ -101,8 +101,14 @@ public final class ScriptRunner {
             return run(slots.get(0), call);
         }
         requireSeveral(slots, call);
-        return run(slots.get(0).store(), SlotKeys.asScriptKeys(slots, call.script().keys(), null),
-                slots.get(0).hashTag() + " and " + (slots.size() - 1) + " other slot(s)", call);
+        CompletableFuture<R> result = run(slots.get(0).store(), SlotKeys.asScriptKeys(slots, call.script().keys(),
+                null), slots.get(0).hashTag() + " and " + (slots.size() - 1) + " other slot(s)", call);
+        result.whenComplete((value, error) -> {
+            if (error != null) {
+                sharing.failed(error);
+            }
+        });
+        return result;
     }
 
     /**
@@ -114,11 +120,12 @@ public final class ScriptRunner {
     }
 
     /**
-     * Whether calls might come to carry several slots: false on a Cluster, which keeps their keys apart. Known
-     * before any call, where {@link #slotsShareCalls()} is only once Redis has answered.
+     * Whether calls might come to carry several slots: false on a Cluster, which keeps their keys apart, and with a
+     * client that is not Redisson's own. Known before any call, where {@link #slotsShareCalls()} is only once Redis
+     * has answered.
      */
     public boolean slotsMayShareCalls() {
-        return !redisson.getConfig().isClusterConfig();
+        return sharing.possible();
     }
 
     /** Refuses a call of several slots on a Cluster; a sharded Redis behind one address refuses it itself. */
@@ -323,6 +330,13 @@ public final class ScriptRunner {
             Pending<R> pending = new Pending<>(call, slots.get(0), scriptKeys, ArgumentCodec.wrap(call.argv()),
                     new CompletableFuture<>());
             calls.add(pending);
+            if (slots.size() > 1) {
+                pending.result.whenComplete((value, error) -> {
+                    if (error != null) {
+                        sharing.failed(error);
+                    }
+                });
+            }
             return pending.result;
         }
 
