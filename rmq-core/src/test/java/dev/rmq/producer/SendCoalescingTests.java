@@ -51,6 +51,16 @@ class SendCoalescingTests extends StandaloneRedisTest {
         return rmq.producer();
     }
 
+    /** Sends k0 .. k99 (payloads m0 .. m99) without waiting. */
+    private static List<CompletableFuture<SendReceipt>> sendHundred(RmqProducer producer, TopicDefinition topic) {
+        List<CompletableFuture<SendReceipt>> sends = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            sends.add(producer.sendAsync(OutgoingMessage.rangeMerge(topic.name(), "m" + i, Duration.ofHours(1))
+                    .withKey("k" + i)).toCompletableFuture());
+        }
+        return sends;
+    }
+
     @AfterEach
     void close() {
         if (link != null) {
@@ -73,11 +83,7 @@ class SendCoalescingTests extends StandaloneRedisTest {
         TopicDefinition topic = TopicDefinition.builder("coalesced", TopicType.RANGE_MERGE).slotAmount(1).build();
         RmqProducer producer = producer(topic);
         link.stall();
-        List<CompletableFuture<SendReceipt>> sends = new ArrayList<>();
-        for (int i = 0; i < 100; i++) {
-            sends.add(producer.sendAsync(OutgoingMessage.rangeMerge(topic.name(), "m" + i, Duration.ofHours(1))
-                    .withKey("k" + i)).toCompletableFuture());
-        }
+        List<CompletableFuture<SendReceipt>> sends = sendHundred(producer, topic);
         assertThat(sends).noneMatch(CompletableFuture::isDone);
         link.heal();
 
@@ -97,11 +103,7 @@ class SendCoalescingTests extends StandaloneRedisTest {
         TopicDefinition topic = TopicDefinition.builder("spread", TopicType.RANGE_MERGE).slotAmount(16).build();
         RmqProducer producer = producer(topic);
         link.stall();
-        List<CompletableFuture<SendReceipt>> sends = new ArrayList<>();
-        for (int i = 0; i < 100; i++) {
-            sends.add(producer.sendAsync(OutgoingMessage.rangeMerge(topic.name(), "m" + i, Duration.ofHours(1))
-                    .withKey("k" + i)).toCompletableFuture());
-        }
+        List<CompletableFuture<SendReceipt>> sends = sendHundred(producer, topic);
         link.heal();
 
         int[] perSlot = new int[16];

@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import static dev.rmq.internal.script.SendMessages.message;
+import static dev.rmq.internal.script.SendMessages.value;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -65,18 +67,6 @@ class SendScriptsTests extends StandaloneRedisTest {
                 .isEqualTo(held);
     }
 
-    private static long value(TopicType type, long base, int step) {
-        return switch (type) {
-            case RANGE_MERGE -> 60_000 + step * 1_000L;
-            case PRIORITY -> 20 + step;
-            case FIXED_TIME -> base + step * 1_000L;
-        };
-    }
-
-    private static SendCall.Message message(String key, long value, String payload, long ttlMs) {
-        return new SendCall.Message(key, value, Envelope.encodeNew(Map.of("h", payload), payload.getBytes(
-                StandardCharsets.UTF_8), ttlMs, 0));
-    }
 
     /** One topic whose sends all go through the same script. */
     private final class Side {

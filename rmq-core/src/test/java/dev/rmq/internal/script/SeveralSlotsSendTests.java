@@ -23,6 +23,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import static dev.rmq.internal.script.SendMessages.message;
+import static dev.rmq.internal.script.SendMessages.value;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -188,18 +190,6 @@ class SeveralSlotsSendTests extends StandaloneRedisTest {
                 10_000, false, messages)));
     }
 
-    private static long value(TopicType type, long base, int step) {
-        return switch (type) {
-            case RANGE_MERGE -> 60_000 + step * 1_000L;
-            case PRIORITY -> 20 + step;
-            case FIXED_TIME -> base + step * 1_000L;
-        };
-    }
-
-    private static SendCall.Message message(String key, long value, String payload, long ttlMs) {
-        return new SendCall.Message(key, value, Envelope.encodeNew(Map.of("h", payload), payload.getBytes(
-                StandardCharsets.UTF_8), ttlMs, 0));
-    }
 
     /**
      * What a slot holds: its store as member → score (a range-merge's due time, of the Redis clock, to the minute),

@@ -1,0 +1,29 @@
+package dev.rmq.internal.script;
+
+import dev.rmq.internal.redis.Envelope;
+import dev.rmq.topic.TopicType;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+/** Messages for the send scripts' tests, as the producer encodes them. */
+final class SendMessages {
+
+    private SendMessages() {
+    }
+
+    /** A send's value for {@code type}, a step later (or higher) than the one before. */
+    static long value(TopicType type, long base, int step) {
+        return switch (type) {
+            case RANGE_MERGE -> 60_000 + step * 1_000L;
+            case PRIORITY -> 20 + step;
+            case FIXED_TIME -> base + step * 1_000L;
+        };
+    }
+
+    /** A message with one header and {@code payload}, and a time to live of {@code ttlMs} (0 for none). */
+    static SendCall.Message message(String key, long value, String payload, long ttlMs) {
+        return new SendCall.Message(key, value, Envelope.encodeNew(Map.of("h", payload), payload.getBytes(
+                StandardCharsets.UTF_8), ttlMs, 0));
+    }
+}
