@@ -16,7 +16,6 @@ import org.redisson.api.RedissonClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
@@ -34,6 +33,7 @@ public final class ScriptRunner {
     private final RedissonClient redisson;
     private final ScriptLoader loader;
     private final MasterCommands master;
+    private final SlotHeads heads;
     private final KeyMigration migration;
     /** Whether a call may carry keys of several slots: asked of Redis before the first call. */
     private final SlotSharing sharing;
@@ -61,6 +61,7 @@ public final class ScriptRunner {
         this.loader = new ScriptLoader(redisson, functionsWanted);
         this.migration = migration;
         this.master = new MasterCommands(redisson, migration);
+        this.heads = new SlotHeads(master);
     }
 
     /**
@@ -186,60 +187,11 @@ public final class ScriptRunner {
     }
 
     /**
-     * The scores of the {@code n} most urgent waiting messages of each slot, most urgent first (the store's highest
-     * when {@code highest}, on a priority topic, else its lowest), read in one round trip per Redis node. On a
-     * priority topic a slot read so must also have its wake key say what its consumer now counts on (see
-     * wake_if_earlier in lib.lua), or a send of a higher priority would not tell it. Where the key says less, it is
-     * set, and the slot read again after it, in a second round trip: a send before the key was set is in that second
-     * read, and a send after it tells the consumer. A time-based topic's polls are not cut short by the order, so
-     * its keys are left to its polls.
+     * The scores of the {@code n} most urgent waiting messages of each slot, most urgent first, read in one round
+     * trip per Redis node, with the wake keys a priority topic's order needs (see {@link SlotHeads}).
      */
     public CompletableFuture<List<List<Long>>> tops(List<SlotKeys> slots, boolean highest, int n) {
-        MasterCommands.Batch first = master.batch();
-        List<CompletableFuture<List<Long>>> reads = new ArrayList<>(slots.size());
-        List<CompletableFuture<@Nullable String>> marks = new ArrayList<>(slots.size());
-        for (SlotKeys keys : slots) {
-            reads.add(top(first, keys, highest, n));
-            if (highest) {
-                marks.add(first.get(keys.wake()));
-            }
-        }
-        if (!highest) {
-            return first.execute().thenApply(done -> reads.stream().map(CompletableFuture::join).toList());
-        }
-        return first.execute().thenCompose(done -> {
-            List<List<Long>> tops = new ArrayList<>(slots.size());
-            MasterCommands.Batch second = master.batch();
-            List<CompletableFuture<List<Long>>> again = new ArrayList<>(slots.size());
-            for (int i = 0; i < slots.size(); i++) {
-                List<Long> top = reads.get(i).join();
-                tops.add(top);
-                // an empty slot needs no key: it is polled next, and its poll writes one
-                if (!top.isEmpty() && !counts(marks.get(i).join(), top.get(0))) {
-                    second.set(slots.get(i).wake(), "p" + top.get(0));
-                    again.add(top(second, slots.get(i), highest, n));
-                } else {
-                    again.add(null);
-                }
-            }
-            if (again.stream().allMatch(Objects::isNull)) {
-                return CompletableFuture.completedFuture(tops);
-            }
-            return second.execute().thenApply(written -> {
-                for (int i = 0; i < tops.size(); i++) {
-                    if (again.get(i) != null) {
-                        tops.set(i, again.get(i).join());
-                    }
-                }
-                return tops;
-            });
-        });
-    }
-
-    private static CompletableFuture<List<Long>> top(MasterCommands.Batch batch, SlotKeys keys, boolean highest,
-                                                     int n) {
-        return batch.scores(keys.store(), highest, n)
-                .thenApply(scores -> scores.stream().map(Double::longValue).toList());
+        return heads.tops(slots, highest, n);
     }
 
     /**
@@ -248,11 +200,6 @@ public final class ScriptRunner {
      */
     public CompletableFuture<@Nullable Double> cancelMark(SlotKeys keys, String key) {
         return master.zscore(keys.cancelled(), key);
-    }
-
-    /** Whether a slot's wake key already tells its consumer of any priority above {@code head}. */
-    private static boolean counts(@Nullable String wake, long head) {
-        return wake != null && wake.startsWith("p") && Double.parseDouble(wake.substring(1)) <= head;
     }
 
     /** Starts a pipeline: its calls go out together, one round trip per Redis node. */

@@ -1,0 +1,85 @@
+package dev.rmq.internal.script;
+
+import dev.rmq.internal.redis.MasterCommands;
+import dev.rmq.internal.redis.SlotKeys;
+import org.jspecify.annotations.Nullable;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The plain reads of the slots' heads that a consumer orders its slots by: a script call's fixed cost would be many
+ * times that of the read. They go to the masters, as the scripts do, so they see what the scripts just wrote.
+ */
+final class SlotHeads {
+
+    private final MasterCommands master;
+
+    SlotHeads(MasterCommands master) {
+        this.master = master;
+    }
+
+    /**
+     * The scores of the {@code n} most urgent waiting messages of each slot, most urgent first (the store's highest
+     * when {@code highest}, on a priority topic, else its lowest), read in one round trip per Redis node. On a
+     * priority topic a slot read so must also have its wake key say what its consumer now counts on (see
+     * wake_if_earlier in lib.lua), or a send of a higher priority would not tell it. Where the key says less, it is
+     * set, and the slot read again after it, in a second round trip: a send before the key was set is in that second
+     * read, and a send after it tells the consumer. A time-based topic's polls are not cut short by the order, so
+     * its keys are left to its polls.
+     */
+    CompletableFuture<List<List<Long>>> tops(List<SlotKeys> slots, boolean highest, int n) {
+        MasterCommands.Batch first = master.batch();
+        List<CompletableFuture<List<Long>>> reads = new ArrayList<>(slots.size());
+        List<CompletableFuture<@Nullable String>> marks = new ArrayList<>(slots.size());
+        for (SlotKeys keys : slots) {
+            reads.add(top(first, keys, highest, n));
+            if (highest) {
+                marks.add(first.get(keys.wake()));
+            }
+        }
+        if (!highest) {
+            return first.execute().thenApply(done -> reads.stream().map(CompletableFuture::join).toList());
+        }
+        return first.execute().thenCompose(done -> {
+            List<List<Long>> tops = new ArrayList<>(slots.size());
+            MasterCommands.Batch second = master.batch();
+            List<CompletableFuture<List<Long>>> again = new ArrayList<>(slots.size());
+            for (int i = 0; i < slots.size(); i++) {
+                List<Long> top = reads.get(i).join();
+                tops.add(top);
+                // an empty slot needs no key: it is polled next, and its poll writes one
+                if (!top.isEmpty() && !counts(marks.get(i).join(), top.get(0))) {
+                    second.set(slots.get(i).wake(), "p" + top.get(0));
+                    again.add(top(second, slots.get(i), highest, n));
+                } else {
+                    again.add(null);
+                }
+            }
+            if (again.stream().allMatch(Objects::isNull)) {
+                return CompletableFuture.completedFuture(tops);
+            }
+            return second.execute().thenApply(written -> {
+                for (int i = 0; i < tops.size(); i++) {
+                    if (again.get(i) != null) {
+                        tops.set(i, again.get(i).join());
+                    }
+                }
+                return tops;
+            });
+        });
+    }
+
+    private static CompletableFuture<List<Long>> top(MasterCommands.Batch batch, SlotKeys keys, boolean highest,
+                                                     int n) {
+        return batch.scores(keys.store(), highest, n)
+                .thenApply(scores -> scores.stream().map(Double::longValue).toList());
+    }
+
+    /** Whether a slot's wake key already tells its consumer of any priority above {@code head}. */
+    private static boolean counts(@Nullable String wake, long head) {
+        return wake != null && wake.startsWith("p") && Double.parseDouble(wake.substring(1)) <= head;
+    }
+}
