@@ -65,21 +65,16 @@ final class SendCalls implements SendCoalescer.Calls {
     /** Puts a call's results, or its failure, at its messages' places. */
     private static void settle(SendPlan.Call call, @Nullable List<SendCall.Result> results, @Nullable Throwable error,
                                SendCoalescer.Outcome[] outcomes) {
-        synchronized (outcomes) {
-            settleHeld(call, results, error, outcomes);
-        }
-    }
-
-    private static void settleHeld(SendPlan.Call call, @Nullable List<SendCall.Result> results,
-                                   @Nullable Throwable error, SendCoalescer.Outcome[] outcomes) {
         List<Integer> indexes = call.indexes();
         Throwable failure = error != null ? error : results == null || results.size() != indexes.size()
                 ? new IllegalStateException("the send script answered " + (results == null ? 0 : results.size())
                 + " result(s) for " + indexes.size() + " message(s)") : null;
-        for (int i = 0; i < indexes.size(); i++) {
-            if (outcomes[indexes.get(i)] == null) {
-                outcomes[indexes.get(i)] = failure != null || results == null ? new SendCoalescer.Outcome(null, failure)
-                        : new SendCoalescer.Outcome(results.get(i), null);
+        synchronized (outcomes) {
+            for (int i = 0; i < indexes.size(); i++) {
+                if (outcomes[indexes.get(i)] == null) {
+                    outcomes[indexes.get(i)] = failure != null || results == null
+                            ? new SendCoalescer.Outcome(null, failure) : new SendCoalescer.Outcome(results.get(i), null);
+                }
             }
         }
     }

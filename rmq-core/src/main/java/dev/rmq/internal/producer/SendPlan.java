@@ -63,15 +63,15 @@ final class SendPlan {
                 for (int from = 0; from < indexes.size(); from += ScriptProducer.MESSAGES_PER_CALL) {
                     List<Integer> chunk = indexes.subList(from,
                             Math.min(indexes.size(), from + ScriptProducer.MESSAGES_PER_CALL));
-                    SendCall alone = call(topic, slot, messages(items, chunk));
-                    if (sharing && !alone.controlled()) {
+                    List<SendCall.Message> messages = messages(items, chunk);
+                    if (sharing && !SendCall.controlled(topic.maxBacklogPerSlot(), topic.fifo(), messages)) {
                         shared.add(slot, chunk);
                     } else {
                         if (shared.holds(slot)) {
                             // the slot's earlier messages wait in the shared call: it goes first
                             shared.close();
                         }
-                        calls.add(new Call(List.of(slot), alone, List.copyOf(chunk)));
+                        calls.add(new Call(List.of(slot), call(topic, slot, messages), List.copyOf(chunk)));
                     }
                 }
             });

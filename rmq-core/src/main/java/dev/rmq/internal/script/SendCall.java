@@ -166,13 +166,22 @@ public record SendCall(TopicType type, String wakeChannel, List<Share> slots, in
     /** A call of the script its messages need. */
     public static SendCall of(TopicType type, String wakeChannel, int slot, int maxBacklog, long lateToleranceMs,
                               boolean fifo, List<Message> messages) {
+        return new SendCall(type, wakeChannel, slot, maxBacklog, lateToleranceMs, fifo, messages,
+                controlled(maxBacklog, fifo, messages));
+    }
+
+    /**
+     * Whether a call needs send_controlled.lua: a backlog cap, FIFO, or a message with a not-before time or a rule
+     * for a repeated key other than REPLACE.
+     */
+    public static boolean controlled(int maxBacklog, boolean fifo, List<Message> messages) {
         boolean controlled = maxBacklog > 0 || fifo;
         for (int i = 0; !controlled && i < messages.size(); i++) {
             Message message = messages.get(i);
             controlled = message.repeated().kind() != RepeatedKey.Kind.REPLACE
                     || Envelope.hasNotBefore(message.envelope());
         }
-        return new SendCall(type, wakeChannel, slot, maxBacklog, lateToleranceMs, fifo, messages, controlled);
+        return controlled;
     }
 
     /**
@@ -181,8 +190,7 @@ public record SendCall(TopicType type, String wakeChannel, List<Share> slots, in
      */
     public static SendCall ofSlots(TopicType type, String wakeChannel, List<Share> slots, long lateToleranceMs,
                                    List<Message> messages) {
-        SendCall call = of(type, wakeChannel, slots.get(0).slot(), 0, lateToleranceMs, false, messages);
-        if (call.controlled()) {
+        if (controlled(0, false, messages)) {
             throw new IllegalArgumentException("a call of several slots takes no message that needs"
                     + " send_controlled.lua (a not-before time, or a rule for a repeated key other than REPLACE)");
         }
