@@ -102,14 +102,8 @@ public final class ScriptRunner {
             return run(slots.get(0), call);
         }
         requireSeveral(slots, call);
-        CompletableFuture<R> result = run(slots.get(0).store(), SlotKeys.asScriptKeys(slots, call.script().keys(),
-                null), slots.get(0).hashTag() + " and " + (slots.size() - 1) + " other slot(s)", call);
-        result.whenComplete((value, error) -> {
-            if (error != null) {
-                sharing.failed(error);
-            }
-        });
-        return result;
+        return sharing.watched(run(slots.get(0).store(), SlotKeys.asScriptKeys(slots, call.script().keys(), null),
+                slots.get(0).hashTag() + " and " + (slots.size() - 1) + " other slot(s)", call));
     }
 
     /**
@@ -277,14 +271,7 @@ public final class ScriptRunner {
             Pending<R> pending = new Pending<>(call, slots.get(0), scriptKeys, ArgumentCodec.wrap(call.argv()),
                     new CompletableFuture<>());
             calls.add(pending);
-            if (slots.size() > 1) {
-                pending.result.whenComplete((value, error) -> {
-                    if (error != null) {
-                        sharing.failed(error);
-                    }
-                });
-            }
-            return pending.result;
+            return slots.size() > 1 ? sharing.watched(pending.result) : pending.result;
         }
 
         public boolean isEmpty() {

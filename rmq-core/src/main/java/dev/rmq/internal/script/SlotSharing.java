@@ -74,13 +74,18 @@ final class SlotSharing {
         }
     }
 
-    /** A call of several slots met {@code error}: a CROSSSLOT withdraws the yes, for the client's life. */
-    void failed(Throwable error) {
-        if (shared && isRefusal(error, "CROSSSLOT")) {
-            shared = false;
-            log.warn("Redis refused a script call over several slots ({}): sends go to Redis one slot a call from"
-                    + " now on", RedisFailures.unwrap(error).getMessage());
-        }
+    /**
+     * {@code call}, a call of several slots, watched: a CROSSSLOT it meets withdraws the yes, for the client's life.
+     */
+    <R> CompletableFuture<R> watched(CompletableFuture<R> call) {
+        call.whenComplete((value, error) -> {
+            if (error != null && shared && isRefusal(error, "CROSSSLOT")) {
+                shared = false;
+                log.warn("Redis refused a script call over several slots ({}): sends go to Redis one slot a call"
+                        + " from now on", RedisFailures.unwrap(error).getMessage());
+            }
+        });
+        return call;
     }
 
     private CompletableFuture<Void> ask(Redisson own) {
