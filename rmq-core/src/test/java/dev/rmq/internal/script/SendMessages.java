@@ -12,12 +12,16 @@ final class SendMessages {
     private SendMessages() {
     }
 
-    /** A send's value for {@code type}, a step later (or higher) than the one before. */
+    /**
+     * A send's value for {@code type}, a step later (or higher) than the one before. A range-merge's window steps by
+     * ten seconds, well beyond {@link ClockTime#TOLERANCE_MS}, since its due time is compared as a time of the Redis
+     * clock.
+     */
     static long value(TopicType type, long base, int step) {
         return switch (type) {
-            case RANGE_MERGE -> 60_000 + step * 1_000L;
+            case RANGE_MERGE -> 60_000 + step * 10_000L;
             case PRIORITY -> 20 + step;
-            case FIXED_TIME -> base + step * 1_000L;
+            case FIXED_TIME -> base + step * 10_000L;
         };
     }
 

@@ -106,8 +106,8 @@ class SendScriptsTests extends StandaloneRedisTest {
 
         /**
          * What the slot holds, key by key with the topic's name taken out: sorted sets as member → score, hashes as
-         * field → envelope. Times of the Redis clock (a range-merge's due time, an expiry) are kept to the minute,
-         * since the two sides send a few milliseconds apart.
+         * field → envelope. Times of the Redis clock (a range-merge's due time, an expiry, a retry) are compared as
+         * {@link ClockTime}s, since the two sides send a few milliseconds apart.
          */
         Map<String, Object> held() {
             Map<String, Object> held = new TreeMap<>();
@@ -123,7 +123,7 @@ class SendScriptsTests extends StandaloneRedisTest {
                             double score = Double.parseDouble(String.valueOf(entries.get(i + 1)));
                             boolean clock = name.equals("expiry") || name.equals("delayed") || name.equals("retry")
                                     || (name.equals("store") && type == TopicType.RANGE_MERGE);
-                            members.put(String.valueOf(entries.get(i)), clock ? Math.round(score / 60_000) : score);
+                            members.put(String.valueOf(entries.get(i)), clock ? ClockTime.of(score) : score);
                         }
                         held.put(as, members);
                     }
@@ -135,7 +135,7 @@ class SendScriptsTests extends StandaloneRedisTest {
                             // delivery fills in, and send_controlled.lua rewrites it with the score; while the message
                             // waits nothing reads it, the store's score (compared above) is what counts
                             fields.put(field, List.of(envelope.attempts(),
-                                    Math.round(envelope.expireAt() / 60_000.0), envelope.notBefore(), envelope.lastError(),
+                                    ClockTime.of(envelope.expireAt()), envelope.notBefore(), envelope.lastError(),
                                     envelope.headers(), new String(envelope.payload(), StandardCharsets.UTF_8)));
                         }
                         held.put(as, fields);

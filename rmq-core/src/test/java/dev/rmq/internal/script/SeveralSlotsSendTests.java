@@ -192,8 +192,8 @@ class SeveralSlotsSendTests extends StandaloneRedisTest {
 
 
     /**
-     * What a slot holds: its store as member → score (a range-merge's due time, of the Redis clock, to the minute),
-     * its bodies' payloads by key, and the members of its expiry index.
+     * What a slot holds: its store as member → score (a range-merge's due time, of the Redis clock, as a
+     * {@link ClockTime}), its bodies' payloads by key, and the members of its expiry index.
      */
     private Map<String, Object> held(String topic, int slot, TopicType type) {
         SlotKeys keys = LAYOUT.slot(topic, slot);
@@ -201,7 +201,7 @@ class SeveralSlotsSendTests extends StandaloneRedisTest {
         List<?> store = (List<?>) redis.command("ZRANGE", keys.store(), "0", "-1", "WITHSCORES");
         for (int i = 0; i < store.size(); i += 2) {
             double score = Double.parseDouble(String.valueOf(store.get(i + 1)));
-            held.put("store " + store.get(i), type == TopicType.RANGE_MERGE ? Math.round(score / 60_000) : score);
+            held.put("store " + store.get(i), type == TopicType.RANGE_MERGE ? ClockTime.of(score) : score);
         }
         for (Object field : (List<?>) redis.command("HKEYS", keys.body())) {
             Envelope envelope = Envelope.decode(redisson.getScript(org.redisson.client.codec.ByteArrayCodec.INSTANCE)
