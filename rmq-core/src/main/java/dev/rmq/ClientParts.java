@@ -43,7 +43,8 @@ record ClientParts(RedissonClient redisson, TopicRegistry topics, KeyLayout keys
                 b.upcasters);
         payloads.describe(topics.all()).forEach(line -> log.info("rmq {}", line));
         topics.all().forEach(b.metrics::topicDefined);
-        ScriptRunner scripts = new ScriptRunner(b.redisson, b.scriptMode == ScriptMode.FUNCTIONS, migration);
+        ScriptRunner scripts = new ScriptRunner(b.redisson, b.scriptMode == ScriptMode.FUNCTIONS, migration,
+                keys);
         // events to the application's listener, then to the journal
         RmqEventListener events = b.journal == null ? b.events : RmqEventListener.both(b.events, b.journal);
         return new ClientParts(b.redisson, topics, keys, scripts, payloads, b.metrics, events,

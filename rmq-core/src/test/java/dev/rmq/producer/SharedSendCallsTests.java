@@ -73,6 +73,32 @@ class SharedSendCallsTests extends StandaloneRedisTest {
     }
 
     @Test
+    void aUserAllowedOnlyItsOwnKeyPrefixStillSharesCalls() {
+        // the ACL a deployment gives a client of its own prefix: that prefix's keys, nothing else
+        redis.command("ACL", "SETUSER", "own-prefix", "on", ">own-prefix-secret", "~myapp:*", "&*", "+@all");
+        Config config = new Config();
+        config.useSingleServer().setAddress(redis.address()).setUsername("own-prefix")
+                .setPassword("own-prefix-secret").setRetryAttempts(1).setTimeout(3000);
+        RedissonClient limited = Redisson.create(config);
+        try (RmqClient rmq = RmqClient.builder(limited).keyPrefix("myapp").namespace("shop").topic(TOPIC).build()) {
+            rmq.producer().send(message("warm"));
+            redis.command("CONFIG", "RESETSTAT");
+
+            List<SendReceipt> receipts = rmq.producer().sendAll(batch(40));
+
+            assertThat(receipts).hasSize(40);
+            assertThat(scriptCalls()).as("the question named keys the user may name, and Redis said yes")
+                    .isEqualTo(1);
+            assertThat(rmq.inspector().counts(TOPIC.name()).total().waiting()).isEqualTo(41);
+            assertThat(redis.command("KEYS", "*slot-sharing*")).as("the question writes nothing")
+                    .isEqualTo(List.of());
+        } finally {
+            limited.shutdown();
+            redis.command("ACL", "DELUSER", "own-prefix");
+        }
+    }
+
+    @Test
     void aClientThatCouldNotAskAtItsFirstCallAsksAgainOnceRedisAnswers() {
         TcpProxy link = TcpProxy.to(redis.host(), redis.port());
         Config config = new Config();

@@ -2,7 +2,9 @@ package dev.rmq.internal.redis;
 
 import dev.rmq.topic.Names;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -100,6 +102,19 @@ public final class KeyLayout {
      */
     public String rateBucket(String topic) {
         return tagged("rate", namespace + topic);
+    }
+
+    /**
+     * The keys of the question whether a call may carry several slots, one for each of {@code tags} hash tags:
+     * {@code rmq:slot-sharing{0}} and on (with a namespace {@code rmq:slot-sharing{ns:0}}). Named as the client's own
+     * keys are, so that an ACL that lets the client reach its keys lets it ask; no call writes them.
+     */
+    public List<String> slotSharingProbe(int tags) {
+        List<String> keys = new ArrayList<>(tags);
+        for (int tag = 0; tag < tags; tag++) {
+            keys.add(tagged("slot-sharing", namespace + tag));
+        }
+        return keys;
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.rmq.internal.script;
 
 import dev.rmq.exceptions.RmqException;
+import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.internal.redis.KeyMigration;
 import dev.rmq.internal.redis.MasterCommands;
 import dev.rmq.internal.redis.SlotKeys;
@@ -43,21 +44,30 @@ public final class ScriptRunner {
         this(redisson, true);
     }
 
-    /** @param functionsWanted false to run every call by EVALSHA, even where Redis has Functions */
+    /**
+     * A runner for keys of the default prefix and no namespace.
+     *
+     * @param functionsWanted false to run every call by EVALSHA, even where Redis has Functions
+     */
     public ScriptRunner(RedissonClient redisson, boolean functionsWanted) {
-        this(redisson, functionsWanted, KeyMigration.NONE);
+        this(redisson, functionsWanted, KeyMigration.NONE, new KeyLayout(""));
     }
 
     /**
      * @param functionsWanted false to run every call by EVALSHA, even where Redis has Functions
      * @param migration       what every call waits for first: the move of the client's keys from older names
+     * @param keys            the client's key names, after which the question whether a call may carry several slots
+     *                        names its keys (see {@link SlotSharing})
      */
-    public ScriptRunner(RedissonClient redisson, boolean functionsWanted, KeyMigration migration) {
+    public ScriptRunner(RedissonClient redisson, boolean functionsWanted, KeyMigration migration, KeyLayout keys) {
         if (redisson == null) {
             throw new IllegalArgumentException("a RedissonClient is required");
         }
+        if (keys == null) {
+            throw new IllegalArgumentException("a key layout is required");
+        }
         this.redisson = redisson;
-        this.sharing = new SlotSharing(redisson);
+        this.sharing = new SlotSharing(redisson, keys);
         this.loader = new ScriptLoader(redisson, functionsWanted);
         this.migration = migration;
         this.master = new MasterCommands(redisson, migration);

@@ -1,5 +1,6 @@
 package dev.rmq.internal.script;
 
+import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.internal.redis.RedisFailures;
 import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
@@ -9,6 +10,7 @@ import org.redisson.client.protocol.RedisCommands;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
@@ -17,8 +19,8 @@ import java.util.concurrent.CompletableFuture;
  * apart. Nor on a sharded Redis that a client reaches at one address (a proxy, or a Redis Enterprise database's
  * endpoint), which refuses keys of several hash slots in one call (CROSSSLOT): so before the first call the client
  * asks, with a script that touches nothing, over keys of {@value #TAGS} hash tags. Until Redis has said yes, calls
- * carry one slot each. A refusal (CROSSSLOT, or NOPERM from an ACL that forbids the keys, which start with the
- * default key prefix {@code rmq:}) holds for the client's life; any other failure (Redis unreachable, loading, out
+ * carry one slot each. A refusal (CROSSSLOT, or NOPERM from an ACL that forbids the keys, which are named as the
+ * client's own keys are: {@link KeyLayout#slotSharingProbe}) holds for the client's life; any other failure (Redis unreachable, loading, out
  * of memory, in a failover) is asked again with a call at least a second later, and calls go on meanwhile. A call
  * of several slots that meets CROSSSLOT later (a database resharded) withdraws the yes for good.
  */
@@ -32,13 +34,16 @@ final class SlotSharing {
     private static final long ASK_AGAIN_NANOS = 1_000_000_000L;
 
     private final @Nullable Redisson redisson;
+    /** The keys the question spans. */
+    private final List<String> probe;
     private volatile boolean shared;
     private volatile boolean known;
     /** The latest question, and when it went; guarded by this. */
     private @Nullable CompletableFuture<Void> asking;
     private long askedNanos;
 
-    SlotSharing(RedissonClient redisson) {
+    SlotSharing(RedissonClient redisson, KeyLayout keys) {
+        this.probe = keys.slotSharingProbe(TAGS);
         // a client that is not Redisson's own cannot send a plain EVAL: its sends go slot by slot
         this.redisson = redisson instanceof Redisson own && !redisson.getConfig().isClusterConfig() ? own : null;
         this.known = this.redisson == null;
@@ -93,7 +98,7 @@ final class SlotSharing {
         params[0] = "return #KEYS";
         params[1] = TAGS;
         for (int tag = 0; tag < TAGS; tag++) {
-            params[tag + 2] = "rmq:slot-sharing{" + tag + "}";
+            params[tag + 2] = probe.get(tag);
         }
         CompletableFuture<Long> reply;
         try {
