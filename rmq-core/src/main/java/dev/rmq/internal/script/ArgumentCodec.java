@@ -16,6 +16,8 @@ import java.nio.ByteBuffer;
  * {@code java.*} that is a look-up in a shared least-recently-used cache, which moves the entry to the cache's
  * tail under a lock on every read; {@code byte[]}'s class name is {@code [B}. For a {@code java.nio} buffer the
  * answer is no at once. That look-up was a third of what Redisson spent encoding a script call (JFR, single sends).
+ * A call of its own skips that encoding altogether ({@link ScriptInvoker}); the calls of a pipeline, which go through
+ * Redisson's batch, are encoded this way.
  */
 final class ArgumentCodec extends BaseCodec {
 

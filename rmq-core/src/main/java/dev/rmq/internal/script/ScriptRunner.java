@@ -38,6 +38,7 @@ public final class ScriptRunner {
     private final KeyMigration migration;
     /** Whether a call may carry keys of several slots: asked of Redis before the first call. */
     private final SlotSharing sharing;
+    private final ScriptInvoker invoker;
 
     /** A runner that uses Redis Functions where the server has them. */
     public ScriptRunner(RedissonClient redisson) {
@@ -68,6 +69,7 @@ public final class ScriptRunner {
         }
         this.redisson = redisson;
         this.sharing = new SlotSharing(redisson, keys);
+        this.invoker = new ScriptInvoker(redisson);
         this.loader = new ScriptLoader(redisson, functionsWanted);
         this.migration = migration;
         this.master = new MasterCommands(redisson, migration);
@@ -160,7 +162,7 @@ public final class ScriptRunner {
 
     private <R> CompletableFuture<R> run(String route, List<Object> scriptKeys, String where, ScriptCall<R> call) {
         Script script = call.script();
-        Object[] args = ArgumentCodec.wrap(call.argv());
+        byte[][] args = call.argv();
         return ready().thenCompose(v -> invoke(route, scriptKeys, script, args))
                 .exceptionallyCompose(error -> {
                     if (!ScriptErrors.isNotLoaded(error)) {
@@ -174,13 +176,9 @@ public final class ScriptRunner {
                 .thenApply(call::decode);
     }
 
-    private CompletableFuture<Object> invoke(String route, List<Object> scriptKeys, Script script, Object[] args) {
-        if (usesFunctions()) {
-            return redisson.getFunction(ArgumentCodec.INSTANCE).<Object>callAsync(route, FunctionMode.WRITE,
-                    script.functionName(), FunctionResult.LIST, scriptKeys, args).toCompletableFuture();
-        }
-        return redisson.getScript(ArgumentCodec.INSTANCE).<Object>evalShaAsync(route, RScript.Mode.READ_WRITE,
-                script.sha(), RScript.ReturnType.LIST, scriptKeys, args).toCompletableFuture();
+    private CompletableFuture<Object> invoke(String route, List<Object> scriptKeys, Script script, byte[][] args) {
+        return usesFunctions() ? invoker.fcall(route, script.functionName(), scriptKeys, args)
+                : invoker.evalSha(route, script.sha(), scriptKeys, args);
     }
 
     private static void requireScope(ScriptCall<?> call, boolean ofSlot) {
