@@ -51,8 +51,9 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
     /** Ends a dead message's reason code, in front of its error. */
     private static final char REASON_END = '\u001f';
 
+    /** The headers kept as given, in their order; none as the shared empty map, which most messages carry. */
     public Envelope {
-        headers = Collections.unmodifiableMap(new LinkedHashMap<>(headers));
+        headers = headers.isEmpty() ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(headers));
     }
 
     /**
@@ -185,7 +186,7 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
                 error = error.substring(end + 1);
             }
             int headerCount = readVarint(in);
-            Map<String, String> headers = new LinkedHashMap<>();
+            Map<String, String> headers = headerCount == 0 ? Map.of() : new LinkedHashMap<>();
             for (int i = 0; i < headerCount; i++) {
                 String name = readBytes(in, readVarint(in));
                 headers.put(name, readBytes(in, readVarint(in)));
