@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 
 import java.util.List;
 
+import static dev.rmq.benchmarks.Report.Unit.BYTES;
 import static dev.rmq.benchmarks.Report.Unit.CALLS;
 import static dev.rmq.benchmarks.Report.Unit.MICROS;
 import static dev.rmq.benchmarks.Report.Unit.MILLIS;
@@ -100,6 +101,8 @@ final class ConsumeRound {
         report.figure("consume.redis_cpu_us_per_msg", samples.figure("consume.cpu"), MICROS, section, "  Redis CPU", "");
         report.figure("consume.client_cpu_us_per_msg", samples.figure("consume.jvm"), MICROS, section,
                 "  client (JVM) CPU", "");
+        report.figure("consume.client_alloc_bytes_per_msg", samples.figure("consume.alloc"), BYTES, section,
+                "  client allocation", "all of the JVM's threads; repeats from run to run, as CPU does not");
         report.figure("consume.script_calls_per_msg", samples.figure("consume.scripts"), CALLS, section,
                 "  script calls (= round trips)", "prepare + ack per batch");
         report.figure("consume.rstream_ratio", samples.figure("consume.rstream_ratio"), RATIO, section,

@@ -22,6 +22,11 @@ record Measured(long messages, double seconds, RedisProbe.Cost cost) {
         return cost.jvmCpuMicrosPer(messages);
     }
 
+    /** The bytes the client allocated per message, all of this JVM's threads. */
+    double jvmAllocatedBytesPerMessage() {
+        return cost.jvmAllocatedBytesPer(messages);
+    }
+
     double callsPerMessage(String command) {
         return cost.callsPer(command, messages);
     }

@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
+import static dev.rmq.benchmarks.Report.Unit.BYTES;
 import static dev.rmq.benchmarks.Report.Unit.CALLS;
 import static dev.rmq.benchmarks.Report.Unit.MICROS;
 import static dev.rmq.benchmarks.Report.Unit.RATE;
@@ -75,6 +76,8 @@ final class ProduceRound {
                 "  Redis CPU", "INFO cpu delta");
         report.figure("produce.client_cpu_us_per_msg", samples.figure("produce.RANGE_MERGE.jvm"), MICROS, section,
                 "  client (JVM) CPU", "all threads of the benchmark JVM");
+        report.figure("produce.client_alloc_bytes_per_msg", samples.figure("produce.RANGE_MERGE.alloc"), BYTES,
+                section, "  client allocation", "all of the JVM's threads; repeats from run to run, as CPU does not");
         Figure calls = samples.figure("produce.RANGE_MERGE.scripts");
         report.figure("produce.script_calls_per_msg", calls, CALLS, null, null, null);
         report.value("produce.script_msgs_per_call", calls.isPresent() && calls.median() > 0 ? 1 / calls.median() : null);
@@ -96,6 +99,8 @@ final class ProduceRound {
                 "  Redis CPU", "");
         report.figure("produce_single.client_cpu_us_per_msg", samples.figure("produce_single.jvm"), MICROS, section,
                 "  client (JVM) CPU", "");
+        report.figure("produce_single.client_alloc_bytes_per_msg", samples.figure("produce_single.alloc"), BYTES,
+                section, "  client allocation", "all of the JVM's threads; repeats from run to run, as CPU does not");
         report.figure("produce_single.limit_ratio", samples.figure("produce_single.limit_ratio"), RATIO, section,
                 "  / the limit, same call shape", "per round; script x1");
         report.figure("produce_single.script_calls_per_msg", samples.figure("produce_single.scripts"), CALLS, section,

@@ -49,7 +49,7 @@ final class RedisProbe {
         }
         commands.put(SCRIPTS, scripts);
         double cpuSeconds = Double.parseDouble(cpu.get("used_cpu_sys")) + Double.parseDouble(cpu.get("used_cpu_user"));
-        return new Snapshot(System.nanoTime(), cpuSeconds, commands, jvmCpuNanos());
+        return new Snapshot(System.nanoTime(), cpuSeconds, commands, jvmCpuNanos(), jvmAllocatedBytes());
     }
 
     long usedMemory() {
@@ -106,8 +106,27 @@ final class RedisProbe {
         return os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : -1;
     }
 
-    /** Redis's counters, and this JVM's CPU time, at one instant. */
-    record Snapshot(long nanos, double cpuSeconds, Map<String, long[]> commands, long jvmCpuNanos) {
+    /**
+     * The bytes the JVM's live threads have allocated so far, -1 where the platform does not tell. A thread that
+     * ends between two snapshots takes its count with it, so a case that runs on threads it starts and stops counts
+     * only while they run; the client's own threads (Redisson's, a container's workers) live through a case.
+     */
+    static long jvmAllocatedBytes() {
+        if (!(java.lang.management.ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean
+                threads) || !threads.isThreadAllocatedMemoryEnabled()) {
+            return -1;
+        }
+        long sum = 0;
+        for (long bytes : threads.getThreadAllocatedBytes(threads.getAllThreadIds())) {
+            // -1 for a thread that ended while it was asked
+            sum += Math.max(0, bytes);
+        }
+        return sum;
+    }
+
+    /** Redis's counters, and this JVM's CPU time and allocated bytes, at one instant. */
+    record Snapshot(long nanos, double cpuSeconds, Map<String, long[]> commands, long jvmCpuNanos,
+                    long jvmAllocatedBytes) {
 
         Cost since(Snapshot before) {
             Map<String, long[]> delta = new HashMap<>();
@@ -118,7 +137,9 @@ final class RedisProbe {
                 }
             });
             double jvm = jvmCpuNanos < 0 || before.jvmCpuNanos < 0 ? Double.NaN : (jvmCpuNanos - before.jvmCpuNanos) / 1e9;
-            return new Cost((nanos - before.nanos) / 1e9, cpuSeconds - before.cpuSeconds, delta, jvm);
+            double allocated = jvmAllocatedBytes < 0 || before.jvmAllocatedBytes < 0 ? Double.NaN
+                    : jvmAllocatedBytes - before.jvmAllocatedBytes;
+            return new Cost((nanos - before.nanos) / 1e9, cpuSeconds - before.cpuSeconds, delta, jvm, allocated);
         }
     }
 
@@ -129,8 +150,11 @@ final class RedisProbe {
      * @param cpuSeconds Redis CPU (system + user)
      * @param commands   command name to {calls, usec} (the benchmark's own INFO calls included, a handful)
      * @param jvmCpuSeconds the CPU this JVM spent meanwhile (NaN where the platform does not tell)
+     * @param jvmAllocatedBytes what this JVM's threads allocated meanwhile (see {@link #jvmAllocatedBytes()}; NaN
+     *                          where the platform does not tell): unlike CPU time, it repeats from run to run
      */
-    record Cost(double seconds, double cpuSeconds, Map<String, long[]> commands, double jvmCpuSeconds) {
+    record Cost(double seconds, double cpuSeconds, Map<String, long[]> commands, double jvmCpuSeconds,
+                double jvmAllocatedBytes) {
 
         double cpuMicrosPer(long messages) {
             return cpuSeconds * 1e6 / messages;
@@ -138,6 +162,10 @@ final class RedisProbe {
 
         double jvmCpuMicrosPer(long messages) {
             return jvmCpuSeconds * 1e6 / messages;
+        }
+
+        double jvmAllocatedBytesPer(long messages) {
+            return jvmAllocatedBytes / messages;
         }
 
         double callsPer(String command, long messages) {

@@ -16,12 +16,14 @@ final class Samples {
 
     /**
      * A repetition of a throughput case: its rate under the name, its Redis CPU per message under
-     * {@code <name>.cpu} and the client's under {@code <name>.jvm}.
+     * {@code <name>.cpu}, the client's under {@code <name>.jvm} and the bytes the client allocated per message under
+     * {@code <name>.alloc}.
      */
     void add(String name, Measured measured) {
         add(name, measured.rate());
         add(name + ".cpu", measured.cpuMicrosPerMessage());
         add(name + ".jvm", measured.jvmCpuMicrosPerMessage());
+        add(name + ".alloc", measured.jvmAllocatedBytesPerMessage());
     }
 
     /**
