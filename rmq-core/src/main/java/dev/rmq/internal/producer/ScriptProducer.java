@@ -89,7 +89,7 @@ public final class ScriptProducer implements RmqProducer {
         this.operations = new MessageOperations(topics, keys, scripts, zone);
         this.plan = new SendPlan(keys, scripts::slotsShareCalls);
         this.coalescer = coalescer != null ? coalescer
-                : new SendCoalescer(new SendCalls(plan, scripts), scripts.slotsMayShareCalls());
+                : new SendCoalescer(new SendCalls(plan, scripts, outage), scripts.slotsMayShareCalls());
     }
 
     @Override
@@ -112,9 +112,8 @@ public final class ScriptProducer implements RmqProducer {
             return sendPrepared(List.of(send)).thenApply(receipts -> receipts.get(0));
         }
         long start = System.nanoTime();
-        long watched = outage.begin();
+        // the lane's dispatch tells the outage watch how its call went (see SendCalls)
         return coalescer.send(new SendPlan.Item(send.topic(), send.keys(), send.message()))
-                .whenComplete((result, error) -> settle(watched, error))
                 .thenApply(result -> {
                     report(send.topic(), result);
                     if (result.outcome().refused()) {

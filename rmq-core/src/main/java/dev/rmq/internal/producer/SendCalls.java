@@ -1,6 +1,7 @@
 package dev.rmq.internal.producer;
 
 import dev.rmq.exceptions.RmqUnavailableException;
+import dev.rmq.internal.redis.OutageWatch;
 import dev.rmq.internal.script.ScriptRunner;
 import dev.rmq.internal.script.SendCall;
 import org.jspecify.annotations.Nullable;
@@ -12,20 +13,47 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The calls of coalesced single sends: the calls {@link SendPlan} makes of them, one alone or several in one
  * pipeline, and each message's outcome in the order given. A call that fails fails only its own messages, so that
- * a sender is never told its send's outcome is unknown when its call stored it.
+ * a sender is never told its send's outcome is unknown when its call stored it. The producer's outage watch sees
+ * each dispatch, not each send: a send that waits in its lane is not yet a call to Redis, and the dispatch it
+ * waits behind is.
  */
 final class SendCalls implements SendCoalescer.Calls {
 
     private final SendPlan plan;
     private final ScriptRunner scripts;
+    private final OutageWatch outage;
 
-    SendCalls(SendPlan plan, ScriptRunner scripts) {
+    SendCalls(SendPlan plan, ScriptRunner scripts, OutageWatch outage) {
         this.plan = plan;
         this.scripts = scripts;
+        this.outage = outage;
     }
 
     @Override
     public CompletableFuture<List<SendCoalescer.Outcome>> send(List<SendPlan.Item> items) {
+        long watched = outage.begin();
+        return dispatch(items).whenComplete((outcomes, error) -> {
+            Throwable failure = error != null ? error : unreachable(outcomes);
+            if (failure == null) {
+                outage.succeeded(watched);
+            } else {
+                outage.failed(watched, failure);
+            }
+        });
+    }
+
+    /** The first failure of {@code outcomes} for want of Redis, or null: a script's refusal is an answer. */
+    private static @Nullable Throwable unreachable(List<SendCoalescer.Outcome> outcomes) {
+        for (SendCoalescer.Outcome outcome : outcomes) {
+            Throwable error = outcome.error();
+            if (error != null && OutageWatch.isUnreachable(error)) {
+                return error;
+            }
+        }
+        return null;
+    }
+
+    private CompletableFuture<List<SendCoalescer.Outcome>> dispatch(List<SendPlan.Item> items) {
         List<SendPlan.Call> calls = plan.calls(items);
         SendCoalescer.Outcome[] outcomes = new SendCoalescer.Outcome[items.size()];
         if (calls.size() == 1) {

@@ -155,7 +155,7 @@ public final class OutageWatch {
     }
 
     /** Whether a call failed for want of Redis (down, unreachable, too slow), not because Redis refused it. */
-    static boolean isUnreachable(Throwable error) {
+    public static boolean isUnreachable(Throwable error) {
         return RedisFailures.unreachableCause(error) != null;
     }
 
