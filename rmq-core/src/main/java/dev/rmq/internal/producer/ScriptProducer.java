@@ -187,18 +187,9 @@ public final class ScriptProducer implements RmqProducer {
                 .thenApply(synced -> state.receipts(sends, synced))
                 .whenComplete((all, error) -> {
                     Throwable failure = error instanceof BatchSendException batch ? firstUnknown(batch) : error;
-                    settle(watched, failure);
+                    outage.settle(watched, failure);
                     reportBatch(sends, state, System.nanoTime() - start, failure);
                 });
-    }
-
-    /** Tells the outage watch how a call ended: a reply, or a failure that may be for want of Redis. */
-    private void settle(long watched, @Nullable Throwable error) {
-        if (error == null) {
-            outage.succeeded(watched);
-        } else {
-            outage.failed(watched, error);
-        }
     }
 
     private void sendChunk(ScriptRunner.Pipeline pipeline, SendPlan.Call call, List<PreparedSend> sends,
@@ -215,9 +206,17 @@ public final class ScriptProducer implements RmqProducer {
         });
     }
 
+    /** The failure that left a message unknown, one for want of Redis first: that is what the outage watch counts. */
     private static @Nullable Throwable firstUnknown(BatchSendException batch) {
-        return batch.outcomes().stream().filter(o -> o.status() == SendOutcome.Status.UNKNOWN)
-                .map(SendOutcome::error).findFirst().orElse(null);
+        Throwable first = null;
+        for (SendOutcome outcome : batch.outcomes()) {
+            Throwable error = outcome.status() == SendOutcome.Status.UNKNOWN ? outcome.error() : null;
+            if (error != null && OutageWatch.isUnreachable(error)) {
+                return error;
+            }
+            first = first == null ? error : first;
+        }
+        return first;
     }
 
     /** What each message of a batch came to: a reply of its call, or the failure that left it unknown. */

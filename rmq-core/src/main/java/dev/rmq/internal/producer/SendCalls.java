@@ -32,14 +32,15 @@ final class SendCalls implements SendCoalescer.Calls {
     @Override
     public CompletableFuture<List<SendCoalescer.Outcome>> send(List<SendPlan.Item> items) {
         long watched = outage.begin();
-        return dispatch(items).whenComplete((outcomes, error) -> {
-            Throwable failure = error != null ? error : unreachable(outcomes);
-            if (failure == null) {
-                outage.succeeded(watched);
-            } else {
-                outage.failed(watched, failure);
-            }
-        });
+        CompletableFuture<List<SendCoalescer.Outcome>> dispatched;
+        try {
+            dispatched = dispatch(items);
+        } catch (RuntimeException e) {
+            // a call refused before it went out: the watch must still hear of the dispatch, or it would wait for it
+            dispatched = CompletableFuture.failedFuture(e);
+        }
+        return dispatched.whenComplete((outcomes, error) ->
+                outage.settle(watched, error != null ? error : unreachable(outcomes)));
     }
 
     /** The first failure of {@code outcomes} for want of Redis, or null: a script's refusal is an answer. */

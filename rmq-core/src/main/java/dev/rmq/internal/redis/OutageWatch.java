@@ -103,6 +103,15 @@ public final class OutageWatch {
         return false;
     }
 
+    /** A call ended: with a reply when {@code error} is null, else as {@link #failed(long, Throwable)} says. */
+    public void settle(long id, @Nullable Throwable error) {
+        if (error == null) {
+            succeeded(id);
+        } else {
+            failed(id, error);
+        }
+    }
+
     /** A call ended without a reply: an outage when Redis could not be reached, nothing otherwise. */
     public void failed(long id, Throwable error) {
         Long started = pending.remove(id);
