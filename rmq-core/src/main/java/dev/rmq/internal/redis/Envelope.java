@@ -51,9 +51,13 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
     /** Ends a dead message's reason code, in front of its error. */
     private static final char REASON_END = '\u001f';
 
-    /** The headers kept as given, in their order; none as the shared empty map, which most messages carry. */
+    /**
+     * The headers kept as given, in their order; none as the shared empty map, which most messages carry (one that
+     * answers a null name as the others do, where {@code Map.of()} would throw).
+     */
     public Envelope {
-        headers = headers.isEmpty() ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(headers));
+        headers = headers.isEmpty() ? Collections.emptyMap()
+                : Collections.unmodifiableMap(new LinkedHashMap<>(headers));
     }
 
     /**
@@ -186,7 +190,7 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
                 error = error.substring(end + 1);
             }
             int headerCount = readVarint(in);
-            Map<String, String> headers = headerCount == 0 ? Map.of() : new LinkedHashMap<>();
+            Map<String, String> headers = headerCount == 0 ? Collections.emptyMap() : new LinkedHashMap<>();
             for (int i = 0; i < headerCount; i++) {
                 String name = readBytes(in, readVarint(in));
                 headers.put(name, readBytes(in, readVarint(in)));
