@@ -98,7 +98,8 @@ final class SlotSharing {
         params[0] = "return #KEYS";
         params[1] = TAGS;
         for (int tag = 0; tag < TAGS; tag++) {
-            params[tag + 2] = probe.get(tag);
+            // mapped as the scripts' keys are (see ScriptInvoker), so that an ACL written for those names fits
+            params[tag + 2] = own.getCommandExecutor().getServiceManager().getNameMapper().map(probe.get(tag));
         }
         CompletableFuture<Long> reply;
         try {
