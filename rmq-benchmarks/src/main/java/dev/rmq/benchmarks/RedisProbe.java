@@ -1,6 +1,7 @@
 package dev.rmq.benchmarks;
 
 import dev.rmq.embedded.RedisServer;
+import org.jspecify.annotations.Nullable;
 
 import java.util.HashMap;
 import java.util.List;
@@ -107,26 +108,31 @@ final class RedisProbe {
     }
 
     /**
-     * The bytes the JVM's live threads have allocated so far, -1 where the platform does not tell. A thread that
-     * ends between two snapshots takes its count with it, so a case that runs on threads it starts and stops counts
-     * only while they run; the client's own threads (Redisson's, a container's workers) live through a case.
+     * The bytes each live thread of the JVM has allocated so far, by thread id; null where the platform does not
+     * tell. Two snapshots are compared thread by thread: one that started between them counts from nothing, and one
+     * that ended between them takes what it allocated meanwhile with it. The client's own threads (Redisson's, a
+     * container's workers) live through a case.
      */
-    static long jvmAllocatedBytes() {
+    static @Nullable Map<Long, Long> jvmAllocatedBytes() {
         if (!(java.lang.management.ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean
                 threads) || !threads.isThreadAllocatedMemoryEnabled()) {
-            return -1;
+            return null;
         }
-        long sum = 0;
-        for (long bytes : threads.getThreadAllocatedBytes(threads.getAllThreadIds())) {
+        long[] ids = threads.getAllThreadIds();
+        long[] bytes = threads.getThreadAllocatedBytes(ids);
+        Map<Long, Long> byThread = new HashMap<>();
+        for (int i = 0; i < ids.length; i++) {
             // -1 for a thread that ended while it was asked
-            sum += Math.max(0, bytes);
+            if (bytes[i] >= 0) {
+                byThread.put(ids[i], bytes[i]);
+            }
         }
-        return sum;
+        return byThread;
     }
 
     /** Redis's counters, and this JVM's CPU time and allocated bytes, at one instant. */
     record Snapshot(long nanos, double cpuSeconds, Map<String, long[]> commands, long jvmCpuNanos,
-                    long jvmAllocatedBytes) {
+                    @Nullable Map<Long, Long> jvmAllocatedBytes) {
 
         Cost since(Snapshot before) {
             Map<String, long[]> delta = new HashMap<>();
@@ -137,9 +143,21 @@ final class RedisProbe {
                 }
             });
             double jvm = jvmCpuNanos < 0 || before.jvmCpuNanos < 0 ? Double.NaN : (jvmCpuNanos - before.jvmCpuNanos) / 1e9;
-            double allocated = jvmAllocatedBytes < 0 || before.jvmAllocatedBytes < 0 ? Double.NaN
-                    : jvmAllocatedBytes - before.jvmAllocatedBytes;
+            double allocated = allocatedSince(before);
             return new Cost((nanos - before.nanos) / 1e9, cpuSeconds - before.cpuSeconds, delta, jvm, allocated);
+        }
+
+        private double allocatedSince(Snapshot before) {
+            Map<Long, Long> now = jvmAllocatedBytes;
+            Map<Long, Long> then = before.jvmAllocatedBytes;
+            if (now == null || then == null) {
+                return Double.NaN;
+            }
+            long sum = 0;
+            for (Map.Entry<Long, Long> thread : now.entrySet()) {
+                sum += thread.getValue() - then.getOrDefault(thread.getKey(), 0L);
+            }
+            return sum;
         }
     }
 

@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class CallTimerTests {
 
-    private static final RedisProbe.Cost NO_COST = new RedisProbe.Cost(0, 0, Map.of(), 0);
+    private static final RedisProbe.Cost NO_COST = new RedisProbe.Cost(0, 0, Map.of(), 0, 0);
 
     @Test
     void isDoneAtTheCountThCallAndNotBefore() {
