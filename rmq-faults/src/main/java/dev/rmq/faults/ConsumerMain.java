@@ -13,7 +13,6 @@ import dev.rmq.faults.Workload.Payload;
 import dev.rmq.faults.events.EventLog;
 import dev.rmq.faults.events.HarnessEvent;
 import dev.rmq.internal.redis.KeyLayout;
-import dev.rmq.journal.jdbc.JdbcJournal;
 import dev.rmq.journal.jdbc.JournalMode;
 import dev.rmq.topic.TopicDefinition;
 import org.apache.curator.framework.CuratorFramework;
@@ -88,13 +87,13 @@ public final class ConsumerMain {
         ChildArgs a = ChildArgs.parse(args);
         String instance = a.get("name") + "-" + a.getInt("incarnation");
         EventLog log = new EventLog(a.path("log"));
-        JdbcJournal journal = HarnessJournal.fromArgs(a, JournalMode.ASYNC);
+        HarnessJournal journal = HarnessJournal.fromArgs(a, JournalMode.ASYNC);
         HarnessClients clients = HarnessClients.connect(a.redis(), 1, event -> {
             HarnessEvent harnessEvent = toHarnessEvent(instance, event);
             if (harnessEvent != null) {
                 log.write(harnessEvent);
             }
-        }, journal);
+        }, journal == null ? null : journal.journal());
         CuratorFramework curator = CuratorFrameworkFactory.builder().connectString(a.get("zk"))
                 .sessionTimeoutMs(Workload.SESSION_TIMEOUT_MS).connectionTimeoutMs(2000)
                 .retryPolicy(new ExponentialBackoffRetry(100, 10, 1000)).build();

@@ -5,7 +5,6 @@ import dev.rmq.faults.check.InvariantChecker;
 import dev.rmq.faults.check.Verdict;
 import dev.rmq.faults.events.EventLog;
 import dev.rmq.faults.events.HarnessEvent;
-import dev.rmq.journal.jdbc.JdbcJournal;
 import dev.rmq.journal.jdbc.JournalMode;
 import dev.rmq.testsupport.db.PostgresTestServer;
 import dev.rmq.topic.TopicDefinition;
@@ -62,7 +61,7 @@ public final class FaultHarness {
     /** The journal's database, when the run injects redis-flush; null otherwise. */
     private @Nullable PostgresTestServer journalDatabase;
     /** The harness's own journal, which restores after a flush; null without one. */
-    private @Nullable JdbcJournal restoreJournal;
+    private @Nullable HarnessJournal restoreJournal;
 
     /** The outcome of a run: the figures (the JSON result), the details, and what failed. */
     record Outcome(Map<String, Object> figures, Map<String, Object> details, List<String> failures, Path out,
@@ -196,7 +195,7 @@ public final class FaultHarness {
         ChildJvm producer = startProducer();
         MidMessage midMessage = new MidMessage(fleet, clients, events, random);
         FaultInjector injector = new FaultInjector(fleet, clients, redis, zookeeper, probes, midMessage, events, random,
-                restoreJournal);
+                restoreJournal == null ? null : restoreJournal.journal());
         injectUntil(injector, System.nanoTime() + options.duration().toNanos());
 
         say("stopping the producer");

@@ -4,7 +4,6 @@ import dev.rmq.events.RmqEventListener;
 import dev.rmq.faults.Workload.Payload;
 import dev.rmq.faults.events.EventLog;
 import dev.rmq.faults.events.HarnessEvent;
-import dev.rmq.journal.jdbc.JdbcJournal;
 import dev.rmq.journal.jdbc.JournalMode;
 import dev.rmq.producer.BatchSendException;
 import dev.rmq.producer.Durability;
@@ -121,8 +120,9 @@ public final class ProducerMain {
     public static void main(String[] args) throws Exception {
         ChildArgs a = ChildArgs.parse(args);
         // a send counts as stored once its journal row has committed too, so that a restore can bring it back
-        JdbcJournal journal = HarnessJournal.fromArgs(a, JournalMode.SYNC);
-        HarnessClients clients = HarnessClients.connect(a.redis(), 0, RmqEventListener.NONE, journal);
+        HarnessJournal journal = HarnessJournal.fromArgs(a, JournalMode.SYNC);
+        HarnessClients clients = HarnessClients.connect(a.redis(), 0, RmqEventListener.NONE,
+                journal == null ? null : journal.journal());
         try (EventLog log = new EventLog(a.path("log"))) {
             ProducerMain producer = new ProducerMain(clients, log, a.getLong("seed"), a.getDouble("rate"), a.get("durable"));
             ChildArgs.readCommands(command -> {

@@ -87,6 +87,11 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
         writer.start();
     }
 
+    /**
+     * A journal that writes through {@code dataSource}. Its writer takes a connection for each batch it writes, so
+     * give it a pool (Spring Boot's {@code DataSource} is one): without one, each batch opens a connection of its
+     * own, which costs the database a new session (on PostgreSQL, a process) for every batch.
+     */
     public static Builder builder(DataSource dataSource) {
         return new Builder(dataSource);
     }
