@@ -12,7 +12,6 @@ import dev.rmq.events.RmqEvent;
 import dev.rmq.faults.Workload.Payload;
 import dev.rmq.faults.events.EventLog;
 import dev.rmq.faults.events.HarnessEvent;
-import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.journal.jdbc.JournalMode;
 import dev.rmq.topic.TopicDefinition;
 import org.apache.curator.framework.CuratorFramework;
@@ -21,8 +20,6 @@ import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.jspecify.annotations.Nullable;
-import org.redisson.api.RScript;
-import org.redisson.client.codec.StringCodec;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -48,7 +45,8 @@ import java.util.concurrent.TimeUnit;
  *   <li>from Curator, each {@link HarnessEvent.SessionChanged}.</li>
  * </ul>
  *
- * <p>The handler reads the Redis clock ({@code TIME} on the slot's node) before it writes its start. It works for
+ * <p>The handler reads the Redis clock as it starts: the host's clock, which every Redis of the run reads (see
+ * {@link HostClock}), so that no round trip delays the handler or the time it reads. It works for
  * the payload's {@code work} milliseconds, then throws for a {@code poison} payload, and for a random fraction of
  * the rest ({@code --error-rate}); probes never fail. It takes one of three shapes ({@code --listeners}): one
  * message at a time; a poll's messages one after another, naming the first that fails; or a result that a thread
@@ -61,7 +59,6 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ConsumerMain {
 
-    private static final String TIME_SCRIPT = "return redis.call('TIME')";
     /** The container's worker threads are named {@code rmq-<worker>}; rmq's events name the worker alone. */
     private static final String THREAD_PREFIX = "rmq-";
     /** Where asynchronous handlers do their work and end: not the worker's thread. */
@@ -298,10 +295,9 @@ public final class ConsumerMain {
         long start = EventLog.nowMicros();
         String worker = workerOf(Thread.currentThread().getName());
         Payload payload = Payload.decode(message.payload());
-        long redisNow = redisNowMs(message);
         long due = message.dueTime().map(java.time.Instant::toEpochMilli).orElse(-1L);
         log.write(new HarnessEvent.Delivered(start, instance, worker, message.topic(), message.slot(), message.key(),
-                payload.seq(), payload.probe(), message.attempt(), redisNow, due, payload.fixedMs(),
+                payload.seq(), payload.probe(), message.attempt(), start / 1000, due, payload.fixedMs(),
                 message.leaseDeadline().toEpochMilli(), payload.workMs(), callMicros == 0 ? start : callMicros));
         return new Handling(message, worker, payload);
     }
@@ -337,18 +333,5 @@ public final class ConsumerMain {
         String name = thread.startsWith(THREAD_PREFIX) ? thread.substring(THREAD_PREFIX.length()) : thread;
         int slot = name.indexOf(' ');
         return slot < 0 ? name : name.substring(0, slot);
-    }
-
-    /** The Redis clock on the node that serves the message's slot, in ms; -1 when it does not answer. */
-    private long redisNowMs(RmqMessage<String> message) {
-        Deployment deployment = Workload.deploymentOf(message.topic());
-        String store = new KeyLayout("").slot(message.topic(), message.slot()).store();
-        try {
-            List<Object> time = clients.redisson(deployment).getScript(StringCodec.INSTANCE).eval(store, RScript.Mode.READ_WRITE,
-                    TIME_SCRIPT, RScript.ReturnType.LIST, List.of(store));
-            return Long.parseLong(String.valueOf(time.get(0))) * 1000 + Long.parseLong(String.valueOf(time.get(1))) / 1000;
-        } catch (RuntimeException e) {
-            return -1;
-        }
     }
 }

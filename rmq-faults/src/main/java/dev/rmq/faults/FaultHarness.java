@@ -147,6 +147,7 @@ public final class FaultHarness {
                     say(r.describe());
                 }
                 clients = HarnessClients.connect(redisAddresses(), 1);
+                HostClock.verify(clients);
                 if (options.faults().contains(FaultKind.REDIS_FLUSH) && redis.containsKey(Deployment.STANDALONE)) {
                     journalDatabase = PostgresTestServer.start();
                     restoreJournal = HarnessJournal.open(journalDatabase.jdbcUrl(), JournalMode.OFF);
