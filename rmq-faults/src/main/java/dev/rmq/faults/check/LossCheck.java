@@ -161,14 +161,10 @@ final class LossCheck {
             if (died && lastRun <= fault.injectMicros() + DuplicateCheck.OUTAGE_MARGIN) {
                 return "dead before redis-flush " + fault.id() + " emptied the dead queue";
             }
-            // a newer send of its key waited behind its delivery, took its place, and died before the flush
-            Instance next = messages.next(instance);
-            if (!instance.consumed() && next != null && Messages.mayHaveMergedInto(instance, next)
-                    && !next.runs.isEmpty() && !next.consumed() && next.dead == null
-                    && next.runs.stream().mapToLong(RunLog.Run::end).max().orElse(Long.MAX_VALUE)
-                    <= fault.injectMicros() + DuplicateCheck.OUTAGE_MARGIN) {
-                return "superseded by a newer send of its key, dead before redis-flush " + fault.id()
-                        + " emptied the dead queue";
+            Instance successor = diedInSuccessor(messages, instance, fault);
+            if (successor != null) {
+                return "superseded by a newer send of its key (seq " + successor.firstSeq() + "), dead before"
+                        + " redis-flush " + fault.id() + " emptied the dead queue";
             }
             // the latest send sets the time to live; counted from its reply, after Redis ran it, so never too early
             if (ttl > 0 && instance.runs.isEmpty() && !instance.consumed() && lastReply + ttl <= fault.injectMicros()) {
@@ -186,6 +182,30 @@ final class LossCheck {
                     return "replaced by a send of its key after redis-flush " + fault.id();
                 }
             }
+        }
+        return null;
+    }
+
+    /**
+     * The newer message of the key that took this one's place and died before the flush, or null. A newer send
+     * waited behind this one's delivery and took its place, and died before the flush emptied the dead queue. The
+     * newer one may itself have been replaced the same way before any handler saw it: a poll whose reply never
+     * reached its consumer (Redis restarted under it) leaves a lease and no delivery, and when that lease runs out
+     * the send waiting behind it takes its place. So the walk passes over newer messages with no delivery.
+     */
+    private static @Nullable Instance diedInSuccessor(Messages messages, Instance instance, RunLog.Fault flush) {
+        Instance older = instance;
+        Instance next = messages.next(older);
+        while (!older.consumed() && next != null && Messages.mayHaveMergedInto(older, next)) {
+            if (next.runs.isEmpty()) {
+                older = next;
+                next = messages.next(older);
+                continue;
+            }
+            boolean died = !next.consumed() && next.dead == null
+                    && next.runs.stream().mapToLong(RunLog.Run::end).max().orElse(Long.MAX_VALUE)
+                    <= flush.injectMicros() + DuplicateCheck.OUTAGE_MARGIN;
+            return died ? next : null;
         }
         return null;
     }
