@@ -629,6 +629,33 @@ class InvariantCheckerTests {
     }
 
     @Test
+    void aMessageAFlushLostIsExcusedWhenTheSendThatTookItsPlaceDiedBeforeALaterFlush() {
+        long first = T0 + 10 * S;
+        long second = T0 + 30 * S;
+        // due long after the send that replaced it: it cannot have been in flight then, and merged into it
+        long lateDue = (first + 20 * S) / 1000;
+        long due = (first + 3 * S) / 1000;
+        // waiting at the first flush; a send after it created its key anew, failed for good, and the second flush
+        // emptied the dead queue it was in
+        sent(0, FIXED, "n.f.twice", 1, false, false, T0, lateDue);
+        sent(1, FIXED, "n.f.twice", 1, false, false, first + 2 * S, due);
+        ran("c1-1", "f-0", FIXED, 1, "n.f.twice", 1, 1, first + 4 * S, first + 4 * S + 10, "poison",
+                (first + 4 * S) / 1000, due, due);
+        // the same, but the send after the first flush was never delivered: nothing explains either
+        sent(2, FIXED, "n.f.never", 1, false, false, T0, lateDue);
+        sent(3, FIXED, "n.f.never", 1, false, false, first + 2 * S, due);
+        fault(FaultKind.REDIS_FLUSH, "standalone redis", first, first + 500 * MS, Set.of(FIXED + "_1"));
+        fault(FaultKind.REDIS_FLUSH, "standalone redis", second, second + 500 * MS, Set.of(FIXED + "_1"));
+
+        Verdict result = check();
+
+        assertThat(result.figure("lost_in_flush")).isEqualTo(2);
+        assertThat(result.figure("lost_unexplained")).isEqualTo(2);
+        assertThat(result.details().get("lost_unexplained_examples").toString()).contains("n.f.never")
+                .doesNotContain("n.f.twice");
+    }
+
+    @Test
     void aKillOfTheSameConsumerLongAfterTheCommitWasDueExplainsNothing() {
         sent(0, PRIORITY, "n.p.1", false, T0, 50);
         consumed("c1-1", PRIORITY, "n.p.1", 0, T0 + S);

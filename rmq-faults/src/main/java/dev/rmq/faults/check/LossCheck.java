@@ -7,8 +7,10 @@ import dev.rmq.faults.check.RunLog.Send;
 import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -52,6 +54,7 @@ final class LossCheck {
         Map<String, Long> supersededByType = new TreeMap<>();
         List<String> lostExamples = new ArrayList<>();
         List<String> unexplainedExamples = new ArrayList<>();
+        Map<Instance, Optional<String>> flushExcuses = new HashMap<>();
         for (Instance instance : messages.all()) {
             if (instance.status == Messages.Status.UNRECEIPTED) {
                 if (instance.consumed()) {
@@ -80,7 +83,7 @@ final class LossCheck {
                 lostAtMostOnce++;
             } else if (instance.status == Messages.Status.LOST) {
                 String excuse = null;
-                if ((excuse = lostInFlush(log, messages, instance)) != null) {
+                if ((excuse = lostInFlush(log, messages, instance, flushExcuses)) != null) {
                     lostInFlush++;
                 } else if (instance.durable()) {
                     lostDurable++;
@@ -145,8 +148,22 @@ final class LossCheck {
      * content is the one delivered, as a merge would have had it). Counted apart, not as losses. A message that went
      * dead is seen in the dead queue at the end of the run, so one that died before a flush is seen nowhere: one that
      * a handler failed, and one whose time to live ran out, undelivered, before the flush.
+     *
+     * @param excuses each instance's excuse once found (empty: none), as the excuse of one may rest on a later one's
      */
-    private static @Nullable String lostInFlush(RunLog log, Messages messages, Instance instance) {
+    private static @Nullable String lostInFlush(RunLog log, Messages messages, Instance instance,
+                                                Map<Instance, Optional<String>> excuses) {
+        Optional<String> known = excuses.get(instance);
+        if (known != null) {
+            return known.orElse(null);
+        }
+        String excuse = findExcuse(log, messages, instance, excuses);
+        excuses.put(instance, Optional.ofNullable(excuse));
+        return excuse;
+    }
+
+    private static @Nullable String findExcuse(RunLog log, Messages messages, Instance instance,
+                                               Map<Instance, Optional<String>> excuses) {
         String slot = instance.topic + "_" + instance.slot();
         long firstSend = instance.sends.get(0).startMicros();
         long lastSend = instance.sends.stream().mapToLong(RunLog.Send::startMicros).max().orElse(Long.MAX_VALUE);
@@ -174,10 +191,13 @@ final class LossCheck {
                 continue;
             }
             // a send that began before the flush and merged was stored before it: the flush lost it. The later
-            // message took its place, and ended as the merged one would have: consumed, or dead with its reason
+            // message took its place, and ended as the merged one would have: consumed, dead with its reason, or
+            // gone in a later flush for a reason of its own (dead before it, say)
             for (Instance later : messages.byKey.getOrDefault(instance.topic + " " + instance.key, List.of())) {
                 long laterStart = later.sends.get(0).startMicros();
-                if (later != instance && (later.consumed() || later.dead != null) && laterStart > lastSend
+                if (later != instance && laterStart > lastSend && (later.consumed() || later.dead != null
+                        || later.status == Messages.Status.SUPERSEDED
+                        || lostInFlush(log, messages, later, excuses) != null)
                         && laterStart >= fault.injectMicros() - DuplicateCheck.OUTAGE_MARGIN) {
                     return "replaced by a send of its key after redis-flush " + fault.id();
                 }
