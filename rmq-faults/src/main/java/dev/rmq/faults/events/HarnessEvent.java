@@ -79,7 +79,7 @@ public sealed interface HarnessEvent {
      *
      * @param seq        the send whose payload it carries
      * @param probe      whether it is one of the harness's recovery probes
-     * @param redisNowMs the Redis clock read at its start (-1 when Redis did not answer)
+     * @param redisNowMs the Redis clock read at its start: the host clock, which every Redis of the run reads
      * @param dueMs      rmq's due time of the delivery (-1 for priority messages)
      * @param fixedMs    the fixed time its payload was sent with (0 for other types)
      * @param leaseMs    its lease deadline by the Redis clock
