@@ -68,13 +68,11 @@ public final class ConsumerMain {
         return thread;
     });
 
-    private final HarnessClients clients;
     private final EventLog log;
     private final String instance;
     private final double errorRate;
 
-    private ConsumerMain(HarnessClients clients, EventLog log, String instance, double errorRate) {
-        this.clients = clients;
+    private ConsumerMain(EventLog log, String instance, double errorRate) {
         this.log = log;
         this.instance = instance;
         this.errorRate = errorRate;
@@ -95,7 +93,7 @@ public final class ConsumerMain {
                 .sessionTimeoutMs(Workload.SESSION_TIMEOUT_MS).connectionTimeoutMs(2000)
                 .retryPolicy(new ExponentialBackoffRetry(100, 10, 1000)).build();
         curator.start();
-        ConsumerMain consumer = new ConsumerMain(clients, log, instance, a.getDouble("error-rate"));
+        ConsumerMain consumer = new ConsumerMain(log, instance, a.getDouble("error-rate"));
         // one coordinator per deployment, on the one session: each fences its topics' slots in its own Redis
         Map<Deployment, RmqCoordinator> coordinators = new EnumMap<>(Deployment.class);
         for (Deployment deployment : clients.deployments()) {

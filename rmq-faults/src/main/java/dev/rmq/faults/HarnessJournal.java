@@ -17,8 +17,8 @@ import java.time.Duration;
  * topics are left out: their deliveries' rows lag, and a restore could bring back what was already delivered.
  *
  * <p>The journal's writer takes a connection for each batch it writes, so it is given a pool, as an application's
- * would be: without one, every batch opened a connection of its own, and PostgreSQL started a process for each, on
- * the machine that also runs every other process of the run.
+ * would be: without one, every batch would open a connection of its own, and PostgreSQL would start a process for
+ * each, on the machine that also runs every other process of the run.
  */
 final class HarnessJournal implements AutoCloseable {
 
@@ -37,7 +37,7 @@ final class HarnessJournal implements AutoCloseable {
         HikariConfig config = new HikariConfig();
         // the driver sends a batch of inserts as multi-row statements, as the journal's documentation advises
         config.setJdbcUrl(jdbcUrl + (jdbcUrl.contains("?") ? "&" : "?") + "reWriteBatchedInserts=true");
-        // the writer holds one connection at a time; a restore and the retention's sweep may want one beside it
+        // the writer (which also prunes) holds one connection at a time; a restore takes one beside it
         config.setMaximumPoolSize(3);
         config.setMinimumIdle(1);
         config.setPoolName("rmq-faults-journal");

@@ -8,10 +8,10 @@ import java.util.List;
 /**
  * The one clock of a run. The harness starts every redis-server of a run on this host, so Redis's {@code TIME} and
  * the JVMs' clock are the host's one clock, and a handler reads the Redis clock without asking Redis: it reads it as
- * it starts. A read of {@code TIME} per delivery took 9 ms (median) to 93 ms (p99) on a loaded 2-core machine at
- * about 1,000 sends a second: it held every handler up by as much, and returned a time later than the start by as
- * much, which could have hidden a delivery that many milliseconds early. The harness checks once, at the start of a
- * run, that each deployment's Redis reads the clock the JVM reads.
+ * it starts. A round trip for {@code TIME} per delivery costs 9 ms (median) to 93 ms (p99) on a loaded 2-core machine
+ * at about 1,000 sends a second: it holds every handler up by as much, and returns a time later than the start by as
+ * much, which could hide a delivery that many milliseconds early. The harness checks once, at the start of a run,
+ * that one node of each deployment reads the clock the JVM reads (every node runs on this host).
  */
 final class HostClock {
 
@@ -23,7 +23,7 @@ final class HostClock {
     }
 
     /**
-     * Fails when a deployment's Redis reads a clock other than this JVM's: its {@code TIME} must fall between the
+     * Fails when a node of a deployment reads a clock other than this JVM's: its {@code TIME} must fall between the
      * JVM's clock before the call and after it.
      */
     static void verify(HarnessClients clients) {

@@ -191,14 +191,18 @@ final class LossCheck {
                 continue;
             }
             // a send that began before the flush and merged was stored before it: the flush lost it. The later
-            // message took its place, and ended as the merged one would have: consumed, dead with its reason, or
-            // gone in a later flush for a reason of its own (dead before it, say)
+            // message took its place, and ended as the merged one would have: consumed, or dead with its reason.
+            // Or gone in a later flush for a reason of its own (dead before it, say), when it was sent before this
+            // flush's restore ended: a message the restore put back would have taken a later send as a merge
             for (Instance later : messages.byKey.getOrDefault(instance.topic + " " + instance.key, List.of())) {
                 long laterStart = later.sends.get(0).startMicros();
-                if (later != instance && laterStart > lastSend && (later.consumed() || later.dead != null
-                        || later.status == Messages.Status.SUPERSEDED
-                        || lostInFlush(log, messages, later, excuses) != null)
-                        && laterStart >= fault.injectMicros() - DuplicateCheck.OUTAGE_MARGIN) {
+                if (later == instance || laterStart <= lastSend
+                        || laterStart < fault.injectMicros() - DuplicateCheck.OUTAGE_MARGIN) {
+                    continue;
+                }
+                if (later.consumed() || later.dead != null
+                        || laterStart <= fault.healMicros() + DuplicateCheck.OUTAGE_MARGIN
+                        && lostInFlush(log, messages, later, excuses) != null) {
                     return "replaced by a send of its key after redis-flush " + fault.id();
                 }
             }

@@ -76,7 +76,7 @@ class RowWriterTests extends JournalTestBase {
         }
     }
 
-    /** Each key of {@code prefix}, by its number: its messages' states and attempts, each with its transitions. */
+    /** Each key of {@code prefix}, by what follows the prefix: its messages' states and attempts, with transitions. */
     private Map<String, List<String>> journaled(String prefix) throws SQLException {
         Map<String, List<String>> byKey = new LinkedHashMap<>();
         for (MessageRow row : messages(PRIORITY)) {
@@ -90,6 +90,7 @@ class RowWriterTests extends JournalTestBase {
 
     @Test
     void aBatchOfInterleavedKindsAndKeysLeavesWhatItsRowsWrittenOneByOneLeave() throws SQLException {
+        // a journal of the defaults, for its tables: the rows below go to the writer directly
         open(journal -> { });
         Instant at = Instant.now().minusSeconds(10);
         for (String prefix : List.of("alone-", "batch-")) {
