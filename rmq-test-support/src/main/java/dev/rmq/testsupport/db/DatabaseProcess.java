@@ -18,6 +18,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import java.util.stream.Stream;
 
 /**
@@ -37,8 +38,12 @@ abstract class DatabaseProcess implements AutoCloseable {
                 "rmq-database-reaper"));
     }
 
+    /** Ports tried at most when another process takes the chosen one before the server binds it. */
+    private static final int PORT_ATTEMPTS = 5;
+
     protected final Path dir;
-    protected final int port;
+    /** The server's port, chosen by {@link #startServer} just before the server starts. */
+    protected int port;
     /** Null until {@link #startServer} runs it. */
     private @Nullable Process process;
 
@@ -48,7 +53,6 @@ abstract class DatabaseProcess implements AutoCloseable {
         } catch (IOException e) {
             throw new IllegalStateException("cannot create a directory for " + name + ": " + e, e);
         }
-        this.port = freePort();
     }
 
     static boolean runningAsRoot() {
@@ -91,11 +95,43 @@ abstract class DatabaseProcess implements AutoCloseable {
     }
 
     /**
-     * Starts the server process and waits until its port takes connections and its log says it is ready. An open port
-     * alone is not enough: PostgreSQL listens before its startup process ends, and refuses a connection in that gap
-     * ("the database system is starting up").
+     * Starts the server process on a free port and waits until the port takes connections and its log says it is
+     * ready. The port is chosen as late as possible, but a port free when chosen may be taken before the server binds
+     * it (by an outgoing connection of any process, which draws from the same range): then the server ends at once,
+     * saying so, and starts again on another port, up to {@value #PORT_ATTEMPTS} times.
+     *
+     * @param command the command that starts the server on the port it is given
      */
-    protected void startServer(List<String> command, String readyLine, Duration timeout) {
+    protected void startServer(IntFunction<List<String>> command, String readyLine, Duration timeout) {
+        for (int attempt = 1; ; attempt++) {
+            port = freePort();
+            try {
+                startServerOnce(command.apply(port), readyLine, timeout);
+                return;
+            } catch (PortTaken e) {
+                if (attempt == PORT_ATTEMPTS) {
+                    close();
+                    throw new IllegalStateException(e.getMessage() + " (the last of " + PORT_ATTEMPTS
+                            + " ports tried)", e);
+                }
+                log.info("{}; starting it again on another port", e.getMessage());
+            }
+        }
+    }
+
+    /** The server ended at start because its port was taken; its directory is kept for the next try. */
+    private static final class PortTaken extends RuntimeException {
+        PortTaken(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /**
+     * Starts the server process once and waits until it is ready. An open port alone is not enough: PostgreSQL
+     * listens before its startup process ends, and refuses a connection in that gap ("the database system is
+     * starting up").
+     */
+    private void startServerOnce(List<String> command, String readyLine, Duration timeout) {
         try {
             Path log = dir.resolve("server.log");
             process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
@@ -103,7 +139,12 @@ abstract class DatabaseProcess implements AutoCloseable {
             long deadline = System.nanoTime() + timeout.toNanos();
             while (System.nanoTime() < deadline) {
                 if (!process.isAlive()) {
-                    throw new IllegalStateException(command.get(0) + " ended at start: " + Files.readString(log));
+                    String output = Files.readString(log);
+                    if (output.contains("Address already in use")) {
+                        RUNNING.remove(this);
+                        throw new PortTaken(command.get(0) + " found port " + port + " taken by another process");
+                    }
+                    throw new IllegalStateException(command.get(0) + " ended at start: " + output);
                 }
                 if (accepts() && Files.readString(log).contains(readyLine)) {
                     return;
@@ -113,6 +154,8 @@ abstract class DatabaseProcess implements AutoCloseable {
             }
             throw new IllegalStateException(command.get(0) + " was not ready on port " + port + " within " + timeout
                     + " (its log never said '" + readyLine + "'): " + Files.readString(log));
+        } catch (PortTaken e) {
+            throw e;
         } catch (IOException e) {
             close();
             throw new IllegalStateException("cannot start " + command.get(0) + ": " + e, e);

@@ -53,8 +53,9 @@ public final class MariaDbTestServer extends DatabaseProcess {
             }
             run(install, Duration.ofMinutes(2));
             ownDir(server.dir);
-            server.startServer(unprivileged(List.of(find(SERVERS), "--no-defaults", "--datadir=" + data,
-                    "--port=" + server.port, "--bind-address=127.0.0.1", "--socket=" + server.dir.resolve("mysqld.sock"),
+            String mysqld = find(SERVERS);
+            server.startServer(port -> unprivileged(List.of(mysqld, "--no-defaults", "--datadir=" + data,
+                    "--port=" + port, "--bind-address=127.0.0.1", "--socket=" + server.dir.resolve("mysqld.sock"),
                     "--pid-file=" + server.dir.resolve("mysqld.pid"), "--skip-log-bin", "--innodb-flush-log-at-trx-commit=2",
                     "--innodb-buffer-pool-size=64M", "--max-connections=200")), "ready for connections",
                     Duration.ofMinutes(1));

@@ -34,8 +34,8 @@ public final class PostgresTestServer extends DatabaseProcess {
             ownDir(server.dir);
             run(unprivileged(List.of(bin.resolve("initdb").toString(), "-A", "trust", "-U", "postgres", "-E", "UTF-8",
                     "--no-sync", "-D", data.toString())), Duration.ofMinutes(2));
-            server.startServer(unprivileged(List.of(bin.resolve("postgres").toString(), "-D", data.toString(),
-                    "-p", String.valueOf(server.port), "-h", "127.0.0.1", "-k", server.dir.toString(),
+            server.startServer(port -> unprivileged(List.of(bin.resolve("postgres").toString(), "-D", data.toString(),
+                    "-p", String.valueOf(port), "-h", "127.0.0.1", "-k", server.dir.toString(),
                     "-c", "fsync=off", "-c", "synchronous_commit=on", "-c", "full_page_writes=off",
                     "-c", "max_connections=200", "-c", "lc_messages=C")),
                     "database system is ready to accept connections", Duration.ofMinutes(1));
