@@ -186,7 +186,13 @@ public final class ScriptProducer implements RmqProducer {
                 })
                 .thenApply(synced -> state.receipts(sends, synced))
                 .whenComplete((all, error) -> {
-                    Throwable failure = error instanceof BatchSendException batch ? firstUnknown(batch) : error;
+                    // a batch that left messages unknown for want of Redis counts as an outage; one that Redis
+                    // answered, even with refusals, does not
+                    Throwable failure = error instanceof BatchSendException batch
+                            ? OutageWatch.firstUnreachable(batch.outcomes().stream()
+                                    .filter(outcome -> outcome.status() == SendOutcome.Status.UNKNOWN)
+                                    .map(SendOutcome::error))
+                            : error;
                     outage.settle(watched, failure);
                     reportBatch(sends, state, System.nanoTime() - start, failure);
                 });
@@ -204,19 +210,6 @@ public final class ScriptProducer implements RmqProducer {
             state.store(chunk, outcomes);
             outcomes.forEach(outcome -> report(topic, outcome));
         });
-    }
-
-    /** The failure that left a message unknown, one for want of Redis first: that is what the outage watch counts. */
-    private static @Nullable Throwable firstUnknown(BatchSendException batch) {
-        Throwable first = null;
-        for (SendOutcome outcome : batch.outcomes()) {
-            Throwable error = outcome.status() == SendOutcome.Status.UNKNOWN ? outcome.error() : null;
-            if (error != null && OutageWatch.isUnreachable(error)) {
-                return error;
-            }
-            first = first == null ? error : first;
-        }
-        return first;
     }
 
     /** What each message of a batch came to: a reply of its call, or the failure that left it unknown. */

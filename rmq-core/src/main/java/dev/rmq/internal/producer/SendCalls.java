@@ -40,18 +40,8 @@ final class SendCalls implements SendCoalescer.Calls {
             dispatched = CompletableFuture.failedFuture(e);
         }
         return dispatched.whenComplete((outcomes, error) ->
-                outage.settle(watched, error != null ? error : unreachable(outcomes)));
-    }
-
-    /** The first failure of {@code outcomes} for want of Redis, or null: a script's refusal is an answer. */
-    private static @Nullable Throwable unreachable(List<SendCoalescer.Outcome> outcomes) {
-        for (SendCoalescer.Outcome outcome : outcomes) {
-            Throwable error = outcome.error();
-            if (error != null && OutageWatch.isUnreachable(error)) {
-                return error;
-            }
-        }
-        return null;
+                outage.settle(watched, error != null ? error
+                        : OutageWatch.firstUnreachable(outcomes.stream().map(SendCoalescer.Outcome::error))));
     }
 
     private CompletableFuture<List<SendCoalescer.Outcome>> dispatch(List<SendPlan.Item> items) {

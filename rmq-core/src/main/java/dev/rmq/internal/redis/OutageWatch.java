@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 
 /**
  * Whether one user of Redis (a container, a producer) can reach it, from its own calls: an outage begins with
@@ -166,6 +167,15 @@ public final class OutageWatch {
     /** Whether a call failed for want of Redis (down, unreachable, too slow), not because Redis refused it. */
     public static boolean isUnreachable(Throwable error) {
         return RedisFailures.unreachableCause(error) != null;
+    }
+
+    /**
+     * The first of the failures of a call's parts (null for a part that succeeded) that was for want of Redis, or
+     * null: a part that Redis refused was still answered, so a call whose parts failed only that way settles its
+     * watch as a success.
+     */
+    public static @Nullable Throwable firstUnreachable(Stream<? extends @Nullable Throwable> errors) {
+        return errors.filter(error -> error != null && isUnreachable(error)).findFirst().orElse(null);
     }
 
     private static String seconds(long nanos) {

@@ -1,13 +1,17 @@
 package dev.rmq.internal.redis;
 
 import org.junit.jupiter.api.Test;
+import org.redisson.client.RedisException;
+import org.redisson.client.RedisTimeoutException;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -42,6 +46,16 @@ class OutageWatchTests {
         assertThat(watch.outage()).isEmpty();
         watch.succeeded(leftover);
         assertThat(ended).hasSize(1);
+    }
+
+    @Test
+    void aCallWhosePartsRedisRefusedIsAnsweredAndOneWithAPartUnansweredIsNot() {
+        RedisException refused = new RedisException("ERR RMQ_ENVELOPE refused");
+        RedisTimeoutException silent = new RedisTimeoutException("no reply in 3000 ms");
+        assertThat(OutageWatch.firstUnreachable(Stream.of(null, refused))).isNull();
+        assertThat(OutageWatch.firstUnreachable(Stream.of(refused, null,
+                new CompletionException(silent)))).hasCause(silent);
+        assertThat(OutageWatch.firstUnreachable(Stream.empty())).isNull();
     }
 
     @Test
