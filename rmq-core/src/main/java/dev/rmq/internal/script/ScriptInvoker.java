@@ -58,16 +58,16 @@ final class ScriptInvoker {
             return redisson.getScript(ArgumentCodec.INSTANCE).<Object>evalShaAsync(route, RScript.Mode.READ_WRITE,
                     sha, RScript.ReturnType.LIST, keys, ArgumentCodec.wrap(argv)).toCompletableFuture();
         }
-        Object[] mapped = new Object[keys.size()];
-        mapKeys(keys, mapped, 0);
-        return executor.<Object, Object>evalWriteAsync(names(route), ArgumentCodec.INSTANCE, EVALSHA, sha,
-                List.of(mapped), (Object[]) argv).toCompletableFuture();
+        Object[] mappedKeys = new Object[keys.size()];
+        mapKeys(keys, mappedKeys, 0);
+        return executor.<Object, Object>evalWriteAsync(mapped(route), ArgumentCodec.INSTANCE, EVALSHA, sha,
+                List.of(mappedKeys), (Object[]) argv).toCompletableFuture();
     }
 
     /** Puts {@code keys}, mapped, into {@code into} from {@code at} on; returns the index after them. */
     private int mapKeys(List<Object> keys, Object[] into, int at) {
         for (Object key : keys) {
-            into[at++] = key instanceof String name ? names(name) : key;
+            into[at++] = key instanceof String name ? mapped(name) : key;
         }
         return at;
     }
@@ -78,7 +78,8 @@ final class ScriptInvoker {
         return (RedisCommand<Object>) command;
     }
 
-    private String names(String name) {
+    /** {@code name} as Redisson's name mapper maps the keys of every call, so that an ACL written for them fits. */
+    String mapped(String name) {
         return names == null ? name : names.map(name);
     }
 }

@@ -68,8 +68,8 @@ public final class ScriptRunner {
             throw new IllegalArgumentException("a key layout is required");
         }
         this.redisson = redisson;
-        this.sharing = new SlotSharing(redisson, keys);
         this.invoker = new ScriptInvoker(redisson);
+        this.sharing = new SlotSharing(redisson, keys, invoker);
         this.loader = new ScriptLoader(redisson, functionsWanted);
         this.migration = migration;
         this.master = new MasterCommands(redisson, migration);

@@ -34,7 +34,7 @@ final class SlotSharing {
     private static final long ASK_AGAIN_NANOS = 1_000_000_000L;
 
     private final @Nullable Redisson redisson;
-    /** The keys the question spans. */
+    /** The keys the question spans, mapped as the scripts' keys are, so that an ACL written for those names fits. */
     private final List<String> probe;
     private volatile boolean shared;
     private volatile boolean known;
@@ -42,8 +42,8 @@ final class SlotSharing {
     private @Nullable CompletableFuture<Void> asking;
     private long askedNanos;
 
-    SlotSharing(RedissonClient redisson, KeyLayout keys) {
-        this.probe = keys.slotSharingProbe(TAGS);
+    SlotSharing(RedissonClient redisson, KeyLayout keys, ScriptInvoker invoker) {
+        this.probe = keys.slotSharingProbe(TAGS).stream().map(invoker::mapped).toList();
         // a client that is not Redisson's own cannot send a plain EVAL: its sends go slot by slot
         this.redisson = redisson instanceof Redisson own && !redisson.getConfig().isClusterConfig() ? own : null;
         this.known = this.redisson == null;
@@ -98,8 +98,7 @@ final class SlotSharing {
         params[0] = "return #KEYS";
         params[1] = TAGS;
         for (int tag = 0; tag < TAGS; tag++) {
-            // mapped as the scripts' keys are (see ScriptInvoker), so that an ACL written for those names fits
-            params[tag + 2] = own.getCommandExecutor().getServiceManager().getNameMapper().map(probe.get(tag));
+            params[tag + 2] = probe.get(tag);
         }
         CompletableFuture<Long> reply;
         try {
