@@ -7,6 +7,7 @@ import dev.rmq.internal.redis.Envelope;
 import dev.rmq.internal.redis.Futures;
 import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.internal.redis.OutageWatch;
+import dev.rmq.internal.redis.RedisFailures;
 import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.internal.script.ScriptRunner;
 import dev.rmq.internal.script.SendCall;
@@ -187,14 +188,14 @@ public final class ScriptProducer implements RmqProducer {
                 .thenApply(synced -> state.receipts(sends, synced))
                 .whenComplete((all, error) -> {
                     // a batch that left messages unknown for want of Redis counts as an outage; one that Redis
-                    // answered, even with refusals, does not
-                    Throwable failure = error instanceof BatchSendException batch
+                    // answered, even with refusals, does not (the batch's exception comes wrapped by the stage)
+                    Throwable failure = error != null && RedisFailures.unwrap(error) instanceof BatchSendException batch
                             ? OutageWatch.firstUnreachable(batch.outcomes().stream()
                                     .filter(outcome -> outcome.status() == SendOutcome.Status.UNKNOWN)
                                     .map(SendOutcome::error))
                             : error;
                     outage.settle(watched, failure);
-                    reportBatch(sends, state, System.nanoTime() - start, failure);
+                    reportBatch(sends, state, System.nanoTime() - start, error);
                 });
     }
 
