@@ -32,8 +32,9 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The producer JVM. It drives a mixed workload over the three topics and writes one event per send to its
@@ -54,18 +55,22 @@ import java.util.concurrent.TimeUnit;
  * slow enough for the harness to kill or stop a consumer in the middle of one.
  *
  * <p>One thread plans the sends and numbers them (seq); they go out asynchronously, up to {@link #IN_FLIGHT} calls
- * at a time (a {@code sendAll} is one call), so that the producer keeps to a high rate however long a durable or journalled send waits. A key's send
+ * at a time for each deployment (a {@code sendAll} is one call), so that the producer keeps to a high rate however
+ * long a durable or journalled send waits, and a deployment whose sends wait long (standalone Redis, whose sends
+ * complete only once the journal has committed their rows) fills its own window, not the others'. A key's send
  * starts only once that key's previous send has completed, so the sends of one key reach Redis in seq order, as a
  * single thread would send them. Events are written as sends complete; the checker orders them by seq.
  *
  * <p>Arguments: {@code --standalone --cluster (addresses or -) --log --seed --rate (bursts/s) --durable none|mix|all}. Stdin:
  * {@code STOP} ends the workload: what was planned and not started is dropped, the sends under way complete, then
- * it prints {@code STOPPED <sends> <bursts planned> <bursts skipped> <ms waited for room>}: how far it kept its rate.
+ * it prints {@code STOPPED <sends> <bursts planned> <bursts skipped> <ms waited for room>} and, for each
+ * deployment, {@code <name>=<calls started>/<ms waited for room>}: how far it kept its rate.
  */
 public final class ProducerMain {
 
+    /** Planned calls of one deployment at most; a burst that comes due beyond this is skipped. */
     private static final int MAX_PENDING = 5000;
-    /** Calls under way at most (a {@code sendAll} is one); the planning thread waits for one to complete beyond this. */
+    /** Calls of one deployment under way at most (a {@code sendAll} is one); its next waits for one to complete. */
     static final int IN_FLIGHT = 512;
     private static final Duration DRAIN = Duration.ofSeconds(30);
 
@@ -76,16 +81,14 @@ public final class ProducerMain {
     private final Random random;
     private final double burstsPerSecond;
     private final String durableMode;
-    private final PriorityQueue<Planned> pending = new PriorityQueue<>(Comparator.comparingLong(Planned::atNanos)
-            .thenComparingLong(Planned::order));
+    private final Map<Deployment, Lane> lanes = new EnumMap<>(Deployment.class);
     private long seq;
     private long bursts;
     private long order;
     private volatile boolean stopping;
-    private final Semaphore window = new Semaphore(IN_FLIGHT);
-    /** How long the planning thread waited for room among the calls under way: time the rate was not kept. */
-    private long blockedNanos;
-    /** Bursts that came due while {@link #MAX_PENDING} planned calls waited already: the rate not kept. */
+    /** The planning thread, woken when a call completes and its lane has room again. */
+    private volatile @Nullable Thread planner;
+    /** Bursts that came due while {@link #MAX_PENDING} planned calls of their deployment waited: the rate not kept. */
     private long skippedBursts;
     /** The last send of each key that has not completed yet, which that key's next send waits for. */
     private final Map<String, CompletableFuture<Void>> lastOfKey = new ConcurrentHashMap<>();
@@ -100,6 +103,22 @@ public final class ProducerMain {
     private record Planned(long atNanos, long order, List<Spec> messages, boolean durable) {
     }
 
+    /**
+     * One deployment's planned calls and its calls under way. Only the planning thread reads and changes the queue
+     * and the counts; a completing call lowers {@link #underWay}.
+     */
+    private static final class Lane {
+
+        final PriorityQueue<Planned> pending = new PriorityQueue<>(Comparator.comparingLong(Planned::atNanos)
+                .thenComparingLong(Planned::order));
+        final AtomicInteger underWay = new AtomicInteger();
+        long calls;
+        /** How long a due call waited for room among the lane's calls under way: time the rate was not kept. */
+        long waitedNanos;
+        /** Since when the lane's next call has been due without room; 0 while it is not waiting. */
+        long fullSince;
+    }
+
     /** One message of a burst; the payload and the value are fixed when it is sent. */
     private record Spec(TopicDefinition topic, String key, int workMs, boolean poison, long rangeMs) {
     }
@@ -107,6 +126,7 @@ public final class ProducerMain {
     private ProducerMain(HarnessClients clients, EventLog log, long seed, double burstsPerSecond, String durableMode) {
         this.deployments = List.copyOf(clients.deployments());
         for (Deployment deployment : deployments) {
+            lanes.put(deployment, new Lane());
             RmqProducer producer = clients.rmq(deployment).producer();
             plain.put(deployment, producer);
             durable.put(deployment, producer.withDurability(Durability.replicas(1, Duration.ofSeconds(1))));
@@ -134,7 +154,7 @@ public final class ProducerMain {
             producer.run();
             producer.drain();
             ChildArgs.reply("STOPPED " + producer.seq + " " + producer.bursts + " " + producer.skippedBursts + " "
-                    + TimeUnit.NANOSECONDS.toMillis(producer.blockedNanos));
+                    + producer.lanesReport());
         } finally {
             clients.close();
             if (journal != null) {
@@ -144,44 +164,72 @@ public final class ProducerMain {
         System.exit(0);
     }
 
-    private void run() throws InterruptedException {
+    private void run() {
+        planner = Thread.currentThread();
         long nextBurst = System.nanoTime();
         while (true) {
             long now = System.nanoTime();
             if (stopping) {
                 // what was planned and not sent has no receipt and no event, so nothing expects it: a producer
                 // that fell behind stops at once instead of working through its backlog
-                pending.clear();
+                lanes.values().forEach(lane -> lane.pending.clear());
                 return;
             }
             // every burst due by now, counted from when it was due: a wake-up later than planned (a sleep is at
             // least a millisecond) must not lower the rate
             while (now - nextBurst >= 0) {
-                if (pending.size() < MAX_PENDING) {
-                    planBurst(now);
-                } else {
-                    skippedBursts++;
-                }
+                planBurst(now);
                 double gapSeconds = -Math.log(1 - random.nextDouble()) / burstsPerSecond;
                 nextBurst += (long) (gapSeconds * 1e9);
             }
-            Planned next = pending.peek();
-            if (next != null && now - next.atNanos() >= 0) {
-                pending.poll();
-                execute(next);
-                continue;
-            }
             long wake = nextBurst - now;
-            if (next != null) {
-                wake = Math.min(wake, next.atNanos() - now);
+            for (Lane lane : lanes.values()) {
+                wake = Math.min(wake, startDue(lane, now));
             }
-            TimeUnit.NANOSECONDS.sleep(Math.max(100_000, Math.min(wake, TimeUnit.MILLISECONDS.toNanos(20))));
+            // a lane without room is woken by the call that completes (see execute)
+            LockSupport.parkNanos(Math.max(100_000, Math.min(wake, TimeUnit.MILLISECONDS.toNanos(20))));
+        }
+    }
+
+    /**
+     * Starts the lane's calls that are due, as far as it has room; returns how long until its next is due, or
+     * {@link Long#MAX_VALUE} when it has none or no room.
+     */
+    private long startDue(Lane lane, long now) {
+        while (true) {
+            Planned next = lane.pending.peek();
+            if (next == null) {
+                return Long.MAX_VALUE;
+            }
+            if (next.atNanos() - now > 0) {
+                return next.atNanos() - now;
+            }
+            if (lane.underWay.get() >= IN_FLIGHT) {
+                if (lane.fullSince == 0) {
+                    lane.fullSince = now;
+                }
+                return Long.MAX_VALUE;
+            }
+            if (lane.fullSince != 0) {
+                lane.waitedNanos += now - lane.fullSince;
+                lane.fullSince = 0;
+            }
+            lane.pending.poll();
+            lane.underWay.incrementAndGet();
+            lane.calls++;
+            execute(next, lane);
         }
     }
 
     private void planBurst(long now) {
         long id = bursts++;
         Deployment deployment = deployments.get(random.nextInt(deployments.size()));
+        PriorityQueue<Planned> pending = Objects.requireNonNull(lanes.get(deployment),
+                "the constructor makes a lane of every deployment").pending;
+        if (pending.size() >= MAX_PENDING) {
+            skippedBursts++;
+            return;
+        }
         List<TopicDefinition> topics = Workload.topics(deployment);
         boolean replicated = deployment.replicated();
         boolean isDurable = replicated && switch (durableMode) {
@@ -224,7 +272,7 @@ public final class ProducerMain {
         return new Spec(topic, key, workMs, poison, 1000 + random.nextInt(2001));
     }
 
-    private void execute(Planned planned) {
+    private void execute(Planned planned, Lane lane) {
         List<OutgoingMessage> messages = new ArrayList<>(planned.messages().size());
         long[] seqs = new long[planned.messages().size()];
         long[] values = new long[seqs.length];
@@ -249,11 +297,6 @@ public final class ProducerMain {
         Deployment deployment = Workload.deploymentOf(planned.messages().get(0).topic().name());
         RmqProducer producer = Objects.requireNonNull((planned.durable() ? durable : plain).get(deployment),
                 "the constructor makes both producers of every deployment");
-        if (!window.tryAcquire()) {
-            long blocked = System.nanoTime();
-            window.acquireUninterruptibly();
-            blockedNanos += System.nanoTime() - blocked;
-        }
         List<CompletableFuture<Void>> before = new ArrayList<>();
         for (Spec spec : planned.messages()) {
             CompletableFuture<Void> last = lastOfKey.get(spec.key());
@@ -271,7 +314,11 @@ public final class ProducerMain {
             for (Spec spec : planned.messages()) {
                 lastOfKey.remove(spec.key(), done);
             }
-            window.release();
+            lane.underWay.decrementAndGet();
+            Thread waiting = planner;
+            if (waiting != null) {
+                LockSupport.unpark(waiting);
+            }
         });
     }
 
@@ -331,26 +378,55 @@ public final class ProducerMain {
      * Waits until the sends under way have completed, so that every send made has its event before STOPPED (which
      * carries the time waited for room, for the harness to report).
      */
-    private void drain() throws InterruptedException {
-        if (!window.tryAcquire(IN_FLIGHT, DRAIN.toMillis(), TimeUnit.MILLISECONDS)) {
-            System.err.println("producer: " + (IN_FLIGHT - window.availablePermits()) + " sends still under way after "
-                    + DRAIN.toSeconds() + " s; their events are missing");
+    private void drain() {
+        long deadline = System.nanoTime() + DRAIN.toNanos();
+        while (underWay() > 0 && deadline - System.nanoTime() > 0) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+        }
+        if (underWay() > 0) {
+            System.err.println("producer: " + underWay() + " sends still under way after " + DRAIN.toSeconds()
+                    + " s; their events are missing");
         }
         chained.shutdown();
     }
 
+    private int underWay() {
+        return lanes.values().stream().mapToInt(lane -> lane.underWay.get()).sum();
+    }
+
+    /** The time waited for room in all, in ms, then {@code <deployment>=<calls started>/<ms waited>} for each. */
+    private String lanesReport() {
+        long waited = 0;
+        StringBuilder each = new StringBuilder();
+        for (Map.Entry<Deployment, Lane> entry : lanes.entrySet()) {
+            long ms = TimeUnit.NANOSECONDS.toMillis(entry.getValue().waitedNanos);
+            waited += ms;
+            each.append(' ').append(entry.getKey().cliName()).append('=').append(entry.getValue().calls).append('/')
+                    .append(ms);
+        }
+        return waited + each.toString();
+    }
+
     /**
-     * How far the producer kept its rate, from its {@code STOPPED <sends> <bursts> <skipped> <waited ms>} line: the
-     * bursts it planned, those it skipped because thousands of planned calls waited already, and how long it waited
-     * for room among the calls under way. Empty when it did not stop.
+     * How far the producer kept its rate, from its {@code STOPPED} line: the bursts it planned, those it skipped
+     * because thousands of planned calls of their deployment waited already, how long due calls waited for room
+     * among the calls under way, and for each deployment its calls started and their wait. Empty when it did not
+     * stop.
      */
     static Map<String, Object> report(@Nullable String stopped) {
         Map<String, Object> report = new LinkedHashMap<>();
         String[] fields = stopped == null ? new String[0] : stopped.trim().split(" ");
-        if (fields.length == 5) {
+        if (fields.length >= 5) {
             report.put("bursts_planned", Long.parseLong(fields[2]));
             report.put("bursts_skipped", Long.parseLong(fields[3]));
             report.put("waited_for_room_ms", Long.parseLong(fields[4]));
+            Map<String, Object> byDeployment = new LinkedHashMap<>();
+            for (int i = 5; i < fields.length; i++) {
+                String[] lane = fields[i].split("[=/]");
+                byDeployment.put(lane[0], Map.of("calls", Long.parseLong(lane[1]),
+                        "waited_for_room_ms", Long.parseLong(lane[2])));
+            }
+            report.put("by_deployment", byDeployment);
         }
         return report;
     }

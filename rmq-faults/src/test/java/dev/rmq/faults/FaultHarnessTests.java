@@ -51,10 +51,14 @@ class FaultHarnessTests {
                 .get("outage_log_lines");
         assertThat(outageLines.get("zookeeper_suspended_warn")).as("the partition from ZooKeeper was logged").isPositive();
         @SuppressWarnings("unchecked")
-        Map<String, Long> producer = (Map<String, Long>) ((Map<String, Object>) outcome.details().get("run")).get("producer");
+        Map<String, Object> producer = (Map<String, Object>) ((Map<String, Object>) outcome.details().get("run")).get("producer");
         assertThat(producer).as("how far the producer kept its rate").containsOnlyKeys("bursts_planned", "bursts_skipped",
-                "waited_for_room_ms");
-        assertThat(producer.get("bursts_planned")).isPositive();
+                "waited_for_room_ms", "by_deployment");
+        assertThat((Long) producer.get("bursts_planned")).isPositive();
+        @SuppressWarnings("unchecked")
+        Map<String, Map<String, Long>> lanes = (Map<String, Map<String, Long>>) producer.get("by_deployment");
+        assertThat(lanes).as("each deployment's calls, from its own window").containsOnlyKeys("standalone", "cluster");
+        assertThat(lanes.values()).allSatisfy(lane -> assertThat(lane.get("calls")).isPositive());
         assertThat(outcome.out()).exists();
     }
 }
