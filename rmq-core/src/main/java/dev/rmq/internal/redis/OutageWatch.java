@@ -171,8 +171,8 @@ public final class OutageWatch {
 
     /**
      * The first of the failures of a call's parts (null for a part that succeeded) that was for want of Redis, or
-     * null: a part that Redis refused was still answered, so a call whose parts failed only that way settles its
-     * watch as a success.
+     * null: a part that Redis answered with an error (a script's refusal, READONLY, LOADING) was still answered, so a
+     * call whose parts failed only that way settles its watch as answered.
      */
     public static @Nullable Throwable firstUnreachable(Stream<? extends @Nullable Throwable> errors) {
         return errors.filter(error -> error != null && isUnreachable(error)).findFirst().orElse(null);
