@@ -10,10 +10,37 @@ import java.util.Set;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A message delivered twice must be explained by a fault that could cause it: the checker on hand-written runs,
- * each allowance shown to hold only for what it names.
+ * A message delivered twice must be explained by a fault that could cause it, and an at-most-once message is never
+ * delivered twice: the checker on hand-written runs, each allowance shown to hold only for what it names.
  */
 class DuplicateCheckTests extends HandWrittenRun {
+
+    @Test
+    void anAtMostOnceMessageDeliveredTwiceFailsTheRunWhateverHappened() {
+        sent(0, AT_MOST_ONCE, "n.a.1", false, T0, 100);
+        ran("c1-1", "a-0", AT_MOST_ONCE, 0, "n.a.1", 0, 1, T0 + S, T0 + S + MS, "failed", T0 / 1000 + 1000, -1, 0);
+        killed("c1-1", T0 + S + 2 * MS);
+        consumed("c2-1", AT_MOST_ONCE, "n.a.1", 0, T0 + 5 * S);
+
+        Verdict result = check();
+
+        assertThat(result.failures()).containsExactly("1 at-most-once message(s) delivered more than once");
+        assertThat(result.figure("at_most_once_delivered_twice")).isEqualTo(1);
+    }
+
+    @Test
+    void failedAtMostOnceSendsThatEachStoredAMessageDeliveredOnceEachAreNoSecondDelivery() {
+        failedSend(0, AT_MOST_ONCE, "n.a.1", T0, 100);
+        consumed("c1-1", AT_MOST_ONCE, "n.a.1", 0, T0 + S);
+        failedSend(1, AT_MOST_ONCE, "n.a.1", T0 + S + MS, 101);
+        failedSend(2, AT_MOST_ONCE, "n.a.1", T0 + 2 * S, 102);
+        consumed("c1-1", AT_MOST_ONCE, "n.a.1", 2, T0 + 3 * S);
+
+        Verdict result = check();
+
+        assertThat(result.figure("at_most_once_delivered_twice")).isZero();
+        assertThat(result.failures()).isEmpty();
+    }
 
     @Test
     void aDuplicateOutsideEveryFaultWindowIsAViolation() {
@@ -300,5 +327,11 @@ class DuplicateCheckTests extends HandWrittenRun {
 
         assertThat(result.figures().get("duplicates_by_cause")).isEqualTo(Map.of("ack-failed", 1L));
         assertThat(result.failures()).isEmpty();
+    }
+
+    /** Send {@code seq} of a {@link #PRIORITY} key, on slot 0, delivered once by {@code inc} at {@code at}. */
+    private void committedBy(long seq, String key, String inc, long at) {
+        sent(seq, PRIORITY, key, 0, false, false, T0, 50);
+        consumed(inc, PRIORITY, 0, key, seq, at);
     }
 }

@@ -18,9 +18,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * A harness run written by hand, for the checker's tests: each invariant it guards is broken once on purpose, so
- * that a harness run that passes means something, and each allowance is shown to hold only for what it names. The
- * events go through the same files and reader as a real run's; {@link #check()} writes them and checks the run.
+ * A harness run written by hand, for the checker's tests: each test adds the run's events with the helpers here,
+ * then {@link #check()} writes them through the same files and reader as a real run's and checks the run.
  */
 abstract class HandWrittenRun {
 
@@ -63,14 +62,14 @@ abstract class HandWrittenRun {
 
     /** A handler run whose lease ran until 3 s after its start. */
     void ran(String inc, String worker, String topic, int slot, String key, long seq, int attempt, long start,
-                     long end, String outcome, long redisNowMs, long dueMs, long fixedMs) {
+             long end, String outcome, long redisNowMs, long dueMs, long fixedMs) {
         ran(inc, worker, topic, slot, key, seq, attempt, start, end, outcome, redisNowMs, dueMs, fixedMs,
                 start / 1000 + 3000);
     }
 
     /** A handler run of {@code worker} in incarnation {@code inc}; end -1 leaves it without an end. */
     void ran(String inc, String worker, String topic, int slot, String key, long seq, int attempt, long start,
-                     long end, String outcome, long redisNowMs, long dueMs, long fixedMs, long leaseMs) {
+             long end, String outcome, long redisNowMs, long dueMs, long fixedMs, long leaseMs) {
         ranInCall(inc, worker, topic, slot, key, seq, attempt, start, end, outcome, redisNowMs, dueMs, fixedMs, leaseMs,
                 start);
     }
@@ -134,12 +133,6 @@ abstract class HandWrittenRun {
     void journaled(String key, long messageId, String state, long at) {
         journal.add(new JournalRow(PRIORITY, key,
                 new JournalRecord.Transition(journal.size() + 1, messageId, state, at)));
-    }
-
-    /** Send {@code seq} of a {@link #PRIORITY} key, on slot 0, delivered once by {@code inc} at {@code at}, committed. */
-    void committedBy(long seq, String key, String inc, long at) {
-        sent(seq, PRIORITY, key, 0, false, false, T0, 50);
-        consumed(inc, PRIORITY, 0, key, seq, at);
     }
 
     private record JournalRow(String topic, String key, JournalRecord.Transition transition) {

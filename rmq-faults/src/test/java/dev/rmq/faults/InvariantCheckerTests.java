@@ -8,8 +8,9 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The checker on hand-written runs as a whole: a run that breaks several invariants fails naming each, and a
- * delivery before its due time is early. The other invariants have their own classes beside this one.
+ * The checker on hand-written runs as a whole: a run that breaks several invariants fails naming each, a clean run
+ * passes with its counts, and no delivery comes before its due time, however the sends behind a delivery merged into
+ * it. Losses, duplicates and overlaps have their own classes beside this one.
  */
 class InvariantCheckerTests extends HandWrittenRun {
 
@@ -34,6 +35,23 @@ class InvariantCheckerTests extends HandWrittenRun {
                 "1 message(s) lost without a master SIGKILL right after their send to explain it",
                 "1 delivery(ies) before the due time",
                 "1 time(s) two workers ran one slot at once");
+    }
+
+    @Test
+    void aCleanRunPassesAndCountsMergesAndMessages() {
+        sent(0, MERGE, "n.m.1", false, T0, 1000);
+        sent(1, MERGE, "n.m.1", true, T0 + 100_000, 1000);
+        sent(2, PRIORITY, "n.p.2", false, T0, 50);
+        consumed("c1-1", MERGE, "n.m.1", 1, T0 + 2 * S);
+        consumed("c1-1", PRIORITY, "n.p.2", 2, T0 + 3 * S);
+
+        Verdict result = check();
+
+        assertThat(result.failures()).isEmpty();
+        assertThat(result.figure("sent")).isEqualTo(3);
+        assertThat(result.figure("merged")).isEqualTo(1);
+        assertThat(result.figure("consumed_unique")).isEqualTo(2);
+        assertThat(result.figure("lost")).isZero();
     }
 
     @Test
@@ -77,5 +95,54 @@ class InvariantCheckerTests extends HandWrittenRun {
 
         assertThat(result.figure("early")).isEqualTo(1);
         assertThat(result.details().get("early_examples").toString()).contains("n.m.2").doesNotContain("n.m.1 ");
+    }
+
+    @Test
+    void aFailedSendMadeAfterADeliveryFailedMayMergeIntoItsRetryAndBeDeliveredAtTheRetrysDueTime() {
+        // the delivery failed before the send's call: the send merged into the retry, due at 2.4 s
+        Verdict result = failedSendAfterADeliveryThatEnded(T0 + 1200 * MS);
+
+        assertThat(result.figure("early")).isZero();
+        assertThat(result.figure("lost")).isZero();
+        assertThat(result.details().get("failed_sends_behind_a_delivery")).isEqualTo(0L);
+        assertThat(result.failures()).isEmpty();
+    }
+
+    @Test
+    void aFailedSendMadeWhileADeliveryOfItsKeyRanWentBehindItAndIsNotDueBeforeItsOwnTimeRange() {
+        // the delivery runs on past the failed send's call, so that send found it in flight and parked
+        Verdict result = failedSendAfterADeliveryThatEnded(T0 + 2200 * MS);
+
+        assertThat(result.details().get("failed_sends_behind_a_delivery")).isEqualTo(1L);
+        assertThat(result.figure("early")).isEqualTo(1);
+    }
+
+    @Test
+    void aFailedSendMadeWhileTheConsumerOfADeliveryLayKilledWentBehindItUntilItsLeaseRanOut() {
+        long ms = T0 / 1000;
+        sent(0, MERGE, "n.m.1", false, T0, 1000);
+        // the handler never ends: its process is killed at 1.2 s, and its lease runs until 4.1 s
+        ran("c1-1", "m-0", MERGE, 0, "n.m.1", 0, 1, T0 + 1100 * MS, -1, "none", ms + 1100, ms + 1000, 0);
+        killed("c1-1", T0 + 1200 * MS);
+        failedSend(1, MERGE, "n.m.1", T0 + 2 * S, 1000);
+        ran("c2-1", "m-0", MERGE, 0, "n.m.1", 1, 1, T0 + 2400 * MS, T0 + 2500 * MS, "ok", ms + 2400, ms + 2400, 0);
+
+        Verdict result = check();
+
+        assertThat(result.details().get("failed_sends_behind_a_delivery")).isEqualTo(1L);
+        assertThat(result.figure("early")).isEqualTo(1);
+    }
+
+    /**
+     * A range-merge message (a time range of 1 s) whose first delivery fails, ending at {@code end}; a send of its
+     * key at 2 s that failed (its own time range ends at 3 s); and a delivery of that send's payload at 2.4 s.
+     */
+    private Verdict failedSendAfterADeliveryThatEnded(long end) {
+        long ms = T0 / 1000;
+        sent(0, MERGE, "n.m.1", false, T0, 1000);
+        ran("c1-1", "m-0", MERGE, 0, "n.m.1", 0, 1, T0 + 1100 * MS, end, "err", ms + 1100, ms + 1000, 0);
+        failedSend(1, MERGE, "n.m.1", T0 + 2 * S, 1000);
+        ran("c1-1", "m-0", MERGE, 0, "n.m.1", 1, 2, T0 + 2400 * MS, T0 + 2500 * MS, "ok", ms + 2400, ms + 2400, 0);
+        return check();
     }
 }
