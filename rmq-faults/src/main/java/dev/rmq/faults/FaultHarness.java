@@ -208,9 +208,9 @@ public final class FaultHarness {
         }
         Map<String, Object> producerReport = ProducerMain.report(stopped);
         if (!producerReport.isEmpty()) {
-            say("producer: " + producerReport.get("bursts_planned") + " bursts planned, " + producerReport.get("bursts_skipped")
-                    + " skipped, " + producerReport.get("waited_for_room_ms") + " ms waited for room among the calls under way "
-                    + producerReport.get("by_deployment"));
+            say("producer: " + producerReport.get("bursts_planned") + " bursts planned, "
+                    + producerReport.get("bursts_skipped") + " skipped, " + producerReport.get("waited_for_room_ms")
+                    + " ms waited for room among the calls under way " + producerReport.get("by_deployment"));
         }
         Map<String, Object> drain = EndOfRun.drain(clients);
         say("drain: " + drain.get("drained") + ", " + drain.get("waiting_left") + " waiting and " + drain.get("in_flight_left")

@@ -56,8 +56,8 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>One thread plans the sends and numbers them (seq); they go out asynchronously, up to {@link #IN_FLIGHT} calls
  * at a time for each deployment (a {@code sendAll} is one call), so that the producer keeps to a high rate however
- * long a durable or journalled send waits, and a deployment whose sends wait long (standalone Redis, whose sends
- * complete only once the journal has committed their rows) fills its own window, not the others'. A key's send
+ * long a durable or journaled send waits, and a deployment whose sends wait long (standalone Redis, where the run
+ * journals them: a send completes once its row has committed) fills its own window, not the others'. A key's send
  * starts only once that key's previous send has completed, so the sends of one key reach Redis in seq order, as a
  * single thread would send them. Events are written as sends complete; the checker orders them by seq.
  *
@@ -86,7 +86,7 @@ public final class ProducerMain {
     private long bursts;
     private long order;
     private volatile boolean stopping;
-    /** The planning thread, woken when a call completes and its lane has room again. */
+    /** The planning thread, woken when a call of a lane that was full completes. */
     private volatile @Nullable Thread planner;
     /** Bursts that came due while {@link #MAX_PENDING} planned calls of their deployment waited: the rate not kept. */
     private long skippedBursts;
@@ -115,8 +115,17 @@ public final class ProducerMain {
         long calls;
         /** How long a due call waited for room among the lane's calls under way: time the rate was not kept. */
         long waitedNanos;
-        /** Since when the lane's next call has been due without room; 0 while it is not waiting. */
+        /** Whether the lane's next call is due and waits for room, since {@link #fullSince}. */
+        boolean full;
         long fullSince;
+
+        /** Counts the wait that ends now, if the lane was full. */
+        void roomAt(long now) {
+            if (full) {
+                waitedNanos += now - fullSince;
+                full = false;
+            }
+        }
     }
 
     /** One message of a burst; the payload and the value are fixed when it is sent. */
@@ -172,11 +181,14 @@ public final class ProducerMain {
             if (stopping) {
                 // what was planned and not sent has no receipt and no event, so nothing expects it: a producer
                 // that fell behind stops at once instead of working through its backlog
-                lanes.values().forEach(lane -> lane.pending.clear());
+                for (Lane lane : lanes.values()) {
+                    lane.pending.clear();
+                    lane.roomAt(now);
+                }
                 return;
             }
-            // every burst due by now, counted from when it was due: a wake-up later than planned (a sleep is at
-            // least a millisecond) must not lower the rate
+            // every burst due by now, counted from when it was due: a wake-up later than planned must not lower
+            // the rate
             while (now - nextBurst >= 0) {
                 planBurst(now);
                 double gapSeconds = -Math.log(1 - random.nextDouble()) / burstsPerSecond;
@@ -205,15 +217,13 @@ public final class ProducerMain {
                 return next.atNanos() - now;
             }
             if (lane.underWay.get() >= IN_FLIGHT) {
-                if (lane.fullSince == 0) {
+                if (!lane.full) {
+                    lane.full = true;
                     lane.fullSince = now;
                 }
                 return Long.MAX_VALUE;
             }
-            if (lane.fullSince != 0) {
-                lane.waitedNanos += now - lane.fullSince;
-                lane.fullSince = 0;
-            }
+            lane.roomAt(now);
             lane.pending.poll();
             lane.underWay.incrementAndGet();
             lane.calls++;
@@ -222,7 +232,6 @@ public final class ProducerMain {
     }
 
     private void planBurst(long now) {
-        long id = bursts++;
         Deployment deployment = deployments.get(random.nextInt(deployments.size()));
         PriorityQueue<Planned> pending = Objects.requireNonNull(lanes.get(deployment),
                 "the constructor makes a lane of every deployment").pending;
@@ -230,6 +239,7 @@ public final class ProducerMain {
             skippedBursts++;
             return;
         }
+        long id = bursts++;
         List<TopicDefinition> topics = Workload.topics(deployment);
         boolean replicated = deployment.replicated();
         boolean isDurable = replicated && switch (durableMode) {
@@ -314,9 +324,9 @@ public final class ProducerMain {
             for (Spec spec : planned.messages()) {
                 lastOfKey.remove(spec.key(), done);
             }
-            lane.underWay.decrementAndGet();
+            // the planner parks while a lane is full: the call that makes room wakes it
             Thread waiting = planner;
-            if (waiting != null) {
+            if (lane.underWay.decrementAndGet() == IN_FLIGHT - 1 && waiting != null) {
                 LockSupport.unpark(waiting);
             }
         });
@@ -423,8 +433,10 @@ public final class ProducerMain {
             Map<String, Object> byDeployment = new LinkedHashMap<>();
             for (int i = 5; i < fields.length; i++) {
                 String[] lane = fields[i].split("[=/]");
-                byDeployment.put(lane[0], Map.of("calls", Long.parseLong(lane[1]),
-                        "waited_for_room_ms", Long.parseLong(lane[2])));
+                Map<String, Long> figures = new LinkedHashMap<>();
+                figures.put("calls", Long.parseLong(lane[1]));
+                figures.put("waited_for_room_ms", Long.parseLong(lane[2]));
+                byDeployment.put(lane[0], figures);
             }
             report.put("by_deployment", byDeployment);
         }

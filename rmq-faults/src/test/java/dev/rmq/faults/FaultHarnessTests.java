@@ -51,7 +51,8 @@ class FaultHarnessTests {
                 .get("outage_log_lines");
         assertThat(outageLines.get("zookeeper_suspended_warn")).as("the partition from ZooKeeper was logged").isPositive();
         @SuppressWarnings("unchecked")
-        Map<String, Object> producer = (Map<String, Object>) ((Map<String, Object>) outcome.details().get("run")).get("producer");
+        Map<String, Object> producer = (Map<String, Object>) ((Map<String, Object>) outcome.details().get("run"))
+                .get("producer");
         assertThat(producer).as("how far the producer kept its rate").containsOnlyKeys("bursts_planned", "bursts_skipped",
                 "waited_for_room_ms", "by_deployment");
         assertThat((Long) producer.get("bursts_planned")).isPositive();
