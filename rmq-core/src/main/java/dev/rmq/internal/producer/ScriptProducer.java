@@ -189,9 +189,8 @@ public final class ScriptProducer implements RmqProducer {
                     // a batch that left messages unknown for want of Redis counts as an outage; one that Redis
                     // answered, even with refusals, does not (the batch's exception comes wrapped by the stage)
                     Throwable failure = error != null && RedisFailures.unwrap(error) instanceof BatchSendException batch
-                            ? OutageWatch.firstUnreachable(batch.outcomes().stream()
-                                    .filter(outcome -> outcome.status() == SendOutcome.Status.UNKNOWN)
-                                    .map(SendOutcome::error))
+                            ? OutageWatch.firstUnreachable(batch.outcomes(),
+                                    outcome -> outcome.status() == SendOutcome.Status.UNKNOWN ? outcome.error() : null)
                             : error;
                     outage.settle(watched, failure);
                     reportBatch(sends, state, System.nanoTime() - start, error);

@@ -41,7 +41,7 @@ final class SendCalls implements SendCoalescer.Calls {
         }
         return dispatched.whenComplete((outcomes, error) ->
                 outage.settle(watched, error != null ? error
-                        : OutageWatch.firstUnreachable(outcomes.stream().map(SendCoalescer.Outcome::error))));
+                        : OutageWatch.firstUnreachable(outcomes, SendCoalescer.Outcome::error)));
     }
 
     private CompletableFuture<List<SendCoalescer.Outcome>> dispatch(List<SendPlan.Item> items) {

@@ -4,13 +4,14 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
+import java.util.function.Function;
 
 /**
  * Whether one user of Redis (a container, a producer) can reach it, from its own calls: an outage begins with
@@ -170,12 +171,20 @@ public final class OutageWatch {
     }
 
     /**
-     * The first of the failures of a call's parts (null for a part that succeeded) that was for want of Redis, or
-     * null: a part that Redis answered with an error (a script's refusal, READONLY, LOADING) was still answered, so a
-     * call whose parts failed only that way settles its watch as answered.
+     * The first of the failures of a call's parts ({@code error} of a part, null for one that succeeded) that was for
+     * want of Redis, or null: a part that Redis answered with an error (a script's refusal, READONLY, LOADING) was
+     * still answered, so a call whose parts failed only that way settles its watch as answered.
      */
-    public static @Nullable Throwable firstUnreachable(Stream<? extends @Nullable Throwable> errors) {
-        return errors.filter(error -> error != null && isUnreachable(error)).findFirst().orElse(null);
+    public static <T> @Nullable Throwable firstUnreachable(List<T> parts,
+                                                           Function<? super T, ? extends @Nullable Throwable> error) {
+        // a loop, not a stream: a lone send settles its watch on every call
+        for (T part : parts) {
+            Throwable failure = error.apply(part);
+            if (failure != null && isUnreachable(failure)) {
+                return failure;
+            }
+        }
+        return null;
     }
 
     private static String seconds(long nanos) {

@@ -6,12 +6,13 @@ import org.redisson.client.RedisTimeoutException;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.stream.Stream;
+import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -52,10 +53,10 @@ class OutageWatchTests {
     void aCallWhosePartsRedisRefusedIsAnsweredAndOneWithAPartUnansweredIsNot() {
         RedisException refused = new RedisException("ERR RMQ_ENVELOPE refused");
         RedisTimeoutException silent = new RedisTimeoutException("no reply in 3000 ms");
-        assertThat(OutageWatch.firstUnreachable(Stream.of(null, refused))).isNull();
-        assertThat(OutageWatch.firstUnreachable(Stream.of(refused, null,
-                new CompletionException(silent)))).hasCause(silent);
-        assertThat(OutageWatch.firstUnreachable(Stream.empty())).isNull();
+        assertThat(OutageWatch.firstUnreachable(Arrays.asList(null, refused), Function.identity())).isNull();
+        assertThat(OutageWatch.firstUnreachable(Arrays.asList(refused, null, new CompletionException(silent)),
+                Function.identity())).hasCause(silent);
+        assertThat(OutageWatch.firstUnreachable(List.of(), Function.identity())).isNull();
     }
 
     @Test
