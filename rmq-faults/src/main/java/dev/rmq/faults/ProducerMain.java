@@ -24,7 +24,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.PriorityQueue;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -33,7 +32,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -54,12 +52,10 @@ import java.util.concurrent.locks.LockSupport;
  * <p>A message's handler works for its payload's {@code work} ms: mostly 0-3 ms, 9% 5-50 ms and 3% 200-1500 ms,
  * slow enough for the harness to kill or stop a consumer in the middle of one.
  *
- * <p>One thread plans the sends and numbers them (seq); they go out asynchronously, up to {@link #IN_FLIGHT} calls
- * at a time for each deployment (a {@code sendAll} is one call), so that the producer keeps to a high rate however
- * long a durable or journaled send waits, and a deployment whose sends wait long (standalone Redis, where the run
- * journals them: a send completes once its row has committed) fills its own window, not the others'. A key's send
- * starts only once that key's previous send has completed, so the sends of one key reach Redis in seq order, as a
- * single thread would send them. Events are written as sends complete; the checker orders them by seq.
+ * <p>One thread plans the sends and numbers them (seq); they go out asynchronously, a window of calls at a time for
+ * each deployment ({@link ProducerLanes}), so that the producer keeps to a high rate however long a durable or
+ * journaled send waits. A key's send starts only once that key's previous send has completed, so the sends of one
+ * key reach Redis in seq order, as a single thread would send them. Events are written as sends complete; the checker orders them by seq.
  *
  * <p>Arguments: {@code --standalone --cluster (addresses or -) --log --seed --rate (bursts/s) --durable none|mix|all}. Stdin:
  * {@code STOP} ends the workload: what was planned and not started is dropped, the sends under way complete, then
@@ -68,10 +64,6 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class ProducerMain {
 
-    /** Planned calls of one deployment at most; a burst that comes due beyond this is skipped. */
-    private static final int MAX_PENDING = 5000;
-    /** Calls of one deployment under way at most (a {@code sendAll} is one); its next waits for one to complete. */
-    static final int IN_FLIGHT = 512;
     private static final Duration DRAIN = Duration.ofSeconds(30);
 
     private final List<Deployment> deployments;
@@ -81,14 +73,12 @@ public final class ProducerMain {
     private final Random random;
     private final double burstsPerSecond;
     private final String durableMode;
-    private final Map<Deployment, Lane> lanes = new EnumMap<>(Deployment.class);
+    private final ProducerLanes<Planned> lanes;
     private long seq;
     private long bursts;
     private long order;
     private volatile boolean stopping;
-    /** The planning thread, woken when a call of a lane that was full completes. */
-    private volatile @Nullable Thread planner;
-    /** Bursts that came due while {@link #MAX_PENDING} planned calls of their deployment waited: the rate not kept. */
+    /** Bursts that came due while many planned calls of their deployment waited already: the rate not kept. */
     private long skippedBursts;
     /** The last send of each key that has not completed yet, which that key's next send waits for. */
     private final Map<String, CompletableFuture<Void>> lastOfKey = new ConcurrentHashMap<>();
@@ -103,39 +93,15 @@ public final class ProducerMain {
     private record Planned(long atNanos, long order, List<Spec> messages, boolean durable) {
     }
 
-    /**
-     * One deployment's planned calls and its calls under way. Only the planning thread reads and changes the queue
-     * and the counts; a completing call lowers {@link #underWay}.
-     */
-    private static final class Lane {
-
-        final PriorityQueue<Planned> pending = new PriorityQueue<>(Comparator.comparingLong(Planned::atNanos)
-                .thenComparingLong(Planned::order));
-        final AtomicInteger underWay = new AtomicInteger();
-        long calls;
-        /** How long a due call waited for room among the lane's calls under way: time the rate was not kept. */
-        long waitedNanos;
-        /** Whether the lane's next call is due and waits for room, since {@link #fullSince}. */
-        boolean full;
-        long fullSince;
-
-        /** Counts the wait that ends now, if the lane was full. */
-        void roomAt(long now) {
-            if (full) {
-                waitedNanos += now - fullSince;
-                full = false;
-            }
-        }
-    }
-
     /** One message of a burst; the payload and the value are fixed when it is sent. */
     private record Spec(TopicDefinition topic, String key, int workMs, boolean poison, long rangeMs) {
     }
 
     private ProducerMain(HarnessClients clients, EventLog log, long seed, double burstsPerSecond, String durableMode) {
         this.deployments = List.copyOf(clients.deployments());
+        this.lanes = new ProducerLanes<>(deployments, Comparator.comparingLong(Planned::atNanos)
+                .thenComparingLong(Planned::order), Planned::atNanos);
         for (Deployment deployment : deployments) {
-            lanes.put(deployment, new Lane());
             RmqProducer producer = clients.rmq(deployment).producer();
             plain.put(deployment, producer);
             durable.put(deployment, producer.withDurability(Durability.replicas(1, Duration.ofSeconds(1))));
@@ -163,7 +129,7 @@ public final class ProducerMain {
             producer.run();
             producer.drain();
             ChildArgs.reply("STOPPED " + producer.seq + " " + producer.bursts + " " + producer.skippedBursts + " "
-                    + producer.lanesReport());
+                    + producer.lanes.report());
         } finally {
             clients.close();
             if (journal != null) {
@@ -174,17 +140,14 @@ public final class ProducerMain {
     }
 
     private void run() {
-        planner = Thread.currentThread();
+        lanes.plannedBy(Thread.currentThread());
         long nextBurst = System.nanoTime();
         while (true) {
             long now = System.nanoTime();
             if (stopping) {
                 // what was planned and not sent has no receipt and no event, so nothing expects it: a producer
                 // that fell behind stops at once instead of working through its backlog
-                for (Lane lane : lanes.values()) {
-                    lane.pending.clear();
-                    lane.roomAt(now);
-                }
+                lanes.stop(now);
                 return;
             }
             // every burst due by now, counted from when it was due: a wake-up later than planned must not lower
@@ -194,48 +157,15 @@ public final class ProducerMain {
                 double gapSeconds = -Math.log(1 - random.nextDouble()) / burstsPerSecond;
                 nextBurst += (long) (gapSeconds * 1e9);
             }
-            long wake = nextBurst - now;
-            for (Lane lane : lanes.values()) {
-                wake = Math.min(wake, startDue(lane, now));
-            }
-            // a lane without room is woken by the call that completes (see execute)
+            long wake = Math.min(nextBurst - now, lanes.startDue(now, this::execute));
+            // a lane without room is woken by the call that completes
             LockSupport.parkNanos(Math.max(100_000, Math.min(wake, TimeUnit.MILLISECONDS.toNanos(20))));
-        }
-    }
-
-    /**
-     * Starts the lane's calls that are due, as far as it has room; returns how long until its next is due, or
-     * {@link Long#MAX_VALUE} when it has none or no room.
-     */
-    private long startDue(Lane lane, long now) {
-        while (true) {
-            Planned next = lane.pending.peek();
-            if (next == null) {
-                return Long.MAX_VALUE;
-            }
-            if (next.atNanos() - now > 0) {
-                return next.atNanos() - now;
-            }
-            if (lane.underWay.get() >= IN_FLIGHT) {
-                if (!lane.full) {
-                    lane.full = true;
-                    lane.fullSince = now;
-                }
-                return Long.MAX_VALUE;
-            }
-            lane.roomAt(now);
-            lane.pending.poll();
-            lane.underWay.incrementAndGet();
-            lane.calls++;
-            execute(next, lane);
         }
     }
 
     private void planBurst(long now) {
         Deployment deployment = deployments.get(random.nextInt(deployments.size()));
-        PriorityQueue<Planned> pending = Objects.requireNonNull(lanes.get(deployment),
-                "the constructor makes a lane of every deployment").pending;
-        if (pending.size() >= MAX_PENDING) {
+        if (lanes.crowded(deployment)) {
             skippedBursts++;
             return;
         }
@@ -257,7 +187,7 @@ public final class ProducerMain {
                 TopicDefinition topic = topics.get(random.nextInt(topics.size()));
                 batch.add(spec(topic, prefix + Workload.abbreviation(topic) + "." + id + "-" + i));
             }
-            pending.add(new Planned(now, order++, batch, isDurable));
+            lanes.plan(deployment, new Planned(now, order++, batch, isDurable));
             return;
         }
         TopicDefinition topic = topics.get(random.nextInt(topics.size()));
@@ -265,12 +195,12 @@ public final class ProducerMain {
         int sends = random.nextDouble() < 0.4 ? 1 : 2 + random.nextInt(4);
         if (sends > 1 && style < 0.35) {
             // the whole burst in one sendAll: one script call, so every send after the first merges
-            pending.add(new Planned(now, order++, java.util.Collections.nCopies(sends, spec), isDurable));
+            lanes.plan(deployment, new Planned(now, order++, java.util.Collections.nCopies(sends, spec), isDurable));
             return;
         }
         long at = now;
         for (int i = 0; i < sends; i++) {
-            pending.add(new Planned(at, order++, List.of(spec), isDurable));
+            lanes.plan(deployment, new Planned(at, order++, List.of(spec), isDurable));
             at += TimeUnit.MILLISECONDS.toNanos(50 + random.nextInt(151));
         }
     }
@@ -282,7 +212,8 @@ public final class ProducerMain {
         return new Spec(topic, key, workMs, poison, 1000 + random.nextInt(2001));
     }
 
-    private void execute(Planned planned, Lane lane) {
+    /** Starts a planned call; {@code completed} runs once it has completed, whatever came of it. */
+    private void execute(Planned planned, Runnable completed) {
         List<OutgoingMessage> messages = new ArrayList<>(planned.messages().size());
         long[] seqs = new long[planned.messages().size()];
         long[] values = new long[seqs.length];
@@ -324,11 +255,7 @@ public final class ProducerMain {
             for (Spec spec : planned.messages()) {
                 lastOfKey.remove(spec.key(), done);
             }
-            // the planner parks while a lane is full: the call that makes room wakes it
-            Thread waiting = planner;
-            if (lane.underWay.decrementAndGet() == IN_FLIGHT - 1 && waiting != null) {
-                LockSupport.unpark(waiting);
-            }
+            completed.run();
         });
     }
 
@@ -389,32 +316,12 @@ public final class ProducerMain {
      * carries the time waited for room, for the harness to report).
      */
     private void drain() {
-        long deadline = System.nanoTime() + DRAIN.toNanos();
-        while (underWay() > 0 && deadline - System.nanoTime() > 0) {
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
-        }
-        if (underWay() > 0) {
-            System.err.println("producer: " + underWay() + " sends still under way after " + DRAIN.toSeconds()
+        int left = lanes.drain(DRAIN);
+        if (left > 0) {
+            System.err.println("producer: " + left + " sends still under way after " + DRAIN.toSeconds()
                     + " s; their events are missing");
         }
         chained.shutdown();
-    }
-
-    private int underWay() {
-        return lanes.values().stream().mapToInt(lane -> lane.underWay.get()).sum();
-    }
-
-    /** The time waited for room in all, in ms, then {@code <deployment>=<calls started>/<ms waited>} for each. */
-    private String lanesReport() {
-        long waited = 0;
-        StringBuilder each = new StringBuilder();
-        for (Map.Entry<Deployment, Lane> entry : lanes.entrySet()) {
-            long ms = TimeUnit.NANOSECONDS.toMillis(entry.getValue().waitedNanos);
-            waited += ms;
-            each.append(' ').append(entry.getKey().cliName()).append('=').append(entry.getValue().calls).append('/')
-                    .append(ms);
-        }
-        return waited + each.toString();
     }
 
     /**
