@@ -26,7 +26,8 @@ public final class StoredMessages {
         Optional<Progress> reported = progress(progress);
         try {
             Envelope envelope = Envelope.decode(raw);
-            return new StoredMessage(topic, slot, key, state, score, envelope.attempts(), envelope.lastError(),
+            int attempts = state == MessageState.IN_FLIGHT ? envelope.deliveredAttempt() : envelope.attempts();
+            return new StoredMessage(topic, slot, key, state, score, attempts, envelope.lastError(),
                     envelope.headers(), Payloads.shown(envelope.headers(), envelope.payload()), envelope.expireAt() == 0 ? Optional.empty()
                     : Optional.of(Instant.ofEpochMilli(envelope.expireAt())), reported);
         } catch (MalformedEnvelopeException e) {

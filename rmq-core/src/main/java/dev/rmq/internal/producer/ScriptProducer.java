@@ -320,7 +320,8 @@ public final class ScriptProducer implements RmqProducer {
         Duration ttl = message.ttl() != null ? message.ttl() : topic.ttl();
         long notBefore = message.notBeforeTime().map(Instant::toEpochMilli)
                 .orElseGet(() -> message.delay().map(delay -> -delay.toMillis()).orElse(0L));
-        byte[] envelope = Envelope.encodeNew(sealed.headers(), sealed.bytes(), ttl.toMillis(), notBefore);
+        byte[] envelope = Envelope.encodeNew(sealed.headers(), sealed.bytes(),
+                Envelope.sentScore(topic.type(), message.value()), ttl.toMillis(), notBefore);
         RepeatedKey repeated = message.repeatedKey() != null
                 ? message.repeatedKey().checkFor(topic.name(), topic.type()) : topic.repeatedKey();
         return new PreparedSend(topic, slot, message, new SendCall.Message(key, message.value(), envelope, repeated),

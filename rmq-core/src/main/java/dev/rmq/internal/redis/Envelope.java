@@ -1,5 +1,6 @@
 package dev.rmq.internal.redis;
 
+import dev.rmq.topic.TopicType;
 import org.jspecify.annotations.Nullable;
 
 import java.io.ByteArrayOutputStream;
@@ -24,8 +25,10 @@ import java.util.Map;
  * send script reads: a time to live in ms, and a not-before time as an epoch ms or, when negative, a delay. The
  * script makes them absolute and, on a FIFO topic, adds the place.
  *
- * @param attempts  deliveries so far, including the current one when the message is in flight
- * @param score     due time (epoch ms) or priority, as of the last delivery
+ * @param attempts  deliveries so far, including the current one when the message is in flight; a delivered envelope
+ *                  holds 0 on its first delivery, which the scripts send as it was stored (see
+ *                  {@link #deliveredAttempt})
+ * @param score     due time (epoch ms) or priority, as of the last delivery, or as the send wrote it
  * @param expireAt  when its time to live runs out (epoch ms), 0 when it has none
  * @param notBefore for a priority message, when it became visible (epoch ms), 0 when at once
  * @param releases  how many times the program handed it back without an attempt (only the scripts write it)
@@ -63,11 +66,23 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
     /**
      * The envelope of a message being sent: no attempts, no error.
      *
+     * @param score     the score it is sent with where the sender knows it: a priority or a fixed time (see
+     *                  {@link #sentScore}). A message taken for the first time at the score its envelope holds is
+     *                  delivered as it was stored, without a rewrite
      * @param ttlMs     its time to live, 0 for none
      * @param notBefore for a priority message, an epoch ms, a negative delay in ms, or 0 for at once
      */
-    public static byte[] encodeNew(Map<String, String> headers, byte[] payload, long ttlMs, long notBefore) {
-        return encode(0, 0.0, ttlMs, notBefore, "", headers, payload);
+    public static byte[] encodeNew(Map<String, String> headers, byte[] payload, double score, long ttlMs,
+                                   long notBefore) {
+        return encode(0, score, ttlMs, notBefore, "", headers, payload);
+    }
+
+    /**
+     * The score a send's envelope carries: the priority or fixed time it is sent with; 0 for a range-merge message,
+     * whose due time the send script reckons by the Redis clock.
+     */
+    public static double sentScore(TopicType type, long value) {
+        return type == TopicType.RANGE_MERGE ? 0 : value;
     }
 
     /**
@@ -109,9 +124,17 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
         return out.toByteArray();
     }
 
-    /** The attempts an envelope counts, read from its header alone; 0 when it is too short to have one. */
-    public static int attempts(byte[] raw) {
-        return raw.length < FIXED_LENGTH ? 0 : ((raw[2] & 0xFF) << 8) | (raw[3] & 0xFF);
+    /**
+     * The attempt a delivered envelope stands for, read from its header alone. A first delivery comes as the message
+     * was stored, its attempts 0, and is attempt 1; so is an envelope too short to have a header.
+     */
+    public static int deliveredAttempt(byte[] raw) {
+        return raw.length < FIXED_LENGTH ? 1 : Math.max(1, ((raw[2] & 0xFF) << 8) | (raw[3] & 0xFF));
+    }
+
+    /** The attempt this envelope stands for when it was delivered, as {@link #deliveredAttempt(byte[])} reads it. */
+    public int deliveredAttempt() {
+        return Math.max(1, attempts);
     }
 
     /**

@@ -282,7 +282,8 @@ public final class RedisSchedules implements RmqSchedules, AutoCloseable {
         List<ScheduleTickCall.Tick> ticks = new ArrayList<>(messages.size());
         for (Outgoing message : messages) {
             ticks.add(new ScheduleTickCall.Tick(message.tick().tick().toEpochMilli(), message.key(),
-                    message.tick().due().toEpochMilli(), Envelope.encodeNew(message.headers(), message.payload(), 0, 0)));
+                    message.tick().due().toEpochMilli(), Envelope.encodeNew(message.headers(), message.payload(),
+                    message.tick().due().toEpochMilli(), 0, 0)));
         }
         long advanceTo = plan.advanceTo() == null ? 0 : plan.advanceTo().toEpochMilli();
         return new ScheduleTickCall(schedule.name(), keys.wakeChannel(entry.topic.name()), entry.slot.slot(),

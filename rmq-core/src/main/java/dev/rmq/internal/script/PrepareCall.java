@@ -61,7 +61,10 @@ public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fe
     public record Recovered(String key, AckOutcome outcome) {
     }
 
-    /** A message taken: its key and its envelope, with the attempt already counted. */
+    /**
+     * A message taken: its key and its envelope, with the attempt already counted, except on a first delivery sent
+     * as it was stored, whose attempts 0 read as 1 ({@link dev.rmq.internal.redis.Envelope#deliveredAttempt}).
+     */
     public record Message(String key, byte[] envelope) {
     }
 

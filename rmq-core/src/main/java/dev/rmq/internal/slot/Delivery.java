@@ -151,7 +151,7 @@ public class Delivery<T> implements RmqMessage<T> {
 
     @Override
     public int attempt() {
-        return envelope.attempts();
+        return envelope.deliveredAttempt();
     }
 
     @Override

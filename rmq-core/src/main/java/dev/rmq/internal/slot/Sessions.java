@@ -298,7 +298,7 @@ public final class Sessions<T> {
             Instant now = Instant.now();
             boolean taken = !guarantee.leased();
             for (PrepareCall.Message message : polled.messages()) {
-                int attempt = Envelope.attempts(message.envelope());
+                int attempt = Envelope.deliveredAttempt(message.envelope());
                 String sendId = Envelope.header(message.envelope(), MessageJournal.SEND_ID_HEADER);
                 events().emit(() -> new RmqEvent.Delivered(now, topic().name(), session.slot, id(), message.key(),
                         attempt, taken, sendId));

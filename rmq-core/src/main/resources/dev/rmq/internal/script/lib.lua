@@ -84,8 +84,11 @@
 -- Envelope (big-endian): u8 version=2 | u8 flags (its low four bits) | u16 attempts | f64 score | place (8 bytes, flag 4)
 --   | f64 expire-at ms (flag 1) | f64 not-before ms (flag 2) | u16 releases (flag 8) | u16 errlen | err | content
 -- "score" is the due ms or the priority; "content" (headers and payload) is opaque here, only Java reads it.
+-- "attempts" counts a message's deliveries, the current one included while it is in flight; a delivered envelope
+-- whose attempts are 0 is a first delivery, sent as it was stored (see env_bump), and counts as 1.
 -- A dead message's "err" starts with its reason code and byte 31 (see dead_err).
--- Java writes the envelope of a send. The time fields it writes are relative (a time to live; a not-before
+-- Java writes the envelope of a send, with its score where the sender knows it (a priority, a fixed time; a
+-- range-merge's due time is the send script's). The time fields it writes are relative (a time to live; a not-before
 -- time that is an epoch ms, or when negative a delay): the send script makes them absolute by the Redis clock.
 -- The lease deadline in prepare doubles as the delivery token: an ack must quote it,
 -- so an ack from a delivery whose lease was recovered and redelivered is refused.
@@ -289,15 +292,22 @@ local function env_write(m)
         .. struct.pack('>H', #err) .. err .. m.content
 end
 
--- The envelope with one more attempt and a new score, the rest of its bytes kept as they are: the cheap
--- rewrite of every delivery. Returns it and its flags; nil when the bytes are not an envelope this version reads.
+-- The envelope of a delivery: one more attempt and the score it was taken at, the rest of its bytes kept as they
+-- are. A message never delivered before whose envelope already holds that score (Java writes a priority or a fixed
+-- time into a send's) goes as it is stored, its attempts 0: a delivered envelope's 0 stands for this first attempt,
+-- and whatever reads one (fail, Java's decoding of a delivery or of an in-flight message) counts it as 1. Most
+-- deliveries are first ones, and the rewrite costs a copy of the whole envelope, which a large poll pays per
+-- message. Returns the envelope and its flags; nil when the bytes are not an envelope this version reads.
 local function env_bump(env, score)
     if #env < ENV_FIXED + 2 then
         return nil
     end
-    local version, flags, attempts = struct.unpack('>BBH', env)
+    local version, flags, attempts, stored = struct.unpack('>BBHd', env)
     if version ~= ENV_VERSION then
         return nil
+    end
+    if attempts == 0 and stored == score then
+        return env, flags
     end
     return struct.pack('>BBHd', ENV_VERSION, flags, math.min(attempts + 1, 65535), score) .. string.sub(env, 13), flags
 end
@@ -592,6 +602,11 @@ local function fail(key, err, policy, mode)
         bury_raw(key, env, err, policy)
         unpark(typ, key)
         return 'dead'
+    end
+    if m.attempts == 0 then
+        -- a first delivery, its envelope delivered as stored (see env_bump): the attempt counts from here on
+        m.attempts = 1
+        env = env_write(m)
     end
     if mode == 'D' or mode == 'X' or mode == 'Y' or m.attempts > policy.max_retries then
         local reason = mode == 'D' and 'handler_verdict' or mode == 'X' and 'undecodable'

@@ -35,7 +35,7 @@
 --                   ack.lua's outcome
 --   messages[]      the messages taken, in consume order, each:
 --     key           its key
---     envelope      its envelope, the attempt already counted
+--     envelope      its envelope, the attempt already counted: attempts 0 is a first delivery (see env_bump)
 --   recovered[]     the deliveries whose lease had run out, ended as failed attempts, in order, each:
 --     key           the message key
 --     outcome       one of: retry dead expired merged gone

@@ -83,9 +83,9 @@ class SendPlanTests {
 
     @Test
     void whatNeedsSendControlledGoesSlotBySlotAndTheRestStillShare() {
-        SendCall.Message later = new SendCall.Message("later", 5, Envelope.encodeNew(Map.of(), bytes("later"), 0,
+        SendCall.Message later = new SendCall.Message("later", 5, Envelope.encodeNew(Map.of(), bytes("later"), 0, 0,
                 -60_000));
-        SendCall.Message kept = new SendCall.Message("kept", 5, Envelope.encodeNew(Map.of(), bytes("kept"), 0, 0),
+        SendCall.Message kept = new SendCall.Message("kept", 5, Envelope.encodeNew(Map.of(), bytes("kept"), 0, 0, 0),
                 RepeatedKey.KEEP_FIRST);
         List<SendPlan.Item> items = List.of(item(ORDERS, 1, "a"), new SendPlan.Item(ORDERS, LAYOUT.slot("orders", 2),
                 later), item(ORDERS, 3, "b"), new SendPlan.Item(ORDERS, LAYOUT.slot("orders", 4), kept),
@@ -111,7 +111,7 @@ class SendPlanTests {
         }
         // the slot's second chunk (its messages 256 on) holds one with a not-before time
         items.set(3 + 299, new SendPlan.Item(ORDERS, LAYOUT.slot("orders", 1), new SendCall.Message("one-299", 5,
-                Envelope.encodeNew(Map.of(), bytes("later"), 0, -60_000))));
+                Envelope.encodeNew(Map.of(), bytes("later"), 0, 0, -60_000))));
 
         List<SendPlan.Call> calls = new SendPlan(LAYOUT, () -> true).calls(items);
 
@@ -138,7 +138,7 @@ class SendPlanTests {
 
     private static SendPlan.Item item(TopicDefinition topic, int slot, String key) {
         return new SendPlan.Item(topic, LAYOUT.slot(topic.name(), slot), new SendCall.Message(key, 5,
-                Envelope.encodeNew(Map.of(), bytes(key), 0, 0)));
+                Envelope.encodeNew(Map.of(), bytes(key), 0, 0, 0)));
     }
 
     private static byte[] bytes(String text) {

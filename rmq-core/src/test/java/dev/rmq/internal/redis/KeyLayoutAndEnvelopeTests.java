@@ -94,7 +94,7 @@ class KeyLayoutAndEnvelopeTests {
         headers.put("trace", "abc");
         headers.put("ünï", "{}\u0000");
         byte[] payload = {0, 1, 2, (byte) 0xFF};
-        Envelope decoded = Envelope.decode(Envelope.encodeNew(headers, payload, 0, 0));
+        Envelope decoded = Envelope.decode(Envelope.encodeNew(headers, payload, 0, 0, 0));
         assertThat(decoded.attempts()).isZero();
         assertThat(decoded.lastError()).isEmpty();
         assertThat(decoded.expireAt()).isZero();
@@ -105,12 +105,12 @@ class KeyLayoutAndEnvelopeTests {
 
     @Test
     void aSendsEnvelopeCarriesItsTimeToLiveAndNotBeforeTimeForTheScriptToMakeAbsolute() {
-        byte[] sent = Envelope.encodeNew(Map.of(), new byte[] {1}, 5_000, -250);
+        byte[] sent = Envelope.encodeNew(Map.of(), new byte[] {1}, 0, 5_000, -250);
         assertThat(sent[1]).as("flags: expires, not before").isEqualTo((byte) 3);
         java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(sent, 12, 16);
         assertThat(in.getDouble()).isEqualTo(5_000);
         assertThat(in.getDouble()).isEqualTo(-250);
-        assertThat(Envelope.encodeNew(Map.of(), new byte[] {1}, 0, 0)[1]).as("no control").isZero();
+        assertThat(Envelope.encodeNew(Map.of(), new byte[] {1}, 0, 0, 0)[1]).as("no control").isZero();
     }
 
     @Test
@@ -134,7 +134,7 @@ class KeyLayoutAndEnvelopeTests {
         headers.put("wanted", "it");
         byte[] content = content(headers, new byte[] {7, 8});
         for (byte[] envelope : new byte[][] {stored(1_700_000_000_000L, 42, 3, "boom", content),
-                stored(0, 0, 1, "", content), Envelope.encodeNew(headers, new byte[] {7}, 5_000, -10)}) {
+                stored(0, 0, 1, "", content), Envelope.encodeNew(headers, new byte[] {7}, 0, 5_000, -10)}) {
             assertThat(Envelope.header(envelope, "wanted")).isEqualTo("it");
             assertThat(Envelope.header(envelope, "first")).isEqualTo("1");
             assertThat(Envelope.header(envelope, "absent")).isNull();
@@ -147,7 +147,7 @@ class KeyLayoutAndEnvelopeTests {
 
     /** The content (headers and payload) of an envelope Java writes, cut out of it. */
     private static byte[] content(Map<String, String> headers, byte[] payload) {
-        byte[] sent = Envelope.encodeNew(headers, payload, 0, 0);
+        byte[] sent = Envelope.encodeNew(headers, payload, 0, 0, 0);
         return java.util.Arrays.copyOfRange(sent, 14, sent.length);
     }
 
@@ -174,7 +174,7 @@ class KeyLayoutAndEnvelopeTests {
     void refusesBytesThatAreNotAnEnvelope() {
         assertThatThrownBy(() -> Envelope.decode(new byte[] {1, 2}))
                 .isInstanceOf(MalformedEnvelopeException.class).hasMessageContaining("shorter than its 14-byte header");
-        byte[] wrongVersion = Envelope.encodeNew(Map.of(), new byte[0], 0, 0);
+        byte[] wrongVersion = Envelope.encodeNew(Map.of(), new byte[0], 0, 0, 0);
         wrongVersion[0] = 9;
         assertThatThrownBy(() -> Envelope.decode(wrongVersion))
                 .isInstanceOf(MalformedEnvelopeException.class).hasMessageContaining("version 9 is not supported");

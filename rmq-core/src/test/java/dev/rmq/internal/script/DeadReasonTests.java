@@ -73,7 +73,7 @@ class DeadReasonTests extends StandaloneRedisTest {
 
     @Test
     void aDeadMessageStoredBeforeReasonsWereKeptReadsAsUnknownWithItsWholeError() {
-        byte[] old = Envelope.encodeNew(Map.of(), "x".getBytes(StandardCharsets.UTF_8), 0, 0);
+        byte[] old = Envelope.encodeNew(Map.of(), "x".getBytes(StandardCharsets.UTF_8), 0, 0, 0);
         Envelope decoded = Envelope.decode(old);
         assertThat(decoded.deadReason()).isEmpty();
         assertThat(DeadReason.of(decoded.deadReason())).isEqualTo(DeadReason.UNKNOWN);
@@ -82,7 +82,7 @@ class DeadReasonTests extends StandaloneRedisTest {
 
     private void send(String key, long ttlMs) {
         Futures.join(scripts.run(keys, SendCall.of(TopicType.PRIORITY, "rmq:wake:jobs", 0, 0, 10_000, false,
-                List.of(new SendCall.Message(key, 30, Envelope.encodeNew(Map.of(), key.getBytes(StandardCharsets.UTF_8),
+                List.of(new SendCall.Message(key, 30, Envelope.encodeNew(Map.of(), key.getBytes(StandardCharsets.UTF_8), 0,
                         ttlMs, 0))))));
     }
 

@@ -53,7 +53,7 @@ class PriorityTakeTests extends StandaloneRedisTest {
             Envelope envelope = Envelope.decode(message.envelope());
             gotKeys.add(message.key());
             gotPriorities.add((long) envelope.score());
-            assertThat(envelope.attempts()).as("the attempt the delivery counts").isEqualTo(1);
+            assertThat(envelope.deliveredAttempt()).as("the attempt the delivery counts").isEqualTo(1);
         }
         assertThat(gotKeys).isEqualTo(keys.subList(0, taken));
         assertThat(gotPriorities).isEqualTo(priorities.subList(0, taken));

@@ -25,9 +25,12 @@ final class SendMessages {
         };
     }
 
-    /** A message with one header and {@code payload}, and a time to live of {@code ttlMs} (0 for none). */
+    /**
+     * A message with one header and {@code payload}, and a time to live of {@code ttlMs} (0 for none). Its envelope's
+     * score is 0, as a range-merge send's: the send scripts set the score from the value, and read none from it.
+     */
     static SendCall.Message message(String key, long value, String payload, long ttlMs) {
         return new SendCall.Message(key, value, Envelope.encodeNew(Map.of("h", payload), payload.getBytes(
-                StandardCharsets.UTF_8), ttlMs, 0));
+                StandardCharsets.UTF_8), 0, ttlMs, 0));
     }
 }
