@@ -27,14 +27,17 @@ final class HeldSlots {
         final String token;
         /** Which claim took it, counted by {@link HeldSlots#claimsMade()}. */
         final long claim;
+        /** The ZooKeeper session its owner znode belongs to. */
+        final long session;
         /** The revoke that paused polling it; null while it is polled. */
         @Nullable CompletionStage<Void> paused;
         boolean releasing;
 
-        private Held(SlotOwner worker, String token, long claim) {
+        private Held(SlotOwner worker, String token, long claim, long session) {
             this.worker = worker;
             this.token = token;
             this.claim = claim;
+            this.session = session;
         }
     }
 
@@ -42,9 +45,9 @@ final class HeldSlots {
     private final AtomicLong claimsMade = new AtomicLong();
     private volatile int count;
 
-    /** Records a slot just claimed. */
-    void add(int slot, SlotOwner worker, String token) {
-        held.put(slot, new Held(worker, token, claimsMade.incrementAndGet()));
+    /** Records a slot just claimed in ZooKeeper session {@code session}. */
+    void add(int slot, SlotOwner worker, String token, long session) {
+        held.put(slot, new Held(worker, token, claimsMade.incrementAndGet(), session));
         count = held.size();
     }
 
@@ -95,13 +98,19 @@ final class HeldSlots {
     }
 
     /**
-     * LOST: the session and its ephemeral znodes are gone; gives up every slot claimed in it. Had the change been
-     * taken for all that is held, the claims a reconcile made in the new session would be revoked, and the next
-     * reconcile would claim them again and fence its own workers in the middle of their batches.
+     * LOST: the session and its ephemeral znodes are gone; gives up every slot claimed in it: those claimed before
+     * the change, and any other whose owner znode is not of {@code session}, the client's session now (a claim
+     * that the change overtook between its znode and its record here). Had the change been taken for all that is
+     * held, the claims a reconcile made in the new session would be revoked, and the next reconcile would claim
+     * them again and fence its own workers in the middle of their batches.
      */
-    void lose(long claimedBefore) {
-        pause(claimedBefore);
-        held.values().removeIf(h -> h.claim <= claimedBefore);
+    void lose(long claimedBefore, long session) {
+        held.forEach((slot, h) -> {
+            if (h.paused == null && (h.claim <= claimedBefore || h.session != session)) {
+                h.paused = h.worker.revoke(slot);
+            }
+        });
+        held.values().removeIf(h -> h.claim <= claimedBefore || h.session != session);
         count = held.size();
     }
 }

@@ -35,13 +35,24 @@ final class SlotClaims {
     }
 
     /**
-     * Creates the slot's owner znode with {@code token}, then writes the token as the slot's fence in Redis.
-     * Empty when another owner still holds the znode (its deletion brings the caller back).
+     * A slot claimed: what taking its fence found, and the ZooKeeper session its owner znode belongs to, which
+     * holds the slot for as long as it lives.
      */
-    Optional<SlotFencing.Taken> claim(TopicDefinition topic, int slot, String token) throws Exception {
+    record Claimed(SlotFencing.Taken taken, long session) {
+    }
+
+    /**
+     * Creates the slot's owner znode with {@code token}, then writes the token as the slot's fence in Redis.
+     * Empty when another owner still holds the znode (its deletion brings the caller back), and when the session
+     * that created the znode ended before the fence was written: the znode went with it, so another instance may
+     * claim the slot at any moment, and a worker polling it would be fenced out in the middle of its batch. The
+     * next reconcile claims it again in the session the client has then.
+     */
+    Optional<Claimed> claim(TopicDefinition topic, int slot, String token) throws Exception {
         String ownerPath = membership.paths().owner(topic.name(), slot);
+        Stat created = new Stat();
         try {
-            curator.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL)
+            curator.create().storingStatIn(created).creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL)
                     .withACL(membership.acl()).forPath(ownerPath, token.getBytes(StandardCharsets.UTF_8));
         } catch (KeeperException.NodeExistsException e) {
             deleteIfStrandedByThisSession(ownerPath);
@@ -55,6 +66,13 @@ final class SlotClaims {
             deleteInBackground(ownerPath);
             throw e;
         }
+        long session = created.getEphemeralOwner();
+        if (session != currentSession()) {
+            log.info("topic {} slot {}: the ZooKeeper session that claimed it ended before its fence was written;"
+                    + " it is claimed again in the new session", topic.name(), slot);
+            fencing.give(topic, slot, token);
+            return Optional.empty();
+        }
         if (!taken.previousToken().isEmpty()) {
             log.info("topic {} slot {}: taken over from {} without a release", topic.name(), slot,
                     Ownership.workerOf(taken.previousToken().getBytes(StandardCharsets.UTF_8)));
@@ -63,7 +81,41 @@ final class SlotClaims {
             log.info("topic {} slot {}: polling starts in {} ms, when the leases a cut-off worker may still be"
                     + " working on are over", topic.name(), slot, taken.holdOff().toMillis());
         }
-        return Optional.of(taken);
+        return Optional.of(new Claimed(taken, session));
+    }
+
+    /**
+     * Makes sure a member znode of this instance is there, in the client's session now. A member znode of a session
+     * that ended stays until ZooKeeper ends that session, when its timeout is over: left as it is, the member would
+     * vanish then, and the other instances would plan its slots away. It is made again in this session.
+     */
+    void ensureMember(String path) throws Exception {
+        Stat stat = curator.checkExists().forPath(path);
+        if (stat != null && stat.getEphemeralOwner() != currentSession()) {
+            try {
+                curator.delete().withVersion(stat.getVersion()).forPath(path);
+            } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
+                // gone or changed meanwhile: the create below, or the next reconcile, settles it
+            }
+            stat = null;
+        }
+        if (stat == null) {
+            try {
+                curator.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL)
+                        .withACL(membership.acl()).forPath(path, membership.origin().getBytes(StandardCharsets.UTF_8));
+            } catch (KeeperException.NodeExistsException e) {
+                // created by an earlier tick of this session
+            }
+        }
+    }
+
+    /** The id of the client's ZooKeeper session now; 0 while it has none. */
+    long currentSession() {
+        try {
+            return curator.getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception e) {
+            return 0;
+        }
     }
 
     /**

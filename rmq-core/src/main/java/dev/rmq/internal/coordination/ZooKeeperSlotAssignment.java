@@ -9,13 +9,10 @@ import dev.rmq.topic.TopicDefinition;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.state.ConnectionState;
-import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -201,7 +198,7 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
                 }
                 case LOST -> {
                     suspended = true;
-                    held.lose(claimedBefore);
+                    held.lose(claimedBefore, claims.currentSession());
                 }
                 case CONNECTED, RECONNECTED -> {
                     suspended = false;
@@ -296,15 +293,7 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
     private void ensureMembers() throws Exception {
         TopicDefinition definition = started();
         for (String member : workers.keySet()) {
-            String path = paths.member(definition.name(), member);
-            if (curator.checkExists().forPath(path) == null) {
-                try {
-                    curator.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL)
-                            .withACL(membership.acl()).forPath(path, membership.origin().getBytes(StandardCharsets.UTF_8));
-                } catch (KeeperException.NodeExistsException e) {
-                    // created by an earlier tick of this session
-                }
-            }
+            claims.ensureMember(paths.member(definition.name(), member));
         }
     }
 
@@ -320,10 +309,10 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
 
     private void acquire(int slot, SlotOwner worker) throws Exception {
         String token = memberId(worker) + "/" + UUID.randomUUID();
-        Optional<SlotFencing.Taken> taken = claims.claim(started(), slot, token);
-        if (taken.isPresent()) {
-            held.add(slot, worker, token);
-            worker.assign(slot, token, taken.get().holdOff());
+        Optional<SlotClaims.Claimed> claimed = claims.claim(started(), slot, token);
+        if (claimed.isPresent()) {
+            held.add(slot, worker, token, claimed.get().session());
+            worker.assign(slot, token, claimed.get().taken().holdOff());
         }
     }
 

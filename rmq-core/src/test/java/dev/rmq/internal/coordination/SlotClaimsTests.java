@@ -1,0 +1,168 @@
+package dev.rmq.internal.coordination;
+
+import dev.rmq.RmqClient;
+import dev.rmq.StandaloneRedisTest;
+import dev.rmq.consumer.SlotFencing;
+import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicType;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A slot is claimed in ZooKeeper (its ephemeral owner znode) and then in Redis (its fencing token). When the session
+ * ends between the two, the znode goes with it while the claim goes on in a new session: the claim must not stand,
+ * or its worker would poll a slot that any other instance may claim, and be fenced out in the middle of a batch.
+ */
+class SlotClaimsTests extends StandaloneRedisTest {
+
+    private static final TopicDefinition TOPIC = TopicDefinition.builder("claims", TopicType.PRIORITY).slotAmount(2)
+            .build();
+
+    private TestingServer zookeeper;
+    private CuratorFramework curator;
+    private RmqClient rmq;
+
+    @BeforeEach
+    void start() throws Exception {
+        zookeeper = new TestingServer();
+        curator = CuratorFrameworkFactory.builder().connectString(zookeeper.getConnectString()).sessionTimeoutMs(4000)
+                .connectionTimeoutMs(2000).retryPolicy(new ExponentialBackoffRetry(100, 5, 1000)).build();
+        curator.start();
+        curator.blockUntilConnected();
+        rmq = RmqClient.builder(redisson).topic(TOPIC).build();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        try {
+            rmq.close();
+            curator.close();
+        } finally {
+            zookeeper.close();
+        }
+    }
+
+    @Test
+    void aClaimWhoseSessionEndedBeforeItsFenceWasWrittenDoesNotStand() throws Exception {
+        SlotClaims claims = new SlotClaims(curator, membership(), new ExpiringFirst(rmq.slotFencing()));
+        long before = claims.currentSession();
+
+        Optional<SlotClaims.Claimed> claimed = claims.claim(TOPIC, 0, "i1-w0/first");
+
+        assertThat(claimed).as("claimed in a session that ended meanwhile").isEmpty();
+        assertThat(claims.currentSession()).isNotEqualTo(before).isNotZero();
+        Stat left = curator.checkExists().forPath(ownerPath(0));
+        if (left != null) {
+            // ZooKeeper ends a session whose client went away once its timeout is over: until then its znodes stay
+            assertThat(left.getEphemeralOwner()).as("the znode is the ended session's").isEqualTo(before);
+        }
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(redis.command("GET", "rmq:owner{claims_0}"))
+                .as("the fence it wrote, given back (cleared)").isEqualTo(""));
+
+        // claimed again once the ended session's znode is gone
+        AtomicReference<Optional<SlotClaims.Claimed>> claimedAgain = new AtomicReference<>(Optional.empty());
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            claimedAgain.set(claims.claim(TOPIC, 0, "i1-w0/second"));
+            return claimedAgain.get().isPresent();
+        });
+        Optional<SlotClaims.Claimed> again = claimedAgain.get();
+        assertThat(again).isPresent();
+        assertThat(again.get().session()).isEqualTo(claims.currentSession());
+        Stat owner = curator.checkExists().forPath(ownerPath(0));
+        assertThat(owner).isNotNull();
+        assertThat(owner.getEphemeralOwner()).isEqualTo(again.get().session());
+        assertThat(redis.command("GET", "rmq:owner{claims_0}")).isEqualTo("i1-w0/second");
+    }
+
+    @Test
+    void aClaimInALiveSessionStandsWithThatSession() throws Exception {
+        SlotClaims claims = new SlotClaims(curator, membership(), rmq.slotFencing());
+
+        Optional<SlotClaims.Claimed> claimed = claims.claim(TOPIC, 1, "i1-w0/only");
+
+        assertThat(claimed).isPresent();
+        assertThat(claimed.get().session()).isEqualTo(curator.getZookeeperClient().getZooKeeper().getSessionId());
+        assertThat(claimed.get().taken().previousToken()).isEmpty();
+        assertThat(redis.command("GET", "rmq:owner{claims_1}")).isEqualTo("i1-w0/only");
+    }
+
+    @Test
+    void aMemberLeftByASessionThatEndedIsMadeAgainInTheNewOne() throws Exception {
+        SlotClaims claims = new SlotClaims(curator, membership(), rmq.slotFencing());
+        String member = new ZkPaths("/rmq").member(TOPIC.name(), "i1-w0");
+        claims.ensureMember(member);
+        long before = claims.currentSession();
+        assertThat(curator.checkExists().forPath(member).getEphemeralOwner()).isEqualTo(before);
+
+        new ExpiringFirst(rmq.slotFencing()).expireSessionAndWaitForTheNext();
+        claims.ensureMember(member);
+
+        Stat now = curator.checkExists().forPath(member);
+        assertThat(now).isNotNull();
+        assertThat(now.getEphemeralOwner()).as("made again in the new session").isEqualTo(claims.currentSession())
+                .isNotEqualTo(before);
+    }
+
+    private static Membership membership() {
+        return new Membership(new ZkPaths("/rmq"), null, "i1", "test", null);
+    }
+
+    private static String ownerPath(int slot) {
+        return new ZkPaths("/rmq").owner(TOPIC.name(), slot);
+    }
+
+    /**
+     * The real fencing, but its first take waits until the client's session has expired and a new one has begun:
+     * the moment of a claim that a session expiry cuts in two.
+     */
+    private final class ExpiringFirst implements SlotFencing {
+
+        private final SlotFencing redisFencing;
+        private boolean expired;
+
+        ExpiringFirst(SlotFencing redisFencing) {
+            this.redisFencing = redisFencing;
+        }
+
+        @Override
+        public CompletionStage<Taken> take(TopicDefinition topic, int slot, String token) {
+            if (!expired) {
+                expired = true;
+                expireSessionAndWaitForTheNext();
+            }
+            return redisFencing.take(topic, slot, token);
+        }
+
+        @Override
+        public CompletionStage<Boolean> give(TopicDefinition topic, int slot, String token) {
+            return redisFencing.give(topic, slot, token);
+        }
+
+        private void expireSessionAndWaitForTheNext() {
+            try {
+                long old = curator.getZookeeperClient().getZooKeeper().getSessionId();
+                curator.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+                await().atMost(Duration.ofSeconds(10)).until(() -> {
+                    long now = curator.getZookeeperClient().getZooKeeper().getSessionId();
+                    return now != 0 && now != old && curator.getZookeeperClient().isConnected();
+                });
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+}
