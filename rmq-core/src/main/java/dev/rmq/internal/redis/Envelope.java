@@ -26,7 +26,7 @@ import java.util.Map;
  * script makes them absolute and, on a FIFO topic, adds the place.
  *
  * @param attempts  deliveries so far, including the current one when the message is in flight; a delivered envelope
- *                  holds 0 on its first delivery, which the scripts send as it was stored (see
+ *                  may hold 0 on its first delivery, which the scripts then send as it was stored (see
  *                  {@link #deliveredAttempt})
  * @param score     due time (epoch ms) or priority, as of the last delivery, or as the send wrote it
  * @param expireAt  when its time to live runs out (epoch ms), 0 when it has none

@@ -293,11 +293,11 @@ local function env_write(m)
 end
 
 -- The envelope of a delivery: one more attempt and the score it was taken at, the rest of its bytes kept as they
--- are. A message never delivered before whose envelope already holds that score (Java writes a priority or a fixed
--- time into a send's) goes as it is stored, its attempts 0: a delivered envelope's 0 stands for this first attempt,
--- and whatever reads one (fail, Java's decoding of a delivery or of an in-flight message) counts it as 1. Most
--- deliveries are first ones, and the rewrite costs a copy of the whole envelope, which a large poll pays per
--- message. Returns the envelope and its flags; nil when the bytes are not an envelope this version reads.
+-- are. A message with no attempt counted yet (new, released, put back) whose envelope already holds that score
+-- goes as it is stored, its attempts 0: every envelope a script writes holds its score, and Java writes a
+-- priority or a fixed time into a send's. A delivered envelope's 0 stands for this first attempt, and whatever
+-- reads one (fail, Java's decoding of a delivery or of an in-flight message) counts it as 1. Most deliveries are
+-- first ones, and the rewrite costs a copy of the whole envelope, which a large poll pays per message. Returns the envelope and its flags; nil when the bytes are not an envelope this version reads.
 local function env_bump(env, score)
     if #env < ENV_FIXED + 2 then
         return nil

@@ -13,10 +13,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+import static org.awaitility.Awaitility.await;
 
 /**
  * A message's first delivery goes out as its envelope was stored when that envelope already holds the score it is
@@ -122,18 +125,59 @@ class FirstDeliveryTests extends StandaloneRedisTest {
         assertThat(Envelope.deliveredAttempt(again.envelope())).isEqualTo(1);
     }
 
+    @Test
+    void aFirstDeliveryWhoseLeaseRunsOutIsRecoveredAsAFailedAttempt() {
+        RetryPolicy policy = policy(TopicType.PRIORITY, 3);
+        send(TopicType.PRIORITY, "m", 30, 30);
+        PrepareCall.Polled first = poll(policy, 1);
+        assertThat(Envelope.decode(onlyMessage(first).envelope()).attempts()).isZero();
+        long leaseOver = first.token() / 1000 + 1;
+        await().atMost(Duration.ofSeconds(2)).until(() -> redisTimeMs() > leaseOver);
+
+        PrepareCall.Polled next = poll(policy, 60_000);
+
+        assertThat(next.recovered()).extracting(PrepareCall.Recovered::key, PrepareCall.Recovered::outcome)
+                .containsExactly(tuple("m", AckOutcome.RETRY));
+        Envelope waiting = Envelope.decode(found(TopicType.PRIORITY, "m").envelope());
+        assertThat(waiting.attempts()).as("the recovered first delivery, counted").isEqualTo(1);
+        assertThat(waiting.lastError()).contains("lease expired");
+    }
+
+    @Test
+    void aFirstDeliveryThatFailsAfterItsTimeToLiveDiesCountedAsItsAttempt() {
+        RetryPolicy policy = policy(TopicType.PRIORITY, 3);
+        send(TopicType.PRIORITY, "m", 30, 30, 200);
+        PrepareCall.Polled polled = poll(policy, 60_000);
+        assertThat(Envelope.decode(onlyMessage(polled).envelope()).attempts()).isZero();
+        long sent = redisTimeMs();
+        await().atMost(Duration.ofSeconds(2)).until(() -> redisTimeMs() > sent + 250);
+
+        assertThat(ack(policy, AckCall.Op.ROLL_BACK, "m", polled.token(), "too late")).isEqualTo(AckOutcome.EXPIRED);
+        GetCall.Found dead = found(TopicType.PRIORITY, "m");
+        assertThat(dead.state()).isEqualTo(MessageState.DEAD);
+        assertThat(Envelope.decode(dead.envelope()).attempts()).isEqualTo(1);
+    }
+
     private static RetryPolicy policy(TopicType type, int maxRetries) {
         return new RetryPolicy(type.scriptCode(), maxRetries, 10, 1.0, 10, 0, 0, 3, "dead");
     }
 
     private void send(TopicType type, String key, long value, double score) {
-        byte[] envelope = Envelope.encodeNew(Map.of("h", "v"), key.getBytes(StandardCharsets.UTF_8), score, 0, 0);
+        send(type, key, value, score, 0);
+    }
+
+    private void send(TopicType type, String key, long value, double score, long ttlMs) {
+        byte[] envelope = Envelope.encodeNew(Map.of("h", "v"), key.getBytes(StandardCharsets.UTF_8), score, ttlMs, 0);
         Futures.join(scripts.run(keys, SendCall.of(type, "rmq:wake:first", 0, 0, 10_000, false,
                 List.of(new SendCall.Message(key, value, envelope)))));
     }
 
     private PrepareCall.Polled poll(RetryPolicy policy) {
-        return Futures.join(scripts.run(keys, new PrepareCall(policy, 10, 60_000, "", 1000, 100, false, null)));
+        return poll(policy, 60_000);
+    }
+
+    private PrepareCall.Polled poll(RetryPolicy policy, long leaseMs) {
+        return Futures.join(scripts.run(keys, new PrepareCall(policy, 10, leaseMs, "", 1000, 100, false, null)));
     }
 
     private AckOutcome ack(RetryPolicy policy, AckCall.Op op, String key, long token, String reason) {

@@ -27,7 +27,8 @@ final class SendMessages {
 
     /**
      * A message with one header and {@code payload}, and a time to live of {@code ttlMs} (0 for none). Its envelope's
-     * score is 0, as a range-merge send's: the send scripts set the score from the value, and read none from it.
+     * score is 0, as a range-merge send's: send.lua stores it so, and a priority or fixed-time message sent with it
+     * is rewritten at its first delivery, as one stored before envelopes carried their score.
      */
     static SendCall.Message message(String key, long value, String payload, long ttlMs) {
         return new SendCall.Message(key, value, Envelope.encodeNew(Map.of("h", payload), payload.getBytes(
