@@ -215,6 +215,26 @@ class CoordinationBasicsTests {
     }
 
     @Test
+    void aTakeOfAnEarlierClaimDoesNotFenceOutTheOwnerOfALaterOne() {
+        RmqClient rmq = RmqClient.builder(redisson()).topic(topic(TopicType.PRIORITY, 1)).build();
+        SlotFencing fence = rmq.slotFencing();
+        TopicDefinition orders = rmq.topics().require("orders");
+
+        assertThat(Futures.join(fence.take(orders, 0, "b/1#0000000000000020")).superseded()).isFalse();
+        // a's claim came first, but its take arrives late
+        SlotFencing.Taken late = Futures.join(fence.take(orders, 0, "a/1#000000000000001f"));
+        assertThat(late.superseded()).isTrue();
+        assertThat(late.previousToken()).isEqualTo("b/1#0000000000000020");
+        assertThat(redis.command("GET", "rmq:owner{orders_0}")).isEqualTo("b/1#0000000000000020");
+
+        // a later claim takes it, and so does a token without an order (a slot assignment of its own)
+        assertThat(Futures.join(fence.take(orders, 0, "c/1#0000000000000021")).previousToken())
+                .isEqualTo("b/1#0000000000000020");
+        assertThat(Futures.join(fence.take(orders, 0, "d/1")).superseded()).isFalse();
+        assertThat(redis.command("GET", "rmq:owner{orders_0}")).isEqualTo("d/1");
+    }
+
+    @Test
     void anAtMostOnceBatchHoldsOffANewOwnerForItsLeaseThoughItLeftRedis() {
         RedissonClient redisson = redisson();
         TopicDefinition ticks = TopicDefinition.builder("orders", TopicType.PRIORITY).slotAmount(1)

@@ -24,7 +24,10 @@ final class HeldSlots {
     /** A slot this instance holds: the worker polling it, the token, and whether polling is paused. */
     static final class Held {
         final SlotOwner worker;
+        /** The claim's token, which its owner znode holds. */
         final String token;
+        /** The fencing token its worker polls with: the claim's token and its order. */
+        final String fence;
         /** Which claim took it, counted by {@link HeldSlots#claimsMade()}. */
         final long claim;
         /** The ZooKeeper session its owner znode belongs to. */
@@ -33,9 +36,10 @@ final class HeldSlots {
         @Nullable CompletionStage<Void> paused;
         boolean releasing;
 
-        private Held(SlotOwner worker, String token, long claim, long session) {
+        private Held(SlotOwner worker, String token, String fence, long claim, long session) {
             this.worker = worker;
             this.token = token;
+            this.fence = fence;
             this.claim = claim;
             this.session = session;
         }
@@ -45,9 +49,9 @@ final class HeldSlots {
     private final AtomicLong claimsMade = new AtomicLong();
     private volatile int count;
 
-    /** Records a slot just claimed in ZooKeeper session {@code session}. */
-    void add(int slot, SlotOwner worker, String token, long session) {
-        held.put(slot, new Held(worker, token, claimsMade.incrementAndGet(), session));
+    /** Records a slot just claimed in ZooKeeper session {@code session}, its worker polling with {@code fence}. */
+    void add(int slot, SlotOwner worker, String token, String fence, long session) {
+        held.put(slot, new Held(worker, token, fence, claimsMade.incrementAndGet(), session));
         count = held.size();
     }
 

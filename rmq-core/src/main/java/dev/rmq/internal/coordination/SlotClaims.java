@@ -35,10 +35,11 @@ final class SlotClaims {
     }
 
     /**
-     * A slot claimed: what taking its fence found, and the ZooKeeper session its owner znode belongs to, which
-     * holds the slot for as long as it lives.
+     * A slot claimed: what taking its fence found, the fencing token the worker polls with (the claim's token and
+     * its order, see {@link SlotFencing}), and the ZooKeeper session its owner znode belongs to, which holds the
+     * slot for as long as it lives.
      */
-    record Claimed(SlotFencing.Taken taken, long session) {
+    record Claimed(SlotFencing.Taken taken, String fence, long session) {
     }
 
     /**
@@ -46,7 +47,9 @@ final class SlotClaims {
      * Empty when another owner still holds the znode (its deletion brings the caller back), and when the session
      * that created the znode ended before the fence was written: the znode went with it, so another instance may
      * claim the slot at any moment, and a worker polling it would be fenced out in the middle of its batch. The
-     * next reconcile claims it again in the session the client has then.
+     * next reconcile claims it again in the session the client has then. Empty as well when the fence refused the
+     * claim, as a later one holds the slot: this claim's znode went, and the slot was claimed again, while its
+     * fence was on its way.
      */
     Optional<Claimed> claim(TopicDefinition topic, int slot, String token) throws Exception {
         String ownerPath = membership.paths().owner(topic.name(), slot);
@@ -58,19 +61,27 @@ final class SlotClaims {
             deleteIfStrandedByThisSession(ownerPath);
             return Optional.empty();
         }
+        // the znode's creation zxid orders the claims of the slot, which the fence compares
+        String fence = token + "#" + String.format("%016x", created.getCzxid());
         SlotFencing.Taken taken;
         try {
-            taken = Futures.joinBounded(fencing.take(topic, slot, token));
+            taken = Futures.joinBounded(fencing.take(topic, slot, fence));
         } catch (RuntimeException e) {
             // without the Redis token the slot cannot be polled: let the next reconcile try again from scratch
             deleteInBackground(ownerPath);
             throw e;
         }
+        if (taken.superseded()) {
+            log.info("topic {} slot {}: claimed later by {} while this claim's fence was on its way; left to it",
+                    topic.name(), slot, Ownership.workerOf(taken.previousToken().getBytes(StandardCharsets.UTF_8)));
+            deleteIfOursInBackground(ownerPath, token);
+            return Optional.empty();
+        }
         long session = created.getEphemeralOwner();
         if (session != currentSession()) {
             log.info("topic {} slot {}: the ZooKeeper session that claimed it ended before its fence was written;"
                     + " it is claimed again in the new session", topic.name(), slot);
-            fencing.give(topic, slot, token);
+            fencing.give(topic, slot, fence);
             return Optional.empty();
         }
         if (!taken.previousToken().isEmpty()) {
@@ -81,7 +92,7 @@ final class SlotClaims {
             log.info("topic {} slot {}: polling starts in {} ms, when the leases a cut-off worker may still be"
                     + " working on are over", topic.name(), slot, taken.holdOff().toMillis());
         }
-        return Optional.of(new Claimed(taken, session));
+        return Optional.of(new Claimed(taken, fence, session));
     }
 
     /**
@@ -130,11 +141,16 @@ final class SlotClaims {
         }
     }
 
-    /** Gives a slot back without blocking: clears the fence in Redis and deletes the owner znode, both at once. */
-    GivingUp giveUpAsync(TopicDefinition topic, int slot, String token) {
+    /**
+     * Gives a slot back without blocking: clears the fence in Redis and deletes the owner znode, both at once.
+     *
+     * @param token the claim's token, which its owner znode holds
+     * @param fence the fencing token the claim wrote in Redis
+     */
+    GivingUp giveUpAsync(TopicDefinition topic, int slot, String token, String fence) {
         CompletableFuture<Boolean> fenceCleared;
         try {
-            fenceCleared = fencing.give(topic, slot, token).toCompletableFuture().handle((cleared, error) -> error == null);
+            fenceCleared = fencing.give(topic, slot, fence).toCompletableFuture().handle((cleared, error) -> error == null);
         } catch (RuntimeException e) {
             fenceCleared = CompletableFuture.completedFuture(false);
         }

@@ -162,7 +162,7 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
             int slot = entry.getKey();
             Held h = entry.getValue();
             gives.add(h.worker.revoke(slot).toCompletableFuture()
-                    .thenApply(v -> claims.giveUpAsync(definition, slot, h.token)));
+                    .thenApply(v -> claims.giveUpAsync(definition, slot, h.token, h.fence)));
         }
         held.clear();
         for (String member : workers.keySet()) {
@@ -311,8 +311,8 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
         String token = memberId(worker) + "/" + UUID.randomUUID();
         Optional<SlotClaims.Claimed> claimed = claims.claim(started(), slot, token);
         if (claimed.isPresent()) {
-            held.add(slot, worker, token, claimed.get().session());
-            worker.assign(slot, token, claimed.get().taken().holdOff());
+            held.add(slot, worker, token, claimed.get().fence(), claimed.get().session());
+            worker.assign(slot, claimed.get().fence(), claimed.get().taken().holdOff());
         }
     }
 
@@ -332,7 +332,7 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
     private void giveBack(int slot, Held h) {
         h.releasing = true;
         TopicDefinition definition = started();
-        SlotClaims.GivingUp giving = claims.giveUpAsync(definition, slot, h.token);
+        SlotClaims.GivingUp giving = claims.giveUpAsync(definition, slot, h.token, h.fence);
         giving.both().whenComplete((v, e) -> {
             if (!giving.tokenCleared().getNow(false) || !giving.znodeDeleted().getNow(false)) {
                 log.debug("topic {} slot {}: given back with {}{} left to expire", definition.name(), slot,
@@ -362,7 +362,7 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
             paused.whenComplete((v, e) -> later(() -> {
                 if (held.get(slot) == h && !h.releasing && !suspended && !closed) {
                     h.paused = null;
-                    h.worker.assign(slot, h.token);
+                    h.worker.assign(slot, h.fence);
                 }
             }));
         }

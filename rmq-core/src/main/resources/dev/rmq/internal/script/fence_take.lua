@@ -5,12 +5,21 @@
 -- extend a lease, poll or acknowledge, so once those leases are over the new owner may poll without
 -- running beside it. This holds even when an owner in between released cleanly: it never polled, so the
 -- leases in prepare are still the cut-off worker's.
+-- A token may end with '#' and sixteen hex digits: the order of the claim that made it. A take that comes after a
+-- later claim's (a claim whose owner znode went with its session while this call was on its way, and the slot was
+-- claimed again meanwhile) writes nothing: that later owner is not fenced out.
 -- ARGV
 --   token           the new owner's fencing token
 -- RETURNS
---   previous        the previous owner's token, '' when the slot was released cleanly or never owned
+--   previous        the previous owner's token, '' when the slot was released cleanly or never owned; when
+--                   superseded, the token of the later claim that holds the slot
 --   hold_ms         how long the new owner waits before its first poll
+--   superseded      1 when a later claim holds the slot and nothing was written, else 0
 local previous = redis.call('GET', K_OWNER) or ''
+local mine, theirs = string.match(ARG.token, '#(%x+)$'), string.match(previous, '#(%x+)$')
+if mine and theirs and #mine == #theirs and theirs > mine then
+    return { previous, 0, 1 }
+end
 redis.call('SET', K_OWNER, ARG.token)
 local hold = 0
 local latest = redis.call('ZREVRANGE', K_PREPARE, 0, 0, 'WITHSCORES')
@@ -27,4 +36,4 @@ local batch = redis.call('GET', K_HOLD)
 if batch then
     hold = math.max(hold, math.ceil(tonumber(batch) / 1000) - NOW_MS)
 end
-return { previous, hold }
+return { previous, hold, 0 }

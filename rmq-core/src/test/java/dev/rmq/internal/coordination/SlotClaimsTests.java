@@ -25,7 +25,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * A slot is claimed in ZooKeeper (its ephemeral owner znode) and then in Redis (its fencing token). When the session
  * ends between the two, the znode goes with it while the claim goes on in a new session: the claim must not stand,
- * or its worker would poll a slot that any other instance may claim, and be fenced out in the middle of a batch.
+ * or its worker would poll a slot that any other instance may claim, and be fenced out in the middle of a batch; and
+ * its fence, should it arrive after another instance claimed the slot, must not fence that instance out.
  */
 class SlotClaimsTests extends StandaloneRedisTest {
 
@@ -85,7 +86,37 @@ class SlotClaimsTests extends StandaloneRedisTest {
         Stat owner = curator.checkExists().forPath(ownerPath(0));
         assertThat(owner).isNotNull();
         assertThat(owner.getEphemeralOwner()).isEqualTo(again.get().session());
-        assertThat(redis.command("GET", "rmq:owner{claims_0}")).isEqualTo("i1-w0/second");
+        assertThat(redis.command("GET", "rmq:owner{claims_0}")).isEqualTo(again.get().fence());
+    }
+
+    @Test
+    void aClaimWhoseFenceArrivesAfterALaterClaimsLeavesTheSlotToIt() throws Exception {
+        try (CuratorFramework other = CuratorFrameworkFactory.builder().connectString(zookeeper.getConnectString())
+                .sessionTimeoutMs(4000).connectionTimeoutMs(2000).retryPolicy(new ExponentialBackoffRetry(100, 5, 1000))
+                .build()) {
+            other.start();
+            other.blockUntilConnected();
+            SlotClaims second = new SlotClaims(other, new Membership(new ZkPaths("/rmq"), null, "i2", "test", null),
+                    rmq.slotFencing());
+            AtomicReference<Optional<SlotClaims.Claimed>> secondClaim = new AtomicReference<>(Optional.empty());
+            // the first claim's session ends, and the second instance claims the slot, before the first one's take
+            SlotFencing lateFirst = new ExpiringFirst(rmq.slotFencing(), () -> await().atMost(Duration.ofSeconds(20))
+                    .until(() -> {
+                        secondClaim.set(second.claim(TOPIC, 0, "i2-w0/later"));
+                        return secondClaim.get().isPresent();
+                    }));
+            SlotClaims first = new SlotClaims(curator, membership(), lateFirst);
+
+            Optional<SlotClaims.Claimed> claimed = first.claim(TOPIC, 0, "i1-w0/earlier");
+
+            assertThat(claimed).isEmpty();
+            String later = secondClaim.get().orElseThrow().fence();
+            assertThat(later).startsWith("i2-w0/later#");
+            assertThat(redis.command("GET", "rmq:owner{claims_0}")).as("the later owner not fenced out")
+                    .isEqualTo(later);
+            assertThat(new String(other.getData().forPath(ownerPath(0)), java.nio.charset.StandardCharsets.UTF_8))
+                    .isEqualTo("i2-w0/later");
+        }
     }
 
     @Test
@@ -97,7 +128,8 @@ class SlotClaimsTests extends StandaloneRedisTest {
         assertThat(claimed).isPresent();
         assertThat(claimed.get().session()).isEqualTo(curator.getZookeeperClient().getZooKeeper().getSessionId());
         assertThat(claimed.get().taken().previousToken()).isEmpty();
-        assertThat(redis.command("GET", "rmq:owner{claims_1}")).isEqualTo("i1-w0/only");
+        assertThat(claimed.get().fence()).as("the token, then the claim's order").matches("i1-w0/only#[0-9a-f]{16}");
+        assertThat(redis.command("GET", "rmq:owner{claims_1}")).isEqualTo(claimed.get().fence());
     }
 
     @Test
@@ -132,10 +164,17 @@ class SlotClaimsTests extends StandaloneRedisTest {
     private final class ExpiringFirst implements SlotFencing {
 
         private final SlotFencing redisFencing;
+        /** What happens after the session ended and before the first take goes on. */
+        private final Runnable meanwhile;
         private boolean expired;
 
         ExpiringFirst(SlotFencing redisFencing) {
+            this(redisFencing, () -> { });
+        }
+
+        ExpiringFirst(SlotFencing redisFencing, Runnable meanwhile) {
             this.redisFencing = redisFencing;
+            this.meanwhile = meanwhile;
         }
 
         @Override
@@ -143,6 +182,7 @@ class SlotClaimsTests extends StandaloneRedisTest {
             if (!expired) {
                 expired = true;
                 expireSessionAndWaitForTheNext();
+                meanwhile.run();
             }
             return redisFencing.take(topic, slot, token);
         }
