@@ -228,8 +228,12 @@ class CoordinationBasicsTests {
         assertThat(redis.command("GET", "rmq:owner{orders_0}")).isEqualTo("b/1#0000000000000020");
 
         // a later claim takes it, and so does a token without an order (a slot assignment of its own)
-        assertThat(Futures.join(fence.take(orders, 0, "c/1#0000000000000021")).previousToken())
+        assertThat(Futures.join(fence.take(orders, 0, "c/1#000000000000002a")).previousToken())
                 .isEqualTo("b/1#0000000000000020");
+        assertThat(Futures.join(fence.take(orders, 0, "e/1#0000000000000029")).superseded()).as("9 before a").isTrue();
+        assertThat(Futures.join(fence.take(orders, 0, "f/1#0000000100000000")).superseded()).isFalse();
+        assertThat(Futures.join(fence.take(orders, 0, "g/1#00000000ffffffff")).superseded()).as("by its high half")
+                .isTrue();
         assertThat(Futures.join(fence.take(orders, 0, "d/1")).superseded()).isFalse();
         assertThat(redis.command("GET", "rmq:owner{orders_0}")).isEqualTo("d/1");
     }

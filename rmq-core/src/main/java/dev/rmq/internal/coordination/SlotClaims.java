@@ -43,7 +43,8 @@ final class SlotClaims {
     }
 
     /**
-     * Creates the slot's owner znode with {@code token}, then writes the token as the slot's fence in Redis.
+     * Creates the slot's owner znode with {@code token}, then writes the token and the claim's order as the slot's
+     * fence in Redis.
      * Empty when another owner still holds the znode (its deletion brings the caller back), and when the session
      * that created the znode ended before the fence was written: the znode went with it, so another instance may
      * claim the slot at any moment, and a worker polling it would be fenced out in the middle of its batch. The
@@ -63,13 +64,16 @@ final class SlotClaims {
         }
         // the znode's creation zxid orders the claims of the slot, which the fence compares
         String fence = token + "#" + String.format("%016x", created.getCzxid());
-        SlotFencing.Taken taken;
-        try {
-            taken = Futures.joinBounded(fencing.take(topic, slot, fence));
-        } catch (RuntimeException e) {
-            // without the Redis token the slot cannot be polled: let the next reconcile try again from scratch
-            deleteInBackground(ownerPath);
-            throw e;
+        SlotFencing.Taken taken = take(topic, slot, ownerPath, token, fence);
+        if (taken.superseded() && stillHeld(ownerPath, created)) {
+            // The znode is this claim's, in this session, yet the token in Redis is ordered after it: no claim that
+            // holds the slot wrote that token, but one of a ZooKeeper ensemble whose zxids ran higher (rebuilt, or
+            // restored from a backup). Left there, it would refuse every claim of the slot for good.
+            log.warn("topic {} slot {}: its fencing token {} is ordered after this claim, yet this claim holds the"
+                    + " owner znode (was ZooKeeper rebuilt?); the token is cleared and the slot taken", topic.name(),
+                    slot, taken.previousToken());
+            Futures.joinBounded(fencing.give(topic, slot, taken.previousToken()));
+            taken = take(topic, slot, ownerPath, token, fence);
         }
         if (taken.superseded()) {
             log.info("topic {} slot {}: claimed later by {} while this claim's fence was on its way; left to it",
@@ -95,6 +99,27 @@ final class SlotClaims {
         return Optional.of(new Claimed(taken, fence, session));
     }
 
+    /** Writes a claim's fence; on a failure its znode is deleted, unless another claim's by now, and the error thrown. */
+    private SlotFencing.Taken take(TopicDefinition topic, int slot, String ownerPath, String token, String fence) {
+        try {
+            return Futures.joinBounded(fencing.take(topic, slot, fence));
+        } catch (RuntimeException e) {
+            // without the Redis token the slot cannot be polled: let the next reconcile try again from scratch
+            deleteIfOursInBackground(ownerPath, token);
+            throw e;
+        }
+    }
+
+    /** Whether the owner znode {@code created} describes is still there, in the client's session now. */
+    private boolean stillHeld(String ownerPath, Stat created) {
+        try {
+            Stat now = curator.checkExists().forPath(ownerPath);
+            return now != null && now.getCzxid() == created.getCzxid() && now.getEphemeralOwner() == currentSession();
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
     /**
      * Makes sure a member znode of this instance is there, in the client's session now. A member znode of a session
      * that ended stays until ZooKeeper ends that session, when its timeout is over: left as it is, the member would
@@ -102,7 +127,8 @@ final class SlotClaims {
      */
     void ensureMember(String path) throws Exception {
         Stat stat = curator.checkExists().forPath(path);
-        if (stat != null && stat.getEphemeralOwner() != currentSession()) {
+        long session = currentSession();
+        if (stat != null && session != 0 && stat.getEphemeralOwner() != session) {
             try {
                 curator.delete().withVersion(stat.getVersion()).forPath(path);
             } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
@@ -120,13 +146,16 @@ final class SlotClaims {
         }
     }
 
-    /** The id of the client's ZooKeeper session now; 0 while it has none. */
+    /** The id of the client's ZooKeeper session now; 0 while it has none, or when it cannot be read. */
     long currentSession() {
-        try {
-            return curator.getZookeeperClient().getZooKeeper().getSessionId();
-        } catch (Exception e) {
-            return 0;
+        for (int attempt = 0; attempt < 2; attempt++) {
+            try {
+                return curator.getZookeeperClient().getZooKeeper().getSessionId();
+            } catch (Exception e) {
+                // Curator hands a background operation's failure to the next call that asks for the handle: ask again
+            }
         }
+        return 0;
     }
 
     /**

@@ -15,9 +15,20 @@
 --                   superseded, the token of the later claim that holds the slot
 --   hold_ms         how long the new owner waits before its first poll
 --   superseded      1 when a later claim holds the slot and nothing was written, else 0
+local ORDER = '#(' .. string.rep('%x', 16) .. ')$'
+-- Whether order a comes after order b, as numbers: two halves of 8 hex digits each stay exact in a Lua number,
+-- and a comparison of the texts would follow the server's collation locale
+local function after(a, b)
+    local a_high, b_high = tonumber(string.sub(a, 1, 8), 16), tonumber(string.sub(b, 1, 8), 16)
+    if a_high ~= b_high then
+        return a_high > b_high
+    end
+    return tonumber(string.sub(a, 9), 16) > tonumber(string.sub(b, 9), 16)
+end
+
 local previous = redis.call('GET', K_OWNER) or ''
-local mine, theirs = string.match(ARG.token, '#(%x+)$'), string.match(previous, '#(%x+)$')
-if mine and theirs and #mine == #theirs and theirs > mine then
+local mine, theirs = string.match(ARG.token, ORDER), string.match(previous, ORDER)
+if mine and theirs and after(theirs, mine) then
     return { previous, 0, 1 }
 end
 redis.call('SET', K_OWNER, ARG.token)

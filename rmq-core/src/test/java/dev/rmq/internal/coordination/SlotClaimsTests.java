@@ -120,6 +120,20 @@ class SlotClaimsTests extends StandaloneRedisTest {
     }
 
     @Test
+    void aTokenOrderedAfterAClaimThatHoldsTheZnodeIsClearedAndTheSlotTaken() throws Exception {
+        // left by a ZooKeeper ensemble whose zxids ran higher than this one's
+        redis.command("SET", "rmq:owner{claims_0}", "gone/1#7fffffffffffff00");
+        SlotClaims claims = new SlotClaims(curator, membership(), rmq.slotFencing());
+
+        Optional<SlotClaims.Claimed> claimed = claims.claim(TOPIC, 0, "i1-w0/now");
+
+        assertThat(claimed).isPresent();
+        assertThat(redis.command("GET", "rmq:owner{claims_0}")).isEqualTo(claimed.get().fence());
+        assertThat(curator.checkExists().forPath(ownerPath(0)).getCzxid())
+                .isEqualTo(Long.parseLong(claimed.get().fence().substring("i1-w0/now#".length()), 16));
+    }
+
+    @Test
     void aClaimInALiveSessionStandsWithThatSession() throws Exception {
         SlotClaims claims = new SlotClaims(curator, membership(), rmq.slotFencing());
 
