@@ -76,9 +76,7 @@ class FirstDeliveryTests extends StandaloneRedisTest {
     @Test
     void aFailedFirstDeliveryCountsAsAnAttemptAndTheNextIsRewritten() {
         RetryPolicy oneRetry = policy(TopicType.PRIORITY, 1);
-        send(TopicType.PRIORITY, "m", 30, 30);
-        PrepareCall.Polled first = poll(oneRetry);
-        assertThat(Envelope.decode(onlyMessage(first).envelope()).attempts()).isZero();
+        PrepareCall.Polled first = firstDeliveryAsStored(oneRetry, 0, 60_000);
 
         assertThat(ack(oneRetry, AckCall.Op.RETRY_NOW, "m", first.token(), "boom")).isEqualTo(AckOutcome.RETRY);
         Envelope waiting = Envelope.decode(found(TopicType.PRIORITY, "m").envelope());
@@ -99,8 +97,7 @@ class FirstDeliveryTests extends StandaloneRedisTest {
     @Test
     void aFirstDeliveryThatFailsWithNoRetryLeftDiesAsItsFirstAttempt() {
         RetryPolicy noRetry = policy(TopicType.PRIORITY, 0);
-        send(TopicType.PRIORITY, "m", 30, 30);
-        PrepareCall.Polled polled = poll(noRetry);
+        PrepareCall.Polled polled = firstDeliveryAsStored(noRetry, 0, 60_000);
 
         assertThat(ack(noRetry, AckCall.Op.ROLL_BACK, "m", polled.token(), "boom")).isEqualTo(AckOutcome.DEAD);
         GetCall.Found dead = found(TopicType.PRIORITY, "m");
@@ -128,9 +125,7 @@ class FirstDeliveryTests extends StandaloneRedisTest {
     @Test
     void aFirstDeliveryWhoseLeaseRunsOutIsRecoveredAsAFailedAttempt() {
         RetryPolicy policy = policy(TopicType.PRIORITY, 3);
-        send(TopicType.PRIORITY, "m", 30, 30);
-        PrepareCall.Polled first = poll(policy, 1);
-        assertThat(Envelope.decode(onlyMessage(first).envelope()).attempts()).isZero();
+        PrepareCall.Polled first = firstDeliveryAsStored(policy, 0, 1);
         long leaseOver = first.token() / 1000 + 1;
         await().atMost(Duration.ofSeconds(2)).until(() -> redisTimeMs() > leaseOver);
 
@@ -146,9 +141,7 @@ class FirstDeliveryTests extends StandaloneRedisTest {
     @Test
     void aFirstDeliveryThatFailsAfterItsTimeToLiveDiesCountedAsItsAttempt() {
         RetryPolicy policy = policy(TopicType.PRIORITY, 3);
-        send(TopicType.PRIORITY, "m", 30, 30, 200);
-        PrepareCall.Polled polled = poll(policy, 60_000);
-        assertThat(Envelope.decode(onlyMessage(polled).envelope()).attempts()).isZero();
+        PrepareCall.Polled polled = firstDeliveryAsStored(policy, 200, 60_000);
         long sent = redisTimeMs();
         await().atMost(Duration.ofSeconds(2)).until(() -> redisTimeMs() > sent + 250);
 
@@ -156,6 +149,17 @@ class FirstDeliveryTests extends StandaloneRedisTest {
         GetCall.Found dead = found(TopicType.PRIORITY, "m");
         assertThat(dead.state()).isEqualTo(MessageState.DEAD);
         assertThat(Envelope.decode(dead.envelope()).attempts()).isEqualTo(1);
+    }
+
+    /**
+     * Sends priority message "m" (priority 30, the score its envelope holds, and a time to live of {@code ttlMs}, 0
+     * for none) and takes it under a lease of {@code leaseMs}: a first delivery, sent as it was stored.
+     */
+    private PrepareCall.Polled firstDeliveryAsStored(RetryPolicy policy, long ttlMs, long leaseMs) {
+        send(TopicType.PRIORITY, "m", 30, 30, ttlMs);
+        PrepareCall.Polled polled = poll(policy, leaseMs);
+        assertThat(Envelope.decode(onlyMessage(polled).envelope()).attempts()).isZero();
+        return polled;
     }
 
     private static RetryPolicy policy(TopicType type, int maxRetries) {
