@@ -99,7 +99,10 @@ final class SlotClaims {
         return Optional.of(new Claimed(taken, fence, session));
     }
 
-    /** Writes a claim's fence; on a failure its znode is deleted, unless another claim's by now, and the error thrown. */
+    /**
+     * Writes a claim's fence. On a failure the claim's znode is deleted, unless another claim's by now, and the
+     * error thrown.
+     */
     private SlotFencing.Taken take(TopicDefinition topic, int slot, String ownerPath, String token, String fence) {
         try {
             return Futures.joinBounded(fencing.take(topic, slot, fence));
