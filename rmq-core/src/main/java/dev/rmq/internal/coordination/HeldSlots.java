@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 
 /**
  * The slots one assignment holds, each with the worker polling it, its fencing token and the claim that took it.
@@ -94,8 +95,13 @@ final class HeldSlots {
      * A claim made after it, by a reconcile that waited out the outage in a ZooKeeper call, is left polling.
      */
     void pause(long claimedBefore) {
+        stopPolling(h -> h.claim <= claimedBefore);
+    }
+
+    /** Stops polling, at once, each slot still polled that {@code which} names. */
+    private void stopPolling(Predicate<Held> which) {
         held.forEach((slot, h) -> {
-            if (h.paused == null && h.claim <= claimedBefore) {
+            if (h.paused == null && which.test(h)) {
                 h.paused = h.worker.revoke(slot);
             }
         });
@@ -109,12 +115,9 @@ final class HeldSlots {
      * them again and fence its own workers in the middle of their batches.
      */
     void lose(long claimedBefore, long session) {
-        held.forEach((slot, h) -> {
-            if (h.paused == null && (h.claim <= claimedBefore || h.session != session)) {
-                h.paused = h.worker.revoke(slot);
-            }
-        });
-        held.values().removeIf(h -> h.claim <= claimedBefore || h.session != session);
+        Predicate<Held> lost = h -> h.claim <= claimedBefore || h.session != session;
+        stopPolling(lost);
+        held.values().removeIf(lost);
         count = held.size();
     }
 }
