@@ -8,22 +8,22 @@ import org.slf4j.LoggerFactory;
 import java.util.List;
 
 /** The events one logger writes while a test runs, read from a list appender attached to it. */
-final class CapturedLogs implements AutoCloseable {
+public final class CapturedLogs implements AutoCloseable {
 
     private final Logger logger;
     private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
 
-    CapturedLogs(String loggerName) {
+    public CapturedLogs(String loggerName) {
         this.logger = (Logger) LoggerFactory.getLogger(loggerName);
         appender.start();
         logger.addAppender(appender);
     }
 
-    List<ILoggingEvent> events() {
+    public List<ILoggingEvent> events() {
         return List.copyOf(appender.list);
     }
 
-    List<String> lines() {
+    public List<String> lines() {
         return events().stream().map(e -> e.getLevel() + " " + e.getFormattedMessage()).toList();
     }
 

@@ -2,6 +2,7 @@ package dev.rmq.internal.coordination;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.ZooKeeper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,11 +18,21 @@ final class OneAttempt {
     private OneAttempt() {
     }
 
-    /** Deletes {@code path} (any version) and forgets it. */
-    static void delete(CuratorFramework curator, String path) {
+    /**
+     * Deletes {@code path} if the client's session now owns it (an ephemeral znode of this session), and forgets
+     * it. One of another session is left: a process that shares this one's instance id, or this one's earlier
+     * session, whose znodes go with it.
+     */
+    static void deleteIfOwned(CuratorFramework curator, String path) {
         try {
-            curator.getZookeeperClient().getZooKeeper()
-                    .delete(ZKPaths.fixForNamespace(curator.getNamespace(), path), -1, (rc, p, ctx) -> { }, null);
+            ZooKeeper zk = curator.getZookeeperClient().getZooKeeper();
+            long session = zk.getSessionId();
+            String full = ZKPaths.fixForNamespace(curator.getNamespace(), path);
+            zk.exists(full, false, (rc, p, ctx, stat) -> {
+                if (stat != null && stat.getEphemeralOwner() == session) {
+                    zk.delete(full, stat.getVersion(), (drc, dp, dctx) -> { }, null);
+                }
+            }, null);
         } catch (Exception e) {
             log.debug("could not delete {}: {}", path, e.toString());
         }

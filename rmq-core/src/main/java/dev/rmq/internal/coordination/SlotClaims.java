@@ -14,7 +14,10 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Claiming one slot and giving it up: its ephemeral owner znode in ZooKeeper, and its fencing token in Redis.
@@ -28,10 +31,19 @@ final class SlotClaims {
     private final Membership membership;
     private final SlotFencing fencing;
 
+    /**
+     * What this object writes into its member znodes: where the instance's definitions come from, for people, and
+     * a claimant id of its own, by which a later session of this process tells its member znodes from another's.
+     */
+    private final String memberData;
+    /** Member znodes another process holds, each warned of once until it is ours again. */
+    private final Set<String> warnedHeldElsewhere = ConcurrentHashMap.newKeySet();
+
     SlotClaims(CuratorFramework curator, Membership membership, SlotFencing fencing) {
         this.curator = curator;
         this.membership = membership;
         this.fencing = fencing;
+        this.memberData = "origin=" + membership.origin() + "\nclaimant=" + UUID.randomUUID() + "\n";
     }
 
     /**
@@ -126,27 +138,58 @@ final class SlotClaims {
     /**
      * Makes sure a member znode of this instance is there, in the client's session now. A member znode of a session
      * that ended stays until ZooKeeper ends that session, when its timeout is over: left as it is, the member would
-     * vanish then, and the other instances would plan its slots away. It is made again in this session.
+     * vanish then, and the other instances would plan its slots away. It is made again in this session. One that
+     * another process made (its data names another claimant) is left alone: it is a process that stopped moments
+     * ago, whose session has not timed out yet, or one running with this instance's id, which the two would
+     * otherwise take from each other on every reconcile.
      */
     void ensureMember(String path) throws Exception {
-        Stat stat = curator.checkExists().forPath(path);
+        Stat stat = new Stat();
+        byte[] data;
+        try {
+            data = curator.getData().storingStatIn(stat).forPath(path);
+        } catch (KeeperException.NoNodeException e) {
+            data = null;
+        }
         long session = currentSession();
-        if (stat != null && session != 0 && stat.getEphemeralOwner() != session) {
+        if (data != null && session != 0 && stat.getEphemeralOwner() != session) {
+            if (!memberData.equals(new String(data, StandardCharsets.UTF_8))) {
+                heldElsewhere(path, stat, data);
+                return;
+            }
             try {
                 curator.delete().withVersion(stat.getVersion()).forPath(path);
             } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
                 // gone or changed meanwhile: the create below, or the next reconcile, settles it
             }
-            stat = null;
+            data = null;
         }
-        if (stat == null) {
+        if (data == null) {
             try {
                 curator.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL)
-                        .withACL(membership.acl()).forPath(path, membership.origin().getBytes(StandardCharsets.UTF_8));
+                        .withACL(membership.acl()).forPath(path, memberData.getBytes(StandardCharsets.UTF_8));
+                warnedHeldElsewhere.remove(path);
             } catch (KeeperException.NodeExistsException e) {
-                // created by an earlier tick of this session
+                // created meanwhile, by an earlier tick of this session or by the other process: the next tick looks
             }
         }
+    }
+
+    /** Once per member until it is this process's again: another process holds the member znode. */
+    private void heldElsewhere(String path, Stat stat, byte[] data) {
+        if (warnedHeldElsewhere.add(path)) {
+            log.warn("rmq coordination {}: member znode {} is held by ZooKeeper session 0x{} of another process ({});"
+                    + " it is left alone, and this worker shares its slots with that process until it goes. A"
+                    + " process that stopped moments ago leaves it until its session times out. If it stays, two"
+                    + " running processes use instanceId '{}': give each its own, or the plan counts them as one"
+                    + " worker", membership.instanceId(), path, Long.toHexString(stat.getEphemeralOwner()),
+                    new String(data, StandardCharsets.UTF_8).trim().replace('\n', ' '), membership.instanceId());
+        }
+    }
+
+    /** Deletes a member znode of this process on the way out, once, in the background; another's is left. */
+    void deleteMemberInBackground(String path) {
+        OneAttempt.deleteIfOwned(curator, path);
     }
 
     /** The id of the client's ZooKeeper session now; 0 while it has none, or when it cannot be read. */
@@ -226,10 +269,6 @@ final class SlotClaims {
      * Deletes a znode in the background, one attempt, and forgets it: what is not deleted is ephemeral and goes
      * with the session.
      */
-    void deleteInBackground(String path) {
-        OneAttempt.delete(curator, path);
-    }
-
     /** Whether the slot's owner znode still holds {@code token}: after a reconnect, whether the session kept it. */
     boolean stillOurs(TopicDefinition topic, int slot, String token) {
         try {

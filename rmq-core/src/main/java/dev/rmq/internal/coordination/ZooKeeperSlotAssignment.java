@@ -166,7 +166,7 @@ public final class ZooKeeperSlotAssignment implements SlotAssignment {
         }
         held.clear();
         for (String member : workers.keySet()) {
-            claims.deleteInBackground(paths.member(definition.name(), member));
+            claims.deleteMemberInBackground(paths.member(definition.name(), member));
         }
         return gives;
     }

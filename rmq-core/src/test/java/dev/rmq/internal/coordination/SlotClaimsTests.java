@@ -3,6 +3,7 @@ package dev.rmq.internal.coordination;
 import dev.rmq.RmqClient;
 import dev.rmq.StandaloneRedisTest;
 import dev.rmq.consumer.SlotFencing;
+import dev.rmq.logs.CapturedLogs;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.apache.curator.framework.CuratorFramework;
@@ -161,6 +162,44 @@ class SlotClaimsTests extends StandaloneRedisTest {
         assertThat(now).isNotNull();
         assertThat(now.getEphemeralOwner()).as("made again in the new session").isEqualTo(claims.currentSession())
                 .isNotEqualTo(before);
+    }
+
+    @Test
+    void aMemberAnotherProcessHoldsIsLeftAloneUntilItGoes() throws Exception {
+        String member = new ZkPaths("/rmq").member(TOPIC.name(), "i1-w0");
+        CuratorFramework other = CuratorFrameworkFactory.builder().connectString(zookeeper.getConnectString())
+                .sessionTimeoutMs(4000).retryPolicy(new ExponentialBackoffRetry(100, 5, 1000)).build();
+        other.start();
+        other.blockUntilConnected();
+        long otherSession = other.getZookeeperClient().getZooKeeper().getSessionId();
+        SlotClaims theirs = new SlotClaims(other, membership(), rmq.slotFencing());
+        SlotClaims ours = new SlotClaims(curator, membership(), rmq.slotFencing());
+        theirs.ensureMember(member);
+        String ownMember = new ZkPaths("/rmq").member(TOPIC.name(), "i1-w1");
+        ours.ensureMember(ownMember);
+
+        try (CapturedLogs logs = new CapturedLogs(SlotClaims.class.getName())) {
+            ours.ensureMember(member);
+            ours.ensureMember(member);
+            ours.deleteMemberInBackground(member);
+            // ZooKeeper answers a session's calls in order: once the own member is deleted, the other one's
+            // deletion was decided
+            ours.deleteMemberInBackground(ownMember);
+            await().atMost(Duration.ofSeconds(10)).until(() -> curator.checkExists().forPath(ownMember) == null);
+
+            assertThat(curator.checkExists().forPath(member).getEphemeralOwner())
+                    .as("the other process's member, neither replaced nor deleted").isEqualTo(otherSession);
+            assertThat(logs.lines()).as("warned of once").hasSize(1).first().asString()
+                    .startsWith("WARN rmq coordination i1: member znode " + member + " is held by ZooKeeper session 0x"
+                            + Long.toHexString(otherSession) + " of another process (origin=test claimant=")
+                    .contains("two running processes use instanceId 'i1'");
+        }
+
+        other.close();
+        await().atMost(Duration.ofSeconds(10)).until(() -> curator.checkExists().forPath(member) == null);
+        ours.ensureMember(member);
+        assertThat(curator.checkExists().forPath(member).getEphemeralOwner()).as("ours once the other went")
+                .isEqualTo(ours.currentSession());
     }
 
     private static Membership membership() {
