@@ -3,8 +3,11 @@ package dev.rmq.internal.coordination;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.ZooKeeper;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import java.util.Arrays;
 
 /**
  * ZooKeeper calls made once, in the background, on the ZooKeeper handle directly, for what is left behind on
@@ -19,17 +22,18 @@ final class OneAttempt {
     }
 
     /**
-     * Deletes {@code path} if the client's session now owns it (an ephemeral znode of this session), and forgets
-     * it. One of another session is left: a process that shares this one's instance id, or this one's earlier
-     * session, whose znodes go with it.
+     * Deletes {@code path} if it is the client's: an ephemeral znode of its session now, or one that holds
+     * {@code ownData} (null for none), which an earlier session of this client left. One of another process is
+     * left. Two round trips, the read and the delete: a client closed before the second drops it, and its
+     * session's znodes go with it all the same.
      */
-    static void deleteIfOwned(CuratorFramework curator, String path) {
+    static void deleteIfOwned(CuratorFramework curator, String path, byte @Nullable [] ownData) {
         try {
             ZooKeeper zk = curator.getZookeeperClient().getZooKeeper();
             long session = zk.getSessionId();
             String full = ZKPaths.fixForNamespace(curator.getNamespace(), path);
-            zk.exists(full, false, (rc, p, ctx, stat) -> {
-                if (stat != null && stat.getEphemeralOwner() == session) {
+            zk.getData(full, false, (rc, p, ctx, data, stat) -> {
+                if (stat != null && (stat.getEphemeralOwner() == session || Arrays.equals(data, ownData))) {
                     zk.delete(full, stat.getVersion(), (drc, dp, dctx) -> { }, null);
                 }
             }, null);

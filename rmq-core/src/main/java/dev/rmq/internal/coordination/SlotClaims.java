@@ -13,11 +13,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Claiming one slot and giving it up: its ephemeral owner znode in ZooKeeper, and its fencing token in Redis.
@@ -26,24 +27,22 @@ import java.util.concurrent.ConcurrentHashMap;
 final class SlotClaims {
 
     private static final Logger log = LoggerFactory.getLogger(SlotClaims.class);
+    private static final long WARN_HELD_ELSEWHERE_EVERY_NANOS = TimeUnit.MINUTES.toNanos(10);
 
     private final CuratorFramework curator;
     private final Membership membership;
     private final SlotFencing fencing;
 
-    /**
-     * What this object writes into its member znodes: where the instance's definitions come from, for people, and
-     * a claimant id of its own, by which a later session of this process tells its member znodes from another's.
-     */
-    private final String memberData;
-    /** Member znodes another process holds, each warned of once until it is ours again. */
-    private final Set<String> warnedHeldElsewhere = ConcurrentHashMap.newKeySet();
+    /** What this coordinator writes into its member znodes (see {@link Membership#claimant}). */
+    private final byte[] memberData;
+    /** Member znodes another process holds, by when that was last logged (System.nanoTime); the assignment's thread. */
+    private final Map<String, Long> warnedHeldElsewhere = new HashMap<>();
 
     SlotClaims(CuratorFramework curator, Membership membership, SlotFencing fencing) {
         this.curator = curator;
         this.membership = membership;
         this.fencing = fencing;
-        this.memberData = "origin=" + membership.origin() + "\nclaimant=" + UUID.randomUUID() + "\n";
+        this.memberData = membership.memberData().getBytes(StandardCharsets.UTF_8);
     }
 
     /**
@@ -139,9 +138,9 @@ final class SlotClaims {
      * Makes sure a member znode of this instance is there, in the client's session now. A member znode of a session
      * that ended stays until ZooKeeper ends that session, when its timeout is over: left as it is, the member would
      * vanish then, and the other instances would plan its slots away. It is made again in this session. One that
-     * another process made (its data names another claimant) is left alone: it is a process that stopped moments
-     * ago, whose session has not timed out yet, or one running with this instance's id, which the two would
-     * otherwise take from each other on every reconcile.
+     * another process made (its data names another claimant) is left alone: a process that ran with this instance's
+     * id and stopped moments ago (its znode goes at its session timeout, and this one's is made at the next
+     * reconcile), or one running with it, which the two would otherwise take from each other on every reconcile.
      */
     void ensureMember(String path) throws Exception {
         Stat stat = new Stat();
@@ -153,21 +152,23 @@ final class SlotClaims {
         }
         long session = currentSession();
         if (data != null && session != 0 && stat.getEphemeralOwner() != session) {
-            if (!memberData.equals(new String(data, StandardCharsets.UTF_8))) {
+            if (!Arrays.equals(memberData, data)) {
                 heldElsewhere(path, stat, data);
                 return;
             }
             try {
                 curator.delete().withVersion(stat.getVersion()).forPath(path);
             } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
-                // gone or changed meanwhile: the create below, or the next reconcile, settles it
+                // gone meanwhile. A member znode is never rewritten, so the version cannot tell ours from one another
+                // process made at this path since: that one would be deleted, once, and the create below takes
+                // its place until the other's next reconcile finds it ours and leaves it
             }
             data = null;
         }
         if (data == null) {
             try {
                 curator.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL)
-                        .withACL(membership.acl()).forPath(path, memberData.getBytes(StandardCharsets.UTF_8));
+                        .withACL(membership.acl()).forPath(path, memberData);
                 warnedHeldElsewhere.remove(path);
             } catch (KeeperException.NodeExistsException e) {
                 // created meanwhile, by an earlier tick of this session or by the other process: the next tick looks
@@ -175,21 +176,28 @@ final class SlotClaims {
         }
     }
 
-    /** Once per member until it is this process's again: another process holds the member znode. */
+    /** Another process holds a member znode of this instance: logged once every ten minutes while it does. */
     private void heldElsewhere(String path, Stat stat, byte[] data) {
-        if (warnedHeldElsewhere.add(path)) {
-            log.warn("rmq coordination {}: member znode {} is held by ZooKeeper session 0x{} of another process ({});"
-                    + " it is left alone, and this worker shares its slots with that process until it goes. A"
-                    + " process that stopped moments ago leaves it until its session times out. If it stays, two"
-                    + " running processes use instanceId '{}': give each its own, or the plan counts them as one"
-                    + " worker", membership.instanceId(), path, Long.toHexString(stat.getEphemeralOwner()),
-                    new String(data, StandardCharsets.UTF_8).trim().replace('\n', ' '), membership.instanceId());
+        long now = System.nanoTime();
+        Long last = warnedHeldElsewhere.get(path);
+        if (last != null && now - last < WARN_HELD_ELSEWHERE_EVERY_NANOS) {
+            return;
         }
+        warnedHeldElsewhere.put(path, now);
+        log.warn("rmq coordination {}: member znode {} is held by ZooKeeper session 0x{} of another process ({});"
+                + " it is left alone, and this worker competes with that process for its slots while it stays. A"
+                + " process that ran with this id and stopped moments ago leaves it until its session times out."
+                + " If it stays, two running processes use instanceId '{}': give each its own, or the plan counts"
+                + " them as one worker", membership.instanceId(), path, Long.toHexString(stat.getEphemeralOwner()),
+                new String(data, StandardCharsets.UTF_8).trim().replace('\n', ' '), membership.instanceId());
     }
 
-    /** Deletes a member znode of this process on the way out, once, in the background; another's is left. */
+    /**
+     * Deletes a member znode of this coordinator on the way out, once, in the background: one of the client's
+     * session now, or one an earlier session of this coordinator left. Another process's is left.
+     */
     void deleteMemberInBackground(String path) {
-        OneAttempt.deleteIfOwned(curator, path);
+        OneAttempt.deleteIfOwned(curator, path, memberData);
     }
 
     /** The id of the client's ZooKeeper session now; 0 while it has none, or when it cannot be read. */
@@ -265,10 +273,6 @@ final class SlotClaims {
         return done;
     }
 
-    /**
-     * Deletes a znode in the background, one attempt, and forgets it: what is not deleted is ephemeral and goes
-     * with the session.
-     */
     /** Whether the slot's owner znode still holds {@code token}: after a reconnect, whether the session kept it. */
     boolean stillOurs(TopicDefinition topic, int slot, String token) {
         try {

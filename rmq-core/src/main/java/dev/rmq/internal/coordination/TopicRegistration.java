@@ -98,7 +98,7 @@ public final class TopicRegistration {
 
     /** Takes back this instance's job controls of a topic, once, without waiting: the coordinator is closing. */
     public static void forget(CuratorFramework curator, ZkPaths paths, TopicDefinition topic, String instance) {
-        OneAttempt.deleteIfOwned(curator, paths.controls(topic.name(), instance));
+        OneAttempt.deleteIfOwned(curator, paths.controls(topic.name(), instance), null);
     }
 
     static byte[] encode(TopicType type, int slotAmount, String origin) {

@@ -57,6 +57,18 @@ class HeldSlotsTests {
     }
 
     @Test
+    void aLostSessionGivesUpAClaimMadeBeforeItWhateverSessionItNames() {
+        // the claim's order alone: made before the change was signalled, it goes whatever session it names
+        slots.add(0, worker, "t0", "f0", NEW_SESSION);
+        long claimedBefore = slots.claimsMade();
+
+        slots.lose(claimedBefore, NEW_SESSION);
+
+        assertThat(worker.revoked).containsExactly(0);
+        assertThat(slots.count()).isZero();
+    }
+
+    @Test
     void aSlotAlreadyPausedIsNotRevokedTwice() {
         slots.add(0, worker, "t0", "f0", OLD_SESSION);
         long claimedBefore = slots.claimsMade();

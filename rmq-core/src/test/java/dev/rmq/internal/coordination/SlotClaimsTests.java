@@ -167,39 +167,76 @@ class SlotClaimsTests extends StandaloneRedisTest {
     @Test
     void aMemberAnotherProcessHoldsIsLeftAloneUntilItGoes() throws Exception {
         String member = new ZkPaths("/rmq").member(TOPIC.name(), "i1-w0");
-        CuratorFramework other = CuratorFrameworkFactory.builder().connectString(zookeeper.getConnectString())
-                .sessionTimeoutMs(4000).retryPolicy(new ExponentialBackoffRetry(100, 5, 1000)).build();
-        other.start();
-        other.blockUntilConnected();
-        long otherSession = other.getZookeeperClient().getZooKeeper().getSessionId();
-        SlotClaims theirs = new SlotClaims(other, membership(), rmq.slotFencing());
-        SlotClaims ours = new SlotClaims(curator, membership(), rmq.slotFencing());
-        theirs.ensureMember(member);
-        String ownMember = new ZkPaths("/rmq").member(TOPIC.name(), "i1-w1");
-        ours.ensureMember(ownMember);
+        CuratorFramework other = secondClient();
+        try {
+            long otherSession = other.getZookeeperClient().getZooKeeper().getSessionId();
+            SlotClaims theirs = new SlotClaims(other, membership(), rmq.slotFencing());
+            SlotClaims ours = new SlotClaims(curator, membership(), rmq.slotFencing());
+            theirs.ensureMember(member);
+            String ownMember = new ZkPaths("/rmq").member(TOPIC.name(), "i1-w1");
+            ours.ensureMember(ownMember);
 
-        try (CapturedLogs logs = new CapturedLogs(SlotClaims.class.getName())) {
-            ours.ensureMember(member);
-            ours.ensureMember(member);
-            ours.deleteMemberInBackground(member);
-            // ZooKeeper answers a session's calls in order: once the own member is deleted, the other one's
-            // deletion was decided
-            ours.deleteMemberInBackground(ownMember);
-            await().atMost(Duration.ofSeconds(10)).until(() -> curator.checkExists().forPath(ownMember) == null);
+            try (CapturedLogs logs = new CapturedLogs(SlotClaims.class.getName())) {
+                ours.ensureMember(member);
+                ours.ensureMember(member);
+                ours.deleteMemberInBackground(member);
+                // ZooKeeper answers a session's calls in order: once the own member is deleted, the other one's
+                // deletion was decided
+                ours.deleteMemberInBackground(ownMember);
+                await().atMost(Duration.ofSeconds(10)).until(() -> curator.checkExists().forPath(ownMember) == null);
 
-            assertThat(curator.checkExists().forPath(member).getEphemeralOwner())
-                    .as("the other process's member, neither replaced nor deleted").isEqualTo(otherSession);
-            assertThat(logs.lines()).as("warned of once").hasSize(1).first().asString()
-                    .startsWith("WARN rmq coordination i1: member znode " + member + " is held by ZooKeeper session 0x"
-                            + Long.toHexString(otherSession) + " of another process (origin=test claimant=")
-                    .contains("two running processes use instanceId 'i1'");
+                Stat stat = curator.checkExists().forPath(member);
+                assertThat(stat).as("the other process's member, not deleted").isNotNull();
+                assertThat(stat.getEphemeralOwner()).as("nor replaced").isEqualTo(otherSession);
+                assertThat(logs.lines()).as("warned of once").hasSize(1).first().asString()
+                        .startsWith("WARN rmq coordination i1: member znode " + member + " is held by ZooKeeper"
+                                + " session 0x" + Long.toHexString(otherSession) + " of another process (origin=test"
+                                + " claimant=")
+                        .contains("two running processes use instanceId 'i1'");
+            }
+
+            other.close();
+            await().atMost(Duration.ofSeconds(10)).until(() -> curator.checkExists().forPath(member) == null);
+            ours.ensureMember(member);
+            Stat stat = curator.checkExists().forPath(member);
+            assertThat(stat).isNotNull();
+            assertThat(stat.getEphemeralOwner()).as("ours once the other went").isEqualTo(ours.currentSession());
+        } finally {
+            other.close();
         }
+    }
 
-        other.close();
-        await().atMost(Duration.ofSeconds(10)).until(() -> curator.checkExists().forPath(member) == null);
-        ours.ensureMember(member);
-        assertThat(curator.checkExists().forPath(member).getEphemeralOwner()).as("ours once the other went")
-                .isEqualTo(ours.currentSession());
+    @Test
+    void aMemberThisCoordinatorMadeInAnotherSessionIsReplacedAndDeletedOnTheWayOut() throws Exception {
+        String member = new ZkPaths("/rmq").member(TOPIC.name(), "i1-w0");
+        Membership membership = membership();
+        CuratorFramework earlier = secondClient();
+        try {
+            new SlotClaims(earlier, membership, rmq.slotFencing()).ensureMember(member);
+            SlotClaims claims = new SlotClaims(curator, membership, rmq.slotFencing());
+
+            claims.ensureMember(member);
+            Stat stat = curator.checkExists().forPath(member);
+            assertThat(stat).isNotNull();
+            assertThat(stat.getEphemeralOwner()).as("made again in this session").isEqualTo(claims.currentSession());
+
+            new SlotClaims(earlier, membership, rmq.slotFencing()).ensureMember(member);
+            assertThat(curator.checkExists().forPath(member).getEphemeralOwner())
+                    .as("the earlier session's again").isNotEqualTo(claims.currentSession());
+            claims.deleteMemberInBackground(member);
+            await().atMost(Duration.ofSeconds(10)).until(() -> curator.checkExists().forPath(member) == null);
+        } finally {
+            earlier.close();
+        }
+    }
+
+    /** A client of its own ZooKeeper session: another process, or an earlier session of this one. */
+    private CuratorFramework secondClient() throws InterruptedException {
+        CuratorFramework client = CuratorFrameworkFactory.builder().connectString(zookeeper.getConnectString())
+                .sessionTimeoutMs(4000).retryPolicy(new ExponentialBackoffRetry(100, 5, 1000)).build();
+        client.start();
+        client.blockUntilConnected();
+        return client;
     }
 
     private static Membership membership() {
