@@ -3,7 +3,6 @@ package dev.rmq.internal.redis;
 import dev.rmq.topic.TopicType;
 import org.jspecify.annotations.Nullable;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -53,6 +52,8 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
     static final int MAX_ERROR_BYTES = 1024;
     /** Ends a dead message's reason code, in front of its error. */
     private static final char REASON_END = '\u001f';
+    private static final byte[] NO_BYTES = new byte[0];
+    private static final byte[][] NO_BYTES_ARRAY = new byte[0][];
 
     /**
      * The headers kept as given, in their order; none as the shared empty map, which most messages carry (one that
@@ -99,29 +100,50 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
         return encode(attempts, score, expireAt, notBefore, lastError, headers, payload);
     }
 
+    /**
+     * Written into one array of the envelope's size, which is measured first: a growing stream and its copy out, and
+     * a buffer for the header, cost a send three arrays, the size of its payload twice.
+     */
     private static byte[] encode(int attempts, double score, long expiry, long notBefore, String lastError,
                                  Map<String, String> headers, byte[] payload) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(FIXED_LENGTH + 18 + 8 + payload.length);
         int flags = (expiry > 0 ? FLAG_EXPIRES : 0) | (notBefore != 0 ? FLAG_NOT_BEFORE : 0);
-        ByteBuffer fixed = ByteBuffer.allocate(FIXED_LENGTH + 16 + 2);
-        fixed.put((byte) VERSION).put((byte) flags).putShort((short) attempts).putDouble(score);
+        byte[] error = utf8Prefix(lastError, MAX_ERROR_BYTES);
+        byte[][] names = NO_BYTES_ARRAY;
+        byte[][] values = NO_BYTES_ARRAY;
+        int headerLength = varintLength(headers.size());
+        if (!headers.isEmpty()) {
+            names = new byte[headers.size()][];
+            values = new byte[headers.size()][];
+            int i = 0;
+            for (Map.Entry<String, String> header : headers.entrySet()) {
+                names[i] = header.getKey().getBytes(StandardCharsets.UTF_8);
+                values[i] = header.getValue().getBytes(StandardCharsets.UTF_8);
+                headerLength += varintLength(names[i].length) + names[i].length + varintLength(values[i].length)
+                        + values[i].length;
+                i++;
+            }
+        }
+        int length = FIXED_LENGTH + (expiry > 0 ? 8 : 0) + (notBefore != 0 ? 8 : 0) + 2 + error.length + headerLength
+                + payload.length;
+        byte[] envelope = new byte[length];
+        ByteBuffer out = ByteBuffer.wrap(envelope);
+        out.put((byte) VERSION).put((byte) flags).putShort((short) attempts).putDouble(score);
         if (expiry > 0) {
-            fixed.putDouble(expiry);
+            out.putDouble(expiry);
         }
         if (notBefore != 0) {
-            fixed.putDouble(notBefore);
+            out.putDouble(notBefore);
         }
-        byte[] error = utf8Prefix(lastError, MAX_ERROR_BYTES);
-        fixed.putShort((short) error.length);
-        out.write(fixed.array(), 0, fixed.position());
-        out.writeBytes(error);
-        writeVarint(out, headers.size());
-        for (Map.Entry<String, String> header : headers.entrySet()) {
-            writeString(out, header.getKey());
-            writeString(out, header.getValue());
+        out.putShort((short) error.length).put(error);
+        putVarint(out, names.length);
+        for (int i = 0; i < names.length; i++) {
+            putVarint(out, names[i].length);
+            out.put(names[i]);
+            putVarint(out, values[i].length);
+            out.put(values[i]);
         }
-        out.writeBytes(payload);
-        return out.toByteArray();
+        out.put(payload);
+        return envelope;
     }
 
     /**
@@ -226,12 +248,6 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
     }
 
 
-    private static void writeString(ByteArrayOutputStream out, String value) {
-        byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
-        writeVarint(out, bytes.length);
-        out.writeBytes(bytes);
-    }
-
     private static String readBytes(ByteBuffer in, int length) {
         if (length < 0 || length > in.remaining()) {
             throw new IllegalStateException("length " + length + " exceeds the " + in.remaining() + " bytes left");
@@ -241,13 +257,22 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
         return value;
     }
 
-    private static void writeVarint(ByteArrayOutputStream out, int value) {
+    private static void putVarint(ByteBuffer out, int value) {
         int v = value;
         while ((v & ~0x7F) != 0) {
-            out.write((v & 0x7F) | 0x80);
+            out.put((byte) ((v & 0x7F) | 0x80));
             v >>>= 7;
         }
-        out.write(v);
+        out.put((byte) v);
+    }
+
+    /** How many bytes {@link #putVarint} writes for a length or count {@code value} (not negative). */
+    private static int varintLength(int value) {
+        int length = 1;
+        for (int v = value >>> 7; v != 0; v >>>= 7) {
+            length++;
+        }
+        return length;
     }
 
     private static int readVarint(ByteBuffer in) {
@@ -264,7 +289,10 @@ public record Envelope(int attempts, double score, long expireAt, long notBefore
 
     /** The UTF-8 bytes of {@code text}, cut at a character boundary to at most {@code max}. */
     private static byte[] utf8Prefix(String text, int max) {
-        byte[] bytes = text == null ? new byte[0] : text.getBytes(StandardCharsets.UTF_8);
+        if (text == null || text.isEmpty()) {
+            return NO_BYTES;
+        }
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
         if (bytes.length <= max) {
             return bytes;
         }

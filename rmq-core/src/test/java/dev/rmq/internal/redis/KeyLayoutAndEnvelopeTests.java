@@ -93,8 +93,13 @@ class KeyLayoutAndEnvelopeTests {
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put("trace", "abc");
         headers.put("ünï", "{}\u0000");
+        // lengths of two and three varint bytes
+        headers.put("long", "é".repeat(100));
+        headers.put("x".repeat(20_000), "");
         byte[] payload = {0, 1, 2, (byte) 0xFF};
-        Envelope decoded = Envelope.decode(Envelope.encodeNew(headers, payload, 0, 0, 0));
+        byte[] encoded = Envelope.encodeNew(headers, payload, 0, 0, 0);
+        Envelope decoded = Envelope.decode(encoded);
+        assertThat(Envelope.header(encoded, "long")).isEqualTo("é".repeat(100));
         assertThat(decoded.attempts()).isZero();
         assertThat(decoded.lastError()).isEmpty();
         assertThat(decoded.expireAt()).isZero();
