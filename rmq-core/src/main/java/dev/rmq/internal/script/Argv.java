@@ -1,5 +1,7 @@
 package dev.rmq.internal.script;
 
+import org.jspecify.annotations.Nullable;
+
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,6 +30,16 @@ public final class Argv<C> {
 
     /** What separates the fields of a group within its one argument; no field may hold it. */
     static final byte GROUP_SEPARATOR = ' ';
+
+    private static final byte[] NO_BYTES = new byte[0];
+    /** Each ASCII character as an argument of its own. */
+    private static final byte[][] ASCII = new byte[128][];
+
+    static {
+        for (int c = 0; c < ASCII.length; c++) {
+            ASCII[c] = new byte[] {(byte) c};
+        }
+    }
 
     private final List<Part<C>> parts;
     private final FieldLayout layout;
@@ -107,12 +119,26 @@ public final class Argv<C> {
     private static final class Writer {
         final byte[][] args;
         int next;
+        /**
+         * The last whole number written and its digits, which the next equal one shares: the rows of an ack call
+         * quote one poll's token each, and a send's rows often one window or due time.
+         */
+        long lastNumber;
+        byte @Nullable [] lastDigits;
 
         Writer(int size) {
             this.args = new byte[size][];
         }
 
         void add(Object value) {
+            if (value instanceof Long number) {
+                if (lastDigits == null || number != lastNumber) {
+                    lastNumber = number;
+                    lastDigits = digits(number);
+                }
+                args[next++] = lastDigits;
+                return;
+            }
             args[next++] = bytes(value);
         }
     }
@@ -144,14 +170,49 @@ public final class Argv<C> {
         return layout;
     }
 
+    /**
+     * The bytes of one argument. A whole number's digits are written straight into its array, and an empty text or
+     * an ASCII character is a shared array: a send or an ack passes several such arguments a message, and the text
+     * made first and copied out cost two arrays more each. No argument's array is written to once made.
+     */
     static byte[] bytes(Object value) {
         if (value instanceof byte[] raw) {
             return raw;
         }
-        if (value instanceof String || value instanceof Number || value instanceof Character) {
+        if (value instanceof String text) {
+            return text.isEmpty() ? NO_BYTES : text.getBytes(StandardCharsets.UTF_8);
+        }
+        if (value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte) {
+            return digits(((Number) value).longValue());
+        }
+        if (value instanceof Character c && c < ASCII.length) {
+            return ASCII[c];
+        }
+        if (value instanceof Number || value instanceof Character) {
             return value.toString().getBytes(StandardCharsets.UTF_8);
         }
         throw new IllegalArgumentException("script arguments are byte[], String, numbers or characters, not " + value);
+    }
+
+    /** {@code value} in decimal, as {@link Long#toString(long)} writes it. */
+    static byte[] digits(long value) {
+        if (value == Long.MIN_VALUE) {
+            return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
+        }
+        long rest = Math.abs(value);
+        int length = value < 0 ? 2 : 1;
+        for (long v = rest / 10; v != 0; v /= 10) {
+            length++;
+        }
+        byte[] digits = new byte[length];
+        for (int at = length - 1; at >= (value < 0 ? 1 : 0); at--) {
+            digits[at] = (byte) ('0' + rest % 10);
+            rest /= 10;
+        }
+        if (value < 0) {
+            digits[0] = '-';
+        }
+        return digits;
     }
 
     /** Names the arguments in the order the script's header lists them. */

@@ -368,6 +368,25 @@ class ScriptProtocolTests {
     }
 
     @Test
+    void anArgumentIsItsBytesItsTextInUtf8OrItsNumberInDecimal() {
+        for (long n : new long[] {0, 7, 9, 10, 99, 100, -1, -10, 1_733_000_000_000_000L, Long.MAX_VALUE,
+                Long.MIN_VALUE}) {
+            assertThat(new String(Argv.bytes(n), StandardCharsets.US_ASCII)).isEqualTo(Long.toString(n));
+        }
+        assertThat(new String(Argv.bytes(-42), StandardCharsets.US_ASCII)).isEqualTo("-42");
+        assertThat(new String(Argv.bytes((short) 5), StandardCharsets.US_ASCII)).isEqualTo("5");
+        assertThat(new String(Argv.bytes(1.5), StandardCharsets.US_ASCII)).isEqualTo("1.5");
+        assertThat(new String(Argv.bytes('C'), StandardCharsets.US_ASCII)).isEqualTo("C");
+        assertThat(Argv.bytes('é')).containsExactly("é".getBytes(StandardCharsets.UTF_8));
+        assertThat(Argv.bytes("")).isEmpty();
+        assertThat(Argv.bytes("ké")).containsExactly("ké".getBytes(StandardCharsets.UTF_8));
+        byte[] raw = {1, 2};
+        assertThat(Argv.bytes(raw)).isSameAs(raw);
+        assertThatIllegalArgumentException().isThrownBy(() -> Argv.bytes(List.of()))
+                .withMessageContaining("script arguments are byte[], String, numbers or characters");
+    }
+
+    @Test
     void aHeaderWithARowFieldOutsideAListIsRefusedNamingTheLine() {
         String lua = "-- broken\n-- ARGV\n--   slot            the slot\n--     key           a field\n";
         assertThatIllegalStateException().isThrownBy(() -> ScriptHeader.parse("broken.lua", lua, Map.of()))
