@@ -128,7 +128,8 @@ public final class Reply<R> {
 
     /**
      * A reply of {@code head}'s fields, then a list named {@code list} whose rows are {@code row}'s fields, each read by
-     * {@code rowReader}; {@code reader} reads the whole, the rows being {@link Fields#rows()}.
+     * {@code rowReader}; {@code reader} reads the whole, the rows being {@link Fields#rows()}. A row reader reads
+     * the fields it needs at once and keeps no hold of the {@link Fields}: one view moves from row to row.
      */
     public static <E, R> Reply<R> of(Fieldset head, String list, Fieldset row, Function<Fields, E> rowReader,
                                      Function<Fields, R> reader) {
@@ -137,7 +138,8 @@ public final class Reply<R> {
 
     /**
      * This reply with one more list after those it has, named {@code list}, its rows {@code row}'s fields, each read
-     * by {@code rowReader}: the reader finds them as {@link Fields#rows(String)}.
+     * by {@code rowReader} as {@link #of(Fieldset, String, Fieldset, Function, Function)} reads them: the reader finds
+     * them as {@link Fields#rows(String)}.
      */
     public <E> Reply<R> thenList(String list, Fieldset row, Function<Fields, E> rowReader) {
         if (lists.isEmpty()) {
@@ -193,8 +195,12 @@ public final class Reply<R> {
                         + (last ? end : "at least " + least));
             }
             List<Object> read = new ArrayList<>((int) count);
+            // one view for all the rows, moved from row to row: a row reader reads its fields at once, into what it
+            // makes, and keeps no hold of the view
+            Fields row = new Fields(this, script, parts, at + 1, list.index(), list.row());
             for (int from = at + 1; from < end; from += list.row().size()) {
-                read.add(list.rowReader().apply(new Fields(this, script, parts, from, list.index(), list.row())));
+                row.at = from;
+                read.add(list.rowReader().apply(row));
             }
             rows.put(list.name(), read);
             at = (int) end;
@@ -284,7 +290,7 @@ public final class Reply<R> {
         private final Reply<?> reply;
         private final Script script;
         private final List<?> parts;
-        private final int at;
+        private int at;
         private final Map<String, Integer> index;
         private final List<Field> fields;
         private Map<String, List<Object>> rows = Map.of();
