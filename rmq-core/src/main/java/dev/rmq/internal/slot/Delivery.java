@@ -125,12 +125,13 @@ public class Delivery<T> implements RmqMessage<T> {
      * and for a schedule's tick, how late against the tick's instant.
      */
     public final void reportLateness(Batch<?> batch) {
-        Optional<Instant> due = dueTime();
-        if (due.isEmpty()) {
+        if (!type.isTimed()) {
             return;
         }
+        // the due time as dueTime() gives it, read without its Optional and Instant: this runs for every delivery
+        long dueMs = (long) envelope.score();
         long nowMs = batch.redisNowMs() + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - batch.receivedNanos());
-        session.owner().metrics().lateness(session.topic(), nowMs - due.get().toEpochMilli());
+        session.owner().metrics().lateness(session.topic(), nowMs - dueMs);
         TickLateness.report(session.owner().metrics(), session.topic(), key, headers(), nowMs);
     }
 

@@ -35,7 +35,8 @@ final class Outstanding<T> {
             out.clear();
             return;
         }
-        Set<Delivery<?>> pending = Collections.newSetFromMap(new IdentityHashMap<>());
+        // sized for them at once: grown from its default size, it resized several times for a batch of a thousand
+        Set<Delivery<?>> pending = Collections.newSetFromMap(new IdentityHashMap<>(endings.size()));
         for (Ending ending : endings) {
             Delivery<?> delivery = ending.delivery();
             if (delivery != null) {
