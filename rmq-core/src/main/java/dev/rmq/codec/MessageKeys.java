@@ -15,44 +15,42 @@ public final class MessageKeys {
 
     private static final Base64.Encoder BASE64URL = Base64.getUrlEncoder().withoutPadding();
     /**
-     * Each thread's hasher: {@link MessageDigest#getInstance} looks its provider up and makes the digest by
-     * reflection, which cost a send without a key more than hashing its payload did; and the digest, its half and
-     * its text each took an array of their own per send.
+     * Each thread's SHA-256: {@link MessageDigest#getInstance} looks its provider up and makes the digest by
+     * reflection, which cost a send without a key more than hashing its payload did.
      */
-    private static final ThreadLocal<Hasher> HASHER = ThreadLocal.withInitial(Hasher::new);
+    private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(() -> {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required by the Java platform", e);
+        }
+    });
+    /**
+     * Each thread's arrays for the digest, its first half and its text, which took three arrays a send. Only JDK
+     * types are kept per thread, so that a pool thread that outlives the application holds none of its classes.
+     */
+    private static final ThreadLocal<byte[][]> SCRATCH = ThreadLocal.withInitial(
+            () -> new byte[][] {new byte[32], new byte[16], new byte[22]});
 
     private MessageKeys() {
     }
 
     public static String derive(byte[] payload) {
-        return HASHER.get().derive(payload);
-    }
-
-    private static final class Hasher {
-        private final MessageDigest sha256;
-        private final byte[] digest = new byte[32];
-        private final byte[] half = new byte[16];
-        private final byte[] text = new byte[22];
-
-        Hasher() {
-            try {
-                sha256 = MessageDigest.getInstance("SHA-256");
-            } catch (NoSuchAlgorithmException e) {
-                throw new IllegalStateException("SHA-256 is required by the Java platform", e);
-            }
+        MessageDigest sha256 = SHA_256.get();
+        byte[][] scratch = SCRATCH.get();
+        byte[] digest = scratch[0];
+        byte[] half = scratch[1];
+        byte[] text = scratch[2];
+        // whatever a failed call left in it
+        sha256.reset();
+        sha256.update(payload);
+        try {
+            sha256.digest(digest, 0, digest.length);
+        } catch (DigestException e) {
+            throw new IllegalStateException("SHA-256 writes 32 bytes", e);
         }
-
-        /** Leaves the digest reset for the next payload, as {@link MessageDigest#digest(byte[], int, int)} does. */
-        String derive(byte[] payload) {
-            sha256.update(payload);
-            try {
-                sha256.digest(digest, 0, digest.length);
-            } catch (DigestException e) {
-                throw new IllegalStateException("SHA-256 writes 32 bytes", e);
-            }
-            System.arraycopy(digest, 0, half, 0, half.length);
-            BASE64URL.encode(half, text);
-            return new String(text, StandardCharsets.ISO_8859_1);
-        }
+        System.arraycopy(digest, 0, half, 0, half.length);
+        BASE64URL.encode(half, text);
+        return new String(text, StandardCharsets.ISO_8859_1);
     }
 }

@@ -121,7 +121,7 @@ public final class Argv<C> {
         int next;
         /**
          * The last whole number written and its digits, which the next equal one shares: the rows of an ack call
-         * quote one poll's token each, and a send's rows often one window or due time.
+         * quote one poll's token each, and a batch of sends often one due time.
          */
         long lastNumber;
         byte @Nullable [] lastDigits;

@@ -128,8 +128,8 @@ public class Delivery<T> implements RmqMessage<T> {
         if (!type.isTimed()) {
             return;
         }
-        // the due time as dueTime() gives it, read without its Optional and Instant: this runs for every delivery
-        long dueMs = (long) envelope.score();
+        // without dueTime()'s Optional and Instant: this runs for every delivery
+        long dueMs = dueMs();
         long nowMs = batch.redisNowMs() + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - batch.receivedNanos());
         session.owner().metrics().lateness(session.topic(), nowMs - dueMs);
         TickLateness.report(session.owner().metrics(), session.topic(), key, headers(), nowMs);
@@ -162,7 +162,12 @@ public class Delivery<T> implements RmqMessage<T> {
 
     @Override
     public Optional<Instant> dueTime() {
-        return type.isTimed() ? Optional.of(Instant.ofEpochMilli((long) envelope.score())) : Optional.empty();
+        return type.isTimed() ? Optional.of(Instant.ofEpochMilli(dueMs())) : Optional.empty();
+    }
+
+    /** A timed message's due time, epoch ms: the score its envelope holds. */
+    private long dueMs() {
+        return (long) envelope.score();
     }
 
     @Override

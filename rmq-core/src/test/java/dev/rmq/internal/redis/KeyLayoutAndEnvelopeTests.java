@@ -3,6 +3,7 @@ package dev.rmq.internal.redis;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -86,6 +87,19 @@ class KeyLayoutAndEnvelopeTests {
                 .withMessageContaining("namespace must not be null");
         assertThatIllegalArgumentException().isThrownBy(() -> new KeyLayout("a{", ""))
                 .withMessageContaining("key prefix 'a{' is invalid");
+    }
+
+    @Test
+    void anEnvelopeIsTheBytesTheScriptsRead() {
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("trace", "é1");
+        // version 2, flags 3 (expiry, not-before), attempts 3, score 12.5, the two times, the error, one header,
+        // the payload: as the scripts and every stored envelope read them
+        assertThat(HexFormat.of().formatHex(Envelope.encodeStored(3, 12.5, 1_700_000_000_123L, 1_700_000_000_456L,
+                "boom", headers, new byte[] {1, 2, 3}))).isEqualTo("020300034029000000000000" + "4278bcfe5687b000"
+                + "4278bcfe569c8000" + "0004626f6f6d" + "01" + "05747261636503c3a931" + "010203");
+        assertThat(HexFormat.of().formatHex(Envelope.encodeNew(Map.of(), new byte[] {9}, 7, 0, 0)))
+                .isEqualTo("02000000401c000000000000" + "0000" + "00" + "09");
     }
 
     @Test

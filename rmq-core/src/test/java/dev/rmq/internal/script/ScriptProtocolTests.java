@@ -375,6 +375,7 @@ class ScriptProtocolTests {
         }
         assertThat(new String(Argv.bytes(-42), StandardCharsets.US_ASCII)).isEqualTo("-42");
         assertThat(new String(Argv.bytes((short) 5), StandardCharsets.US_ASCII)).isEqualTo("5");
+        assertThat(new String(Argv.bytes((byte) -3), StandardCharsets.US_ASCII)).isEqualTo("-3");
         assertThat(new String(Argv.bytes(1.5), StandardCharsets.US_ASCII)).isEqualTo("1.5");
         assertThat(new String(Argv.bytes('C'), StandardCharsets.US_ASCII)).isEqualTo("C");
         assertThat(Argv.bytes('é')).containsExactly("é".getBytes(StandardCharsets.UTF_8));
@@ -384,6 +385,24 @@ class ScriptProtocolTests {
         assertThat(Argv.bytes(raw)).isSameAs(raw);
         assertThatIllegalArgumentException().isThrownBy(() -> Argv.bytes(List.of()))
                 .withMessageContaining("script arguments are byte[], String, numbers or characters");
+    }
+
+    @Test
+    void equalNumbersOfOneCallShareTheirDigits() {
+        RetryPolicy policy = new RetryPolicy("P", 0, 10, 1.0, 10, 0, 0, 3, "dead");
+        byte[][] argv = new AckCall(policy, "", "rmq:wake:t", 0, List.of(
+                new AckCall.Ack(AckCall.Op.COMMIT, "a", 5, ""), new AckCall.Ack(AckCall.Op.COMMIT, "b", 5, ""),
+                new AckCall.Ack(AckCall.Op.ROLL_BACK, "c", 6, "boom"), new AckCall.Ack(AckCall.Op.COMMIT, "d", 5, "")))
+                .argv();
+        List<String> args = new ArrayList<>();
+        for (byte[] arg : argv) {
+            args.add(new String(arg, StandardCharsets.UTF_8));
+        }
+        // policy, fence, wake channel, slot, then the rows: op, key, token, reason
+        assertThat(args.subList(4, args.size())).containsExactly("4", "C", "a", "5", "", "C", "b", "5", "", "R", "c",
+                "6", "boom", "C", "d", "5", "");
+        assertThat(argv[7]).as("the second row's token is the first's").isSameAs(argv[11]);
+        assertThat(argv[19]).as("after another number, one of its own").isNotSameAs(argv[7]);
     }
 
     @Test
