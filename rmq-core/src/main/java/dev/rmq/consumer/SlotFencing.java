@@ -13,9 +13,9 @@ import java.util.concurrent.CompletionStage;
  * Obtained from {@code RmqClient.slotFencing()}.
  * <p>
  * A token may end with {@code #} and sixteen hex digits: the order of the claim that made it, which grows from one
- * claim of a slot to the next within one ZooKeeper ensemble (the creation zxid of the slot's owner znode). A take whose order is below
- * that of the token the slot holds writes nothing: a claim whose take was delayed past the end of its own claim
- * does not fence out the owner that claimed the slot after it.
+ * claim of a slot to the next within one ZooKeeper ensemble (the creation zxid of the slot's owner znode). A take
+ * whose order is below that of the token the slot holds writes nothing: a claim whose take was delayed past the end
+ * of its own claim does not fence out the owner that claimed the slot after it.
  */
 public interface SlotFencing {
 

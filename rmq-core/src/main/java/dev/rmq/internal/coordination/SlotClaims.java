@@ -4,10 +4,8 @@ import dev.rmq.consumer.SlotFencing;
 import dev.rmq.internal.redis.Futures;
 import dev.rmq.topic.TopicDefinition;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -197,7 +195,8 @@ final class SlotClaims {
      * session now, or one an earlier session of this coordinator left. Another process's is left.
      */
     void deleteMemberInBackground(String path) {
-        OneAttempt.deleteIfOwned(curator, path, memberData);
+        OneAttempt.deleteIf(curator, path,
+                (session, stat, data) -> stat.getEphemeralOwner() == session || Arrays.equals(memberData, data));
     }
 
     /** The id of the client's ZooKeeper session now; 0 while it has none, or when it cannot be read. */
@@ -243,34 +242,10 @@ final class SlotClaims {
     /**
      * Deletes a znode that holds {@code token}, in the background; completes with true once ZooKeeper answered
      * that it is deleted, gone, or another's, and with false when ZooKeeper failed the call.
-     * <p>
-     * It goes to the ZooKeeper handle directly, one attempt and no retries: Curator would retry a call that
-     * ZooKeeper cannot take until its connection timeout and then log an error for each. What a failed attempt
-     * leaves is an ephemeral znode, which goes with the session anyway.
      */
     private CompletableFuture<Boolean> deleteIfOursInBackground(String path, String token) {
-        CompletableFuture<Boolean> done = new CompletableFuture<>();
-        try {
-            ZooKeeper zk = curator.getZookeeperClient().getZooKeeper();
-            String full = ZKPaths.fixForNamespace(curator.getNamespace(), path);
-            zk.getData(full, false, (read, p, ctx, data, stat) -> {
-                if (read == KeeperException.Code.NONODE.intValue()) {
-                    done.complete(true);
-                } else if (read != KeeperException.Code.OK.intValue()) {
-                    done.complete(false);
-                } else if (!token.equals(new String(data, StandardCharsets.UTF_8))) {
-                    done.complete(true);
-                } else {
-                    zk.delete(full, stat.getVersion(), (deleted, p2, ctx2) -> done.complete(
-                            deleted == KeeperException.Code.OK.intValue()
-                                    || deleted == KeeperException.Code.NONODE.intValue()
-                                    || deleted == KeeperException.Code.BADVERSION.intValue()), null);
-                }
-            }, null);
-        } catch (Exception e) {
-            done.complete(false);
-        }
-        return done;
+        byte[] ours = token.getBytes(StandardCharsets.UTF_8);
+        return OneAttempt.deleteIf(curator, path, (session, stat, data) -> Arrays.equals(ours, data));
     }
 
     /** Whether the slot's owner znode still holds {@code token}: after a reconnect, whether the session kept it. */

@@ -98,7 +98,9 @@ public final class TopicRegistration {
 
     /** Takes back this instance's job controls of a topic, once, without waiting: the coordinator is closing. */
     public static void forget(CuratorFramework curator, ZkPaths paths, TopicDefinition topic, String instance) {
-        OneAttempt.deleteIfOwned(curator, paths.controls(topic.name(), instance), null);
+        // this session's only: a process running with the same instance id holds its own
+        OneAttempt.deleteIf(curator, paths.controls(topic.name(), instance),
+                (session, stat, data) -> stat.getEphemeralOwner() == session);
     }
 
     static byte[] encode(TopicType type, int slotAmount, String origin) {

@@ -297,7 +297,8 @@ end
 -- goes as it is stored, its attempts 0: every envelope a script writes holds its score, and Java writes a
 -- priority or a fixed time into a send's. A delivered envelope's 0 stands for this first attempt, and whatever
 -- reads one (fail, Java's decoding of a delivery or of an in-flight message) counts it as 1. Most deliveries are
--- first ones, and the rewrite costs a copy of the whole envelope, which a large poll pays per message. Returns the envelope and its flags; nil when the bytes are not an envelope this version reads.
+-- first ones, and the rewrite costs a copy of the whole envelope, which a large poll pays per message. Returns the
+-- envelope and its flags; nil when the bytes are not an envelope this version reads.
 local function env_bump(env, score)
     if #env < ENV_FIXED + 2 then
         return nil
