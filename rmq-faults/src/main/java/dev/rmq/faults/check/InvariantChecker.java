@@ -3,8 +3,6 @@ package dev.rmq.faults.check;
 import dev.rmq.faults.check.RunLog.Fault;
 import dev.rmq.faults.check.RunLog.Incarnation;
 import dev.rmq.faults.check.RunLog.Run;
-import dev.rmq.faults.events.EventReader;
-import dev.rmq.faults.events.HarnessEvent;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -43,15 +41,10 @@ public final class InvariantChecker {
 
     /** Judges the run whose {@code .events} files are in {@code dir}, with what its journal held at its end. */
     public static Verdict check(Path dir, JournalRecord journal) {
-        return check(EventReader.readRun(dir), journal);
+        return check(RunLog.read(dir), journal);
     }
 
-    /**
-     * Judges a run from its events: those of different processes in any order, those of one process in the order
-     * it wrote them.
-     */
-    public static Verdict check(List<HarnessEvent> events, JournalRecord journal) {
-        RunLog log = RunLog.of(events);
+    private static Verdict check(RunLog log, JournalRecord journal) {
         Messages messages = new Messages(log);
         Verdict verdict = new Verdict();
         LossCheck.run(log, messages, verdict);

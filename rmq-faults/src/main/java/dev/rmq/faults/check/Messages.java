@@ -33,8 +33,10 @@ final class Messages {
         final String topic;
         final String key;
         final String type;
-        final List<Send> sends = new ArrayList<>();
-        final List<Run> runs = new ArrayList<>();
+        // most messages have one send and one delivery: a list's default room for ten would be most of a long run's
+        // memory
+        final List<Send> sends = new ArrayList<>(1);
+        final List<Run> runs = new ArrayList<>(1);
         /** Its entry in the dead queue at the end of the run, or null. */
         @Nullable Dead dead;
         /** Null until the messages are all read and their statuses decided. */
@@ -130,7 +132,7 @@ final class Messages {
             } else {
                 sendFailures++;
             }
-            List<Instance> instances = byKey.computeIfAbsent(send.topic() + " " + send.key(), k -> new ArrayList<>());
+            List<Instance> instances = byKey.computeIfAbsent(send.topic() + " " + send.key(), k -> new ArrayList<>(1));
             Instance current = instances.isEmpty() ? null : instances.get(instances.size() - 1);
             if (current == null || (send.ok() && !send.merged())) {
                 current = new Instance(send.topic(), send.key(), log.typeOf(send.topic()));
@@ -143,7 +145,7 @@ final class Messages {
         // in start order, each run beside the runs of its key that began before it
         Map<String, List<Run>> earlier = new HashMap<>();
         for (Run run : runs) {
-            List<Run> before = earlier.computeIfAbsent(run.topic() + " " + run.key(), k -> new ArrayList<>());
+            List<Run> before = earlier.computeIfAbsent(run.topic() + " " + run.key(), k -> new ArrayList<>(1));
             splitBehindDelivery(run, before);
             before.add(run);
         }

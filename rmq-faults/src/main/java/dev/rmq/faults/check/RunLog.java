@@ -1,9 +1,11 @@
 package dev.rmq.faults.check;
 
 import dev.rmq.dead.DeadReason;
+import dev.rmq.faults.events.EventReader;
 import dev.rmq.faults.events.HarnessEvent;
 import org.jspecify.annotations.Nullable;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -88,104 +90,123 @@ final class RunLog {
     final List<Dead> dead = new ArrayList<>();
     long runEndMicros;
 
+    /**
+     * One instance of each name the events repeat (topics, processes, workers, outcomes): every event's parse made
+     * its own copy, and a run of millions of deliveries would keep millions of copies of a few dozen names.
+     */
+    private final Map<String, String> names = new HashMap<>();
+
     private RunLog() {
     }
 
-    static RunLog of(List<HarnessEvent> events) {
-        RunLog log = new RunLog();
-        Map<String, HarnessEvent.Delivered> open = new HashMap<>();
-        Map<String, long[]> lives = new LinkedHashMap<>();
-        Map<String, Boolean> killed = new HashMap<>();
-        Map<String, List<long[]>> pauses = new HashMap<>();
-        List<HarnessEvent.Delivered> unfinished = new ArrayList<>();
-        for (HarnessEvent event : events) {
+    /**
+     * The run whose {@code .events} files are in {@code dir}, read a line at a time: those of different processes in
+     * any order, those of one process in the order it wrote them.
+     */
+    static RunLog read(Path dir) {
+        Reading reading = new Reading();
+        EventReader.forEachInRun(dir, reading::add);
+        return reading.finish();
+    }
+
+    /** A log being read, with what only the end of the run completes: the handlers still running, the lives. */
+    private static final class Reading {
+        final RunLog log = new RunLog();
+        final Map<String, HarnessEvent.Delivered> open = new HashMap<>();
+        final Map<String, long[]> lives = new LinkedHashMap<>();
+        final Map<String, Boolean> killed = new HashMap<>();
+        final Map<String, List<long[]>> pauses = new HashMap<>();
+        final List<HarnessEvent.Delivered> unfinished = new ArrayList<>();
+
+        /** Folds one event into the log; the maps collect what only the end of the run completes. */
+        void add(HarnessEvent event) {
             log.runEndMicros = Math.max(log.runEndMicros, event.micros());
-            log.read(event, open, unfinished, lives, killed, pauses);
-        }
-        lives.forEach((id, life) -> log.incarnations.put(id, new Incarnation(id, life[0], life[1],
-                killed.getOrDefault(id, false), List.copyOf(pauses.getOrDefault(id, List.of())))));
-        unfinished.addAll(open.values());
-        for (HarnessEvent.Delivered start : unfinished) {
-            Incarnation life = log.incarnations.get(start.incarnation());
-            long end = life != null && life.endMicros() >= 0 ? life.endMicros() : log.runEndMicros;
-            log.runs.add(run(start, end, "none"));
-        }
-        log.sends.sort(Comparator.comparingLong(Send::seq));
-        log.runs.sort(Comparator.comparingLong(Run::start));
-        return log;
-    }
-
-    /** Folds one event into the log; the maps collect what only the end of the run completes. */
-    private void read(HarnessEvent event, Map<String, HarnessEvent.Delivered> open, List<HarnessEvent.Delivered> unfinished,
-                      Map<String, long[]> lives, Map<String, Boolean> killed, Map<String, List<long[]>> pauses) {
-        if (event instanceof HarnessEvent.RunStarted e) {
-            sessionTimeoutMicros = e.sessionTimeoutMs() * 1000;
-            leaseMicros = e.leaseMs() * 1000;
-            for (HarnessEvent.Topic topic : e.topics()) {
-                topicTypes.put(topic.name(), topic.type());
-                topicDeployments.put(topic.name(), topic.deployment());
-                if ("AT_MOST_ONCE".equals(topic.delivery())) {
-                    atMostOnceTopics.add(topic.name());
+            if (event instanceof HarnessEvent.RunStarted e) {
+                log.sessionTimeoutMicros = e.sessionTimeoutMs() * 1000;
+                log.leaseMicros = e.leaseMs() * 1000;
+                for (HarnessEvent.Topic topic : e.topics()) {
+                    log.topicTypes.put(topic.name(), topic.type());
+                    log.topicDeployments.put(topic.name(), topic.deployment());
+                    if ("AT_MOST_ONCE".equals(topic.delivery())) {
+                        log.atMostOnceTopics.add(topic.name());
+                    }
+                    log.topicTtlMicros.put(topic.name(), topic.ttlMs() * 1000);
                 }
-                topicTtlMicros.put(topic.name(), topic.ttlMs() * 1000);
+            } else if (event instanceof HarnessEvent.Sent e) {
+                log.sends.add(new Send(e.seq(), log.name(e.topic()), e.key(), e.slot(), true, e.merged(), e.durable(),
+                        e.startMicros(), e.micros(), e.value()));
+            } else if (event instanceof HarnessEvent.SendFailed e) {
+                log.sends.add(new Send(e.seq(), log.name(e.topic()), e.key(), -1, false, false, e.durable(), e.startMicros(),
+                        e.micros(), e.value()));
+            } else if (event instanceof HarnessEvent.Delivered e) {
+                HarnessEvent.Delivered before = open.put(e.incarnation() + "/" + e.worker(), e);
+                if (before != null) {
+                    unfinished.add(before);
+                }
+            } else if (event instanceof HarnessEvent.Handled e) {
+                HarnessEvent.Delivered start = open.remove(e.incarnation() + "/" + e.worker());
+                if (start != null) {
+                    log.runs.add(log.run(start, e.micros(), e.outcome()));
+                }
+            } else if (event instanceof HarnessEvent.Acknowledged e) {
+                if ("stale".equals(e.outcome())) {
+                    log.trouble(TroubleKind.STALE, e.incarnation(), e.worker(), e.topic(), e.slot(), e.key(), e.micros());
+                }
+            } else if (event instanceof HarnessEvent.AckFailed e) {
+                log.trouble(TroubleKind.FAILED, e.incarnation(), e.worker(), e.topic(), e.slot(), null, e.micros());
+            } else if (event instanceof HarnessEvent.SlotFenced e) {
+                if ("ack".equals(e.during())) {
+                    log.trouble(TroubleKind.FENCED, e.incarnation(), e.worker(), e.topic(), e.slot(), null, e.micros());
+                }
+            } else if (event instanceof HarnessEvent.SessionChanged e) {
+                if ("LOST".equals(e.state())) {
+                    log.sessionsLost.computeIfAbsent(e.incarnation(), k -> new ArrayList<>()).add(e.micros());
+                }
+            } else if (event instanceof HarnessEvent.ProcessStarted e) {
+                lives.put(e.incarnation(), new long[] {e.micros(), -1});
+            } else if (event instanceof HarnessEvent.ProcessEnded e) {
+                lives.computeIfAbsent(e.incarnation(), k -> new long[] {Long.MIN_VALUE, -1})[1] = e.micros();
+                killed.put(e.incarnation(), e.killed());
+            } else if (event instanceof HarnessEvent.ProcessPaused e) {
+                pauses.computeIfAbsent(e.incarnation(), k -> new ArrayList<>()).add(new long[] {e.micros(), e.resumedMicros()});
+            } else if (event instanceof HarnessEvent.FaultInjected e) {
+                log.faults.add(new Fault(e.id(), e.kind(), e.target(), e.micros(), e.healMicros(), e.recoveryMicros(), e.slots()));
+            } else if (event instanceof HarnessEvent.DeadAtEnd e) {
+                log.dead.add(new Dead(e.topic(), e.slot(), e.key(), e.seq(), e.probe(),
+                        DeadReason.of(e.reason() == null ? "" : e.reason()), e.lastError(), e.attempts()));
             }
-        } else if (event instanceof HarnessEvent.Sent e) {
-            sends.add(new Send(e.seq(), e.topic(), e.key(), e.slot(), true, e.merged(), e.durable(), e.startMicros(),
-                    e.micros(), e.value()));
-        } else if (event instanceof HarnessEvent.SendFailed e) {
-            sends.add(new Send(e.seq(), e.topic(), e.key(), -1, false, false, e.durable(), e.startMicros(), e.micros(),
-                    e.value()));
-        } else if (event instanceof HarnessEvent.Delivered e) {
-            HarnessEvent.Delivered before = open.put(e.incarnation() + "/" + e.worker(), e);
-            if (before != null) {
-                unfinished.add(before);
-            }
-        } else if (event instanceof HarnessEvent.Handled e) {
-            HarnessEvent.Delivered start = open.remove(e.incarnation() + "/" + e.worker());
-            if (start != null) {
-                runs.add(run(start, e.micros(), e.outcome()));
-            }
-        } else if (event instanceof HarnessEvent.Acknowledged e) {
-            if ("stale".equals(e.outcome())) {
-                trouble(new AckTrouble(TroubleKind.STALE, e.incarnation(), e.worker(), e.topic() + "_" + e.slot(),
-                        e.key(), e.micros()));
-            }
-        } else if (event instanceof HarnessEvent.AckFailed e) {
-            trouble(new AckTrouble(TroubleKind.FAILED, e.incarnation(), e.worker(), e.topic() + "_" + e.slot(), null,
-                    e.micros()));
-        } else if (event instanceof HarnessEvent.SlotFenced e) {
-            if ("ack".equals(e.during())) {
-                trouble(new AckTrouble(TroubleKind.FENCED, e.incarnation(), e.worker(), e.topic() + "_" + e.slot(),
-                        null, e.micros()));
-            }
-        } else if (event instanceof HarnessEvent.SessionChanged e) {
-            if ("LOST".equals(e.state())) {
-                sessionsLost.computeIfAbsent(e.incarnation(), k -> new ArrayList<>()).add(e.micros());
-            }
-        } else if (event instanceof HarnessEvent.ProcessStarted e) {
-            lives.put(e.incarnation(), new long[] {e.micros(), -1});
-        } else if (event instanceof HarnessEvent.ProcessEnded e) {
-            lives.computeIfAbsent(e.incarnation(), k -> new long[] {Long.MIN_VALUE, -1})[1] = e.micros();
-            killed.put(e.incarnation(), e.killed());
-        } else if (event instanceof HarnessEvent.ProcessPaused e) {
-            pauses.computeIfAbsent(e.incarnation(), k -> new ArrayList<>()).add(new long[] {e.micros(), e.resumedMicros()});
-        } else if (event instanceof HarnessEvent.FaultInjected e) {
-            faults.add(new Fault(e.id(), e.kind(), e.target(), e.micros(), e.healMicros(), e.recoveryMicros(), e.slots()));
-        } else if (event instanceof HarnessEvent.DeadAtEnd e) {
-            dead.add(new Dead(e.topic(), e.slot(), e.key(), e.seq(), e.probe(),
-                    DeadReason.of(e.reason() == null ? "" : e.reason()), e.lastError(), e.attempts()));
+            // owner changes and the run's end are for people: who held a slot is judged from the handlers that ran
         }
-        // owner changes and the run's end are for people: who held a slot is judged from the handlers that ran
+
+        RunLog finish() {
+            lives.forEach((id, life) -> log.incarnations.put(id, new Incarnation(id, life[0], life[1],
+                    killed.getOrDefault(id, false), List.copyOf(pauses.getOrDefault(id, List.of())))));
+            unfinished.addAll(open.values());
+            for (HarnessEvent.Delivered start : unfinished) {
+                Incarnation life = log.incarnations.get(start.incarnation());
+                long end = life != null && life.endMicros() >= 0 ? life.endMicros() : log.runEndMicros;
+                log.runs.add(log.run(start, end, "none"));
+            }
+            log.sends.sort(Comparator.comparingLong(Send::seq));
+            log.runs.sort(Comparator.comparingLong(Run::start));
+            return log;
+        }
     }
 
-    private static Run run(HarnessEvent.Delivered b, long end, String outcome) {
-        return new Run(b.incarnation(), b.worker(), b.topic(), b.slot(), b.key(), b.seq(), b.probe(), b.attempt(),
-                b.micros(), end, outcome, b.redisNowMs(), b.dueMs(), b.fixedMs(), b.leaseMs(),
+    private Run run(HarnessEvent.Delivered b, long end, String outcome) {
+        return new Run(name(b.incarnation()), name(b.worker()), name(b.topic()), b.slot(), b.key(), b.seq(), b.probe(),
+                b.attempt(), b.micros(), end, name(outcome), b.redisNowMs(), b.dueMs(), b.fixedMs(), b.leaseMs(),
                 b.callMicros() == null ? b.micros() : b.callMicros());
     }
 
-    private void trouble(AckTrouble trouble) {
-        troubles.computeIfAbsent(trouble.incarnation(), k -> new ArrayList<>()).add(trouble);
+    private void trouble(TroubleKind kind, String incarnation, String worker, String topic, int slot,
+                         @Nullable String key, long micros) {
+        troubles.computeIfAbsent(name(incarnation), k -> new ArrayList<>()).add(new AckTrouble(kind, name(incarnation),
+                name(worker), name(topic + "_" + slot), key, micros));
+    }
+
+    private String name(String name) {
+        return names.computeIfAbsent(name, n -> n);
     }
 
     String typeOf(String topic) {
