@@ -22,8 +22,7 @@ public final class RedisSlotFencing implements SlotFencing {
 
     @Override
     public CompletionStage<Taken> take(TopicDefinition topic, int slot, String token) {
-        return scripts.run(keys.slot(topic.name(), slot), new FenceTakeCall(token))
-                .thenApply(taken -> new Taken(taken.previousToken(), taken.holdOff(), taken.superseded()));
+        return scripts.run(keys.slot(topic.name(), slot), new FenceTakeCall(token));
     }
 
     @Override

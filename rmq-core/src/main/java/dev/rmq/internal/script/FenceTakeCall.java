@@ -1,25 +1,16 @@
 package dev.rmq.internal.script;
 
+import dev.rmq.consumer.SlotFencing.Taken;
+
 import java.time.Duration;
-import java.util.List;
 
 /**
- * fence_take.lua: makes a worker the slot's owner, fencing out whoever held it before.
+ * fence_take.lua: makes a worker the slot's owner, fencing out whoever held it before. It answers what the take
+ * found as {@link dev.rmq.consumer.SlotFencing} gives it.
  *
  * @param token the new owner's fencing token
  */
-public record FenceTakeCall(String token) implements ScriptCall<FenceTakeCall.Taken> {
-
-    /**
-     * What taking a slot found.
-     *
-     * @param previousToken the token of an owner that never released the slot; empty after a clean release; the
-     *                      later claim's token when superseded
-     * @param holdOff       how long the latest lease in the slot still runs
-     * @param superseded    whether a later claim holds the slot, so that nothing was written
-     */
-    public record Taken(String previousToken, Duration holdOff, boolean superseded) {
-    }
+public record FenceTakeCall(String token) implements ScriptCall<Taken> {
 
     static final Argv<FenceTakeCall> ARGV = Argv.<FenceTakeCall>builder().arg("token", FenceTakeCall::token).build();
 
