@@ -9,7 +9,11 @@ import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -42,9 +46,16 @@ abstract class HandWrittenRun {
     private int faults;
     /** What the run's journal held at its end. */
     private final List<JournalRow> journal = new ArrayList<>();
+    /** Text after the last event of a file: a line a SIGKILL cut short. */
+    private final Map<String, String> cutLines = new LinkedHashMap<>();
 
     void event(String file, HarnessEvent event) {
         files.computeIfAbsent(file, k -> new ArrayList<>()).add(event);
+    }
+
+    /** Ends {@code file} with {@code text} and no line end, as a process killed while writing an event leaves it. */
+    void cutShort(String file, String text) {
+        cutLines.put(file, text);
     }
 
     void sent(long seq, String topic, String key, boolean merged, long at, long value) {
@@ -159,6 +170,13 @@ abstract class HandWrittenRun {
         files.forEach((name, events) -> {
             try (EventLog log = new EventLog(dir.resolve(name + ".events"))) {
                 events.forEach(log::write);
+            }
+        });
+        cutLines.forEach((name, text) -> {
+            try {
+                Files.writeString(dir.resolve(name + ".events"), text, StandardOpenOption.APPEND);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
         });
         return InvariantChecker.check(dir, new JournalRecord() {

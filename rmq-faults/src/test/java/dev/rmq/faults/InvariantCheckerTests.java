@@ -55,6 +55,22 @@ class InvariantCheckerTests extends HandWrittenRun {
     }
 
     @Test
+    void aLineAKillCutShortIsSkippedAndTheRestOfTheRunJudged() {
+        sent(0, PRIORITY, "n.p.1", false, T0, 50);
+        sent(1, PRIORITY, "n.p.2", false, T0, 50);
+        consumed("c1-1", PRIORITY, "n.p.1", 0, T0 + S);
+        consumed("c2-1", PRIORITY, "n.p.2", 1, T0 + 2 * S);
+        // c1-1 was killed while it wrote its next delivery: its file ends in half a line
+        cutShort("c1-1", "{\"event\":\"delivered\",\"micros\":" + (T0 + 3 * S) + ",\"incarnation\":\"c1");
+
+        Verdict result = check();
+
+        assertThat(result.failures()).isEmpty();
+        assertThat(result.figure("consumed_unique")).isEqualTo(2);
+        assertThat(result.details().get("deliveries")).isEqualTo(2L);
+    }
+
+    @Test
     void aDeliveryBeforeItsFixedTimeByTheRedisClockIsEarly() {
         long due = T0 / 1000 + 3000;
         sent(0, FIXED, "n.f.1", false, T0, due);
