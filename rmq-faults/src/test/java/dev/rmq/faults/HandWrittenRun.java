@@ -47,15 +47,18 @@ abstract class HandWrittenRun {
     /** What the run's journal held at its end. */
     private final List<JournalRow> journal = new ArrayList<>();
     /** Text after the last event of a file: a line a SIGKILL cut short. */
-    private final Map<String, String> cutLines = new LinkedHashMap<>();
+    private final Map<String, byte[]> cutLines = new LinkedHashMap<>();
 
     void event(String file, HarnessEvent event) {
         files.computeIfAbsent(file, k -> new ArrayList<>()).add(event);
     }
 
-    /** Ends {@code file} with {@code text} and no line end, as a process killed while writing an event leaves it. */
-    void cutShort(String file, String text) {
-        cutLines.put(file, text);
+    /**
+     * Ends {@code file} with {@code bytes} and no line end, as a process killed while writing an event leaves it; the
+     * last call for a file wins.
+     */
+    void cutShort(String file, byte[] bytes) {
+        cutLines.put(file, bytes);
     }
 
     void sent(long seq, String topic, String key, boolean merged, long at, long value) {
@@ -172,9 +175,9 @@ abstract class HandWrittenRun {
                 events.forEach(log::write);
             }
         });
-        cutLines.forEach((name, text) -> {
+        cutLines.forEach((name, bytes) -> {
             try {
-                Files.writeString(dir.resolve(name + ".events"), text, StandardOpenOption.APPEND);
+                Files.write(dir.resolve(name + ".events"), bytes, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }

@@ -3,6 +3,8 @@ package dev.rmq.faults;
 import dev.rmq.faults.check.Verdict;
 import org.junit.jupiter.api.Test;
 
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -55,13 +57,15 @@ class InvariantCheckerTests extends HandWrittenRun {
     }
 
     @Test
-    void aLineAKillCutShortIsSkippedAndTheRestOfTheRunJudged() {
+    void aLineAKillCutShortEvenInsideACharacterIsSkippedAndTheRestOfTheRunJudged() {
         sent(0, PRIORITY, "n.p.1", false, T0, 50);
         sent(1, PRIORITY, "n.p.2", false, T0, 50);
         consumed("c1-1", PRIORITY, "n.p.1", 0, T0 + S);
         consumed("c2-1", PRIORITY, "n.p.2", 1, T0 + 2 * S);
-        // c1-1 was killed while it wrote its next delivery: its file ends in half a line
-        cutShort("c1-1", "{\"event\":\"delivered\",\"micros\":" + (T0 + 3 * S) + ",\"incarnation\":\"c1");
+        // c1-1 was killed while it wrote an event: its file ends in half a line, cut inside a character
+        byte[] line = ("{\"event\":\"ack-failed\",\"micros\":" + (T0 + 3 * S) + ",\"error\":\"délai")
+                .getBytes(StandardCharsets.UTF_8);
+        cutShort("c1-1", Arrays.copyOf(line, line.length - 4));
 
         Verdict result = check();
 

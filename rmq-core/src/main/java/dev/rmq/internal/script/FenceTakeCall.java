@@ -5,8 +5,8 @@ import dev.rmq.consumer.SlotFencing.Taken;
 import java.time.Duration;
 
 /**
- * fence_take.lua: makes a worker the slot's owner, fencing out whoever held it before. It answers what the take
- * found as {@link dev.rmq.consumer.SlotFencing} gives it.
+ * fence_take.lua: makes a worker the slot's owner, fencing out whoever held it before. Its reply is a
+ * {@link Taken}.
  *
  * @param token the new owner's fencing token
  */

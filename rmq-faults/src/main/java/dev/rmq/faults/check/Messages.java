@@ -33,8 +33,8 @@ final class Messages {
         final String topic;
         final String key;
         final String type;
-        // most messages have one send and one delivery: a list's default room for ten would be most of a long run's
-        // memory
+        // most messages have one send and one delivery: a list's default room for ten would waste about 64 bytes a
+        // message
         final List<Send> sends = new ArrayList<>(1);
         final List<Run> runs = new ArrayList<>(1);
         /** Its entry in the dead queue at the end of the run, or null. */

@@ -90,12 +90,6 @@ final class RunLog {
     final List<Dead> dead = new ArrayList<>();
     long runEndMicros;
 
-    /**
-     * One instance of each name the events repeat (topics, processes, workers, outcomes): every event's parse made
-     * its own copy, and a run of millions of deliveries would keep millions of copies of a few dozen names.
-     */
-    private final Map<String, String> names = new HashMap<>();
-
     private RunLog() {
     }
 
@@ -117,6 +111,12 @@ final class RunLog {
         final Map<String, Boolean> killed = new HashMap<>();
         final Map<String, List<long[]>> pauses = new HashMap<>();
         final List<HarnessEvent.Delivered> unfinished = new ArrayList<>();
+        /**
+         * One instance of each name the events repeat (topics, slots, processes, workers, outcomes): each event's
+         * parse makes its own copies, and a run of millions of deliveries would keep millions of copies of a few
+         * dozen names.
+         */
+        final Map<String, String> names = new HashMap<>();
 
         /** Folds one event into the log; the maps collect what only the end of the run completes. */
         void add(HarnessEvent event) {
@@ -133,10 +133,10 @@ final class RunLog {
                     log.topicTtlMicros.put(topic.name(), topic.ttlMs() * 1000);
                 }
             } else if (event instanceof HarnessEvent.Sent e) {
-                log.sends.add(new Send(e.seq(), log.name(e.topic()), e.key(), e.slot(), true, e.merged(), e.durable(),
+                log.sends.add(new Send(e.seq(), name(e.topic()), e.key(), e.slot(), true, e.merged(), e.durable(),
                         e.startMicros(), e.micros(), e.value()));
             } else if (event instanceof HarnessEvent.SendFailed e) {
-                log.sends.add(new Send(e.seq(), log.name(e.topic()), e.key(), -1, false, false, e.durable(), e.startMicros(),
+                log.sends.add(new Send(e.seq(), name(e.topic()), e.key(), -1, false, false, e.durable(), e.startMicros(),
                         e.micros(), e.value()));
             } else if (event instanceof HarnessEvent.Delivered e) {
                 HarnessEvent.Delivered before = open.put(e.incarnation() + "/" + e.worker(), e);
@@ -146,17 +146,17 @@ final class RunLog {
             } else if (event instanceof HarnessEvent.Handled e) {
                 HarnessEvent.Delivered start = open.remove(e.incarnation() + "/" + e.worker());
                 if (start != null) {
-                    log.runs.add(log.run(start, e.micros(), e.outcome()));
+                    log.runs.add(run(start, e.micros(), e.outcome()));
                 }
             } else if (event instanceof HarnessEvent.Acknowledged e) {
                 if ("stale".equals(e.outcome())) {
-                    log.trouble(TroubleKind.STALE, e.incarnation(), e.worker(), e.topic(), e.slot(), e.key(), e.micros());
+                    trouble(TroubleKind.STALE, e.incarnation(), e.worker(), e.topic(), e.slot(), e.key(), e.micros());
                 }
             } else if (event instanceof HarnessEvent.AckFailed e) {
-                log.trouble(TroubleKind.FAILED, e.incarnation(), e.worker(), e.topic(), e.slot(), null, e.micros());
+                trouble(TroubleKind.FAILED, e.incarnation(), e.worker(), e.topic(), e.slot(), null, e.micros());
             } else if (event instanceof HarnessEvent.SlotFenced e) {
                 if ("ack".equals(e.during())) {
-                    log.trouble(TroubleKind.FENCED, e.incarnation(), e.worker(), e.topic(), e.slot(), null, e.micros());
+                    trouble(TroubleKind.FENCED, e.incarnation(), e.worker(), e.topic(), e.slot(), null, e.micros());
                 }
             } else if (event instanceof HarnessEvent.SessionChanged e) {
                 if ("LOST".equals(e.state())) {
@@ -185,28 +185,29 @@ final class RunLog {
             for (HarnessEvent.Delivered start : unfinished) {
                 Incarnation life = log.incarnations.get(start.incarnation());
                 long end = life != null && life.endMicros() >= 0 ? life.endMicros() : log.runEndMicros;
-                log.runs.add(log.run(start, end, "none"));
+                log.runs.add(run(start, end, "none"));
             }
             log.sends.sort(Comparator.comparingLong(Send::seq));
             log.runs.sort(Comparator.comparingLong(Run::start));
             return log;
         }
-    }
 
-    private Run run(HarnessEvent.Delivered b, long end, String outcome) {
-        return new Run(name(b.incarnation()), name(b.worker()), name(b.topic()), b.slot(), b.key(), b.seq(), b.probe(),
-                b.attempt(), b.micros(), end, name(outcome), b.redisNowMs(), b.dueMs(), b.fixedMs(), b.leaseMs(),
-                b.callMicros() == null ? b.micros() : b.callMicros());
-    }
+        private Run run(HarnessEvent.Delivered b, long end, String outcome) {
+            return new Run(name(b.incarnation()), name(b.worker()), name(b.topic()), b.slot(), b.key(), b.seq(),
+                    b.probe(), b.attempt(), b.micros(), end, name(outcome), b.redisNowMs(), b.dueMs(), b.fixedMs(),
+                    b.leaseMs(), b.callMicros() == null ? b.micros() : b.callMicros());
+        }
 
-    private void trouble(TroubleKind kind, String incarnation, String worker, String topic, int slot,
-                         @Nullable String key, long micros) {
-        troubles.computeIfAbsent(name(incarnation), k -> new ArrayList<>()).add(new AckTrouble(kind, name(incarnation),
-                name(worker), name(topic + "_" + slot), key, micros));
-    }
+        private void trouble(TroubleKind kind, String incarnation, String worker, String topic, int slot,
+                             @Nullable String key, long micros) {
+            String process = name(incarnation);
+            log.troubles.computeIfAbsent(process, k -> new ArrayList<>()).add(new AckTrouble(kind, process,
+                    name(worker), name(topic + "_" + slot), key, micros));
+        }
 
-    private String name(String name) {
-        return names.computeIfAbsent(name, n -> n);
+        private String name(String name) {
+            return names.computeIfAbsent(name, n -> n);
+        }
     }
 
     String typeOf(String topic) {

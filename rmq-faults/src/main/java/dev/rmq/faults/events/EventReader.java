@@ -5,6 +5,7 @@ import tools.jackson.core.JacksonException;
 
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -38,7 +39,10 @@ public final class EventReader {
     }
 
     private static void forEach(Path file, Consumer<HarnessEvent> sink) {
-        try (BufferedReader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+        // a reader that replaces bytes it cannot decode: a SIGKILL may cut a line inside a character, and that line
+        // is skipped as any other cut short, where a strict decoder would end the whole read
+        try (BufferedReader reader = new BufferedReader(new InputStreamReader(Files.newInputStream(file),
+                StandardCharsets.UTF_8))) {
             for (String line = reader.readLine(); line != null; line = reader.readLine()) {
                 HarnessEvent event = parse(line);
                 if (event != null) {
