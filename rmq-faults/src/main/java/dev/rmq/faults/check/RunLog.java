@@ -136,8 +136,8 @@ final class RunLog {
                 log.sends.add(new Send(e.seq(), name(e.topic()), e.key(), e.slot(), true, e.merged(), e.durable(),
                         e.startMicros(), e.micros(), e.value()));
             } else if (event instanceof HarnessEvent.SendFailed e) {
-                log.sends.add(new Send(e.seq(), name(e.topic()), e.key(), -1, false, false, e.durable(), e.startMicros(),
-                        e.micros(), e.value()));
+                log.sends.add(new Send(e.seq(), name(e.topic()), e.key(), -1, false, false, e.durable(),
+                        e.startMicros(), e.micros(), e.value()));
             } else if (event instanceof HarnessEvent.Delivered e) {
                 HarnessEvent.Delivered before = open.put(e.incarnation() + "/" + e.worker(), e);
                 if (before != null) {
@@ -168,9 +168,11 @@ final class RunLog {
                 lives.computeIfAbsent(e.incarnation(), k -> new long[] {Long.MIN_VALUE, -1})[1] = e.micros();
                 killed.put(e.incarnation(), e.killed());
             } else if (event instanceof HarnessEvent.ProcessPaused e) {
-                pauses.computeIfAbsent(e.incarnation(), k -> new ArrayList<>()).add(new long[] {e.micros(), e.resumedMicros()});
+                pauses.computeIfAbsent(e.incarnation(), k -> new ArrayList<>())
+                        .add(new long[] {e.micros(), e.resumedMicros()});
             } else if (event instanceof HarnessEvent.FaultInjected e) {
-                log.faults.add(new Fault(e.id(), e.kind(), e.target(), e.micros(), e.healMicros(), e.recoveryMicros(), e.slots()));
+                log.faults.add(new Fault(e.id(), e.kind(), e.target(), e.micros(), e.healMicros(), e.recoveryMicros(),
+                        e.slots()));
             } else if (event instanceof HarnessEvent.DeadAtEnd e) {
                 log.dead.add(new Dead(e.topic(), e.slot(), e.key(), e.seq(), e.probe(),
                         DeadReason.of(e.reason() == null ? "" : e.reason()), e.lastError(), e.attempts()));
