@@ -46,7 +46,7 @@ abstract class HandWrittenRun {
     private int faults;
     /** What the run's journal held at its end. */
     private final List<JournalRow> journal = new ArrayList<>();
-    /** Text after the last event of a file: a line a SIGKILL cut short. */
+    /** Bytes after the last event of a file: a line a SIGKILL cut short. */
     private final Map<String, byte[]> cutLines = new LinkedHashMap<>();
 
     void event(String file, HarnessEvent event) {
