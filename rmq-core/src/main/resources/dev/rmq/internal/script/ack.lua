@@ -1,5 +1,6 @@
 -- ack: ends in-flight deliveries of one slot. A message parked behind a delivery that ends joins the waiting
--- messages, and idle consumers are woken for it.
+-- messages; it, a released delivery and a retry are placed after the consumer planned its next poll, so idle
+-- consumers are woken for the earliest of them when it comes before that poll.
 -- ARGV
 --   policy{}        the topic's retry policy, for the deliveries that failed
 --   fence           the worker's fencing token ('' when unfenced)
@@ -28,8 +29,8 @@ if fenced(ARG.fence) then
     return fenced_error()
 end
 local results = end_deliveries(typ, policy, ARG.acks, ARG_acks)
-if UNPARKED_DUE or PLACED_TOP then
-    wake_if_earlier(UNPARKED_DUE or NOW_MS, ARG.wake_channel, ARG.slot)
+if PLACED_DUE or PLACED_TOP then
+    wake_if_earlier(PLACED_DUE or NOW_MS, ARG.wake_channel, ARG.slot)
 end
 table.insert(results, 1, ARG.acks)
 return results

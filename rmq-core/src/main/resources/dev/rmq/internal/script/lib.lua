@@ -120,8 +120,9 @@ local NOW_SECONDS, NOW_MICROS = '0', '000000'
 local PLACED_TOP = nil
 -- Whether any message is parked in the slot, asked at most once per call (see any_parked).
 local PARKED_SEEN = nil
--- The earliest due time of the messages unparked in this call, for the caller to wake consumers by.
-local UNPARKED_DUE = nil
+-- The earliest due time of the messages this call made wait again (unparked, released, or retried after a failure),
+-- for the caller to wake consumers by (see note_due).
+local PLACED_DUE = nil
 -- Whether any delivery of the slot is in flight, asked at most once per call (see added_as).
 local IN_FLIGHT_SEEN = nil
 -- Whether this call seeded math.random from its clock, which only a backoff's jitter needs (see backoff_ms).
@@ -138,14 +139,14 @@ local function begin_call()
     NOW_US = tonumber(NOW_SECONDS .. NOW_MICROS)
     NOW_MS = math.floor(NOW_US / 1000)
     -- as begin_slot does, written out: a function call more would cost every call
-    PLACED_TOP, PARKED_SEEN, UNPARKED_DUE, IN_FLIGHT_SEEN, SEEDED = nil, nil, nil, nil, false
+    PLACED_TOP, PARKED_SEEN, PLACED_DUE, IN_FLIGHT_SEEN, SEEDED = nil, nil, nil, nil, false
 end
 
 -- Moves a call of several slots on to the next: binds the keys of its block g of KEYS (0 the first; see bind_slot in
 -- the loader) and forgets what the call noted of the slot before.
 local function begin_slot(g)
     bind_slot(g)
-    PLACED_TOP, PARKED_SEEN, UNPARKED_DUE, IN_FLIGHT_SEEN = nil, nil, nil, nil
+    PLACED_TOP, PARKED_SEEN, PLACED_DUE, IN_FLIGHT_SEEN = nil, nil, nil, nil
 end
 
 -- Numbers as the text that redis.call takes. Redis formats a number argument with "%.17g", and up to 7.0 that is
@@ -430,6 +431,14 @@ local function note_priority(score)
     end
 end
 
+-- Notes when a message this call made wait again comes due (ms), for wake_if_earlier: the consumer planned its next
+-- poll before the message waited, so it learns of it only from a wake-up.
+local function note_due(due)
+    if PLACED_DUE == nil or due < PLACED_DUE then
+        PLACED_DUE = due
+    end
+end
+
 -- Wakes the slot's consumer when a message placed by this call comes before what the consumer counts on. The
 -- wake key holds one of: the poll an idle consumer planned (ms), which a message due earlier brings forward; or,
 -- while the consumer works through waiting messages, the most urgent one it knows of ('p' and a priority, 'd'
@@ -535,8 +544,8 @@ local function unpark(typ, key)
     else
         due = place(typ, key, env, m)
     end
-    if due and (UNPARKED_DUE == nil or due < UNPARKED_DUE) then
-        UNPARKED_DUE = due
+    if due then
+        note_due(due)
     end
     return true
 end
@@ -648,6 +657,7 @@ local function fail(key, err, policy, mode)
         redis.call('ZADD', K_EXPIRY, m.expire_at, key)
     end
     redis.call('ZADD', K_RETRY, retry_at, key)
+    note_due(retry_at)
     return 'retry'
 end
 
@@ -718,11 +728,8 @@ local function end_deliveries(typ, policy, n, row)
                         return 'dead'
                     end
                 end
-                local due = place(typ, key, env_write(m), m)
                 -- due again at once (or at its due time): idle consumers are woken for it, as for an unparked one
-                if UNPARKED_DUE == nil or due < UNPARKED_DUE then
-                    UNPARKED_DUE = due
-                end
+                note_due(place(typ, key, env_write(m), m))
                 if m.attempts > 0 then
                     -- a retry handed back unstarted is still a retry
                     redis.call('ZADD', K_RETRY, NOW_MS, key)
