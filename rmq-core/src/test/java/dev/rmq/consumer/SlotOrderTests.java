@@ -1,5 +1,6 @@
 package dev.rmq.consumer;
 
+import dev.rmq.CommandMonitor;
 import dev.rmq.RmqClient;
 import dev.rmq.StandaloneRedisTest;
 import dev.rmq.producer.OutgoingMessage;
@@ -151,6 +152,40 @@ class SlotOrderTests extends StandaloneRedisTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> redisTimeMs() > base + 3L * MESSAGES + 50);
         List<Long> taken = pullOneByOne(puller(topic.name(), SlotOrder.MOST_URGENT), MESSAGES, true);
         assertThat(outOfOrder(taken)).isZero();
+    }
+
+    @Test
+    void aContainerWorkerTakesFixedTimesInDueOrderAcrossSlotsKnowingEachHeadFromItsLastPoll() throws Exception {
+        TopicDefinition topic = topic("order-due", TopicType.FIXED_TIME);
+        // groups of three messages due in one millisecond, in three slots, 100 ms apart
+        int groups = 8;
+        long base = redisTimeMs() + 1500;
+        List<OutgoingMessage> batch = new ArrayList<>();
+        for (int g = 0; g < groups; g++) {
+            for (int i = 0; i < 3; i++) {
+                batch.add(OutgoingMessage.fixedTime(topic.name(), "g" + g, Instant.ofEpochMilli(base + 100L * g))
+                        .withKey("g" + g + "-" + i));
+            }
+        }
+        rmq.producer().sendAll(batch);
+        List<Long> handled = new CopyOnWriteArrayList<>();
+        RmqConsumerContainer<String> container = rmq.container(topic.name(), String.class, message -> {
+            handled.add(message.dueTime().orElseThrow().toEpochMilli());
+            // the point: the worker is busy while the other slots of the group come due, so that it chooses among
+            // several due slots
+            Thread.sleep(20);
+            return ConsumeResult.success();
+        }).settings(ConsumerSettings.DEFAULTS.withBatchSize(1)).build();
+        open.add(container::stop);
+        container.start();
+        // the slots just assigned are read once, before the first poll of each
+        await().atMost(Duration.ofSeconds(5)).until(() -> !handled.isEmpty());
+        try (CommandMonitor monitor = CommandMonitor.of(redis)) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> handled.size() == 3 * groups);
+            assertThat(handled).as("due times as handled").isSorted();
+            assertThat(monitor.count("ZRANGE"))
+                    .as("reads of a slot's head: each wait ends at a head that the slot's last poll named").isZero();
+        }
     }
 
     @Test

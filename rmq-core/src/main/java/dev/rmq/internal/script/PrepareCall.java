@@ -43,11 +43,15 @@ public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fe
      * @param paused    whether the topic is paused (nothing was taken)
      * @param next      the score of the most urgent message left that is due now (a priority, or a due time in
      *                  epoch ms), null when none is
+     * @param later     on a time-based topic, the due time (epoch ms) of the earliest message left when none is due
+     *                  yet, null when none waits or one is due: what the wait runs to, unless a lease or the idle
+     *                  poll comes first
      * @param ended     the outcome of each of the call's acks, in order
      * @param messages  the messages taken, in consume order
      */
     public record Polled(long token, long waitMicros, List<Recovered> recovered, long expired, boolean paused,
-                         @Nullable Long next, List<AckOutcome> ended, List<Message> messages) {
+                         @Nullable Long next, @Nullable Long later, List<AckOutcome> ended,
+                         List<Message> messages) {
     }
 
     /**
@@ -74,12 +78,12 @@ public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fe
 
     static final Reply<Polled> REPLY = Reply.of(
             Reply.fields().number("token").number("wait_us").number("expired").flag("paused")
-                    .text("next").text("ended"),
+                    .text("next").text("later").text("ended"),
             "messages", Reply.fields().text("key").bytes("envelope"),
             row -> new Message(row.text("key"), row.bytes("envelope")),
             head -> new Polled(head.number("token"), head.number("wait_us"), head.rows("recovered"),
-                    head.number("expired"), head.flag("paused"), score(head.text("next")), outcomes(head.text("ended")),
-                    head.rows()))
+                    head.number("expired"), head.flag("paused"), score(head.text("next")), score(head.text("later")),
+                    outcomes(head.text("ended")), head.rows()))
             .thenList("recovered", Reply.fields().text("key").word("outcome", RECOVERY_OUTCOMES),
                     row -> new Recovered(row.text("key"), row.word("outcome")));
 

@@ -6,6 +6,7 @@ import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.internal.script.ExtendCall;
 import dev.rmq.internal.script.PrepareCall;
 import dev.rmq.topic.TopicDefinition;
+import dev.rmq.topic.TopicType;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
@@ -191,7 +192,12 @@ public final class SlotSession<T> {
         AtLeastOnce.report(this, carried, polled.ended());
         forgetEnded(carried);
         rate.giveBack(allowed - polled.messages().size());
-        timing.polled(polled.waitMicros(), SlotChoice.urgency(topic().type(), polled.next()), poll.sentNanos());
+        TopicType type = topic().type();
+        // A time-based slot's head when its wait is over is the one the reply named: a send, retry or reschedule of
+        // an earlier message wakes the slot, which forgets it. A priority slot's is not known: a delayed message
+        // may come due meanwhile, and may be more urgent.
+        double afterWait = type.isTimed() ? SlotChoice.urgency(type, polled.later()) : Double.NaN;
+        timing.polled(polled.waitMicros(), SlotChoice.urgency(type, polled.next()), afterWait, poll.sentNanos());
         owner.recordPoll(this, polled);
         // from when the call went out: a pause while it was out may already have used up the lease
         long leaseEnds = poll.sentNanos() + TimeUnit.MILLISECONDS.toNanos(polled.token() / 1000 - poll.redisNowMs());

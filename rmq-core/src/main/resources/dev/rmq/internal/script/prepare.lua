@@ -31,6 +31,10 @@
 --   paused          1 when the topic is paused, else 0
 --   next            the score of the most urgent message left that is due now (a priority, or a due time), ''
 --                   when none is
+--   later           on a range-merge or fixed-time topic, the due time of the earliest message left when it is not
+--                   due yet, '' when none is waiting or one is due (next): the wait runs to it, unless a lease or
+--                   the idle poll comes first, and a send of an earlier one wakes the consumer (see
+--                   wake_if_earlier), so that the consumer knows the slot's head when the wait is over
 --   ended           the outcome of each of acks[], in order, separated by spaces ('' with none): the words of
 --                   ack.lua's outcome
 --   messages[]      the messages taken, in consume order, each:
@@ -113,8 +117,8 @@ if rare > 0 then
     redis.call('ZREMRANGEBYSCORE', K_CANCELLED, '-inf', us_text())
 end
 local deadline = NOW_US + lease_ms * 1000
-local out = { deadline, 0, expired, 0, '', ended, 0 }
-local NEXT, HEAD = 5, 7
+local out = { deadline, 0, expired, 0, '', '', ended, 0 }
+local NEXT, LATER, HEAD = 5, 6, 8
 
 if rare > 0 and redis.call('EXISTS', K_PAUSED) == 1 then
     -- no planned poll, so that sends do not wake a consumer that would take nothing; a resume wakes every slot
@@ -255,6 +259,7 @@ else
     local next_us = (NOW_MS + idle_ms) * 1000
     if first[2] then
         next_us = math.min(next_us, tonumber(first[2]) * 1000)
+        out[LATER] = first[2]
     end
     if priority then
         -- only a delayed message can come due
