@@ -6,7 +6,6 @@ import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.topic.BackoffPolicy;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -28,38 +27,30 @@ class RetryWakeTests extends StandaloneRedisTest {
     /** Far longer than the backoff: a retry left to the idle poll would come after the test gave up on it. */
     private static final Duration IDLE_POLL = Duration.ofSeconds(30);
 
-    private RmqClient rmq;
-    private RmqConsumerContainer<String> container;
-
-    @AfterEach
-    void close() {
-        if (container != null) {
-            container.stop();
-        }
-        if (rmq != null) {
-            rmq.close();
-        }
-    }
-
     @ParameterizedTest
     @EnumSource(TopicType.class)
     void aRetryComesWhenItsBackoffIsOverNotAtTheNextIdlePoll(TopicType type) {
         TopicDefinition topic = TopicDefinition.builder("retry-wake-" + type.name().toLowerCase(), type).slotAmount(1)
                 .maxRetries(3).backoff(BackoffPolicy.fixed(BACKOFF)).build();
-        rmq = RmqClient.builder(redisson).topics(List.of(topic)).build();
         List<Long> attempts = new CopyOnWriteArrayList<>();
-        container = rmq.container(topic.name(), String.class, message -> {
-            attempts.add(System.nanoTime());
-            return attempts.size() == 1 ? ConsumeResult.retry("the first attempt fails") : ConsumeResult.success();
-        }).settings(ConsumerSettings.DEFAULTS.withIdlePoll(IDLE_POLL)).build();
-        container.start();
-        rmq.producer().send(switch (type) {
-            case RANGE_MERGE -> OutgoingMessage.rangeMerge(topic.name(), "m", Duration.ofMillis(1));
-            case PRIORITY -> OutgoingMessage.priority(topic.name(), "m", 100);
-            case FIXED_TIME -> OutgoingMessage.fixedTime(topic.name(), "m", Instant.ofEpochMilli(redisTimeMs()));
-        });
-
-        await().atMost(Duration.ofSeconds(10)).until(() -> attempts.size() >= 2);
+        try (RmqClient rmq = RmqClient.builder(redisson).topics(List.of(topic)).build()) {
+            RmqConsumerContainer<String> container = rmq.container(topic.name(), String.class, message -> {
+                attempts.add(System.nanoTime());
+                return attempts.size() == 1 ? ConsumeResult.retry("the first attempt fails") : ConsumeResult.success();
+            }).settings(ConsumerSettings.DEFAULTS.withIdlePoll(IDLE_POLL)).build();
+            container.start();
+            try {
+                rmq.producer().send(switch (type) {
+                    case RANGE_MERGE -> OutgoingMessage.rangeMerge(topic.name(), "m", Duration.ofMillis(1));
+                    case PRIORITY -> OutgoingMessage.priority(topic.name(), "m", 100);
+                    case FIXED_TIME ->
+                            OutgoingMessage.fixedTime(topic.name(), "m", Instant.ofEpochMilli(redisTimeMs()));
+                });
+                await().atMost(Duration.ofSeconds(10)).until(() -> attempts.size() >= 2);
+            } finally {
+                container.stop();
+            }
+        }
         Duration between = Duration.ofNanos(attempts.get(1) - attempts.get(0));
         assertThat(between).as("from the failed attempt to the retry").isGreaterThanOrEqualTo(BACKOFF)
                 .isLessThan(IDLE_POLL);
