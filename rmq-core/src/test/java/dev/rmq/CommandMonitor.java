@@ -8,8 +8,12 @@ import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.time.Duration;
+import java.util.Queue;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+import static org.awaitility.Awaitility.await;
 
 /**
  * The commands clients send a redis-server, as its MONITOR reports them, without those that scripts run: what a
@@ -17,20 +21,25 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 public final class CommandMonitor implements AutoCloseable {
 
-    private final Socket socket;
-    private final List<String> lines = new CopyOnWriteArrayList<>();
-    private final Thread reader;
+    private static final int HANDSHAKE_TIMEOUT_MS = 5_000;
 
-    private CommandMonitor(Socket socket) throws IOException {
+    private final RedisServer redis;
+    private final Socket socket;
+    private final Queue<String> lines = new ConcurrentLinkedQueue<>();
+
+    private CommandMonitor(RedisServer redis, Socket socket) throws IOException {
+        this.redis = redis;
         this.socket = socket;
+        socket.setSoTimeout(HANDSHAKE_TIMEOUT_MS);
         socket.getOutputStream().write("MONITOR\r\n".getBytes(StandardCharsets.US_ASCII));
         socket.getOutputStream().flush();
         BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
         String ok = in.readLine();
         if (!"+OK".equals(ok)) {
-            throw new IllegalStateException("MONITOR answered " + ok);
+            throw new IOException("MONITOR answered " + ok);
         }
-        reader = new Thread(() -> {
+        socket.setSoTimeout(0);
+        Thread reader = new Thread(() -> {
             try {
                 for (String line = in.readLine(); line != null; line = in.readLine()) {
                     // a script's commands come as [db lua]; a client's as [db host:port]
@@ -48,17 +57,32 @@ public final class CommandMonitor implements AutoCloseable {
 
     /** Starts monitoring {@code redis}: what clients send from now on. */
     public static CommandMonitor of(RedisServer redis) {
+        Socket socket = null;
         try {
-            return new CommandMonitor(new Socket(redis.host(), redis.port()));
+            socket = new Socket(redis.host(), redis.port());
+            return new CommandMonitor(redis, socket);
         } catch (IOException e) {
+            if (socket != null) {
+                try {
+                    socket.close();
+                } catch (IOException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
             throw new UncheckedIOException(e);
         }
     }
 
-    /** How many times clients sent {@code command} (upper case, as MONITOR quotes it) so far. */
-    public long count(String command) {
+    /**
+     * How many times clients sent {@code command} (upper case, as MONITOR quotes it) with {@code text} in its
+     * arguments, up to now: a mark sent now is awaited first, so that every command sent before it is counted.
+     */
+    public long count(String command, String text) {
+        String mark = "command-monitor-" + UUID.randomUUID();
+        redis.command("ECHO", mark);
+        await().atMost(Duration.ofSeconds(5)).until(() -> lines.stream().anyMatch(line -> line.contains(mark)));
         String quoted = "] \"" + command + "\"";
-        return lines.stream().filter(line -> line.contains(quoted)).count();
+        return lines.stream().filter(line -> line.contains(quoted) && line.contains(text)).count();
     }
 
     @Override

@@ -43,9 +43,9 @@ public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fe
      * @param paused    whether the topic is paused (nothing was taken)
      * @param next      the score of the most urgent message left that is due now (a priority, or a due time in
      *                  epoch ms), null when none is
-     * @param later     on a time-based topic, the due time (epoch ms) of the earliest message left when none is due
-     *                  yet, null when none waits or one is due: what the wait runs to, unless a lease or the idle
-     *                  poll comes first
+     * @param later     on a time-based topic, the due time (epoch ms) of the earliest message left when the wait
+     *                  runs to it; null when one is due, none waits, the topic is paused, or a lease or the idle
+     *                  poll ends the wait sooner
      * @param ended     the outcome of each of the call's acks, in order
      * @param messages  the messages taken, in consume order
      */

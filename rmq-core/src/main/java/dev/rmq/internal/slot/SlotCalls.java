@@ -56,6 +56,11 @@ public final class SlotCalls {
         this.wakeChannel = wakeChannel;
     }
 
+    /** How long a slot's wake key outlives its planned poll: the idle poll (see prepare.lua). */
+    public long idlePollNanos() {
+        return settings.idlePoll().toNanos();
+    }
+
     /**
      * Polls for up to {@code batch} messages; with a {@code floor} score, only those at least as urgent (see
      * {@link PrepareCall#floor()}). The {@code acks} end deliveries of the slot first, in the same call.

@@ -735,7 +735,7 @@ local function end_deliveries(typ, policy, n, row)
                     redis.call('ZADD', K_RETRY, NOW_MS, key)
                 end
             else
-                place(typ, key, env, { score = NOW_MS, expire_at = 0, not_before = 0 })
+                note_due(place(typ, key, env, { score = NOW_MS, expire_at = 0, not_before = 0 }))
             end
         end
         return 'released'

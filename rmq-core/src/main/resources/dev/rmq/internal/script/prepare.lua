@@ -31,10 +31,11 @@
 --   paused          1 when the topic is paused, else 0
 --   next            the score of the most urgent message left that is due now (a priority, or a due time), ''
 --                   when none is
---   later           on a range-merge or fixed-time topic, the due time of the earliest message left when it is not
---                   due yet, '' when none is waiting or one is due (next): the wait runs to it, unless a lease or
---                   the idle poll comes first, and a send of an earlier one wakes the consumer (see
---                   wake_if_earlier), so that the consumer knows the slot's head when the wait is over
+--   later           on a range-merge or fixed-time topic, the due time of the earliest message left when the wait
+--                   runs to it; '' when one is due (next), none waits, the topic is paused, or a lease or the idle
+--                   poll ends the wait sooner. The wake key then holds that time, so a send, retry or reschedule of
+--                   an earlier message wakes the consumer (see wake_if_earlier): the consumer knows the slot's head
+--                   when the wait is over, until the wake key expires
 --   ended           the outcome of each of acks[], in order, separated by spaces ('' with none): the words of
 --                   ack.lua's outcome
 --   messages[]      the messages taken, in consume order, each:
@@ -259,7 +260,6 @@ else
     local next_us = (NOW_MS + idle_ms) * 1000
     if first[2] then
         next_us = math.min(next_us, tonumber(first[2]) * 1000)
-        out[LATER] = first[2]
     end
     if priority then
         -- only a delayed message can come due
@@ -274,6 +274,9 @@ else
     if lease_head then
         -- a lease is recovered once the clock reaches its deadline
         next_us = math.min(next_us, tonumber(lease_head))
+    end
+    if first[2] and next_us == tonumber(first[2]) * 1000 then
+        out[LATER] = first[2]
     end
     local wait_us = math.max(0, next_us - NOW_US)
     out[2] = wait_us
