@@ -71,12 +71,13 @@ final class PollTiming {
      * A poll went through: its script planned to wait {@code waitMicros} (0 when more is due at once), and the slot's
      * next due message is {@code next} urgent. {@code afterWait} is how urgent its head is when the wait is over, NaN
      * when the poll could not tell: the slot's wake key brings the poll forward for a more urgent message, and the
-     * key expires {@code keptNanos} after the planned poll, from when the head is not known any more. The wait counts
-     * from {@code sentNanos}, when the call went out: the
-     * script read the clock a request's transit later, and the next poll takes about as long to arrive, so it
-     * reaches Redis as its message comes due. Counted from the reply, each due message also waited for a reply's
-     * transit and a thread's wake-up: in the bench's lateness case the median lateness was 0.34 ms against 0.21. A
-     * poll that arrives a little early finds nothing due and plans a short wait: about 1.5% more calls there.
+     * key expires {@code keptNanos} after the planned poll, from when the head is not known any more.
+     *
+     * <p>The wait counts from {@code sentNanos}, when the call went out: the script read the clock a request's
+     * transit later, and the next poll takes about as long to arrive, so it reaches Redis as its message comes due.
+     * Counted from the reply, each due message also waited for a reply's transit and a thread's wake-up: in the
+     * bench's lateness case the median lateness was 0.34 ms against 0.21. A poll that arrives a little early finds
+     * nothing due and plans a short wait: about 1.5% more calls there.
      */
     void polled(long waitMicros, double next, double afterWait, long keptNanos, long sentNanos) {
         failures = 0;
