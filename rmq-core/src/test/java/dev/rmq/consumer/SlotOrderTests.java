@@ -6,6 +6,7 @@ import dev.rmq.StandaloneRedisTest;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.pull.PulledMessage;
 import dev.rmq.pull.RmqPuller;
+import dev.rmq.topic.SlotRouter;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.AfterEach;
@@ -16,7 +17,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -188,6 +192,94 @@ class SlotOrderTests extends StandaloneRedisTest {
             assertThat(monitor.count("ZRANGE", "rmq:{order-due_"))
                     .as("reads of a slot's head: each wait ends at a head that the slot's last poll named").isZero();
         }
+    }
+
+    /**
+     * Slot bases of {@code n} slots, in ascending slot order: a worker that took due slots in their own order would
+     * take them so.
+     */
+    private static List<String> basesInSlotOrder(int n) {
+        TreeMap<Integer, String> bases = new TreeMap<>();
+        for (int i = 0; bases.size() < n; i++) {
+            bases.putIfAbsent(SlotRouter.slotOf("basis-" + i, SLOTS), "basis-" + i);
+        }
+        return new ArrayList<>(bases.values());
+    }
+
+    /**
+     * A container of one worker, polls of one message and an idle poll of 2 s, that takes a blocker in the slot of
+     * {@code blockerBasis} and holds its handler until {@link #go}: meanwhile the worker's other slots come due and
+     * wait for its choice. The blocker is due half a second after the start, so that every other slot has been
+     * polled by then and has planned its next poll. The keys of the other messages, as handled.
+     */
+    private final class BlockedWorker {
+
+        final List<String> handled = new CopyOnWriteArrayList<>();
+        private final CountDownLatch blocking = new CountDownLatch(1);
+        private final CountDownLatch go = new CountDownLatch(1);
+
+        BlockedWorker(String topic, String blockerBasis) throws InterruptedException {
+            rmq.producer().send(OutgoingMessage.fixedTime(topic, "blocker", Instant.ofEpochMilli(redisTimeMs() + 500))
+                    .withKey("blocker").withSlotBasis(blockerBasis));
+            RmqConsumerContainer<String> container = rmq.container(topic, String.class, message -> {
+                if (message.key().equals("blocker")) {
+                    blocking.countDown();
+                    go.await();
+                } else {
+                    handled.add(message.key());
+                }
+                return ConsumeResult.success();
+            }).settings(ConsumerSettings.DEFAULTS.withBatchSize(1).withIdlePoll(Duration.ofSeconds(2))).build();
+            open.add(container::stop);
+            container.start();
+            assertThat(blocking.await(10, TimeUnit.SECONDS)).as("the blocker handled").isTrue();
+        }
+
+        /** Ends the blocker once the Redis clock is past {@code dueMs}: the worker chooses among its due slots. */
+        void go(long dueMs) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> redisTimeMs() > dueMs);
+            go.countDown();
+        }
+    }
+
+    @Test
+    void messagesSentToEmptySlotsWhileTheWorkerIsBusyAreTakenInDueOrder() throws Exception {
+        TopicDefinition topic = topic("order-empty", TopicType.FIXED_TIME);
+        List<String> bases = basesInSlotOrder(7);
+        BlockedWorker worker = new BlockedWorker(topic.name(), bases.get(0));
+        // The other slots were polled empty before the blocker, and planned their next poll an idle poll later.
+        // Each message is due after that poll, so no send wakes its slot; the later the slot, the earlier the
+        // message.
+        long due = redisTimeMs() + 2300;
+        for (int i = 1; i <= 6; i++) {
+            rmq.producer().send(OutgoingMessage.fixedTime(topic.name(), "m", Instant.ofEpochMilli(due + 20L * (6 - i)))
+                    .withKey("m" + (6 - i)).withSlotBasis(bases.get(i)));
+        }
+        // every message is due, and the slots' wake keys still stand, when the worker next chooses
+        worker.go(due + 130);
+        await().atMost(Duration.ofSeconds(10)).until(() -> worker.handled.size() == 6);
+        assertThat(worker.handled).as("keys as handled, m0 due first")
+                .containsExactly("m0", "m1", "m2", "m3", "m4", "m5");
+    }
+
+    @Test
+    void aMessageSentBeforeTheHeadThatAnIdlePollCutAWaitShortOfIsTakenInDueOrder() throws Exception {
+        TopicDefinition topic = topic("order-cut", TopicType.FIXED_TIME);
+        List<String> bases = basesInSlotOrder(3);
+        // the head of the first slot falls due after an idle poll: its wait ends at the idle poll instead
+        long head = redisTimeMs() + 3500;
+        rmq.producer().send(OutgoingMessage.fixedTime(topic.name(), "head", Instant.ofEpochMilli(head))
+                .withKey("head").withSlotBasis(bases.get(1)));
+        BlockedWorker worker = new BlockedWorker(topic.name(), bases.get(0));
+        // due after that idle poll, so the send wakes nothing; before the head, and before the other slot's message
+        long early = redisTimeMs() + 2300;
+        rmq.producer().send(OutgoingMessage.fixedTime(topic.name(), "early", Instant.ofEpochMilli(early))
+                .withKey("early").withSlotBasis(bases.get(1)));
+        rmq.producer().send(OutgoingMessage.fixedTime(topic.name(), "other", Instant.ofEpochMilli(early + 100))
+                .withKey("other").withSlotBasis(bases.get(2)));
+        worker.go(early + 130);
+        await().atMost(Duration.ofSeconds(10)).until(() -> worker.handled.size() == 3);
+        assertThat(worker.handled).as("keys as handled").containsExactly("early", "other", "head");
     }
 
     @Test
