@@ -1,5 +1,8 @@
 package dev.rmq.internal.slot;
 
+import dev.rmq.internal.script.PrepareCall;
+import dev.rmq.topic.TopicType;
+
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -68,10 +71,10 @@ final class PollTiming {
     }
 
     /**
-     * A poll went through: its script planned to wait {@code waitMicros} (0 when more is due at once), and the slot's
-     * next due message is {@code next} urgent. {@code afterWait} is how urgent its head is when the wait is over, NaN
-     * when the poll could not tell: the slot's wake key brings the poll forward for a more urgent message, and the
-     * key expires {@code keptNanos} after the planned poll, from when the head is not known any more.
+     * A poll of a slot of a {@code type} topic went through: its script planned to wait (none when more is due at
+     * once), and named the slot's next due message. The slot's wake key brings the poll forward for a more urgent
+     * message, and expires {@code keptNanos} after the planned poll, from when a head known for the end of the wait
+     * is not known any more.
      *
      * <p>The wait counts from {@code sentNanos}, when the call went out: the script read the clock a request's
      * transit later, and the next poll takes about as long to arrive, so it reaches Redis as its message comes due.
@@ -79,8 +82,16 @@ final class PollTiming {
      * bench's lateness case the median lateness was 0.34 ms against 0.21. A poll that arrives a little early finds
      * nothing due and plans a short wait: about 1.5% more calls there.
      */
-    void polled(long waitMicros, double next, double afterWait, long keptNanos, long sentNanos) {
+    void polled(PrepareCall.Polled polled, TopicType type, long keptNanos, long sentNanos) {
         failures = 0;
+        long waitMicros = polled.waitMicros();
+        double next = SlotChoice.urgency(type, polled.next());
+        // A time-based slot's head when its wait is over is the one the reply named, when the wait runs to it: a
+        // send, retry or reschedule of an earlier message wakes the slot, which forgets it. Else it is not known (an
+        // empty slot may get a message that comes due after the planned poll, which wakes nothing), nor is a priority
+        // slot's: a delayed message may come due meanwhile, and may be more urgent.
+        Long later = type.isTimed() ? polled.later() : null;
+        double afterWait = later == null ? Double.NaN : SlotChoice.urgency(type, later);
         urgency = waitMicros > 0 ? afterWait : next;
         urgencyUntilNanos = sentNanos + TimeUnit.MICROSECONDS.toNanos(waitMicros) + keptNanos;
         urgencyBounded = waitMicros > 0;

@@ -6,7 +6,6 @@ import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.internal.script.ExtendCall;
 import dev.rmq.internal.script.PrepareCall;
 import dev.rmq.topic.TopicDefinition;
-import dev.rmq.topic.TopicType;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
@@ -192,15 +191,7 @@ public final class SlotSession<T> {
         AtLeastOnce.report(this, carried, polled.ended());
         forgetEnded(carried);
         rate.giveBack(allowed - polled.messages().size());
-        TopicType type = topic().type();
-        // A time-based slot's head when its wait is over is the one the reply named, when the wait runs to it: a
-        // send, retry or reschedule of an earlier message wakes the slot, which forgets it. Else it is not known (an
-        // empty slot may get a message that comes due after the planned poll, which wakes nothing), nor is a priority
-        // slot's: a delayed message may come due meanwhile, and may be more urgent.
-        Long later = type.isTimed() ? polled.later() : null;
-        double afterWait = later == null ? Double.NaN : SlotChoice.urgency(type, later);
-        timing.polled(polled.waitMicros(), SlotChoice.urgency(type, polled.next()), afterWait,
-                owner.calls().idlePollNanos(), poll.sentNanos());
+        timing.polled(polled, topic().type(), owner.calls().idlePollNanos(), poll.sentNanos());
         owner.recordPoll(this, polled);
         // from when the call went out: a pause while it was out may already have used up the lease
         long leaseEnds = poll.sentNanos() + TimeUnit.MILLISECONDS.toNanos(polled.token() / 1000 - poll.redisNowMs());
