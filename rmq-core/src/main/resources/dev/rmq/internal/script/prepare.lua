@@ -258,8 +258,9 @@ else
     -- planned in microseconds: a message due at ms T is due from T * 1000 on
     local idle_ms = tonumber(ARG.idle_ms)
     local next_us = (NOW_MS + idle_ms) * 1000
-    if first[2] then
-        next_us = math.min(next_us, tonumber(first[2]) * 1000)
+    local head_us = first[2] and tonumber(first[2]) * 1000
+    if head_us then
+        next_us = math.min(next_us, head_us)
     end
     if priority then
         -- only a delayed message can come due
@@ -275,7 +276,7 @@ else
         -- a lease is recovered once the clock reaches its deadline
         next_us = math.min(next_us, tonumber(lease_head))
     end
-    if first[2] and next_us == tonumber(first[2]) * 1000 then
+    if head_us and next_us == head_us then
         out[LATER] = first[2]
     end
     local wait_us = math.max(0, next_us - NOW_US)
