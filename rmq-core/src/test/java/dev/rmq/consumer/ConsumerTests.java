@@ -161,7 +161,8 @@ class ConsumerTests extends StandaloneRedisTest {
         container.start();
 
         producer.send(OutgoingMessage.priority("tasks", "woken", 30));
-        assertThat(redis.command("EXISTS", "rmq:wake{tasks_0}")).as("the send published a wake-up").isEqualTo(0L);
+        assertThat(redis.command("GET", "rmq:wake{tasks_0}"))
+                .as("the send published a wake-up, and left the priority that woke it in the key").isEqualTo("p30");
         await().atMost(Duration.ofSeconds(10)).until(() -> handledAt[0] != 0);
         assertThat(Duration.ofNanos(handledAt[0] - assignedAt[0])).isGreaterThanOrEqualTo(Duration.ofMillis(1500));
     }

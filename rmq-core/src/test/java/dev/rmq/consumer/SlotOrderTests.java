@@ -209,8 +209,8 @@ class SlotOrderTests extends StandaloneRedisTest {
     /**
      * A container of one worker, polls of one message and an idle poll of 2 s, that takes a blocker in the slot of
      * {@code blockerBasis} and holds its handler until {@link #go}: meanwhile the worker's other slots come due and
-     * wait for its choice. The blocker is due half a second after the start, so that every other slot has been
-     * polled by then and has planned its next poll. The keys of the other messages, as handled.
+     * wait for its choice. The blocker is due half a second after the start, unless given a due time, so that every
+     * other slot has been polled by then and has planned its next poll. The keys of the other messages, as handled.
      */
     private final class BlockedWorker {
 
@@ -219,7 +219,11 @@ class SlotOrderTests extends StandaloneRedisTest {
         private final CountDownLatch go = new CountDownLatch(1);
 
         BlockedWorker(String topic, String blockerBasis) throws InterruptedException {
-            rmq.producer().send(OutgoingMessage.fixedTime(topic, "blocker", Instant.ofEpochMilli(redisTimeMs() + 500))
+            this(topic, blockerBasis, redisTimeMs() + 500);
+        }
+
+        BlockedWorker(String topic, String blockerBasis, long blockerDueMs) throws InterruptedException {
+            rmq.producer().send(OutgoingMessage.fixedTime(topic, "blocker", Instant.ofEpochMilli(blockerDueMs))
                     .withKey("blocker").withSlotBasis(blockerBasis));
             RmqConsumerContainer<String> container = rmq.container(topic, String.class, message -> {
                 if (message.key().equals("blocker")) {
@@ -278,6 +282,26 @@ class SlotOrderTests extends StandaloneRedisTest {
         rmq.producer().send(OutgoingMessage.fixedTime(topic.name(), "other", Instant.ofEpochMilli(early + 100))
                 .withKey("other").withSlotBasis(bases.get(2)));
         worker.go(early + 130);
+        await().atMost(Duration.ofSeconds(10)).until(() -> worker.handled.size() == 3);
+        assertThat(worker.handled).as("keys as handled").containsExactly("early", "other", "head");
+    }
+
+    @Test
+    void aMessageSentBeforeAHeadReadApartFromAPollIsTakenInDueOrder() throws Exception {
+        TopicDefinition topic = topic("order-read", TopicType.FIXED_TIME);
+        List<String> bases = basesInSlotOrder(3);
+        long now = redisTimeMs();
+        rmq.producer().send(OutgoingMessage.fixedTime(topic.name(), "other", Instant.ofEpochMilli(now - 100))
+                .withKey("other").withSlotBasis(bases.get(2)));
+        rmq.producer().send(OutgoingMessage.fixedTime(topic.name(), "head", Instant.ofEpochMilli(now - 50))
+                .withKey("head").withSlotBasis(bases.get(1)));
+        // The worker reads the heads of the slots just assigned, and polls the blocker's first, the earliest. The
+        // other two slots are read, not polled, while it holds the blocker.
+        BlockedWorker worker = new BlockedWorker(topic.name(), bases.get(0), now - 300);
+        // before the head read in its slot, and before the other slot's message
+        rmq.producer().send(OutgoingMessage.fixedTime(topic.name(), "early", Instant.ofEpochMilli(now - 200))
+                .withKey("early").withSlotBasis(bases.get(1)));
+        worker.go(now);
         await().atMost(Duration.ofSeconds(10)).until(() -> worker.handled.size() == 3);
         assertThat(worker.handled).as("keys as handled").containsExactly("early", "other", "head");
     }

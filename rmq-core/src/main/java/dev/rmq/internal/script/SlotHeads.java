@@ -23,12 +23,12 @@ final class SlotHeads {
 
     /**
      * The scores of the {@code n} most urgent waiting messages of each slot, most urgent first (the store's highest
-     * when {@code highest}, on a priority topic, else its lowest), read in one round trip per Redis node. On a
-     * priority topic a slot read so must also have its wake key say what its consumer now counts on (see
-     * wake_if_earlier in lib.lua), or a send of a higher priority would not tell it. Where the key says less, it is
-     * set, and the slot read again after it, in a second round trip: a send before the key was set is in that second
-     * read, and a send after it tells the consumer. A time-based topic's polls are not cut short by the order, so
-     * its keys are left to its polls.
+     * when {@code highest}, on a priority topic, else its lowest), read in one round trip per Redis node. A slot read
+     * so must also have its wake key say what its consumer now counts on (see wake_if_earlier in lib.lua), or a send
+     * of a more urgent message would not tell it, and it would take another slot's message first. Where the key says
+     * less, it is set, and the slot read again after it, in a second round trip: a send before the key was set is
+     * in that second read, and a send after it tells the consumer. A wake-up leaves the key saying what woke it, so
+     * the read of a woken slot needs one round trip.
      */
     CompletableFuture<List<List<Long>>> tops(List<SlotKeys> slots, boolean highest, int n) {
         MasterCommands.Batch first = master.batch();
@@ -36,12 +36,7 @@ final class SlotHeads {
         List<CompletableFuture<@Nullable String>> marks = new ArrayList<>(slots.size());
         for (SlotKeys keys : slots) {
             reads.add(top(first, keys, highest, n));
-            if (highest) {
-                marks.add(first.get(keys.wake()));
-            }
-        }
-        if (!highest) {
-            return first.execute().thenApply(done -> reads.stream().map(CompletableFuture::join).toList());
+            marks.add(first.get(keys.wake()));
         }
         return first.execute().thenCompose(done -> {
             List<List<Long>> tops = new ArrayList<>(slots.size());
@@ -51,8 +46,8 @@ final class SlotHeads {
                 List<Long> top = reads.get(i).join();
                 tops.add(top);
                 // an empty slot needs no key: it is polled next, and its poll writes one
-                if (!top.isEmpty() && !counts(marks.get(i).join(), top.get(0))) {
-                    second.set(slots.get(i).wake(), "p" + top.get(0));
+                if (!top.isEmpty() && !counts(marks.get(i).join(), top.get(0), highest)) {
+                    second.set(slots.get(i).wake(), (highest ? "p" : "d") + top.get(0));
                     again.add(top(second, slots.get(i), highest, n));
                 } else {
                     again.add(null);
@@ -78,8 +73,16 @@ final class SlotHeads {
                 .thenApply(scores -> scores.stream().map(Double::longValue).toList());
     }
 
-    /** Whether a slot's wake key already tells its consumer of any priority above {@code head}. */
-    private static boolean counts(@Nullable String wake, long head) {
-        return wake != null && wake.startsWith("p") && Double.parseDouble(wake.substring(1)) <= head;
+    /**
+     * Whether a slot's wake key already tells its consumer of any message more urgent than {@code head}: a priority
+     * above it ({@code highest}), or a due time before it. An idle consumer's planned poll does not: the key expires
+     * an idle poll after it, while the head read stands until a wake-up.
+     */
+    private static boolean counts(@Nullable String wake, long head, boolean highest) {
+        if (wake == null || wake.isEmpty() || wake.charAt(0) != (highest ? 'p' : 'd')) {
+            return false;
+        }
+        double known = Double.parseDouble(wake.substring(1));
+        return highest ? known <= head : known >= head;
     }
 }

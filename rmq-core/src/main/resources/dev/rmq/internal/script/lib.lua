@@ -15,7 +15,9 @@
 --                       member = key, score = when it becomes visible, ms
 --   dead        ZSET    dead messages: score = ms when they died
 --   deadbody    HASH    key -> envelope of a dead message, with its last error
---   wake        STRING  the Redis time (ms) at which an idle consumer of this slot plans to poll next
+--   wake        STRING  the Redis time (ms) at which an idle consumer of this slot plans to poll next; or 'p' and a
+--                       priority, 'd' and a due time: the most urgent message the consumer knows of (see
+--                       wake_if_earlier)
 --   owner       STRING  fencing token of the slot's current owner (set by coordination)
 --   parked      HASH    key -> envelope of a message sent while a delivery of its key was in flight; it waits
 --                       for that delivery to end, then joins the waiting messages (see unpark)
@@ -442,7 +444,10 @@ end
 -- Wakes the slot's consumer when a message placed by this call comes before what the consumer counts on. The
 -- wake key holds one of: the poll an idle consumer planned (ms), which a message due earlier brings forward; or,
 -- while the consumer works through waiting messages, the most urgent one it knows of ('p' and a priority, 'd'
--- and a due time), which it orders its slots by: a message more urgent than that tells it to look again.
+-- and a due time), which it orders its slots by: a message more urgent than that tells it to look again. A
+-- wake-up from a planned poll leaves the message that woke it as what the consumer knows of: the consumer reads
+-- the slot's head before it chooses among its slots, and finds that message or a more urgent one there, so the key
+-- already says what the read needs (see SlotHeads), and a message more urgent still wakes it again.
 local function wake_if_earlier(due_ms, channel, slot)
     local planned = redis.call('GET', K_WAKE)
     if not planned then
@@ -460,7 +465,7 @@ local function wake_if_earlier(due_ms, channel, slot)
             redis.call('PUBLISH', channel, slot)
         end
     elseif due_ms < tonumber(planned) then
-        redis.call('DEL', K_WAKE)
+        redis.call('SET', K_WAKE, PLACED_TOP and ('p' .. PLACED_TOP) or ('d' .. due_ms))
         redis.call('PUBLISH', channel, slot)
     end
 end
