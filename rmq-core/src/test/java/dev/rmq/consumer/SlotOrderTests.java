@@ -287,6 +287,32 @@ class SlotOrderTests extends StandaloneRedisTest {
     }
 
     @Test
+    void aMessageSentBeforeANamedHeadOnceTheSlotsWakeKeyHasExpiredIsTakenInDueOrder() throws Exception {
+        TopicDefinition topic = topic("order-expired", TopicType.FIXED_TIME);
+        List<String> bases = basesInSlotOrder(3);
+        // due within the idle poll, 200 ms after the blocker: the worker polls the slot before it takes the blocker,
+        // and the poll names it
+        long head = redisTimeMs() + 1500;
+        rmq.producer().send(OutgoingMessage.fixedTime(topic.name(), "head", Instant.ofEpochMilli(head))
+                .withKey("head").withSlotBasis(bases.get(1)));
+        BlockedWorker worker = new BlockedWorker(topic.name(), bases.get(0), head - 200);
+        String wakeKey = "rmq:wake{" + topic.name() + "_" + SlotRouter.slotOf(bases.get(1), SLOTS) + "}";
+        assertThat((Long) redis.command("PTTL", wakeKey)).as("the wake key of a planned poll, which expires")
+                .isPositive();
+        // The wake key outlives the planned poll by an idle poll (2 s). Once it is gone a send wakes nothing, and
+        // the head the poll named may not be the slot's head any more.
+        await().atMost(Duration.ofSeconds(10)).until(() -> redis.command("EXISTS", wakeKey).equals(0L));
+        // both due before the head, both past: the earlier in the head's slot, which the send does not wake
+        rmq.producer().send(OutgoingMessage.fixedTime(topic.name(), "early", Instant.ofEpochMilli(head - 200))
+                .withKey("early").withSlotBasis(bases.get(1)));
+        rmq.producer().send(OutgoingMessage.fixedTime(topic.name(), "other", Instant.ofEpochMilli(head - 100))
+                .withKey("other").withSlotBasis(bases.get(2)));
+        worker.go(head);
+        await().atMost(Duration.ofSeconds(10)).until(() -> worker.handled.size() == 3);
+        assertThat(worker.handled).as("keys as handled").containsExactly("early", "other", "head");
+    }
+
+    @Test
     void aMessageSentBeforeAHeadReadApartFromAPollIsTakenInDueOrder() throws Exception {
         TopicDefinition topic = topic("order-read", TopicType.FIXED_TIME);
         List<String> bases = basesInSlotOrder(3);
