@@ -206,11 +206,18 @@ class SlotOrderTests extends StandaloneRedisTest {
         return new ArrayList<>(bases.values());
     }
 
+    /** Sends a fixed-time message due at {@code dueMs}, its key as its payload, to the slot of {@code basis}. */
+    private void sendAt(String topic, String key, long dueMs, String basis) {
+        rmq.producer().send(OutgoingMessage.fixedTime(topic, key, Instant.ofEpochMilli(dueMs)).withKey(key)
+                .withSlotBasis(basis));
+    }
+
     /**
      * A container of one worker, polls of one message and an idle poll of 2 s, that takes a blocker in the slot of
-     * {@code blockerBasis} and holds its handler until {@link #go}: meanwhile the worker's other slots come due and
-     * wait for its choice. The blocker is due half a second after the start, unless given a due time, so that every
-     * other slot has been polled by then and has planned its next poll. The keys of the other messages, as handled.
+     * {@code blockerBasis} and holds its handler until {@link #goAndExpect}: meanwhile the worker's other slots come
+     * due and wait for its choice. The blocker is due half a second after the start, unless given a due time, so
+     * that every other slot has been polled by then and has planned its next poll. The keys of the other messages,
+     * as handled.
      */
     private final class BlockedWorker {
 
@@ -223,8 +230,7 @@ class SlotOrderTests extends StandaloneRedisTest {
         }
 
         BlockedWorker(String topic, String blockerBasis, long blockerDueMs) throws InterruptedException {
-            rmq.producer().send(OutgoingMessage.fixedTime(topic, "blocker", Instant.ofEpochMilli(blockerDueMs))
-                    .withKey("blocker").withSlotBasis(blockerBasis));
+            sendAt(topic, "blocker", blockerDueMs, blockerBasis);
             RmqConsumerContainer<String> container = rmq.container(topic, String.class, message -> {
                 if (message.key().equals("blocker")) {
                     blocking.countDown();
@@ -239,10 +245,15 @@ class SlotOrderTests extends StandaloneRedisTest {
             assertThat(blocking.await(10, TimeUnit.SECONDS)).as("the blocker handled").isTrue();
         }
 
-        /** Ends the blocker once the Redis clock is past {@code dueMs}: the worker chooses among its due slots. */
-        void go(long dueMs) {
+        /**
+         * Ends the blocker once the Redis clock is past {@code dueMs}, so that the worker chooses among its due slots,
+         * and expects the other messages to be handled in the order of {@code keys}.
+         */
+        void goAndExpect(long dueMs, String... keys) {
             await().atMost(Duration.ofSeconds(10)).until(() -> redisTimeMs() > dueMs);
             go.countDown();
+            await().atMost(Duration.ofSeconds(10)).until(() -> handled.size() == keys.length);
+            assertThat(handled).as("keys as handled").containsExactly(keys);
         }
     }
 
@@ -256,14 +267,10 @@ class SlotOrderTests extends StandaloneRedisTest {
         // message.
         long due = redisTimeMs() + 2300;
         for (int i = 1; i <= 6; i++) {
-            rmq.producer().send(OutgoingMessage.fixedTime(topic.name(), "m", Instant.ofEpochMilli(due + 20L * (6 - i)))
-                    .withKey("m" + (6 - i)).withSlotBasis(bases.get(i)));
+            sendAt(topic.name(), "m" + (6 - i), due + 20L * (6 - i), bases.get(i));
         }
         // every message is due, and the slots' wake keys still stand, when the worker next chooses
-        worker.go(due + 130);
-        await().atMost(Duration.ofSeconds(10)).until(() -> worker.handled.size() == 6);
-        assertThat(worker.handled).as("keys as handled, m0 due first")
-                .containsExactly("m0", "m1", "m2", "m3", "m4", "m5");
+        worker.goAndExpect(due + 130, "m0", "m1", "m2", "m3", "m4", "m5");
     }
 
     @Test
@@ -272,18 +279,13 @@ class SlotOrderTests extends StandaloneRedisTest {
         List<String> bases = basesInSlotOrder(3);
         // the head of the first slot falls due after an idle poll: its wait ends at the idle poll instead
         long head = redisTimeMs() + 3500;
-        rmq.producer().send(OutgoingMessage.fixedTime(topic.name(), "head", Instant.ofEpochMilli(head))
-                .withKey("head").withSlotBasis(bases.get(1)));
+        sendAt(topic.name(), "head", head, bases.get(1));
         BlockedWorker worker = new BlockedWorker(topic.name(), bases.get(0));
         // due after that idle poll, so the send wakes nothing; before the head, and before the other slot's message
         long early = redisTimeMs() + 2300;
-        rmq.producer().send(OutgoingMessage.fixedTime(topic.name(), "early", Instant.ofEpochMilli(early))
-                .withKey("early").withSlotBasis(bases.get(1)));
-        rmq.producer().send(OutgoingMessage.fixedTime(topic.name(), "other", Instant.ofEpochMilli(early + 100))
-                .withKey("other").withSlotBasis(bases.get(2)));
-        worker.go(early + 130);
-        await().atMost(Duration.ofSeconds(10)).until(() -> worker.handled.size() == 3);
-        assertThat(worker.handled).as("keys as handled").containsExactly("early", "other", "head");
+        sendAt(topic.name(), "early", early, bases.get(1));
+        sendAt(topic.name(), "other", early + 100, bases.get(2));
+        worker.goAndExpect(early + 130, "early", "other", "head");
     }
 
     @Test
@@ -293,8 +295,7 @@ class SlotOrderTests extends StandaloneRedisTest {
         // due within the idle poll, 200 ms after the blocker: the worker polls the slot before it takes the blocker,
         // and the poll names it
         long head = redisTimeMs() + 1500;
-        rmq.producer().send(OutgoingMessage.fixedTime(topic.name(), "head", Instant.ofEpochMilli(head))
-                .withKey("head").withSlotBasis(bases.get(1)));
+        sendAt(topic.name(), "head", head, bases.get(1));
         BlockedWorker worker = new BlockedWorker(topic.name(), bases.get(0), head - 200);
         String wakeKey = "rmq:wake{" + topic.name() + "_" + SlotRouter.slotOf(bases.get(1), SLOTS) + "}";
         assertThat((Long) redis.command("PTTL", wakeKey)).as("the wake key of a planned poll, which expires")
@@ -303,13 +304,9 @@ class SlotOrderTests extends StandaloneRedisTest {
         // the head the poll named may not be the slot's head any more.
         await().atMost(Duration.ofSeconds(10)).until(() -> redis.command("EXISTS", wakeKey).equals(0L));
         // both due before the head, both past: the earlier in the head's slot, which the send does not wake
-        rmq.producer().send(OutgoingMessage.fixedTime(topic.name(), "early", Instant.ofEpochMilli(head - 200))
-                .withKey("early").withSlotBasis(bases.get(1)));
-        rmq.producer().send(OutgoingMessage.fixedTime(topic.name(), "other", Instant.ofEpochMilli(head - 100))
-                .withKey("other").withSlotBasis(bases.get(2)));
-        worker.go(head);
-        await().atMost(Duration.ofSeconds(10)).until(() -> worker.handled.size() == 3);
-        assertThat(worker.handled).as("keys as handled").containsExactly("early", "other", "head");
+        sendAt(topic.name(), "early", head - 200, bases.get(1));
+        sendAt(topic.name(), "other", head - 100, bases.get(2));
+        worker.goAndExpect(head, "early", "other", "head");
     }
 
     @Test
@@ -317,19 +314,14 @@ class SlotOrderTests extends StandaloneRedisTest {
         TopicDefinition topic = topic("order-read", TopicType.FIXED_TIME);
         List<String> bases = basesInSlotOrder(3);
         long now = redisTimeMs();
-        rmq.producer().send(OutgoingMessage.fixedTime(topic.name(), "other", Instant.ofEpochMilli(now - 100))
-                .withKey("other").withSlotBasis(bases.get(2)));
-        rmq.producer().send(OutgoingMessage.fixedTime(topic.name(), "head", Instant.ofEpochMilli(now - 50))
-                .withKey("head").withSlotBasis(bases.get(1)));
+        sendAt(topic.name(), "other", now - 100, bases.get(2));
+        sendAt(topic.name(), "head", now - 50, bases.get(1));
         // The worker reads the heads of the slots just assigned, and polls the blocker's first, the earliest. The
         // other two slots are read, not polled, while it holds the blocker.
         BlockedWorker worker = new BlockedWorker(topic.name(), bases.get(0), now - 300);
         // before the head read in its slot, and before the other slot's message
-        rmq.producer().send(OutgoingMessage.fixedTime(topic.name(), "early", Instant.ofEpochMilli(now - 200))
-                .withKey("early").withSlotBasis(bases.get(1)));
-        worker.go(now);
-        await().atMost(Duration.ofSeconds(10)).until(() -> worker.handled.size() == 3);
-        assertThat(worker.handled).as("keys as handled").containsExactly("early", "other", "head");
+        sendAt(topic.name(), "early", now - 200, bases.get(1));
+        worker.goAndExpect(now, "early", "other", "head");
     }
 
     @Test

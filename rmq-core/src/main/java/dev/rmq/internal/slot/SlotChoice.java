@@ -14,10 +14,10 @@ import java.util.List;
  * <p>Most urgent first: a consumer knows each slot's next due message from that slot's last poll, whose reply names
  * it. It reads the heads it does not know (a slot just assigned or woken, or after a failed poll) in one round trip
  * before it chooses. While a consumer works through a slot's waiting messages, or knows its head from such a read,
- * a send of a more urgent one tells it on the slot's wake channel, and it reads that head again. On a priority topic the chosen slot's poll takes nothing less
- * urgent than the next slot's head: its floor. On a time-based topic it takes a whole poll, the earliest due first:
- * a backlog there is late as a whole, and floors would cut its polls short. Round robin keeps the order the driver
- * gave, and polls without a floor.
+ * a send of a more urgent one tells it on the slot's wake channel, and it reads that head again. On a priority
+ * topic the chosen slot's poll takes nothing less urgent than the next slot's head: its floor. On a time-based topic
+ * it takes a whole poll, the earliest due first: a backlog there is late as a whole, and floors would cut its polls
+ * short. Round robin keeps the order the driver gave, and polls without a floor.
  */
 public final class SlotChoice {
 
