@@ -441,31 +441,39 @@ local function note_due(due)
     end
 end
 
+-- What the wake key holds for a message the consumer knows of: 'p' and its priority, or 'd' and its due time, as
+-- whole numbers (Lua writes a number past 1e14 with an exponent), rounded the way that wakes the consumer sooner.
+local function wake_mark(priority, due_ms)
+    if priority then
+        return 'p' .. string.format('%d', math.floor(priority))
+    end
+    return 'd' .. string.format('%d', math.ceil(due_ms))
+end
+
 -- Wakes the slot's consumer when a message placed by this call comes before what the consumer counts on. The
 -- wake key holds one of: the poll an idle consumer planned (ms), which a message due earlier brings forward; or,
--- while the consumer works through waiting messages, the most urgent one it knows of ('p' and a priority, 'd'
--- and a due time), which it orders its slots by: a message more urgent than that tells it to look again. A
--- wake-up from a planned poll leaves the message that woke it as what the consumer knows of: the consumer reads
--- the slot's head before it chooses among its slots, and finds that message or a more urgent one there, so the key
--- already says what the read needs (see SlotHeads), and a message more urgent still wakes it again.
+-- while the consumer works through waiting messages or knows the slot's head from a read (see SlotHeads), the most
+-- urgent one it knows of ('p' and a priority, 'd' and a due time), which it orders its slots by: a message more
+-- urgent than that tells it to look again. A wake-up leaves the message that woke it in the key: the consumer reads
+-- the slot's head before it chooses among its slots, and finds that message or a more urgent one, so the key already
+-- says what the read needs, and a message more urgent still wakes it again. On a priority topic a wake-up by a
+-- delayed message leaves its due time ('d'), and any message then placed among the waiting is more urgent.
 local function wake_if_earlier(due_ms, channel, slot)
     local planned = redis.call('GET', K_WAKE)
     if not planned then
         return
     end
     local mark = string.sub(planned, 1, 1)
+    local wakes
     if mark == 'p' then
-        if PLACED_TOP and PLACED_TOP > tonumber(string.sub(planned, 2)) then
-            redis.call('SET', K_WAKE, 'p' .. PLACED_TOP)
-            redis.call('PUBLISH', channel, slot)
-        end
+        wakes = PLACED_TOP and PLACED_TOP > tonumber(string.sub(planned, 2))
     elseif mark == 'd' then
-        if due_ms < tonumber(string.sub(planned, 2)) then
-            redis.call('SET', K_WAKE, 'd' .. due_ms)
-            redis.call('PUBLISH', channel, slot)
-        end
-    elseif due_ms < tonumber(planned) then
-        redis.call('SET', K_WAKE, PLACED_TOP and ('p' .. PLACED_TOP) or ('d' .. due_ms))
+        wakes = PLACED_TOP or due_ms < tonumber(string.sub(planned, 2))
+    else
+        wakes = due_ms < tonumber(planned)
+    end
+    if wakes then
+        redis.call('SET', K_WAKE, wake_mark(PLACED_TOP, due_ms))
         redis.call('PUBLISH', channel, slot)
     end
 end
