@@ -11,6 +11,8 @@ import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.redisson.api.RTopic;
+import org.redisson.client.codec.StringCodec;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -319,8 +321,20 @@ class SlotOrderTests extends StandaloneRedisTest {
         // The worker reads the heads of the slots just assigned, and polls the blocker's first, the earliest. The
         // other two slots are read, not polled, while it holds the blocker.
         BlockedWorker worker = new BlockedWorker(topic.name(), bases.get(0), now - 300);
-        // before the head read in its slot, and before the other slot's message
-        sendAt(topic.name(), "early", now - 200, bases.get(1));
+        // before the head read in its slot, and before the other slot's message: the send wakes the slot
+        String slot = String.valueOf(SlotRouter.slotOf(bases.get(1), SLOTS));
+        RTopic channel = redisson.getTopic("rmq:wake:" + topic.name(), StringCodec.INSTANCE);
+        List<String> woken = new CopyOnWriteArrayList<>();
+        int listener = channel.addListener(String.class, (ch, text) -> woken.add(text));
+        try {
+            sendAt(topic.name(), "early", now - 200, bases.get(1));
+            // The worker listens on the same client's subscription to the channel, which hands each message to every
+            // listener as it arrives: the worker has the wake-up, or has it within microseconds, long before the end
+            // of the blocker's handler reaches its next choice.
+            await().atMost(Duration.ofSeconds(5)).until(() -> woken.contains(slot));
+        } finally {
+            channel.removeListener(listener);
+        }
         worker.goAndExpect(now, "early", "other", "head");
     }
 

@@ -25,10 +25,11 @@ final class SlotHeads {
      * The scores of the {@code n} most urgent waiting messages of each slot, most urgent first (the store's highest
      * when {@code highest}, on a priority topic, else its lowest), read in one round trip per Redis node. A slot read
      * so must also have its wake key say what its consumer now counts on (see wake_if_earlier in lib.lua), or a send
-     * of a more urgent message would not tell it, and it would take another slot's message first. Where the key says
-     * less, it is set, and the slot read again after it, in a second round trip: a send before the key was set is
-     * in that second read, and a send after it tells the consumer. A wake-up leaves the key saying what woke it, so
-     * the read of a woken slot needs one round trip.
+     * of a more urgent message would not tell it, and it would take another slot's message first. Where the key does
+     * not name the message read or a less urgent one (it holds a planned poll, or nothing), it is set, and the slot
+     * read again after it, in a second round trip: a send before the key was set is in that second read, and a send
+     * after it tells the consumer. A wake-up leaves the key saying what woke it, so the read of a woken slot needs
+     * one round trip. A wake-up that overtakes a read makes the consumer drop what it read (see PollTiming).
      */
     CompletableFuture<List<List<Long>>> tops(List<SlotKeys> slots, boolean highest, int n) {
         MasterCommands.Batch first = master.batch();

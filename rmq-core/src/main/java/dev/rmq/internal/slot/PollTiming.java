@@ -4,6 +4,7 @@ import dev.rmq.internal.script.PrepareCall;
 import dev.rmq.topic.TopicType;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * When a slot session may next be polled: the hold-off after a takeover, the wait the last poll's script planned,
@@ -19,6 +20,8 @@ final class PollTiming {
     private volatile long nextPollNanos;
     /** A wake-up arrived while a poll was on its way: its planned wait must not overwrite it. */
     private volatile boolean woken;
+    /** Wake-ups so far: a head read that began before one does not stand for the slot after it. */
+    private final AtomicLong wakes = new AtomicLong();
     /** Polls that failed in a row; touched by the polling thread only. */
     private int failures;
     /**
@@ -55,6 +58,8 @@ final class PollTiming {
      */
     void wake(long graceNanos) {
         woken = true;
+        // counted before the urgency is forgotten: see urgency(double, long)
+        wakes.incrementAndGet();
         urgency = Double.NaN;
         long now = System.nanoTime();
         nextPollNanos = graceNanos == 0 ? holdUntilNanos : Math.max(holdUntilNanos - now, graceNanos) + now;
@@ -117,10 +122,21 @@ final class PollTiming {
         return urgencyBounded && System.nanoTime() - urgencyUntilNanos > 0 ? Double.NaN : urgency;
     }
 
-    /** The slot's head was read apart from a poll. */
-    void urgency(double value) {
+    long wakes() {
+        return wakes.get();
+    }
+
+    /**
+     * The slot's head was read apart from a poll, which began after {@code wakesBefore} wake-ups. A wake-up since
+     * may tell of a message the read did not see, so the head is not known then. Written before the count is read
+     * again: a wake-up counted after that forgets the head itself.
+     */
+    void urgency(double value, long wakesBefore) {
         urgency = value;
         urgencyBounded = false;
+        if (wakes.get() != wakesBefore) {
+            urgency = Double.NaN;
+        }
     }
 
     int failuresInARow() {

@@ -46,6 +46,20 @@ public final class SlotChoice {
         return (long) (type.isTimed() ? -urgency : urgency);
     }
 
+    /** Each session's wake-ups so far, before its head is read. */
+    private static <T> long[] wakes(List<SlotSession<T>> sessions) {
+        long[] wakes = new long[sessions.size()];
+        for (int i = 0; i < wakes.length; i++) {
+            wakes[i] = sessions.get(i).timing().wakes();
+        }
+        return wakes;
+    }
+
+    /** What a read of a slot's most urgent scores tells of its head, unless a wake-up came during the read. */
+    private static void read(SlotSession<?> session, List<Long> top, long wakesBefore) {
+        session.timing().urgency(urgency(session.topic().type(), top.isEmpty() ? null : top.get(0)), wakesBefore);
+    }
+
     /** Unknown heads, whose read failed, go after every known one. */
     private static double rank(double urgency) {
         return Double.isNaN(urgency) ? Double.NEGATIVE_INFINITY : urgency;
@@ -60,12 +74,11 @@ public final class SlotChoice {
             }
         }
         if (!unknown.isEmpty()) {
+            long[] wakes = wakes(unknown);
             try {
                 List<List<Long>> heads = calls.tops(unknown.stream().map(session -> session.keys).toList(), 1);
                 for (int i = 0; i < unknown.size(); i++) {
-                    SlotSession<T> session = unknown.get(i);
-                    List<Long> head = heads.get(i);
-                    session.timing().urgency(urgency(session.topic().type(), head.isEmpty() ? null : head.get(0)));
+                    read(unknown.get(i), heads.get(i), wakes[i]);
                 }
             } catch (RuntimeException e) {
                 // left unknown: they are polled after the known ones, and their polls report the failure
@@ -124,6 +137,7 @@ public final class SlotChoice {
         if (calls.slotOrder() != SlotOrder.MOST_URGENT || due.size() < 2 || due.get(0).topic().type().isTimed()) {
             return null;
         }
+        long[] wakes = wakes(due);
         List<List<Long>> tops;
         try {
             tops = calls.tops(due.stream().map(session -> session.keys).toList(), want);
@@ -150,7 +164,7 @@ public final class SlotChoice {
         List<Pick<T>> picks = new ArrayList<>();
         for (int i = 0; i < due.size(); i++) {
             SlotSession<T> session = due.get(i);
-            session.timing().urgency(urgency(session.topic().type(), tops.get(i).isEmpty() ? null : tops.get(i).get(0)));
+            read(session, tops.get(i), wakes[i]);
             // a slot with nothing waiting is still polled: its poll recovers expired leases
             if (parts[i] > 0 || tops.get(i).isEmpty()) {
                 picks.add(new Pick<>(session, floor, Math.max(1, parts[i])));
