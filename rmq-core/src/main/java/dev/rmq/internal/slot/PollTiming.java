@@ -18,10 +18,13 @@ final class PollTiming {
     /** No poll before this, whatever wakes the slot: the hold-off of a takeover. */
     final long holdUntilNanos;
     private volatile long nextPollNanos;
-    /** A wake-up arrived while a poll was on its way: its planned wait must not overwrite it. */
-    private volatile boolean woken;
-    /** Wake-ups so far: a head read that began before one does not stand for the slot after it. */
+    /**
+     * Wake-ups so far. One that arrives while a poll or a head read is on its way may tell of a message the script or
+     * the read did not see: what they bring back must not overwrite it.
+     */
     private final AtomicLong wakes = new AtomicLong();
+    /** {@link #wakes} when the last poll started; touched by the polling thread only. */
+    private long wakesAtPoll;
     /** Polls that failed in a row; touched by the polling thread only. */
     private int failures;
     /**
@@ -57,8 +60,7 @@ final class PollTiming {
      * a takeover; a slot whose consumers may be elsewhere waits {@code graceNanos} for them.
      */
     void wake(long graceNanos) {
-        woken = true;
-        // counted before the urgency is forgotten: see urgency(double, long)
+        // counted first, so that a poll or read that misses the count is overwritten by what follows it
         wakes.incrementAndGet();
         urgency = Double.NaN;
         long now = System.nanoTime();
@@ -67,7 +69,7 @@ final class PollTiming {
 
     /** A poll starts: a wake-up from now on comes after it. */
     void polling() {
-        woken = false;
+        wakesAtPoll = wakes.get();
     }
 
     /** Poll again until {@code nanos}: a rate limit's wait. */
@@ -100,6 +102,8 @@ final class PollTiming {
         urgency = waitMicros > 0 ? afterWait : next;
         urgencyUntilNanos = sentNanos + TimeUnit.MICROSECONDS.toNanos(waitMicros) + keptNanos;
         urgencyBounded = waitMicros > 0;
+        // read after the urgency is written: a wake-up counted later forgets it itself
+        boolean woken = wakes.get() != wakesAtPoll;
         if (woken) {
             // a wake-up during the call may tell of a message the script did not see
             urgency = Double.NaN;
