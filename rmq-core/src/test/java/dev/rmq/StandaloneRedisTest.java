@@ -52,8 +52,21 @@ public abstract class StandaloneRedisTest {
         Map<String, String> stats = redis.info("commandstats");
         long calls = 0;
         for (String command : List.of("fcall", "evalsha", "eval")) {
-            calls += Long.parseLong(stats.getOrDefault("cmdstat_" + command, "calls=0,").replaceAll("^calls=(\\d+),.*", "$1"));
+            calls += calls(stats, command);
         }
         return calls;
+    }
+
+    /**
+     * How many times Redis has run {@code command} (lower case) since it started or since {@code CONFIG RESETSTAT},
+     * inside scripts too.
+     */
+    protected static long commandCalls(String command) {
+        return calls(redis.info("commandstats"), command);
+    }
+
+    private static long calls(Map<String, String> commandStats, String command) {
+        return Long.parseLong(commandStats.getOrDefault("cmdstat_" + command, "calls=0,")
+                .replaceAll("^calls=(\\d+),.*", "$1"));
     }
 }

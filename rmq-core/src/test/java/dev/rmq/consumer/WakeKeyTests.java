@@ -39,8 +39,7 @@ class WakeKeyTests extends StandaloneRedisTest {
 
     /** Wake-ups published so far, by sends' scripts or anyone: Redis counts a script's commands too. */
     private static long published() {
-        return Long.parseLong(redis.info("commandstats").getOrDefault("cmdstat_publish", "calls=0,")
-                .replaceAll("^calls=(\\d+),.*", "$1"));
+        return commandCalls("publish");
     }
 
     /** As an idle consumer's poll leaves the key: its planned poll, a minute from now. */
