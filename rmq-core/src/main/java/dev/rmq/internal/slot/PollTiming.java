@@ -102,15 +102,14 @@ final class PollTiming {
         urgency = waitMicros > 0 ? afterWait : next;
         urgencyUntilNanos = sentNanos + TimeUnit.MICROSECONDS.toNanos(waitMicros) + keptNanos;
         urgencyBounded = waitMicros > 0;
-        // read after the urgency is written: a wake-up counted later forgets it itself
-        boolean woken = wakes.get() != wakesAtPoll;
-        if (woken) {
-            // a wake-up during the call may tell of a message the script did not see
+        nextPollNanos = waitMicros == 0 ? System.nanoTime() : sentNanos + TimeUnit.MICROSECONDS.toNanos(waitMicros);
+        // Read after the urgency and the next poll are written: a wake-up counted later writes its own over them. One
+        // counted since the call went out may tell of a message the script did not see, or one sent after the script
+        // had planned its wait, and it wrote its own before this reply overwrote them.
+        if (wakes.get() != wakesAtPoll) {
             urgency = Double.NaN;
+            nextPollNanos = System.nanoTime();
         }
-        // a send that woke the slot during the call may have come after the script had planned its wait
-        nextPollNanos = waitMicros == 0 || woken ? System.nanoTime()
-                : sentNanos + TimeUnit.MICROSECONDS.toNanos(waitMicros);
     }
 
     /** Counts a failed poll and puts the next one off, 200 ms doubling with each failure in a row up to 5 s. */

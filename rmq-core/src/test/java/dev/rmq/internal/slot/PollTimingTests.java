@@ -1,12 +1,18 @@
 package dev.rmq.internal.slot;
 
+import dev.rmq.internal.script.PrepareCall;
+import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A slot's head read apart from a poll stands for the slot until a wake-up; a wake-up that arrives while the read is
- * on its way may tell of a message the read did not see, so the head it brings back does not stand.
+ * on its way may tell of a message the read did not see, so the head it brings back does not stand. The same holds
+ * for a poll's reply, and for the wait it planned.
  */
 class PollTimingTests {
 
@@ -31,5 +37,30 @@ class PollTimingTests {
 
         timing.urgency(-900.0, timing.wakes());
         assertThat(timing.urgency()).as("a read begun after it").isEqualTo(-900.0);
+    }
+
+    @Test
+    void aPollsPlannedWaitStandsUnlessAWakeUpCameWhileItWasOnItsWay() {
+        long idle = TimeUnit.SECONDS.toNanos(1);
+        PollTiming timing = new PollTiming(System.nanoTime());
+        timing.polling();
+        long sent = System.nanoTime();
+        timing.polled(waitingFor(10_000_000L), TopicType.FIXED_TIME, idle, sent);
+        assertThat(timing.nextPollNanos() - sent).as("the wait the script planned")
+                .isEqualTo(TimeUnit.SECONDS.toNanos(10));
+        assertThat(timing.urgency()).as("the head the wait runs to").isEqualTo(-5_000.0);
+
+        timing.polling();
+        sent = System.nanoTime();
+        // a send's wake-up arrives while the poll is on its way
+        timing.wake(0);
+        timing.polled(waitingFor(10_000_000L), TopicType.FIXED_TIME, idle, sent);
+        assertThat(timing.come(System.nanoTime())).as("the slot is polled again at once").isTrue();
+        assertThat(timing.urgency()).as("the reply's head, older than the wake-up").isNaN();
+    }
+
+    /** A reply that took nothing and planned a wait of {@code micros}, which runs to a head due at 5,000 ms. */
+    private static PrepareCall.Polled waitingFor(long micros) {
+        return new PrepareCall.Polled(1_000L, micros, List.of(), 0, false, null, 5_000L, List.of(), List.of());
     }
 }
