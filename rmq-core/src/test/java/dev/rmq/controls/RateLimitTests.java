@@ -2,11 +2,13 @@ package dev.rmq.controls;
 
 import dev.rmq.RmqClient;
 import dev.rmq.consumer.ConsumerSettings;
+import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.redisson.client.codec.StringCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,7 +22,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Three applications, each with its own connection and container of two workers, share one topic's rate limit:
- * over ten seconds their deliveries together stay within 10 % of it, and waiting for a token is no busy polling.
+ * over ten seconds their deliveries together stay within 10 % of it, and waiting for a token is no busy polling. A
+ * bucket that cannot be read is a failed poll, retried, not the end of a worker.
  */
 class RateLimitTests extends ControlsTest {
 
@@ -68,5 +71,27 @@ class RateLimitTests extends ControlsTest {
                 .isBetween((long) (RATE * 10 * 0.9), (long) (RATE * 10 * 1.1));
         // a consumer waiting for a token asks Redis when the next one is due, not in a loop
         assertThat(calls).as("script calls for %d deliveries", starts.size()).isLessThan(starts.size() * 2L);
+    }
+
+    @Test
+    void aBucketThatCannotBeReadFailsThePollAndTheWorkerGoesOnOnceItCanBe() throws Exception {
+        RmqClient rmq = application();
+        String bucket = new KeyLayout(KeyLayout.DEFAULT_PREFIX, "").rateBucket(JOBS.name());
+        // a value of another type: every read of the bucket fails with WRONGTYPE
+        redisson.getBucket(bucket, StringCodec.INSTANCE).set("not a bucket");
+        List<OutgoingMessage> messages = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            messages.add(OutgoingMessage.priority("jobs", "m" + i, 50));
+        }
+        rmq.producer().sendAll(messages);
+        // only the bucket's read runs HMGET here: a poll that fails on it takes nothing, so runs no prepare
+        long readsBefore = commandCalls("hmget");
+        applications.startAll();
+        // the two workers' polls fail, back off and try again
+        await().atMost(Duration.ofSeconds(10)).until(() -> commandCalls("hmget") - readsBefore >= 4);
+        assertThat(starts).as("nothing is taken while no token can be had").isEmpty();
+
+        redisson.getBucket(bucket).delete();
+        await().atMost(Duration.ofSeconds(20)).until(() -> starts.size() >= messages.size());
     }
 }

@@ -112,12 +112,20 @@ final class PollTiming {
         }
     }
 
-    /** Counts a failed poll and puts the next one off, 200 ms doubling with each failure in a row up to 5 s. */
+    /**
+     * Counts a failed poll and puts the next one off, 200 ms doubling with each failure in a row up to 5 s; but not
+     * past a wake-up that came while the poll was on its way: the send that woke the slot reached Redis, so the
+     * wake-up stands, as one after the backoff would.
+     */
     long backOff() {
         failures++;
         urgency = Double.NaN;
         long delay = Math.min(MAX_ERROR_BACKOFF_NANOS, TimeUnit.MILLISECONDS.toNanos(100L << Math.min(failures, 6)));
         nextPollNanos = System.nanoTime() + delay;
+        // read after the next poll is written, as in polled
+        if (wakes.get() != wakesAtPoll) {
+            nextPollNanos = System.nanoTime();
+        }
         return delay;
     }
 

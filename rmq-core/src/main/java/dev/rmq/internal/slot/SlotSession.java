@@ -3,7 +3,6 @@ package dev.rmq.internal.slot;
 import dev.rmq.consumer.AckOutcome;
 import dev.rmq.internal.redis.SlotFencedException;
 import dev.rmq.internal.redis.SlotKeys;
-import dev.rmq.internal.script.ExtendCall;
 import dev.rmq.internal.script.PrepareCall;
 import dev.rmq.topic.TopicDefinition;
 import org.jspecify.annotations.Nullable;
@@ -152,7 +151,15 @@ public final class SlotSession<T> {
     public Batch<T> poll(int want, @Nullable Long floor) {
         timing.polling();
         RateGate rate = owner.rate();
-        int allowed = rate.take(want);
+        int allowed;
+        try {
+            allowed = rate.take(want);
+        } catch (RuntimeException e) {
+            // the rate limit's bucket could not be read: a failed poll, whose backoff the endings gathered do not wait
+            flush();
+            owner.pollFailed(this, e);
+            return Batch.failed(e);
+        }
         if (allowed == 0) {
             // the topic's rate limit: no token until then, for any slot of this consumer
             timing.notBefore(rate.shutUntilNanos());
@@ -310,42 +317,9 @@ public final class SlotSession<T> {
         return renew(List.of()) != Renewal.FENCED;
     }
 
-    /** Renews the leases of {@code deliveries} by a whole lease; with none, or without leases, confirms the fence. */
+    /** Renews the leases of {@code deliveries} by a whole lease; see {@link LeaseRenewal#renew}. */
     public Renewal renew(List<? extends Delivery<?>> deliveries) {
-        List<ExtendCall.Lease> leases = new ArrayList<>();
-        List<Delivery<?>> live = new ArrayList<>();
-        if (owner.guarantee().leased()) {
-            for (Delivery<?> delivery : deliveries) {
-                if (delivery.renewable()) {
-                    leases.add(new ExtendCall.Lease(delivery.key(), delivery.token()));
-                    live.add(delivery);
-                }
-            }
-            if (live.isEmpty() && !deliveries.isEmpty()) {
-                return Renewal.RENEWED;
-            }
-        }
-        Duration lease = topic().leaseTimeout();
-        synchronized (quoting) {
-            if (lost) {
-                return Renewal.FENCED;
-            }
-            try {
-                long before = System.nanoTime();
-                List<Long> renewed = owner.calls().extend(keys, fence, lease, leases);
-                verifiedNanos = before;
-                for (int i = 0; i < live.size(); i++) {
-                    live.get(i).renewed(renewed.get(i), before, lease);
-                }
-                return Renewal.RENEWED;
-            } catch (SlotFencedException e) {
-                lostTo("extend", live.size());
-                return Renewal.FENCED;
-            } catch (RuntimeException e) {
-                owner.renewalFailed(this, e);
-                return Renewal.FAILED;
-            }
-        }
+        return LeaseRenewal.renew(this, deliveries);
     }
 
     /**

@@ -12,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A slot's head read apart from a poll stands for the slot until a wake-up; a wake-up that arrives while the read is
  * on its way may tell of a message the read did not see, so the head it brings back does not stand. The same holds
- * for a poll's reply, and for the wait it planned.
+ * for a poll's reply, and for the wait it planned or the backoff after it failed.
  */
 class PollTimingTests {
 
@@ -62,5 +62,20 @@ class PollTimingTests {
     /** A reply that took nothing and planned a wait of {@code micros}, which runs to a head due at 5,000 ms. */
     private static PrepareCall.Polled waitingFor(long micros) {
         return new PrepareCall.Polled(1_000L, micros, List.of(), 0, false, null, 5_000L, List.of(), List.of());
+    }
+
+    @Test
+    void aWakeUpDuringAFailedPollStandsOverItsBackoff() {
+        PollTiming timing = new PollTiming(System.nanoTime());
+        timing.polling();
+        timing.backOff();
+        assertThat(timing.come(System.nanoTime())).as("a failed poll backs off").isFalse();
+
+        timing.polling();
+        // a send's wake-up arrives while the poll is on its way, and the poll then fails
+        timing.wake(0);
+        timing.backOff();
+        assertThat(timing.come(System.nanoTime())).as("the slot is polled again at once").isTrue();
+        assertThat(timing.failuresInARow()).isEqualTo(2);
     }
 }

@@ -1,0 +1,61 @@
+package dev.rmq.internal.slot;
+
+import dev.rmq.internal.redis.SlotFencedException;
+import dev.rmq.internal.script.ExtendCall;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The lease keeper's call on a session's deliveries: their leases renewed by a whole lease in one call, which also
+ * confirms the slot's fencing token. It quotes their tokens in turn with the session's other calls that quote
+ * tokens, and records the tokens it answers.
+ */
+final class LeaseRenewal {
+
+    private LeaseRenewal() {
+    }
+
+    /**
+     * Renews the leases of {@code deliveries} of {@code session} by a whole lease; with none, or without leases,
+     * confirms the fence. Deliveries that are no longer renewable (ended, or their lease lost) are left out; when
+     * none is left, nothing is asked.
+     */
+    static <T> Renewal renew(SlotSession<T> session, List<? extends Delivery<?>> deliveries) {
+        List<ExtendCall.Lease> leases = new ArrayList<>();
+        List<Delivery<?>> live = new ArrayList<>();
+        if (session.leased()) {
+            for (Delivery<?> delivery : deliveries) {
+                if (delivery.renewable()) {
+                    leases.add(new ExtendCall.Lease(delivery.key(), delivery.token()));
+                    live.add(delivery);
+                }
+            }
+            if (live.isEmpty() && !deliveries.isEmpty()) {
+                return Renewal.RENEWED;
+            }
+        }
+        Duration lease = session.topic().leaseTimeout();
+        synchronized (session.quoting()) {
+            if (session.lost()) {
+                return Renewal.FENCED;
+            }
+            try {
+                long before = System.nanoTime();
+                List<Long> renewed = session.owner().calls().extend(session.keys, session.fence, lease, leases);
+                session.verified(before);
+                for (int i = 0; i < live.size(); i++) {
+                    live.get(i).renewed(renewed.get(i), before, lease);
+                }
+                return Renewal.RENEWED;
+            } catch (SlotFencedException e) {
+                session.lostTo("extend", live.size());
+                return Renewal.FENCED;
+            } catch (RuntimeException e) {
+                session.owner().renewalFailed(session, e);
+                return Renewal.FAILED;
+            }
+        }
+    }
+}
