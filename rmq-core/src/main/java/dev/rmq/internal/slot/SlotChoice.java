@@ -21,9 +21,6 @@ import java.util.List;
  */
 public final class SlotChoice {
 
-    private static final Comparator<SlotSession<?>> MOST_URGENT_FIRST =
-            Comparator.comparingDouble((SlotSession<?> session) -> rank(session.urgency())).reversed();
-
     private SlotChoice() {
     }
 
@@ -65,8 +62,16 @@ public final class SlotChoice {
         return Double.isNaN(urgency) ? Double.NEGATIVE_INFINITY : urgency;
     }
 
-    /** Sorts {@code due} most urgent first, reading the heads not known yet; equals keep the driver's order. */
-    private static <T> void sort(List<SlotSession<T>> due, SlotCalls calls) {
+    /** A due slot and how urgent its head was when the pass began. */
+    private record Ranked<T>(SlotSession<T> session, double urgency) {
+    }
+
+    /**
+     * {@code due} most urgent first, reading the heads not known yet; equals keep the driver's order. Each urgency is
+     * read once: a wake-up may forget a head while the list is sorted, and a comparison whose answer changes breaks
+     * the sort, which may then throw.
+     */
+    private static <T> List<Ranked<T>> sort(List<SlotSession<T>> due, SlotCalls calls) {
         List<SlotSession<T>> unknown = new ArrayList<>();
         for (SlotSession<T> session : due) {
             if (Double.isNaN(session.urgency())) {
@@ -84,7 +89,12 @@ public final class SlotChoice {
                 // left unknown: they are polled after the known ones, and their polls report the failure
             }
         }
-        due.sort(MOST_URGENT_FIRST);
+        List<Ranked<T>> ranked = new ArrayList<>(due.size());
+        for (SlotSession<T> session : due) {
+            ranked.add(new Ranked<>(session, session.urgency()));
+        }
+        ranked.sort(Comparator.comparingDouble((Ranked<T> r) -> rank(r.urgency())).reversed());
+        return ranked;
     }
 
     /**
@@ -111,18 +121,18 @@ public final class SlotChoice {
             due.forEach(session -> picks.add(new Pick<>(session, null)));
             return picks;
         }
-        sort(due, calls);
+        List<Ranked<T>> ranked = sort(due, calls);
         TopicType type = due.get(0).topic().type();
         // a time-based backlog is late as a whole: its polls are not cut short, which would cost many more of them
         boolean floors = !type.isTimed();
-        Long best = floors ? score(type, due.get(0).urgency()) : null;
-        for (SlotSession<T> session : due) {
-            if (!(session.urgency() > Double.NEGATIVE_INFINITY)) {
-                picks.add(new Pick<>(session, best));
+        Long best = floors ? score(type, ranked.get(0).urgency()) : null;
+        for (Ranked<T> slot : ranked) {
+            if (!(slot.urgency() > Double.NEGATIVE_INFINITY)) {
+                picks.add(new Pick<>(slot.session(), best));
             }
         }
         if (picks.isEmpty()) {
-            picks.add(new Pick<>(due.get(0), floors ? score(type, due.get(1).urgency()) : null));
+            picks.add(new Pick<>(ranked.get(0).session(), floors ? score(type, ranked.get(1).urgency()) : null));
         }
         return picks;
     }
