@@ -228,8 +228,7 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
         long now = System.nanoTime();
         for (SlotSession<T> session : round) {
             if (session.revoking()) {
-                held.send(session);
-                slots.release(session);
+                letGo(session);
             } else if (session.nextPollNanos() - now <= 0) {
                 (local.test(session.slot) ? own : foreign).add(session);
             }
@@ -239,7 +238,18 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
         return picks;
     }
 
+    /** Lets a revoked slot go: its held endings are sent first, while its fence still holds. */
+    private void letGo(SlotSession<T> session) {
+        held.send(session);
+        slots.release(session);
+    }
+
     private void poll(SlotSession<T> session, @Nullable Long floor) {
+        if (session.revoking()) {
+            // revoked since the pass was planned, while another slot's batch ran
+            letGo(session);
+            return;
+        }
         Batch<T> batch;
         try {
             polling = true;
