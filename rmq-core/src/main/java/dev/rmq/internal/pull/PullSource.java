@@ -147,13 +147,7 @@ public final class PullSource<T> implements SlotOwner {
             return CompletableFuture.completedFuture(null);
         }
         CompletableFuture<Void> revoked = session.markRevoked();
-        releaseIfIdle(session);
-        long leasesEnd = session.leasesEndNanos(System.nanoTime());
-        if (leasesEnd != 0) {
-            // deliveries the program never ends keep the slot only until their leases run out
-            long delay = Math.max(1, leasesEnd - System.nanoTime());
-            CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS).execute(() -> slots.release(session));
-        }
+        releaseOnceIdle(session);
         return revoked;
     }
 
@@ -162,9 +156,30 @@ public final class PullSource<T> implements SlotOwner {
         return slots.owned();
     }
 
+    /** Lets a slot being let go go once none of its deliveries holds a lease, and no poll of it is on its way. */
     private void releaseIfIdle(SlotSession<T> session) {
-        if (session.revoking() && !session.busy(System.nanoTime())) {
+        if (session.revoking() && session.idle(System.nanoTime())) {
             slots.release(session);
+        }
+    }
+
+    /**
+     * As {@link #releaseIfIdle}, and when the slot is not idle yet, no later than its leases run out, as extended
+     * by then: deliveries the program never ends keep it only that long. A poll on its way calls this as it ends.
+     */
+    private void releaseOnceIdle(SlotSession<T> session) {
+        if (!session.revoking() || slots.get(session.slot) != session) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (session.idle(now)) {
+            slots.release(session);
+            return;
+        }
+        long leasesEnd = session.leasesEndNanos(now);
+        if (leasesEnd != 0) {
+            CompletableFuture.delayedExecutor(Math.max(1, leasesEnd - now), TimeUnit.NANOSECONDS)
+                    .execute(() -> releaseOnceIdle(session));
         }
     }
 
@@ -250,7 +265,7 @@ public final class PullSource<T> implements SlotOwner {
             for (int i = 0; i < picks.size() && got < want; i++) {
                 SlotChoice.Pick<T> pick = picks.get(i);
                 int share = Math.min(Puller.MAX_PER_CALL, Puller.ceilDiv(want - got, picks.size() - i));
-                Batch<T> batch = pick.session().poll(share, pick.floor());
+                Batch<T> batch = poll(pick.session(), share, pick.floor());
                 for (Delivery<T> delivery : batch.deliveries()) {
                     delivery.reportLateness(batch);
                     out.add((PulledDelivery<T>) delivery);
@@ -276,6 +291,13 @@ public final class PullSource<T> implements SlotOwner {
         return new Taken<>(got, List.of(), failure, succeeded);
     }
 
+    /** Polls a slot; one revoked while the poll was on its way is let go once what the poll took has ended. */
+    private Batch<T> poll(SlotSession<T> session, int want, @Nullable Long floor) {
+        Batch<T> batch = session.poll(want, floor);
+        releaseOnceIdle(session);
+        return batch;
+    }
+
     /** Takes the most urgent messages over the slots as {@link SlotChoice#top} planned, and puts them in order. */
     private Taken<T> takeTop(List<SlotChoice.Pick<T>> picks, List<? super PulledDelivery<T>> out) {
         List<PulledDelivery<T>> got = new ArrayList<>();
@@ -283,7 +305,7 @@ public final class PullSource<T> implements SlotOwner {
         RuntimeException failure = null;
         boolean succeeded = false;
         for (SlotChoice.Pick<T> pick : picks) {
-            Batch<T> batch = pick.session().poll(pick.want(), pick.floor());
+            Batch<T> batch = poll(pick.session(), pick.want(), pick.floor());
             if (batch.deliveries().size() == pick.want()) {
                 more.add(pick.session());
             }

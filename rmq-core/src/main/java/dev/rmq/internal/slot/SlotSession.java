@@ -42,6 +42,8 @@ public final class SlotSession<T> {
     private final PollTiming timing;
     /** Set when the slot is to be let go; completes once it has been let go. Null while it is held. */
     private volatile @Nullable CompletableFuture<Void> revoked;
+    /** Whether a poll is on its way; guarded by this session's monitor, as the setting of {@link #revoked} is. */
+    private boolean polling;
     /** When Redis last confirmed the fencing token (a poll, an ending or an extension went through). */
     private volatile long verifiedNanos;
     /** Set once Redis refused the fencing token: the slot is another consumer's. */
@@ -121,6 +123,14 @@ public final class SlotSession<T> {
         return revoked == null && timing.come(nowNanos) && !busy(nowNanos);
     }
 
+    /**
+     * Whether the slot may be let go now: no poll on its way, whose deliveries would come after it, and no delivery
+     * under lease. A poll does not start once the slot is being let go.
+     */
+    public synchronized boolean idle(long nowNanos) {
+        return !polling && !busy(nowNanos);
+    }
+
     /** Whether a delivery of this slot still runs under its lease. */
     public boolean busy(long nowNanos) {
         return leasesEndNanos(nowNanos) != 0;
@@ -146,9 +156,30 @@ public final class SlotSession<T> {
     /**
      * Polls the slot for up to {@code want} messages, within the topic's rate limit, and decodes them; with a
      * {@code floor} score, only those at least as urgent. A message that cannot be decoded is buried at once. When
-     * the slot turns out to be another consumer's, it is let go.
+     * the slot turns out to be another consumer's, it is let go. Once the slot is being let go it takes nothing: a
+     * revoke on another thread waits for a poll on its way ({@link #idle}).
      */
     public Batch<T> poll(int want, @Nullable Long floor) {
+        boolean held;
+        synchronized (this) {
+            held = revoked == null;
+            polling = held;
+        }
+        if (!held) {
+            // being let go: the endings gathered go alone, while the fence still holds
+            flush();
+            return Batch.none();
+        }
+        try {
+            return pollHeld(want, floor);
+        } finally {
+            synchronized (this) {
+                polling = false;
+            }
+        }
+    }
+
+    private Batch<T> pollHeld(int want, @Nullable Long floor) {
         timing.polling();
         RateGate rate = owner.rate();
         int allowed;
