@@ -88,6 +88,61 @@ class FifoTests extends ControlsTest {
     }
 
     @Test
+    void aSendOnceTheTopicNoLongerKeepsFifoMergesIntoTheMessageWaitingAtItsPlace() throws Exception {
+        RmqClient before = client(TopicDefinition.builder("orders", TopicType.FIXED_TIME).slotAmount(1).fifo(true)
+                .build());
+        long now = redisTimeMs();
+        Instant first = Instant.ofEpochMilli(now + 1_000);
+        Instant second = Instant.ofEpochMilli(now + 2_000);
+        before.producer().send(OutgoingMessage.fixedTime("orders", "first", first).withKey("k"));
+        RmqClient after = client(TopicDefinition.builder("orders", TopicType.FIXED_TIME).slotAmount(1).build());
+        after.producer().send(OutgoingMessage.fixedTime("orders", "second", second).withKey("k"));
+        assertThat(after.inspector().totals("orders").backlog()).as("one message waits for the key").isEqualTo(1);
+
+        List<String> seen = new CopyOnWriteArrayList<>();
+        List<Long> at = new CopyOnWriteArrayList<>();
+        start(after, "orders", String.class, m -> {
+            at.add(redisTimeMs());
+            seen.add(m.payload());
+            return ConsumeResult.success();
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() == 1);
+        assertThat(seen).containsExactly("second");
+        assertThat(at.get(0)).as("the latest fixed time wins").isGreaterThanOrEqualTo(second.toEpochMilli());
+        holdsFor(Duration.ofMillis(500), () -> assertThat(seen).hasSize(1));
+    }
+
+    @Test
+    void priorityAndRangeMergeSendsOnceTheTopicNoLongerKeepsFifoMergeAsTheirTypeDictates() throws Exception {
+        RmqClient before = client(
+                TopicDefinition.builder("jobs", TopicType.PRIORITY).slotAmount(1).fifo(true).build(),
+                TopicDefinition.builder("prices", TopicType.RANGE_MERGE).slotAmount(1).fifo(true).build());
+        before.producer().send(OutgoingMessage.priority("jobs", "low", 50).withKey("k"));
+        before.producer().send(OutgoingMessage.rangeMerge("prices", "old", Duration.ofMillis(500)).withKey("k"));
+        RmqClient after = client(TopicDefinition.builder("jobs", TopicType.PRIORITY).slotAmount(1).build(),
+                TopicDefinition.builder("prices", TopicType.RANGE_MERGE).slotAmount(1).build());
+        after.producer().send(OutgoingMessage.priority("jobs", "high", 80).withKey("k"));
+        after.producer().send(OutgoingMessage.rangeMerge("prices", "new", Duration.ofSeconds(30)).withKey("k"));
+        for (String topic : List.of("jobs", "prices")) {
+            assertThat(after.inspector().totals(topic).backlog()).as("one message of %s waits for the key", topic)
+                    .isEqualTo(1);
+        }
+
+        List<String> seen = new CopyOnWriteArrayList<>();
+        start(after, "jobs", String.class, m -> {
+            seen.add(m.payload() + "@" + m.priority().orElse(0));
+            return ConsumeResult.success();
+        });
+        start(after, "prices", String.class, m -> {
+            seen.add(m.payload());
+            return ConsumeResult.success();
+        });
+        // the latest priority; and the first send's range, not the second's, which would end after the wait
+        await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() == 2);
+        assertThat(seen).containsExactlyInAnyOrder("high@80", "new");
+    }
+
+    @Test
     void aMergeKeepsTheMessagesPlaceAmongEquals() throws Exception {
         RmqClient rmq = client(TopicDefinition.builder("jobs", TopicType.PRIORITY).slotAmount(1).fifo(true).build());
         for (String key : List.of("c", "b", "a")) {

@@ -3,7 +3,8 @@
 -- this script carries no function it does not call: by EVALSHA, Redis runs a script's whole top level on every call. A message's envelope is
 -- stored as Java wrote it, only its time to live made absolute. A merge keeps the score the type dictates and
 -- replaces the content (payload, headers) and the time to live with the latest send's. A send whose key is parked
--- behind its in-flight delivery is added, and merges into the parked message when a poll takes it (see park).
+-- behind its in-flight delivery is added, and merges into the parked message when a poll takes it (see park). A
+-- send of a key that waits at a FIFO place, sent while the topic kept FIFO, merges into it there.
 -- A call may carry messages of several slots of one topic, on a Redis that is not a Cluster: each slot's keys come
 -- as a block of KEYS (see lib.lua), and its messages one after another, so that senders spread over the slots share
 -- a call's fixed cost as those of one slot do.
@@ -112,7 +113,27 @@ for i = 1, ARG.messages do
                 added = 0
             end
         end
-        redis.call('HSET', K_BODY, key, envelope)
+        if added == 0 then
+            redis.call('HSET', K_BODY, key, envelope)
+        elseif redis.call('HSETNX', K_BODY, key, envelope) == 0 then
+            -- a new member, yet the key waits: at a FIFO place, sent while the topic kept FIFO. The send merges into
+            -- it there, as send_controlled.lua's merge does, instead of waiting twice: it takes the place, and the
+            -- score the type dictates. Done here, not by a call of that merge: by EVALSHA every function a script
+            -- carries costs each call, and only this rare case needs it
+            local waiting = redis.call('HGET', K_BODY, key)
+            if string.byte(waiting, 2) % 8 >= FLAG_ORDERED then
+                -- the place follows the envelope's fixed part (see member_of and env_read)
+                local place = string.sub(waiting, ENV_FIXED + 1, ENV_FIXED + 8)
+                redis.call('ZREM', K_STORE, key)
+                added = 0
+                if typ ~= 'R' then
+                    redis.call('ZADD', K_STORE, value, FIFO_MARK .. place .. key)
+                end
+                envelope = string.sub(envelope, 1, 1) .. string.char(string.byte(envelope, 2) + FLAG_ORDERED)
+                    .. string.sub(envelope, 3, ENV_FIXED) .. place .. string.sub(envelope, ENV_FIXED + 1)
+            end
+            redis.call('HSET', K_BODY, key, envelope)
+        end
         outcome = added == 1 and added_as(key) or 'merged'
         if added == 1 or typ ~= 'R' then
             moved = typ == 'P' and NOW_MS or score
