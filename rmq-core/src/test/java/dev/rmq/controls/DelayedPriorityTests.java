@@ -2,6 +2,7 @@ package dev.rmq.controls;
 
 import dev.rmq.RmqClient;
 import dev.rmq.consumer.ConsumeResult;
+import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.producer.MessageRef;
 import dev.rmq.producer.MessageState;
 import dev.rmq.producer.OutgoingMessage;
@@ -49,7 +50,7 @@ class DelayedPriorityTests extends ControlsTest {
             seen.add(new Seen(m.key(), redisTimeMs()));
             Thread.sleep(200); // the handler's work: it paces the consumer, so delayed messages come due part-way
             return ConsumeResult.success();
-        }, dev.rmq.consumer.ConsumerSettings.DEFAULTS.withBatchSize(1).withIdlePoll(Duration.ofMillis(200)));
+        }, ConsumerSettings.DEFAULTS.withBatchSize(1).withIdlePoll(Duration.ofMillis(200)));
 
         await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() == 7);
         List<String> order = seen.stream().map(Seen::key).toList();
@@ -60,6 +61,27 @@ class DelayedPriorityTests extends ControlsTest {
         assertThat(order.get(order.size() - 1)).isEqualTo("delayed-low");
         assertThat(seen.get(order.indexOf("urgent") - 1).atMs()).as("the message before it started before it was visible")
                 .isLessThan(sentAt + 700 + 200);
+    }
+
+    @Test
+    void everyDelayedMessageDueCompetesByPriorityThoughAPollTakesFewerThanAreDue() {
+        RmqClient rmq = jobs();
+        long now = redisTimeMs();
+        rmq.producer().send(OutgoingMessage.priority("jobs", "early-low", 20).withKey("early-low")
+                .notBefore(Instant.ofEpochMilli(now + 100)));
+        rmq.producer().send(OutgoingMessage.priority("jobs", "later-high", 100).withKey("later-high")
+                .notBefore(Instant.ofEpochMilli(now + 200)));
+        rmq.producer().send(OutgoingMessage.priority("jobs", "waiting", 50).withKey("waiting"));
+        awaitRedisClockPast(now, 200);
+
+        List<String> seen = new CopyOnWriteArrayList<>();
+        // polls of one message, with two delayed ones due: the first poll must see both
+        start(rmq, "jobs", String.class, m -> {
+            seen.add(m.key());
+            return ConsumeResult.success();
+        }, ConsumerSettings.DEFAULTS.withBatchSize(1));
+        await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() == 3);
+        assertThat(seen).containsExactly("later-high", "waiting", "early-low");
     }
 
     @Test

@@ -129,12 +129,17 @@ if rare > 0 and redis.call('EXISTS', K_PAUSED) == 1 then
     return with_recovered(out, recovered)
 end
 
--- The delayed head is read once and kept for planning the wait, unless this call moves it.
+-- The delayed head is read once and kept for planning the wait, unless this call moves it. Every message due is
+-- moved before the take, which then finds the most urgent among them, up to DELAYED_MOVES: the delayed set is in
+-- due order, not by priority, so a bound cut by the batch would leave a more urgent one out behind less urgent
+-- ones. Each message moves once, so the bound costs nothing over many polls; it keeps one poll short when very
+-- many come due at once, and only then is the order among them not kept until the rest have moved.
+local DELAYED_MOVES = '1000'
 local delayed_head
 if priority then
     delayed_head = none_rare and {} or redis.call('ZRANGE', K_DELAYED, '0', '0', 'WITHSCORES')
     if delayed_head[2] and tonumber(delayed_head[2]) <= NOW_MS then
-        local ready = redis.call('ZRANGEBYSCORE', K_DELAYED, '-inf', ms_text(), 'LIMIT', '0', ARG.batch)
+        local ready = redis.call('ZRANGEBYSCORE', K_DELAYED, '-inf', ms_text(), 'LIMIT', '0', DELAYED_MOVES)
         for _, key in ipairs(ready) do
             redis.call('ZREM', K_DELAYED, key)
             local env = redis.call('HGET', K_BODY, key)
