@@ -266,9 +266,7 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
         }
         for (SlotWorker<?> worker : workers) {
-            if (worker.polling()) {
-                worker.interrupt();
-            }
+            worker.interruptPoll();
         }
     }
 

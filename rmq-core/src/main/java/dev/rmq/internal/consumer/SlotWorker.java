@@ -42,6 +42,8 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
     private volatile int inHand;
     /** Whether the worker waits for a poll's reply: a stop interrupts one that Redis leaves waiting. */
     private volatile boolean polling;
+    /** Set when a stop interrupted the poll on its way; guarded by this worker's monitor, as the poll's end is. */
+    private boolean pollInterrupted;
     /** Where the next round over the slots starts, so that no slot is always served first. */
     private int turn;
     /** The sessions whose last batch's endings wait for their next poll; see {@link #carries}. */
@@ -190,6 +192,18 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
     }
 
     /**
+     * Interrupts the worker's thread if it still waits for a poll's reply: a stop's way out of a poll that Redis
+     * leaves waiting. Checked and done under the monitor that the poll's end takes, so that a reply that comes in
+     * between does not leave the interrupt to a handler.
+     */
+    synchronized void interruptPoll() {
+        if (polling) {
+            pollInterrupted = true;
+            interrupt();
+        }
+    }
+
+    /**
      * Interrupts the worker's thread, if the worker runs on it still. A worker its executor has not started yet is
      * given up: its slots are let go, and it will not run.
      */
@@ -257,7 +271,14 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
             held.carried(session);
             batch = session.poll(settings.batchSize(), floor);
         } finally {
-            polling = false;
+            synchronized (this) {
+                polling = false;
+                if (pollInterrupted) {
+                    // meant for the poll, which is over: not for the handlers that may come next
+                    pollInterrupted = false;
+                    Thread.interrupted();
+                }
+            }
         }
         if (session.lost() || batch.deliveries().isEmpty()) {
             return;
