@@ -23,6 +23,8 @@ final class PollTiming {
      * the read did not see: what they bring back must not overwrite it.
      */
     private final AtomicLong wakes = new AtomicLong();
+    /** When the last wake-up asked for a poll: at once, or after a foreign zone's grace. */
+    private volatile long wokenPollNanos;
     /** {@link #wakes} when the last poll started; touched by the polling thread only. */
     private long wakesAtPoll;
     /** Polls that failed in a row; touched by the polling thread only. */
@@ -64,7 +66,9 @@ final class PollTiming {
         wakes.incrementAndGet();
         urgency = Double.NaN;
         long now = System.nanoTime();
-        nextPollNanos = graceNanos == 0 ? holdUntilNanos : Math.max(holdUntilNanos - now, graceNanos) + now;
+        long at = graceNanos == 0 ? holdUntilNanos : Math.max(holdUntilNanos - now, graceNanos) + now;
+        wokenPollNanos = at;
+        nextPollNanos = at;
     }
 
     /** A poll starts: a wake-up from now on comes after it. */
@@ -105,10 +109,11 @@ final class PollTiming {
         nextPollNanos = waitMicros == 0 ? System.nanoTime() : sentNanos + TimeUnit.MICROSECONDS.toNanos(waitMicros);
         // Read after the urgency and the next poll are written: a wake-up counted later writes its own over them. One
         // counted since the call went out may tell of a message the script did not see, or one sent after the script
-        // had planned its wait, and it wrote its own before this reply overwrote them.
+        // had planned its wait, and it wrote its own before this reply overwrote them: they are written again as it
+        // asked (a foreign zone's slot still waits its grace).
         if (wakes.get() != wakesAtPoll) {
             urgency = Double.NaN;
-            nextPollNanos = System.nanoTime();
+            nextPollNanos = wokenPollNanos;
         }
     }
 
@@ -124,7 +129,7 @@ final class PollTiming {
         nextPollNanos = System.nanoTime() + delay;
         // read after the next poll is written, as in polled
         if (wakes.get() != wakesAtPoll) {
-            nextPollNanos = System.nanoTime();
+            nextPollNanos = wokenPollNanos;
         }
         return delay;
     }

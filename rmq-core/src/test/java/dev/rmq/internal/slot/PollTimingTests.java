@@ -78,4 +78,18 @@ class PollTimingTests {
         assertThat(timing.come(System.nanoTime())).as("the slot is polled again at once").isTrue();
         assertThat(timing.failuresInARow()).isEqualTo(2);
     }
+
+    @Test
+    void aWakeUpDuringAPollOfAForeignZonesSlotStillWaitsItsGrace() {
+        long grace = TimeUnit.SECONDS.toNanos(5);
+        PollTiming timing = new PollTiming(System.nanoTime());
+        timing.polling();
+        long sent = System.nanoTime();
+        timing.wake(grace);
+        timing.polled(waitingFor(60_000_000L), TopicType.FIXED_TIME, TimeUnit.SECONDS.toNanos(1), sent);
+        long now = System.nanoTime();
+        assertThat(timing.come(now)).as("not before the grace").isFalse();
+        assertThat(timing.nextPollNanos() - now).as("the grace, not the planned wait of a minute")
+                .isLessThanOrEqualTo(grace);
+    }
 }
