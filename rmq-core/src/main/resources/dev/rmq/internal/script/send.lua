@@ -123,14 +123,14 @@ for i = 1, ARG.messages do
             local waiting = redis.call('HGET', K_BODY, key)
             if string.byte(waiting, 2) % 8 >= FLAG_ORDERED then
                 -- the place follows the envelope's fixed part (see member_of and env_read)
-                local place = string.sub(waiting, ENV_FIXED + 1, ENV_FIXED + 8)
+                local order = string.sub(waiting, ENV_FIXED + 1, ENV_FIXED + 8)
                 redis.call('ZREM', K_STORE, key)
                 added = 0
                 if typ ~= 'R' then
-                    redis.call('ZADD', K_STORE, value, FIFO_MARK .. place .. key)
+                    redis.call('ZADD', K_STORE, value, FIFO_MARK .. order .. key)
                 end
                 envelope = string.sub(envelope, 1, 1) .. string.char(string.byte(envelope, 2) + FLAG_ORDERED)
-                    .. string.sub(envelope, 3, ENV_FIXED) .. place .. string.sub(envelope, ENV_FIXED + 1)
+                    .. string.sub(envelope, 3, ENV_FIXED) .. order .. string.sub(envelope, ENV_FIXED + 1)
             end
             redis.call('HSET', K_BODY, key, envelope)
         end
