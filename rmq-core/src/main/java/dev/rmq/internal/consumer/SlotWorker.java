@@ -264,7 +264,7 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
             letGo(session);
             return;
         }
-        Batch<T> batch;
+        Batch<T> batch = null;
         try {
             polling = true;
             // the endings it carries, if any, go with it
@@ -274,9 +274,12 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
             synchronized (this) {
                 polling = false;
                 if (pollInterrupted) {
-                    // meant for the poll, which is over: not for the handlers that may come next
                     pollInterrupted = false;
-                    Thread.interrupted();
+                    if (batch != null && !batch.deliveries().isEmpty()) {
+                        // the reply came first: the interrupt was meant for the poll, not for these handlers. One
+                        // that cut the poll short stays, and hurries the worker's way out past a Redis that is gone
+                        Thread.interrupted();
+                    }
                 }
             }
         }
