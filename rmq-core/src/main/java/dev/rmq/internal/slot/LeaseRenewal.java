@@ -23,21 +23,23 @@ final class LeaseRenewal {
      * none is left, nothing is asked.
      */
     static <T> Renewal renew(SlotSession<T> session, List<? extends Delivery<?>> deliveries) {
-        List<ExtendCall.Lease> leases = new ArrayList<>();
-        List<Delivery<?>> live = new ArrayList<>();
-        if (session.leased()) {
-            for (Delivery<?> delivery : deliveries) {
-                if (delivery.renewable()) {
-                    leases.add(new ExtendCall.Lease(delivery.key(), delivery.token()));
-                    live.add(delivery);
+        Duration lease = session.topic().leaseTimeout();
+        // the tokens are read under the lock the other calls that quote them take: a handler's own extension that
+        // came first has moved its token on, and quoting the one before would lose the lease
+        synchronized (session.quoting()) {
+            List<ExtendCall.Lease> leases = new ArrayList<>();
+            List<Delivery<?>> live = new ArrayList<>();
+            if (session.leased()) {
+                for (Delivery<?> delivery : deliveries) {
+                    if (delivery.renewable()) {
+                        leases.add(new ExtendCall.Lease(delivery.key(), delivery.token()));
+                        live.add(delivery);
+                    }
+                }
+                if (live.isEmpty() && !deliveries.isEmpty()) {
+                    return Renewal.RENEWED;
                 }
             }
-            if (live.isEmpty() && !deliveries.isEmpty()) {
-                return Renewal.RENEWED;
-            }
-        }
-        Duration lease = session.topic().leaseTimeout();
-        synchronized (session.quoting()) {
             if (session.lost()) {
                 return Renewal.FENCED;
             }
