@@ -305,6 +305,9 @@ class PullerTests extends StandaloneRedisTest {
         assertThatIllegalArgumentException().isThrownBy(() -> got.retry(" ")).withMessageContaining("reason");
         assertThatIllegalArgumentException().isThrownBy(() -> got.extend(Duration.ofMillis(-1)))
                 .withMessageContaining("at least 1 ms, or Duration.ZERO to hand the message back");
+        assertThatIllegalArgumentException().isThrownBy(() -> puller.ackAll(List.of(got, got)))
+                .withMessageContaining("given more than once");
+        assertThat(got.isSettled()).as("a refused call ends nothing").isFalse();
         got.ack();
         assertThatIllegalArgumentException().isThrownBy(() -> puller.ackAll(List.of(got)))
                 .withMessageContaining("already ended");

@@ -50,8 +50,11 @@ final class PullSettlement<T> {
      */
     List<AckOutcome> settleAll(List<PulledDelivery<T>> deliveries, AckCall.Op op, String reason) {
         SlotSession<T> session = deliveries.get(0).session();
-        for (PulledDelivery<T> delivery : deliveries) {
+        for (int i = 0; i < deliveries.size(); i++) {
+            PulledDelivery<T> delivery = deliveries.get(i);
             if (!delivery.claim()) {
+                // all or none: those claimed so far were not sent, and may still be ended
+                deliveries.subList(0, i).forEach(PulledDelivery::unclaim);
                 throw new IllegalStateException("message '" + delivery.key() + "' of " + session.keys.hashTag()
                         + " was already ended");
             }

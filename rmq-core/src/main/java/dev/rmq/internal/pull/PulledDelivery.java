@@ -34,6 +34,11 @@ final class PulledDelivery<T> extends Delivery<T> implements PulledMessage<T> {
         return settled.compareAndSet(false, true);
     }
 
+    /** Undoes a {@link #claim} whose ending was not sent: it may be ended again. */
+    void unclaim() {
+        settled.set(false);
+    }
+
     @Override
     public boolean isSettled() {
         return settled.get();

@@ -292,6 +292,7 @@ public final class Puller<T> implements RmqPuller<T> {
         }
         Map<SlotSession<T>, List<Integer>> bySlot = new LinkedHashMap<>();
         List<PulledDelivery<T>> deliveries = new ArrayList<>();
+        Set<PulledDelivery<?>> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         for (PulledMessage<T> message : messages) {
             if (!(message instanceof PulledDelivery<?> delivery) || !deliveredHere(delivery)) {
                 throw new IllegalArgumentException("message " + message + " was not delivered by puller " + id);
@@ -299,6 +300,10 @@ public final class Puller<T> implements RmqPuller<T> {
             if (delivery.isSettled()) {
                 throw new IllegalArgumentException("message '" + delivery.key() + "' of " + delivery.topic() + "_"
                         + delivery.slot() + " was already ended");
+            }
+            if (!seen.add(delivery)) {
+                throw new IllegalArgumentException("message '" + delivery.key() + "' of " + delivery.topic() + "_"
+                        + delivery.slot() + " is given more than once; each delivery is ended once");
             }
             PulledDelivery<T> mine = (PulledDelivery<T>) delivery;
             bySlot.computeIfAbsent(mine.session(), s -> new ArrayList<>()).add(deliveries.size());
