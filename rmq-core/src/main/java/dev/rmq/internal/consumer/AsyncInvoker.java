@@ -53,7 +53,8 @@ final class AsyncInvoker<T> extends Invoker<T> {
                     pending.complete(result);
                 }
             });
-        } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {
+        } catch (Throwable e) {
+            rethrowIfFatal(e);
             return List.of(failed(delivery, e, control, start));
         }
         if (pending.isDone()) {

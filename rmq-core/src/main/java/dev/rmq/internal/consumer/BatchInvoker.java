@@ -47,7 +47,8 @@ final class BatchInvoker<T> extends Invoker<T> {
             return failedAll(taken, new IllegalStateException(e.getMessage() + ", but the batch has "
                     + taken.size() + " message(s) and none is that one; the whole batch fails", e), call.control(),
                     start);
-        } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {
+        } catch (Throwable e) {
+            rethrowIfFatal(e);
             return failedAll(taken, e, call.control(), start);
         }
         if (result == null) {

@@ -105,10 +105,23 @@ abstract sealed class Invoker<T> permits SingleInvoker, AsyncInvoker, BatchInvok
             if (decided != null && decided.outcome() != ConsumeResult.Outcome.SUCCESS) {
                 return decided;
             }
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
+            rethrowIfFatal(e);
             error.addSuppressed(e);
         }
         return ConsumeResult.retry(RmqErrorHandler.describe(error));
+    }
+
+    /**
+     * Rethrows what the JVM may not go on after (a {@link VirtualMachineError} such as {@link OutOfMemoryError}),
+     * so that it is not taken for the handler's failure. Anything else a handler throws is its failure, an
+     * {@link Error} too (Kotlin's {@code TODO()} throws one); a {@link StackOverflowError} is the handler's own, its
+     * stack unwound by the time it is caught.
+     */
+    static void rethrowIfFatal(Throwable e) {
+        if (e instanceof VirtualMachineError fatal && !(e instanceof StackOverflowError)) {
+            throw fatal;
+        }
     }
 
     /** Whether a handler failed because the stop interrupted it, directly or through a wrapping exception. */

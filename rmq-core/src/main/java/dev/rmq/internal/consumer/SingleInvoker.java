@@ -29,7 +29,8 @@ final class SingleInvoker<T> extends Invoker<T> {
         ConsumeResult result;
         try {
             result = handler.handle(delivery);
-        } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {
+        } catch (Throwable e) {
+            rethrowIfFatal(e);
             return List.of(failed(delivery, e, call.control(), start));
         }
         return List.of(returned(result, start));

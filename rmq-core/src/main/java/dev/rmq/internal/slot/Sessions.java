@@ -235,6 +235,10 @@ public final class Sessions<T> {
                 undecodable.add(Ending.undecryptable(message.key(), polled.token(), "cannot decrypt: " + e.getMessage()));
             } catch (MalformedEnvelopeException | PayloadCodecException e) {
                 undecodable.add(Ending.undecodable(message.key(), polled.token(), "cannot decode: " + e.getMessage()));
+            } catch (RuntimeException e) {
+                // a codec of the application's that fails otherwise than its contract says: the message cannot be
+                // read all the same, and would fail the same way every time
+                undecodable.add(Ending.undecodable(message.key(), polled.token(), "cannot decode: " + e));
             }
         }
         if (!undecodable.isEmpty()) {
