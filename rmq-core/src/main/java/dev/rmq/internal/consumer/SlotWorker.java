@@ -46,6 +46,7 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
     private boolean pollInterrupted;
     /** Where the next round over the slots starts, so that no slot is always served first. */
     private int turn;
+    private final LoopFaults faults;
     /** The sessions whose last batch's endings wait for their next poll; see {@link #carries}. */
     private final HeldEndings<T> held;
     /** The thread running the worker, once it runs; an executor's thread is named after the worker meanwhile. */
@@ -64,6 +65,7 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
         this.batches = batches;
         this.slots = slots;
         this.held = new HeldEndings<>(batches.leases(), this::sendAlone);
+        this.faults = new LoopFaults(id);
     }
 
     @Override
@@ -152,26 +154,16 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
         try {
             begun.await();
             while (running) {
-                for (SlotChoice.Pick<T> pick : plan()) {
-                    if (!running) {
-                        break;
-                    }
-                    held.sendDue(System.nanoTime(), pick.session());
-                    poll(pick.session(), pick.floor());
-                }
-                long nextWake = System.nanoTime() + settings.idlePoll().toNanos();
-                for (SlotSession<T> session : slots.all()) {
-                    if (session.nextPollNanos() - nextWake < 0) {
-                        nextWake = session.nextPollNanos();
+                try {
+                    pass();
+                } catch (RuntimeException | Error e) {
+                    // a fault outside every handler (they fail on their own): the worker goes on after a pause, as
+                    // a thread that ended would leave its slots unpolled while they stay assigned to it
+                    faults.report(e, slots.all().size(), running);
+                    if (running) {
+                        signal.tryAcquire(LoopFaults.PAUSE_MS, TimeUnit.MILLISECONDS);
                     }
                 }
-                // held endings whose time is up go alone; the others wait for their poll, or their deadline
-                held.sendDue(System.nanoTime(), null);
-                long waitNanos = held.earliestDeadline(nextWake) - System.nanoTime();
-                if (waitNanos > 0 && running) {
-                    signal.tryAcquire(waitNanos, TimeUnit.NANOSECONDS);
-                }
-                signal.drainPermits();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -189,6 +181,30 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
                 done.countDown();
             }
         }
+    }
+
+    /** One pass over the due slots, then the wait until the next is due, a wake-up or a held ending's deadline. */
+    private void pass() throws InterruptedException {
+        for (SlotChoice.Pick<T> pick : plan()) {
+            if (!running) {
+                break;
+            }
+            held.sendDue(System.nanoTime(), pick.session());
+            poll(pick.session(), pick.floor());
+        }
+        long nextWake = System.nanoTime() + settings.idlePoll().toNanos();
+        for (SlotSession<T> session : slots.all()) {
+            if (session.nextPollNanos() - nextWake < 0) {
+                nextWake = session.nextPollNanos();
+            }
+        }
+        // held endings whose time is up go alone; the others wait for their poll, or their deadline
+        held.sendDue(System.nanoTime(), null);
+        long waitNanos = held.earliestDeadline(nextWake) - System.nanoTime();
+        if (waitNanos > 0 && running) {
+            signal.tryAcquire(waitNanos, TimeUnit.NANOSECONDS);
+        }
+        signal.drainPermits();
     }
 
     /**
