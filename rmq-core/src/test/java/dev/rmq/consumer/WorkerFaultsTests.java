@@ -16,14 +16,16 @@ import org.junit.jupiter.api.Test;
 import java.lang.reflect.Type;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
  * What a handler or the application's codec throws outside its contract is the message's failure, not the
- * worker's: the worker goes on with its slots.
+ * worker's: the worker goes on with its slots. An interrupt a handler leaves set is not a stop.
  */
 class WorkerFaultsTests extends StandaloneRedisTest {
 
@@ -89,6 +91,26 @@ class WorkerFaultsTests extends StandaloneRedisTest {
         assertThat(dead.reason()).isEqualTo(DeadReason.UNDECODABLE);
         assertThat(dead.lastError()).contains("IllegalStateException", "a codec's own bug");
         assertThat(seen).containsExactly("fine");
+    }
+
+    @Test
+    void anInterruptAHandlerLeavesOnTheWorkersThreadIsNotTakenForAStop() {
+        rmq = RmqClient.builder(redisson).topics(List.of(JOBS)).build();
+        List<String> seen = new CopyOnWriteArrayList<>();
+        container = rmq.container(JOBS.name(), String.class).asyncHandler(m -> {
+            seen.add(m.key() + "#" + m.attempt());
+            // as code that caught an InterruptedException and restored the flag would leave it
+            Thread.currentThread().interrupt();
+            return CompletableFuture.supplyAsync(ConsumeResult::success,
+                    CompletableFuture.delayedExecutor(200, TimeUnit.MILLISECONDS));
+        }).settings(ConsumerSettings.DEFAULTS.withBatchSize(2)).build();
+        container.start();
+        rmq.producer().sendAll(List.of(OutgoingMessage.priority(JOBS.name(), "a", 100).withKey("a"),
+                OutgoingMessage.priority(JOBS.name(), "b", 50).withKey("b")));
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> rmq.inspector().totals(JOBS.name()).backlog() == 0
+                && rmq.inspector().totals(JOBS.name()).inFlight() == 0);
+        assertThat(seen).as("each handled once, its pending result waited for").containsExactly("a#1", "b#1");
     }
 
     /** JSON, except that it fails to read the payload "poison" with an exception its contract does not name. */

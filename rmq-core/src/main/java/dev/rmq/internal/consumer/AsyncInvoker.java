@@ -68,8 +68,11 @@ final class AsyncInvoker<T> extends Invoker<T> {
                 } catch (TimeoutException e) {
                     // look at the stop's deadline again
                 } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    break;
+                    if (control.stopping()) {
+                        Thread.currentThread().interrupt();
+                        break;
+                    }
+                    // an interrupt the handler left set on the worker's thread, cleared by the throw: the wait goes on
                 } catch (ExecutionException | CancellationException e) {
                     break;
                 }

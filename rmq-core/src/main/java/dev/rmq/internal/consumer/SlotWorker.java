@@ -361,7 +361,8 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
 
     @Override
     public boolean outOfTime() {
-        return (!running && System.nanoTime() - stopDeadlineNanos > 0) || Thread.currentThread().isInterrupted();
+        // only a stop interrupts the worker's thread: an interrupt a handler left set on it is not one
+        return !running && (System.nanoTime() - stopDeadlineNanos > 0 || Thread.currentThread().isInterrupted());
     }
 
     /** Whether the worker waits for a poll's reply now. */

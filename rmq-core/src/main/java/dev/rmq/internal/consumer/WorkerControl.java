@@ -5,12 +5,16 @@ import dev.rmq.internal.slot.SlotSession;
 /** What a worker's batch needs of the worker: whether to go on, and how much it has in hand. */
 interface WorkerControl {
 
-    /** Whether the worker must let the slot go before the next handler: revoked, past the stop's deadline, or interrupted. */
+    /**
+     * Whether the worker must let the slot go before the next handler: revoked, or stopping and past the stop's
+     * deadline or interrupted by the stop.
+     */
     boolean mustLetGo(SlotSession<?> session);
 
     /**
-     * Whether a handler's pending result must no longer be waited for: the stop's deadline has passed, or the
-     * thread was interrupted. A revoke alone does not end the wait: the slot is let go after the message.
+     * Whether a handler's pending result must no longer be waited for: the worker stops, and the stop's deadline
+     * has passed or the stop interrupted the thread. An interrupt a handler left set on the thread while the worker
+     * runs is not a stop. A revoke alone does not end the wait: the slot is let go after the message.
      */
     boolean outOfTime();
 
