@@ -256,10 +256,14 @@ public final class Sessions<T> {
         }
     }
 
-    /** A poll found that another consumer took the slot over: lets it go. */
-    void fencedAtPoll(SlotSession<T> session, SlotFencedException e) {
+    /**
+     * A poll found that another consumer took the slot over: lets it go. The {@code endings} it carried are left to
+     * their leases.
+     */
+    void fencedAtPoll(SlotSession<T> session, SlotFencedException e, int endings) {
         log.warn("{} {} no longer owns {}: {}", kind(), id(), session.keys.hashTag(), e.getMessage());
-        events().emit(() -> new RmqEvent.SlotFenced(Instant.now(), topic().name(), session.slot, id(), "poll", 0));
+        events().emit(() -> new RmqEvent.SlotFenced(Instant.now(), topic().name(), session.slot, id(), "poll",
+                endings));
         release(session);
     }
 

@@ -214,7 +214,7 @@ public final class SlotSession<T> {
             rate.giveBack(allowed);
             lost = true;
             forgetEnded(carried);
-            owner.fencedAtPoll(this, e);
+            owner.fencedAtPoll(this, e, carried.size());
             return Batch.none();
         } catch (RuntimeException e) {
             rate.giveBack(allowed);

@@ -727,29 +727,31 @@ local function end_deliveries(typ, policy, n, row)
         if unpark(typ, key) or redis.call('HEXISTS', K_BODY, key) == 1 then
             return 'merged'
         end
-        if env then
-            local m = env_read(env)
-            if m then
-                m.attempts = math.max(m.attempts - 1, 0)
-                m.not_before = 0
-                if counted then
-                    m.releases = m.releases + 1
-                    if policy.max_releases > 0 and m.releases > policy.max_releases then
-                        m.err = dead_err('releases_spent', 'released ' .. m.releases .. ' times'
-                            .. (reason ~= '' and (': ' .. reason) or ''))
-                        bury_env(key, env_write(m), policy)
-                        return 'dead'
-                    end
+        if not env then
+            -- nothing to put back, as fail says of a delivery whose body is gone
+            return 'gone'
+        end
+        local m = env_read(env)
+        if m then
+            m.attempts = math.max(m.attempts - 1, 0)
+            m.not_before = 0
+            if counted then
+                m.releases = m.releases + 1
+                if policy.max_releases > 0 and m.releases > policy.max_releases then
+                    m.err = dead_err('releases_spent', 'released ' .. m.releases .. ' times'
+                        .. (reason ~= '' and (': ' .. reason) or ''))
+                    bury_env(key, env_write(m), policy)
+                    return 'dead'
                 end
-                -- due again at once (or at its due time): idle consumers are woken for it, as for an unparked one
-                note_due(place(typ, key, env_write(m), m))
-                if m.attempts > 0 then
-                    -- a retry handed back unstarted is still a retry
-                    redis.call('ZADD', K_RETRY, NOW_MS, key)
-                end
-            else
-                note_due(place(typ, key, env, { score = NOW_MS, expire_at = 0, not_before = 0 }))
             end
+            -- due again at once (or at its due time): idle consumers are woken for it, as for an unparked one
+            note_due(place(typ, key, env_write(m), m))
+            if m.attempts > 0 then
+                -- a retry handed back unstarted is still a retry
+                redis.call('ZADD', K_RETRY, NOW_MS, key)
+            end
+        else
+            note_due(place(typ, key, env, { score = NOW_MS, expire_at = 0, not_before = 0 }))
         end
         return 'released'
     end
