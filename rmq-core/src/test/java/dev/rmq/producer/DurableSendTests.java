@@ -15,7 +15,9 @@ import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -46,6 +48,54 @@ class DurableSendTests {
         } finally {
             redisson.shutdown();
         }
+    }
+
+    /**
+     * A batch over several masters, one of whose replicas does not acknowledge: the others' replicas must not make up
+     * for it. The replica's process is stopped (SIGSTOP) for the send, well within the cluster's node timeout, and
+     * resumed whatever happens.
+     */
+    @Test
+    void aDurableBatchFailsWhenOneMastersReplicaDidNotAcknowledgeThoughTheOthersDid() throws Exception {
+        RedisCluster cluster = RedisTestServers.sharedCluster();
+        RedisServer replica = cluster.replicas().get(0);
+        int itsMaster = Integer.parseInt(replica.info("replication").get("master_port"));
+        RedissonClient redisson = Fixtures.redisson(cluster);
+        try {
+            RmqClient rmq = RmqClient.builder(redisson).topic(Fixtures.topic("durable-split", TopicType.PRIORITY, 16))
+                    .build();
+            Set<Integer> masters = new HashSet<>();
+            for (int slot = 0; slot < 16; slot++) {
+                masters.add(cluster.masterForSlot(cluster.keySlot(new KeyLayout("").slot("durable-split", slot)
+                        .store())).port());
+            }
+            assertThat(masters).as("the topic's slots lie on every master").hasSize(3).contains(itsMaster);
+            List<OutgoingMessage> batch = new ArrayList<>();
+            for (int i = 0; i < 64; i++) {
+                batch.add(OutgoingMessage.priority("durable-split", "d" + i, 50).withKey("split-key-" + i));
+            }
+            RmqProducer durable = rmq.producer().withDurability(Durability.replicas(1, Duration.ofMillis(300)));
+            signal("STOP", replica);
+            try {
+                assertThatThrownBy(() -> durable.sendAll(batch)).isInstanceOf(NotReplicatedException.class)
+                        .hasMessageContaining("acknowledged by 0 of the 1 required replica(s)");
+            } finally {
+                signal("CONT", replica);
+            }
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> "up".equals(replica.info("replication").get("master_link_status")));
+            for (int slot = 0; slot < 16; slot++) {
+                SlotKeys keys = new KeyLayout("").slot("durable-split", slot);
+                redisson.getKeys().delete(keys.store(), keys.body());
+            }
+        } finally {
+            redisson.shutdown();
+        }
+    }
+
+    private static void signal(String signal, RedisServer server) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(server.pid())).inheritIO().start();
+        assertThat(kill.waitFor()).as("kill -%s %s", signal, server.pid()).isZero();
     }
 
     @Test

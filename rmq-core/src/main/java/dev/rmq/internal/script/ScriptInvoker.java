@@ -8,6 +8,7 @@ import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.protocol.RedisCommand;
 import org.redisson.command.CommandAsyncExecutor;
+import org.redisson.connection.ConnectionManager;
 import org.redisson.config.NameMapper;
 
 import java.util.List;
@@ -76,6 +77,18 @@ final class ScriptInvoker {
     @SuppressWarnings("unchecked")
     private static RedisCommand<Object> listReply(RedisCommand<?> command) {
         return (RedisCommand<Object>) command;
+    }
+
+    /**
+     * Which master serves {@code route}: an object that is the same for every key on that master, or null when the
+     * client is not Redisson's own and cannot tell.
+     */
+    @Nullable Object masterOf(String route) {
+        if (executor == null) {
+            return null;
+        }
+        ConnectionManager connections = executor.getConnectionManager();
+        return connections.getEntry(connections.calcSlot(mapped(route)));
     }
 
     /** {@code name} as Redisson's name mapper maps the keys of every call, so that an ACL written for them fits. */

@@ -16,7 +16,9 @@ import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
@@ -206,7 +208,7 @@ public final class ScriptRunner {
 
     /** Starts a pipeline: its calls go out together, one round trip per Redis node. */
     public Pipeline pipeline() {
-        return new Pipeline(BatchOptions.defaults(), true);
+        return new Pipeline(BatchOptions.defaults(), true, false);
     }
 
     /**
@@ -214,16 +216,16 @@ public final class ScriptRunner {
      * keeping its reply for a replay would cost a write of it.
      */
     public Pipeline readPipeline() {
-        return new Pipeline(BatchOptions.defaults(), false);
+        return new Pipeline(BatchOptions.defaults(), false, false);
     }
 
     /**
-     * Starts a pipeline after which every node it wrote to waits for {@code replicas} replicas (WAIT);
-     * {@link Pipeline#execute()} then yields how many acknowledged.
+     * Starts a pipeline after which every master it wrote to waits for {@code replicas} replicas (WAIT);
+     * {@link Pipeline#execute()} then yields how many acknowledged on the master where fewest did.
      */
     public Pipeline pipeline(int replicas, Duration timeout) {
         return new Pipeline(replicas > 0 ? BatchOptions.defaults().sync(replicas, timeout) : BatchOptions.defaults(),
-                true);
+                true, replicas > 0);
     }
 
     /**
@@ -239,6 +241,12 @@ public final class ScriptRunner {
         private final BatchOptions options;
         /** Whether calls carry a call key, so that a call sent again replays its first reply. */
         private final boolean replayable;
+        /**
+         * Whether the pipeline waits for replicas: it then goes to each master in a batch of its own, since a batch
+         * over several masters reports the replicas that acknowledged summed over them, and one master's may hide
+         * another's that did not.
+         */
+        private final boolean waits;
         private final List<Pending<?>> calls = new ArrayList<>();
 
         private record Pending<R>(ScriptCall<R> call, SlotKeys keys, List<Object> scriptKeys, Object[] args,
@@ -257,9 +265,10 @@ public final class ScriptRunner {
             }
         }
 
-        private Pipeline(BatchOptions options, boolean replayable) {
+        private Pipeline(BatchOptions options, boolean replayable, boolean waits) {
             this.options = options;
             this.replayable = replayable;
+            this.waits = waits;
         }
 
         /** Adds a call; its stage completes when the pipeline's reply for it is read. */
@@ -294,7 +303,22 @@ public final class ScriptRunner {
             if (calls.isEmpty()) {
                 return CompletableFuture.completedFuture(0);
             }
-            return ready().thenCompose(v -> send(calls, 1));
+            List<List<Pending<?>>> byMaster = waits ? byMaster() : List.of(calls);
+            return ready().thenCompose(v -> {
+                List<CompletableFuture<Integer>> synced = byMaster.stream().map(group -> send(group, 1)).toList();
+                return CompletableFuture.allOf(synced.toArray(CompletableFuture[]::new)).thenApply(done ->
+                        synced.stream().mapToInt(CompletableFuture::join).min().orElse(0));
+            });
+        }
+
+        /** The calls grouped by the master that serves them, in the order first met; one group when unknown. */
+        private List<List<Pending<?>>> byMaster() {
+            Map<Object, List<Pending<?>>> groups = new LinkedHashMap<>();
+            for (Pending<?> p : calls) {
+                Object master = invoker.masterOf(p.keys.store());
+                groups.computeIfAbsent(master == null ? this : master, m -> new ArrayList<>()).add(p);
+            }
+            return List.copyOf(groups.values());
         }
 
         private CompletableFuture<Integer> send(List<Pending<?>> pending, int round) {
