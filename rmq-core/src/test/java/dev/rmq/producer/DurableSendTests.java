@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -22,6 +23,7 @@ import java.util.Set;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
 class DurableSendTests {
@@ -111,6 +113,47 @@ class DurableSendTests {
                                 + " replica(s) within PT0.2S; they may be lost if the master fails before replicating them");
                 assertThat(rmq.producer().exists(MessageRef.of("durable", "k"))).isTrue();
                 assertThat(rmq.producer().durability()).isEqualTo(Durability.MASTER_ONLY);
+            } finally {
+                redisson.shutdown();
+            }
+        }
+    }
+
+    @Test
+    void aDurableBatchWithARefusalSaysTheStoredOnesAreOnTheMasterOnly() {
+        try (RedisServer redis = RedisTestServers.newStandalone()) {
+            RedissonClient redisson = Fixtures.redisson(redis);
+            try {
+                RmqClient rmq = RmqClient.builder(redisson).topic(Fixtures.topic("durable", TopicType.FIXED_TIME, 1))
+                        .build();
+                RmqProducer durable = rmq.producer().withDurability(Durability.replicas(1, Duration.ofMillis(200)));
+                long now = Fixtures.redisTimeMs(redis);
+                List<OutgoingMessage> batch = List.of(
+                        OutgoingMessage.fixedTime("durable", "a", Instant.ofEpochMilli(now + 60_000)).withKey("a"),
+                        OutgoingMessage.fixedTime("durable", "b", Instant.ofEpochMilli(now - 60_000)).withKey("b"));
+                BatchSendException failed = catchThrowableOfType(BatchSendException.class, () -> durable.sendAll(batch));
+
+                assertThat(failed.outcomes()).extracting(SendOutcome::status)
+                        .containsExactly(SendOutcome.Status.UNKNOWN, SendOutcome.Status.REFUSED);
+                assertThat(failed.outcomes().get(0).error()).isInstanceOf(NotReplicatedException.class)
+                        .hasMessageStartingWith("1 message(s) were written to the master but acknowledged by 0");
+                assertThat(failed.toResend()).containsExactlyElementsOf(batch);
+                assertThat(rmq.producer().exists(MessageRef.of("durable", "a"))).isTrue();
+            } finally {
+                redisson.shutdown();
+            }
+        }
+    }
+
+    @Test
+    void anEmptyDurableBatchIsNoFailure() {
+        try (RedisServer redis = RedisTestServers.newStandalone()) {
+            RedissonClient redisson = Fixtures.redisson(redis);
+            try {
+                RmqClient rmq = RmqClient.builder(redisson).topic(Fixtures.topic("durable", TopicType.PRIORITY, 1))
+                        .build();
+                assertThat(rmq.producer().withDurability(Durability.replicas(1, Duration.ofMillis(200)))
+                        .sendAll(List.of())).isEmpty();
             } finally {
                 redisson.shutdown();
             }

@@ -35,6 +35,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Objects;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
@@ -123,7 +124,8 @@ public final class ScriptProducer implements RmqProducer {
                 })
                 .whenComplete((receipt, error) -> metrics.sent(send.topic(), 1,
                         receipt != null && receipt.merged() ? 1 : 0, System.nanoTime() - start,
-                        error instanceof BacklogFullException ? null : error));
+                        // a refusal for a full backlog is counted as one (report), not as a failed send
+                        RedisFailures.unwrap(error) instanceof BacklogFullException ? null : error));
     }
 
     /** Counts what the metrics count per message: refusals for a full backlog, duplicates, and late fixed times. */
@@ -258,10 +260,20 @@ public final class ScriptProducer implements RmqProducer {
                 checkReplicated(synced, sends.size());
                 return receipts;
             }
+            // the stored ones of a batch that did not reach its replicas are stored on the master only: their
+            // account says so, as the whole batch's would
+            NotReplicatedException notReplicated = null;
+            try {
+                checkReplicated(synced, (int) receipts.stream().filter(Objects::nonNull).count());
+            } catch (NotReplicatedException e) {
+                notReplicated = e;
+            }
             List<SendOutcome> outcomes = new ArrayList<>(sends.size());
             for (int i = 0; i < sends.size(); i++) {
                 PreparedSend send = sends.get(i);
-                outcomes.add(receipts.get(i) != null ? SendOutcome.of(send.original(), receipts.get(i))
+                outcomes.add(receipts.get(i) != null ? (notReplicated == null
+                        ? SendOutcome.of(send.original(), receipts.get(i))
+                        : SendOutcome.unknown(send.original(), notReplicated))
                         : results[i] != null ? SendOutcome.refused(send.original(), send.refusal(results[i]))
                         : SendOutcome.unknown(send.original(), failures[i]));
             }
@@ -271,7 +283,8 @@ public final class ScriptProducer implements RmqProducer {
 
 
     private Void checkReplicated(int synced, int messages) {
-        if (durability.waitsForReplicas() && synced < durability.replicas()) {
+        // a batch of nothing wrote nothing that replicas could have missed
+        if (messages > 0 && durability.waitsForReplicas() && synced < durability.replicas()) {
             throw new NotReplicatedException(messages + " message(s) were written to the master but acknowledged by "
                     + synced + " of the " + durability.replicas() + " required replica(s) within "
                     + durability.timeout() + "; they may be lost if the master fails before replicating them");
