@@ -139,6 +139,8 @@ class DurableSendTests {
                         .hasMessageStartingWith("1 message(s) were written to the master but acknowledged by 0");
                 assertThat(failed.toResend()).containsExactlyElementsOf(batch);
                 assertThat(rmq.producer().exists(MessageRef.of("durable", "a"))).isTrue();
+                // a single send fails with its own refusal, as a send that waits for no replica does
+                assertThatThrownBy(() -> durable.send(batch.get(1))).isInstanceOf(TimeInPastException.class);
             } finally {
                 redisson.shutdown();
             }

@@ -110,7 +110,17 @@ public final class ScriptProducer implements RmqProducer {
     public CompletionStage<SendReceipt> sendAsync(OutgoingMessage message) {
         PreparedSend send = prepare(message);
         if (durability.waitsForReplicas()) {
-            return sendPrepared(List.of(send)).thenApply(receipts -> receipts.get(0));
+            // a pipeline of one: its account's one outcome is this send's failure, as a single send reports it
+            return sendPrepared(List.of(send)).handle((receipts, error) -> {
+                if (error == null) {
+                    return receipts.get(0);
+                }
+                if (RedisFailures.unwrap(error) instanceof BatchSendException batch
+                        && batch.outcomes().get(0).error() != null) {
+                    throw batch.outcomes().get(0).error();
+                }
+                throw Futures.rethrowable(error);
+            });
         }
         long start = System.nanoTime();
         // the lane's dispatch tells the outage watch how its call went (see SendCalls)
