@@ -3,10 +3,13 @@ package dev.rmq;
 import dev.rmq.embedded.RedisServer;
 import dev.rmq.testsupport.RedisTestServers;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.redisson.api.RedissonClient;
 
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 
@@ -32,6 +35,21 @@ public abstract class StandaloneRedisTest {
             if (redis != null) {
                 redis.close();
             }
+        }
+    }
+
+    private final Deque<AutoCloseable> closing = new ArrayDeque<>();
+
+    /** {@code resource}, closed after the test, after what was registered later. */
+    protected <C extends AutoCloseable> C closedAfterTest(C resource) {
+        closing.push(resource);
+        return resource;
+    }
+
+    @AfterEach
+    void closeWhatTheTestOpened() throws Exception {
+        while (!closing.isEmpty()) {
+            closing.pop().close();
         }
     }
 

@@ -10,7 +10,6 @@ import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.topic.BackoffPolicy;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.Type;
@@ -39,30 +38,17 @@ class WorkerFaultsTests extends StandaloneRedisTest {
         }
     }
 
-    private RmqClient rmq;
-    private RmqConsumerContainer<String> container;
-
-    @AfterEach
-    void close() {
-        if (container != null) {
-            container.stop();
-        }
-        if (rmq != null) {
-            rmq.close();
-        }
-    }
-
     @Test
     void anErrorAHandlerThrowsFailsItsMessageWhichIsRetried() {
-        rmq = RmqClient.builder(redisson).topics(List.of(JOBS)).build();
+        RmqClient rmq = closedAfterTest(RmqClient.builder(redisson).topics(List.of(JOBS)).build());
         List<String> seen = new CopyOnWriteArrayList<>();
-        container = rmq.container(JOBS.name(), String.class, m -> {
+        RmqConsumerContainer<String> container = closedAfterTest(rmq.container(JOBS.name(), String.class, m -> {
             seen.add(m.key() + "#" + m.attempt());
             if (m.attempt() == 1) {
                 throw new Unfinished();
             }
             return ConsumeResult.success();
-        }).build();
+        }).build());
         container.start();
         rmq.producer().send(OutgoingMessage.priority(JOBS.name(), "a", 100).withKey("a"));
 
@@ -74,12 +60,13 @@ class WorkerFaultsTests extends StandaloneRedisTest {
 
     @Test
     void aCodecThatThrowsOutsideItsContractSendsTheMessageToDeadAndTheWorkerGoesOn() {
-        rmq = RmqClient.builder(redisson).topics(List.of(JOBS)).codec(new PoisonAware()).build();
+        RmqClient rmq = closedAfterTest(RmqClient.builder(redisson).topics(List.of(JOBS)).codec(new PoisonAware())
+                .build());
         List<String> seen = new CopyOnWriteArrayList<>();
-        container = rmq.container(JOBS.name(), String.class, m -> {
+        RmqConsumerContainer<String> container = closedAfterTest(rmq.container(JOBS.name(), String.class, m -> {
             seen.add(m.payload());
             return ConsumeResult.success();
-        }).build();
+        }).build());
         container.start();
         rmq.producer().send(OutgoingMessage.priority(JOBS.name(), "poison", 100).withKey("poison"));
         rmq.producer().send(OutgoingMessage.priority(JOBS.name(), "fine", 50).withKey("fine"));
@@ -95,15 +82,17 @@ class WorkerFaultsTests extends StandaloneRedisTest {
 
     @Test
     void anInterruptAHandlerLeavesOnTheWorkersThreadIsNotTakenForAStop() {
-        rmq = RmqClient.builder(redisson).topics(List.of(JOBS)).build();
+        RmqClient rmq = closedAfterTest(RmqClient.builder(redisson).topics(List.of(JOBS)).build());
         List<String> seen = new CopyOnWriteArrayList<>();
-        container = rmq.container(JOBS.name(), String.class).asyncHandler(m -> {
+        RmqAsyncHandler<String> handler = m -> {
             seen.add(m.key() + "#" + m.attempt());
             // as code that caught an InterruptedException and restored the flag would leave it
             Thread.currentThread().interrupt();
             return CompletableFuture.supplyAsync(ConsumeResult::success,
                     CompletableFuture.delayedExecutor(200, TimeUnit.MILLISECONDS));
-        }).settings(ConsumerSettings.DEFAULTS.withBatchSize(2)).build();
+        };
+        RmqConsumerContainer<String> container = closedAfterTest(rmq.container(JOBS.name(), String.class)
+                .asyncHandler(handler).settings(ConsumerSettings.DEFAULTS.withBatchSize(2)).build());
         container.start();
         rmq.producer().sendAll(List.of(OutgoingMessage.priority(JOBS.name(), "a", 100).withKey("a"),
                 OutgoingMessage.priority(JOBS.name(), "b", 50).withKey("b")));

@@ -14,9 +14,7 @@ import org.awaitility.core.ThrowingRunnable;
 import org.junit.jupiter.api.AfterEach;
 
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
 
 import static org.awaitility.Awaitility.await;
@@ -26,20 +24,11 @@ abstract class ControlsTest extends StandaloneRedisTest {
 
     protected final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final List<RmqConsumerContainer<?>> containers = new ArrayList<>();
-    private final Deque<AutoCloseable> closing = new ArrayDeque<>();
 
+    /** Runs before the base class closes what the test registered ({@link #closedAfterTest}). */
     @AfterEach
-    void stopContainers() throws Exception {
+    void stopContainers() {
         containers.forEach(c -> c.stop(Duration.ofSeconds(5)));
-        while (!closing.isEmpty()) {
-            closing.pop().close();
-        }
-    }
-
-    /** {@code resource}, closed after the test, after what was registered later. */
-    protected <C extends AutoCloseable> C closedAfterTest(C resource) {
-        closing.push(resource);
-        return resource;
     }
 
     /** A started puller of {@code topic}, closed after the test. */

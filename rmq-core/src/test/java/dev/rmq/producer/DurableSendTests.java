@@ -95,71 +95,72 @@ class DurableSendTests {
         }
     }
 
+    /** A test on a redis-server of its own, with no replica, and a client of it; both closed after. */
+    private interface OnStandalone {
+        void run(RedisServer redis, RedissonClient redisson) throws Exception;
+    }
+
+    private static void onStandalone(OnStandalone test) throws Exception {
+        try (RedisServer redis = RedisTestServers.newStandalone()) {
+            RedissonClient redisson = Fixtures.redisson(redis);
+            try {
+                test.run(redis, redisson);
+            } finally {
+                redisson.shutdown();
+            }
+        }
+    }
+
     private static void signal(String signal, RedisServer server) throws Exception {
         Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(server.pid())).inheritIO().start();
         assertThat(kill.waitFor()).as("kill -%s %s", signal, server.pid()).isZero();
     }
 
     @Test
-    void aDurableSendWithoutEnoughReplicasFailsSayingTheMessageIsOnlyOnTheMaster() {
-        try (RedisServer redis = RedisTestServers.newStandalone()) {
-            RedissonClient redisson = Fixtures.redisson(redis);
-            try {
-                RmqClient rmq = RmqClient.builder(redisson).topic(Fixtures.topic("durable", TopicType.PRIORITY, 4)).build();
-                RmqProducer durable = rmq.producer().withDurability(Durability.replicas(1, Duration.ofMillis(200)));
-                assertThatThrownBy(() -> durable.send(OutgoingMessage.priority("durable", "x", 30).withKey("k")))
-                        .isInstanceOf(NotReplicatedException.class)
-                        .hasMessage("1 message(s) were written to the master but acknowledged by 0 of the 1 required"
-                                + " replica(s) within PT0.2S; they may be lost if the master fails before replicating them");
-                assertThat(rmq.producer().exists(MessageRef.of("durable", "k"))).isTrue();
-                assertThat(rmq.producer().durability()).isEqualTo(Durability.MASTER_ONLY);
-            } finally {
-                redisson.shutdown();
-            }
-        }
+    void aDurableSendWithoutEnoughReplicasFailsSayingTheMessageIsOnlyOnTheMaster() throws Exception {
+        onStandalone((redis, redisson) -> {
+            RmqClient rmq = RmqClient.builder(redisson).topic(Fixtures.topic("durable", TopicType.PRIORITY, 4)).build();
+            RmqProducer durable = rmq.producer().withDurability(Durability.replicas(1, Duration.ofMillis(200)));
+            assertThatThrownBy(() -> durable.send(OutgoingMessage.priority("durable", "x", 30).withKey("k")))
+                    .isInstanceOf(NotReplicatedException.class)
+                    .hasMessage("1 message(s) were written to the master but acknowledged by 0 of the 1 required"
+                            + " replica(s) within PT0.2S; they may be lost if the master fails before replicating them");
+            assertThat(rmq.producer().exists(MessageRef.of("durable", "k"))).isTrue();
+            assertThat(rmq.producer().durability()).isEqualTo(Durability.MASTER_ONLY);
+        });
     }
 
     @Test
-    void aDurableBatchWithARefusalSaysTheStoredOnesAreOnTheMasterOnly() {
-        try (RedisServer redis = RedisTestServers.newStandalone()) {
-            RedissonClient redisson = Fixtures.redisson(redis);
-            try {
-                RmqClient rmq = RmqClient.builder(redisson).topic(Fixtures.topic("durable", TopicType.FIXED_TIME, 1))
-                        .build();
-                RmqProducer durable = rmq.producer().withDurability(Durability.replicas(1, Duration.ofMillis(200)));
-                long now = Fixtures.redisTimeMs(redis);
-                List<OutgoingMessage> batch = List.of(
-                        OutgoingMessage.fixedTime("durable", "a", Instant.ofEpochMilli(now + 60_000)).withKey("a"),
-                        OutgoingMessage.fixedTime("durable", "b", Instant.ofEpochMilli(now - 60_000)).withKey("b"));
-                BatchSendException failed = catchThrowableOfType(BatchSendException.class, () -> durable.sendAll(batch));
+    void aDurableBatchWithARefusalSaysTheStoredOnesAreOnTheMasterOnly() throws Exception {
+        onStandalone((redis, redisson) -> {
+            RmqClient rmq = RmqClient.builder(redisson).topic(Fixtures.topic("durable", TopicType.FIXED_TIME, 1))
+                    .build();
+            RmqProducer durable = rmq.producer().withDurability(Durability.replicas(1, Duration.ofMillis(200)));
+            long now = Fixtures.redisTimeMs(redis);
+            List<OutgoingMessage> batch = List.of(
+                    OutgoingMessage.fixedTime("durable", "a", Instant.ofEpochMilli(now + 60_000)).withKey("a"),
+                    OutgoingMessage.fixedTime("durable", "b", Instant.ofEpochMilli(now - 60_000)).withKey("b"));
+            BatchSendException failed = catchThrowableOfType(BatchSendException.class, () -> durable.sendAll(batch));
 
-                assertThat(failed.outcomes()).extracting(SendOutcome::status)
-                        .containsExactly(SendOutcome.Status.UNKNOWN, SendOutcome.Status.REFUSED);
-                assertThat(failed.outcomes().get(0).error()).isInstanceOf(NotReplicatedException.class)
-                        .hasMessageStartingWith("1 message(s) were written to the master but acknowledged by 0");
-                assertThat(failed.toResend()).containsExactlyElementsOf(batch);
-                assertThat(rmq.producer().exists(MessageRef.of("durable", "a"))).isTrue();
-                // a single send fails with its own refusal, as a send that waits for no replica does
-                assertThatThrownBy(() -> durable.send(batch.get(1))).isInstanceOf(TimeInPastException.class);
-            } finally {
-                redisson.shutdown();
-            }
-        }
+            assertThat(failed.outcomes()).extracting(SendOutcome::status)
+                    .containsExactly(SendOutcome.Status.UNKNOWN, SendOutcome.Status.REFUSED);
+            assertThat(failed.outcomes().get(0).error()).isInstanceOf(NotReplicatedException.class)
+                    .hasMessageStartingWith("1 message(s) were written to the master but acknowledged by 0");
+            assertThat(failed.toResend()).containsExactlyElementsOf(batch);
+            assertThat(rmq.producer().exists(MessageRef.of("durable", "a"))).isTrue();
+            // a single send fails with its own refusal, as a send that waits for no replica does
+            assertThatThrownBy(() -> durable.send(batch.get(1))).isInstanceOf(TimeInPastException.class);
+        });
     }
 
     @Test
-    void anEmptyDurableBatchIsNoFailure() {
-        try (RedisServer redis = RedisTestServers.newStandalone()) {
-            RedissonClient redisson = Fixtures.redisson(redis);
-            try {
-                RmqClient rmq = RmqClient.builder(redisson).topic(Fixtures.topic("durable", TopicType.PRIORITY, 1))
-                        .build();
-                assertThat(rmq.producer().withDurability(Durability.replicas(1, Duration.ofMillis(200)))
-                        .sendAll(List.of())).isEmpty();
-            } finally {
-                redisson.shutdown();
-            }
-        }
+    void anEmptyDurableBatchIsNoFailure() throws Exception {
+        onStandalone((redis, redisson) -> {
+            RmqClient rmq = RmqClient.builder(redisson).topic(Fixtures.topic("durable", TopicType.PRIORITY, 1))
+                    .build();
+            assertThat(rmq.producer().withDurability(Durability.replicas(1, Duration.ofMillis(200)))
+                    .sendAll(List.of())).isEmpty();
+        });
     }
 
     /**

@@ -8,7 +8,6 @@ import dev.rmq.consumer.SlotOwner;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -30,24 +29,12 @@ class PullerRevokeTests extends StandaloneRedisTest {
     private static final TopicDefinition JOBS = TopicDefinition.builder("revoked-jobs", TopicType.PRIORITY)
             .slotAmount(1).leaseTimeout(Duration.ofSeconds(30)).build();
 
-    private RmqClient rmq;
-    private RmqPuller<String> puller;
-
-    @AfterEach
-    void close() {
-        if (puller != null) {
-            puller.close();
-        }
-        if (rmq != null) {
-            rmq.close();
-        }
-    }
-
     @Test
     void aRevokeDuringAPollOfTheSlotWaitsForWhatThePollTookToEnd() throws Exception {
-        rmq = RmqClient.builder(redisson).topics(List.of(JOBS)).build();
+        RmqClient rmq = closedAfterTest(RmqClient.builder(redisson).topics(List.of(JOBS)).build());
         ByHand assignment = new ByHand();
-        puller = rmq.puller(String.class).topics(JOBS.name()).assignment(() -> assignment).build();
+        RmqPuller<String> puller = closedAfterTest(rmq.puller(String.class).topics(JOBS.name())
+                .assignment(() -> assignment).build());
         puller.start();
         rmq.producer().send(OutgoingMessage.priority(JOBS.name(), "job", 100).withKey("job"));
 
