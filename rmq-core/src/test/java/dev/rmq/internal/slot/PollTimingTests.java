@@ -50,13 +50,20 @@ class PollTimingTests {
                 .isEqualTo(TimeUnit.SECONDS.toNanos(10));
         assertThat(timing.urgency()).as("the head the wait runs to").isEqualTo(-5_000.0);
 
-        timing.polling();
-        sent = System.nanoTime();
-        // a send's wake-up arrives while the poll is on its way
-        timing.wake(0);
-        timing.polled(waitingFor(10_000_000L), TopicType.FIXED_TIME, idle, sent);
+        wokenDuringAPoll(timing, 0, 10_000_000L);
         assertThat(timing.come(System.nanoTime())).as("the slot is polled again at once").isTrue();
         assertThat(timing.urgency()).as("the reply's head, older than the wake-up").isNaN();
+    }
+
+    /**
+     * A poll whose reply planned a wait of {@code waitMicros}, and a send's wake-up, with a grace of
+     * {@code graceNanos}, that arrived while the poll was on its way.
+     */
+    private static void wokenDuringAPoll(PollTiming timing, long graceNanos, long waitMicros) {
+        timing.polling();
+        long sent = System.nanoTime();
+        timing.wake(graceNanos);
+        timing.polled(waitingFor(waitMicros), TopicType.FIXED_TIME, TimeUnit.SECONDS.toNanos(1), sent);
     }
 
     /** A reply that took nothing and planned a wait of {@code micros}, which runs to a head due at 5,000 ms. */
@@ -83,10 +90,7 @@ class PollTimingTests {
     void aWakeUpDuringAPollOfAForeignZonesSlotStillWaitsItsGrace() {
         long grace = TimeUnit.SECONDS.toNanos(5);
         PollTiming timing = new PollTiming(System.nanoTime());
-        timing.polling();
-        long sent = System.nanoTime();
-        timing.wake(grace);
-        timing.polled(waitingFor(60_000_000L), TopicType.FIXED_TIME, TimeUnit.SECONDS.toNanos(1), sent);
+        wokenDuringAPoll(timing, grace, 60_000_000L);
         long now = System.nanoTime();
         assertThat(timing.come(now)).as("not before the grace").isFalse();
         assertThat(timing.nextPollNanos() - now).as("the grace, not the planned wait of a minute")
