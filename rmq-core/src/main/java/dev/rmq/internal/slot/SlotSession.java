@@ -40,10 +40,7 @@ public final class SlotSession<T> {
     /** The fencing token the slot's scripts check; empty when unfenced. */
     final String fence;
     private final PollTiming timing;
-    /** Set when the slot is to be let go; completes once it has been let go. Null while it is held. */
-    private volatile @Nullable CompletableFuture<Void> revoked;
-    /** Whether a poll is on its way; guarded by this session's monitor, as the setting of {@link #revoked} is. */
-    private boolean polling;
+    private final LettingGo lettingGo = new LettingGo();
     /** When Redis last confirmed the fencing token (a poll, an ending or an extension went through). */
     private volatile long verifiedNanos;
     /** Set once Redis refused the fencing token: the slot is another consumer's. */
@@ -96,17 +93,12 @@ public final class SlotSession<T> {
 
     /** Whether the slot is being let go, or has been. */
     public boolean revoking() {
-        return revoked != null;
+        return lettingGo.marked();
     }
 
     /** Marks the slot to be let go and returns the stage that completes once it is. */
-    public synchronized CompletableFuture<Void> markRevoked() {
-        CompletableFuture<Void> marked = revoked;
-        if (marked == null) {
-            marked = new CompletableFuture<>();
-            revoked = marked;
-        }
-        return marked;
+    public CompletableFuture<Void> markRevoked() {
+        return lettingGo.mark();
     }
 
     /**
@@ -120,15 +112,15 @@ public final class SlotSession<T> {
 
     /** Whether the slot may be polled now: not being let go, its time come, and no delivery of it under lease. */
     public boolean due(long nowNanos) {
-        return revoked == null && timing.come(nowNanos) && !busy(nowNanos);
+        return !lettingGo.marked() && timing.come(nowNanos) && !busy(nowNanos);
     }
 
     /**
      * Whether the slot may be let go now: no poll on its way, whose deliveries would come after it, and no delivery
      * under lease. A poll does not start once the slot is being let go.
      */
-    public synchronized boolean idle(long nowNanos) {
-        return !polling && !busy(nowNanos);
+    public boolean idle(long nowNanos) {
+        return lettingGo.noPollOnItsWay() && !busy(nowNanos);
     }
 
     /** Whether a delivery of this slot still runs under its lease. */
@@ -160,12 +152,7 @@ public final class SlotSession<T> {
      * revoke on another thread waits for a poll on its way ({@link #idle}).
      */
     public Batch<T> poll(int want, @Nullable Long floor) {
-        boolean held;
-        synchronized (this) {
-            held = revoked == null;
-            polling = held;
-        }
-        if (!held) {
+        if (!lettingGo.pollStarts()) {
             // being let go: the endings gathered go alone, while the fence still holds
             flush();
             return Batch.none();
@@ -173,9 +160,7 @@ public final class SlotSession<T> {
         try {
             return pollHeld(want, floor);
         } finally {
-            synchronized (this) {
-                polling = false;
-            }
+            lettingGo.pollEnded();
         }
     }
 
