@@ -266,17 +266,16 @@ public final class ScriptProducer implements RmqProducer {
                 receipts.add(answered ? sends.get(i).receipt(results[i]) : null);
             }
             if (complete) {
-                checkReplicated(synced, sends.size());
+                NotReplicatedException notReplicated = notReplicated(synced, sends.size());
+                if (notReplicated != null) {
+                    throw notReplicated;
+                }
                 return receipts;
             }
             // the stored ones of a batch that did not reach its replicas are stored on the master only: their
             // account says so, as the whole batch's would
-            NotReplicatedException notReplicated = null;
-            try {
-                checkReplicated(synced, (int) receipts.stream().filter(Objects::nonNull).count());
-            } catch (NotReplicatedException e) {
-                notReplicated = e;
-            }
+            NotReplicatedException notReplicated =
+                    notReplicated(synced, (int) receipts.stream().filter(Objects::nonNull).count());
             List<SendOutcome> outcomes = new ArrayList<>(sends.size());
             for (int i = 0; i < sends.size(); i++) {
                 PreparedSend send = sends.get(i);
@@ -291,10 +290,11 @@ public final class ScriptProducer implements RmqProducer {
     }
 
 
-    private Void checkReplicated(int synced, int messages) {
+    /** Why {@code messages} written may be on the master only, when fewer replicas than required acknowledged. */
+    private @Nullable NotReplicatedException notReplicated(int synced, int messages) {
         // a batch of nothing wrote nothing that replicas could have missed
         if (messages > 0 && durability.waitsForReplicas() && synced < durability.replicas()) {
-            throw new NotReplicatedException(messages + " message(s) were written to the master but acknowledged by "
+            return new NotReplicatedException(messages + " message(s) were written to the master but acknowledged by "
                     + synced + " of the " + durability.replicas() + " required replica(s) within "
                     + durability.timeout() + "; they may be lost if the master fails before replicating them");
         }

@@ -156,11 +156,16 @@ public final class PullSource<T> implements SlotOwner {
         return slots.owned();
     }
 
-    /** Lets a slot being let go go once none of its deliveries holds a lease, and no poll of it is on its way. */
-    private void releaseIfIdle(SlotSession<T> session) {
+    /**
+     * Lets a slot being let go go once none of its deliveries holds a lease, and no poll of it is on its way; true
+     * when it did.
+     */
+    private boolean releaseIfIdle(SlotSession<T> session) {
         if (session.revoking() && session.idle(System.nanoTime())) {
             slots.release(session);
+            return true;
         }
+        return false;
     }
 
     /**
@@ -168,16 +173,12 @@ public final class PullSource<T> implements SlotOwner {
      * by then: deliveries the program never ends keep it only that long. A poll on its way calls this as it ends.
      */
     private void releaseOnceIdle(SlotSession<T> session) {
-        if (!session.revoking() || slots.get(session.slot) != session) {
+        if (slots.get(session.slot) != session || releaseIfIdle(session)) {
             return;
         }
         long now = System.nanoTime();
-        if (session.idle(now)) {
-            slots.release(session);
-            return;
-        }
         long leasesEnd = session.leasesEndNanos(now);
-        if (leasesEnd != 0) {
+        if (session.revoking() && leasesEnd != 0) {
             CompletableFuture.delayedExecutor(Math.max(1, leasesEnd - now), TimeUnit.NANOSECONDS)
                     .execute(() -> releaseOnceIdle(session));
         }

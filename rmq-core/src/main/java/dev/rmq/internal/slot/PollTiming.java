@@ -111,7 +111,7 @@ final class PollTiming {
         // counted since the call went out may tell of a message the script did not see, or one sent after the script
         // had planned its wait, and it wrote its own before this reply overwrote them: they are written again as it
         // asked (a foreign zone's slot still waits its grace).
-        if (wakes.get() != wakesAtPoll) {
+        if (wokenDuringPoll()) {
             urgency = Double.NaN;
             nextPollNanos = wokenPollNanos;
         }
@@ -128,10 +128,15 @@ final class PollTiming {
         long delay = Math.min(MAX_ERROR_BACKOFF_NANOS, TimeUnit.MILLISECONDS.toNanos(100L << Math.min(failures, 6)));
         nextPollNanos = System.nanoTime() + delay;
         // read after the next poll is written, as in polled
-        if (wakes.get() != wakesAtPoll) {
+        if (wokenDuringPoll()) {
             nextPollNanos = wokenPollNanos;
         }
         return delay;
+    }
+
+    /** Whether a wake-up was counted since the last poll started. */
+    private boolean wokenDuringPoll() {
+        return wakes.get() != wakesAtPoll;
     }
 
     double urgency() {
