@@ -58,7 +58,10 @@ final class ConsumeRound {
             long messages = Math.max(Math.min(count, 10_000), count * batch / 100);
             ConsumerSettings polls = setting.consumerSettings().withBatchSize(batch);
             rmq.fillDue(client, topic.name(), messages);
-            samples.add("consume_single_" + batch, rmq.consume(client, topic.name(), messages, polls));
+            Measured single = rmq.consume(client, topic.name(), messages, polls);
+            samples.add("consume_single_" + batch, single);
+            samples.add("consume_single_" + batch + ".scripts", single.callsPerMessage(RedisProbe.SCRIPTS));
+            CommandProfile.sample(samples, "consume_single_" + batch, single);
             context.probe().flushAll();
             rmq.fillDue(client, topic.name(), messages);
             samples.add("consume_batch_" + batch, rmq.consumeBatches(client, topic.name(), messages, polls, batch));
@@ -114,6 +117,9 @@ final class ConsumeRound {
                     "one message at a time, polls of " + batch, "");
             report.figure(single + ".redis_cpu_us_per_msg", samples.figure(single + ".cpu"), MICROS, shapes,
                     "  Redis CPU", "");
+            report.figure(single + ".script_calls_per_msg", samples.figure(single + ".scripts"), CALLS, shapes,
+                    "  script calls", "");
+            CommandProfile.report(report, samples, single);
             String name = "consume_batch_" + batch;
             report.figure(name + ".msgs_per_s", samples.figure(name), RATE, shapes, "batch listener of " + batch,
                     "batch size " + batch);
