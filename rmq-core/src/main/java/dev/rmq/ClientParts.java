@@ -3,6 +3,7 @@ package dev.rmq;
 import dev.rmq.internal.payload.Payloads;
 import dev.rmq.codec.JsonPayloadCodec;
 import dev.rmq.events.RmqEventListener;
+import dev.rmq.internal.observation.GuardedMetrics;
 import dev.rmq.internal.observation.Observations;
 import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.internal.redis.KeyMigration;
@@ -42,12 +43,14 @@ record ClientParts(RedissonClient redisson, TopicRegistry topics, KeyLayout keys
         Payloads payloads = Payloads.of(b.codec != null ? b.codec : new JsonPayloadCodec(), topics, b.keyRing,
                 b.upcasters);
         payloads.describe(topics.all()).forEach(line -> log.info("rmq {}", line));
-        topics.all().forEach(b.metrics::topicDefined);
+        // the application's own code, called after the work it counts: one that throws must not undo that work
+        RmqMetrics metrics = GuardedMetrics.of(b.metrics);
+        topics.all().forEach(metrics::topicDefined);
         ScriptRunner scripts = new ScriptRunner(b.redisson, b.scriptMode == ScriptMode.FUNCTIONS, migration,
                 keys);
         // events to the application's listener, then to the journal
         RmqEventListener events = b.journal == null ? b.events : RmqEventListener.both(b.events, b.journal);
-        return new ClientParts(b.redisson, topics, keys, scripts, payloads, b.metrics, events,
+        return new ClientParts(b.redisson, topics, keys, scripts, payloads, metrics, events,
                 new OutageWatches(b.outageThreshold), b.zone,
                 b.observationRegistry == null ? null : new Observations(b.observationRegistry));
     }

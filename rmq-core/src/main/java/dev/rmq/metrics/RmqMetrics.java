@@ -10,7 +10,9 @@ import java.time.Duration;
 
 /**
  * Receives what the producer and the consumers do. Implementations must be fast and thread-safe, and
- * must never tag anything with a message key. Every method does nothing by default.
+ * must never tag anything with a message key. Every method does nothing by default. rmq reports a figure after the
+ * work it counts: an exception thrown here drops the figure and is logged (at most once every ten seconds, under
+ * this interface's logger), and fails no send and no delivery.
  */
 public interface RmqMetrics {
 

@@ -2,7 +2,7 @@ package dev.rmq.internal.slot;
 
 import dev.rmq.events.RmqEvent;
 import dev.rmq.events.RmqEventListener;
-import org.slf4j.Logger;
+import dev.rmq.internal.observation.CallbackFailures;
 import org.slf4j.LoggerFactory;
 
 import java.util.function.Supplier;
@@ -10,12 +10,13 @@ import java.util.function.Supplier;
 /** Hands events to the application's listener, built only when there is one, and never lets it break a worker. */
 public final class ConsumerEvents {
 
-    private static final Logger log = LoggerFactory.getLogger(ConsumerEvents.class);
-
     private final RmqEventListener listener;
+    private final CallbackFailures failures;
 
     public ConsumerEvents(RmqEventListener listener) {
         this.listener = listener;
+        this.failures = new CallbackFailures(LoggerFactory.getLogger(RmqEventListener.class),
+                "the rmq event listener", listener, "the event is dropped");
     }
 
     /** Whether anyone listens: a caller about to emit one event per message asks first. */
@@ -30,7 +31,7 @@ public final class ConsumerEvents {
         try {
             listener.onEvent(event.get());
         } catch (RuntimeException e) {
-            log.warn("the rmq event listener failed on an event; the event is dropped: {}", e.toString());
+            failures.failed("onEvent", e);
         }
     }
 }
