@@ -1,6 +1,9 @@
 package dev.rmq;
 
 import dev.rmq.internal.payload.Payloads;
+import dev.rmq.internal.producer.ScriptProducer;
+import dev.rmq.internal.producer.SendLimits;
+import dev.rmq.producer.Durability;
 import dev.rmq.codec.JsonPayloadCodec;
 import dev.rmq.events.RmqEventListener;
 import dev.rmq.internal.observation.GuardedMetrics;
@@ -53,6 +56,12 @@ record ClientParts(RedissonClient redisson, TopicRegistry topics, KeyLayout keys
         return new ClientParts(b.redisson, topics, keys, scripts, payloads, metrics, events,
                 new OutageWatches(b.outageThreshold), b.zone,
                 b.observationRegistry == null ? null : new Observations(b.observationRegistry));
+    }
+
+    /** The producer's own sends, which the journal, a send hold and observations wrap; it logs to {@code log}. */
+    ScriptProducer sends(RmqClient.Builder b, Logger log) {
+        return new ScriptProducer(topics, keys, scripts, payloads, new SendLimits(b.maxPayloadBytes, b.sendBufferBytes),
+                metrics, Durability.MASTER_ONLY, producerOutages(log), b.zone);
     }
 
     /** A watch of the producer's calls to Redis, whose outages are logged and counted. */

@@ -21,13 +21,11 @@ import dev.rmq.internal.admin.RedisAdmin;
 import dev.rmq.internal.coordination.RedisSlotFencing;
 import dev.rmq.internal.dead.RedisDeadQueue;
 import dev.rmq.internal.inspect.RedisTopicInspector;
-import dev.rmq.internal.producer.ScriptProducer;
 import dev.rmq.internal.redis.KeyLayout;
 import io.micrometer.observation.ObservationRegistry;
 import dev.rmq.internal.redis.OutageWatches;
 import dev.rmq.internal.script.ScriptRunner;
 import dev.rmq.metrics.RmqMetrics;
-import dev.rmq.producer.Durability;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.producer.PreparedMessage;
 import dev.rmq.producer.RmqProducer;
@@ -48,6 +46,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+
+import static dev.rmq.internal.validation.Required.required;
 
 /**
  * The entry point of rmq: a Redisson client bound to a set of topics. It hands out the producer, the
@@ -72,6 +72,10 @@ public final class RmqClient implements AutoCloseable {
     public static final int DEFAULT_MAX_PAYLOAD_BYTES = 1 << 20;
     /** The largest limit that may be configured (Redis strings hold up to 512 MB; rmq keeps far below). */
     public static final int MAX_PAYLOAD_LIMIT = 64 << 20;
+    /** The default send buffer (see {@link Builder#sendBufferBytes}): 32 MiB, as Kafka's producer buffers. */
+    public static final long DEFAULT_SEND_BUFFER_BYTES = 32L << 20;
+    /** The smallest send buffer that may be configured. */
+    public static final long MIN_SEND_BUFFER_BYTES = 1024;
 
     private final ProducerChain producers;
     private final RmqDeadQueue deadQueue;
@@ -91,10 +95,8 @@ public final class RmqClient implements AutoCloseable {
         TopicRegistry topics = parts.topics();
         KeyLayout keys = parts.keys();
         ScriptRunner scripts = parts.scripts();
-        ScriptProducer sends = new ScriptProducer(topics, keys, scripts, parts.payloads(), b.maxPayloadBytes,
-                parts.metrics(), Durability.MASTER_ONLY, parts.producerOutages(log), b.zone);
-        this.producers = ProducerChain.of(sends, b.journal, topics, parts.payloads(), parts.observations(),
-                b.sendHold);
+        this.producers = ProducerChain.of(parts.sends(b, log), b.journal, topics, parts.payloads(),
+                parts.observations(), b.sendHold);
         // consumers of other applications hold their lost deliveries' slots until the leases run out
         this.restorer = new RedisRestorer(topics, keys, scripts, (topic, slot, lost) -> pullers.forEach(puller -> {
             if (puller instanceof Puller<?> mine) {
@@ -235,6 +237,7 @@ public final class RmqClient implements AutoCloseable {
         @Nullable PayloadKeyRing keyRing;
         final List<PayloadUpcaster> upcasters = new ArrayList<>();
         int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
+        long sendBufferBytes = DEFAULT_SEND_BUFFER_BYTES;
         RmqMetrics metrics = RmqMetrics.NONE;
         Duration outageThreshold = OutageWatches.DEFAULT_THRESHOLD;
         RmqEventListener events = RmqEventListener.NONE;
@@ -298,6 +301,20 @@ public final class RmqClient implements AutoCloseable {
         /** The largest message (payload plus headers, as stored) a send accepts; 1 MiB by default. */
         public Builder maxPayloadBytes(int value) {
             this.maxPayloadBytes = value;
+            return this;
+        }
+
+        /**
+         * The most bytes of messages that single sends may hold waiting for the call in flight to Redis before them,
+         * over all topics; 32 MiB by default, at least 1024. A send past it fails at once, unsent, with
+         * {@link dev.rmq.producer.SendBufferFullException}, instead of piling up in memory while Redis is slow.
+         */
+        public Builder sendBufferBytes(long value) {
+            if (value < MIN_SEND_BUFFER_BYTES) {
+                throw new IllegalArgumentException("sendBufferBytes must be at least " + MIN_SEND_BUFFER_BYTES
+                        + ", was " + value);
+            }
+            this.sendBufferBytes = value;
             return this;
         }
 
@@ -370,14 +387,6 @@ public final class RmqClient implements AutoCloseable {
         public Builder scriptMode(ScriptMode value) {
             this.scriptMode = required(value, "scriptMode must not be null; it is FUNCTIONS or EVALSHA");
             return this;
-        }
-
-        /** {@code value}, unless it is null: then the refusal, which says what to pass instead. */
-        private static <T> T required(@Nullable T value, String refusal) {
-            if (value == null) {
-                throw new IllegalArgumentException(refusal);
-            }
-            return value;
         }
 
         public RmqClient build() {

@@ -271,6 +271,8 @@ class ProducerTests extends StandaloneRedisTest {
                 .withMessageContaining("is a FIXED_TIME topic");
         assertThatIllegalArgumentException().isThrownBy(() -> RmqClient.builder(redisson).maxPayloadBytes(0).build())
                 .withMessageContaining("maxPayloadBytes must be in 1..");
+        assertThatIllegalArgumentException().isThrownBy(() -> RmqClient.builder(redisson).sendBufferBytes(1023))
+                .withMessage("sendBufferBytes must be at least 1024, was 1023");
         assertThat(redis.command("DBSIZE")).as("nothing reached Redis").isEqualTo(0L);
     }
 }

@@ -33,6 +33,8 @@ class SendCoalescingTests extends StandaloneRedisTest {
     private TcpProxy link;
     private RedissonClient viaLink;
     private RmqClient rmq;
+    /** The send buffer of the client {@link #producer} builds. */
+    private long bufferBytes = RmqClient.DEFAULT_SEND_BUFFER_BYTES;
 
     private RmqProducer producer(TopicDefinition topic) {
         return producer(topic, 10_000);
@@ -44,7 +46,7 @@ class SendCoalescingTests extends StandaloneRedisTest {
         config.useSingleServer().setAddress(link.redisAddress()).setTimeout(timeoutMs).setRetryAttempts(1)
                 .setRetryInterval(100);
         viaLink = Redisson.create(config);
-        rmq = RmqClient.builder(viaLink).topic(topic).build();
+        rmq = RmqClient.builder(viaLink).topic(topic).sendBufferBytes(bufferBytes).build();
         // the scripts are loaded and the connection is up before anything is counted
         rmq.producer().send(OutgoingMessage.rangeMerge(topic.name(), "warm", Duration.ofHours(1)).withKey("warm"));
         redis.command("CONFIG", "RESETSTAT");
@@ -216,5 +218,43 @@ class SendCoalescingTests extends StandaloneRedisTest {
         link.heal();
         assertThat(producer.send(OutgoingMessage.rangeMerge(topic.name(), "later", Duration.ofHours(1))
                 .withKey("later")).key()).as("the slot takes sends again").isEqualTo("later");
+    }
+
+    @Test
+    void sendsPastTheSendBufferFailAtOnceUnsentAndThoseWithinItGoOnceRedisAnswers() {
+        bufferBytes = 4096;
+        TopicDefinition topic = TopicDefinition.builder("buffered", TopicType.RANGE_MERGE).slotAmount(1).build();
+        RmqProducer producer = producer(topic);
+        String payload = "x".repeat(500);
+        link.stall();
+        List<CompletableFuture<SendReceipt>> sends = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            sends.add(producer.sendAsync(OutgoingMessage.rangeMerge(topic.name(), payload, Duration.ofHours(1))
+                    .withKey("k" + i)).toCompletableFuture());
+        }
+
+        // the first is out on the stalled link; about 4096 / 500 wait behind it, and the rest are refused at once
+        List<CompletableFuture<SendReceipt>> refused = sends.stream()
+                .filter(CompletableFuture::isCompletedExceptionally).toList();
+        List<CompletableFuture<SendReceipt>> accepted = sends.stream().filter(send -> !send.isDone()).toList();
+        assertThat(accepted.size() + refused.size()).as("none has come back yet").isEqualTo(20);
+        assertThat(accepted).hasSizeBetween(1 + 5, 1 + 8);
+        for (CompletableFuture<SendReceipt> send : refused) {
+            assertThatThrownBy(send::join).cause().isInstanceOfSatisfying(SendBufferFullException.class, full -> {
+                assertThat(full.bufferBytes()).isEqualTo(4096);
+                assertThat(full.waitingBytes()).isBetween(4096L - 600, 4096L);
+                assertThat(full).hasMessageContaining("not sent").hasMessageContaining("sendBufferBytes");
+            });
+        }
+        link.heal();
+        accepted.forEach(CompletableFuture::join);
+        assertThat(rmq.inspector().totals(topic.name()).backlog()).as("warm and the accepted, not the refused")
+                .isEqualTo(1 + accepted.size());
+        List<CompletableFuture<SendReceipt>> again = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            again.add(producer.sendAsync(OutgoingMessage.rangeMerge(topic.name(), payload, Duration.ofHours(1))
+                    .withKey("again" + i)).toCompletableFuture());
+        }
+        again.forEach(send -> assertThat(send.join().key()).as("the buffer is empty again").startsWith("again"));
     }
 }

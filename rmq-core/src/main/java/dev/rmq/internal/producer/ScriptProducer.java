@@ -69,14 +69,16 @@ public final class ScriptProducer implements RmqProducer {
     private final SendPlan plan;
 
     public ScriptProducer(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts, Payloads payloads,
-                          int maxPayloadBytes, RmqMetrics metrics, Durability durability, OutageWatch outage,
+                          SendLimits limits, RmqMetrics metrics, Durability durability, OutageWatch outage,
                           @Nullable String zone) {
-        this(topics, keys, scripts, payloads, maxPayloadBytes, metrics, durability, outage, zone, null);
+        this(topics, keys, scripts, payloads, limits.maxPayloadBytes(), metrics, durability, outage, zone,
+                new SendCoalescer(new SendCalls(new SendPlan(keys, scripts::slotsShareCalls), scripts, outage),
+                        scripts.slotsMayShareCalls(), limits.bufferBytes()));
     }
 
     private ScriptProducer(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts, Payloads payloads,
                            int maxPayloadBytes, RmqMetrics metrics, Durability durability, OutageWatch outage,
-                           @Nullable String zone, @Nullable SendCoalescer coalescer) {
+                           @Nullable String zone, SendCoalescer coalescer) {
         this.outage = outage;
         this.zone = zone;
         this.topics = topics;
@@ -88,8 +90,7 @@ public final class ScriptProducer implements RmqProducer {
         this.durability = durability;
         this.operations = new MessageOperations(topics, keys, scripts, zone);
         this.plan = new SendPlan(keys, scripts::slotsShareCalls);
-        this.coalescer = coalescer != null ? coalescer
-                : new SendCoalescer(new SendCalls(plan, scripts, outage), scripts.slotsMayShareCalls());
+        this.coalescer = coalescer;
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.rmq.exceptions.RmqUnavailableException;
 import dev.rmq.internal.redis.RedisFailures;
 import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.internal.script.SendCall;
+import dev.rmq.producer.SendBufferFullException;
 import dev.rmq.topic.TopicDefinition;
 import org.jspecify.annotations.Nullable;
 
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
@@ -32,6 +34,11 @@ import java.util.function.Function;
  * fiftieth of the calls and over three times the rate; a lane per topic makes 16 slots share calls as one does. Its
  * cost is where a few callers spread out: a send that meets another in its lane waits out that call's round trip,
  * for little sharing (docs/benchmarks.md has the figures).
+ *
+ * <p>What waits is bounded by the send buffer, over all lanes: while Redis answers more slowly than the application
+ * sends asynchronously, or not at all (a call waits out its timeout and retries before it fails), waiting sends would
+ * otherwise pile up in memory. A send that would take the waiting bytes past the buffer is refused at once, unless
+ * nothing waits in its lane yet, so that a message of any allowed size can go.
  */
 final class SendCoalescer {
 
@@ -49,6 +56,10 @@ final class SendCoalescer {
 
     private final Calls calls;
     private final boolean topicLanes;
+    /** The most bytes of envelopes that may wait, over all lanes; see {@link #waitingBytes}. */
+    private final long bufferBytes;
+    /** The bytes of the envelopes that wait for their lane's call in flight, over all lanes. */
+    private final AtomicLong waitingBytes = new AtomicLong();
     private final Map<Object, Lane> lanes = new ConcurrentHashMap<>();
     private final Function<Object, Lane> newLane = Lane::new;
 
@@ -56,10 +67,12 @@ final class SendCoalescer {
      * @param topicLanes whether a topic's slots may share calls (not a Cluster): then a topic whose sends need no
      *                   backlog cap and no FIFO place has one lane for all its slots, whatever the calls turn out to
      *                   carry, so that a slot's order never depends on which lane a send took
+     * @param bufferBytes the most bytes of messages that may wait for their lane's call in flight, over all lanes
      */
-    SendCoalescer(Calls calls, boolean topicLanes) {
+    SendCoalescer(Calls calls, boolean topicLanes, long bufferBytes) {
         this.calls = calls;
         this.topicLanes = topicLanes;
+        this.bufferBytes = bufferBytes;
     }
 
     /** Sends one message to its slot, now or with its lane's next call; completes with what the script did with it. */
@@ -70,6 +83,19 @@ final class SendCoalescer {
     }
 
     private record Pending(SendPlan.Item item, CompletableFuture<SendCall.Result> result) {
+
+        int bytes() {
+            return item.message().envelope().length;
+        }
+    }
+
+    /** The bytes of {@code pending}'s envelopes, which leave the buffer. */
+    private void left(List<Pending> pending) {
+        long bytes = 0;
+        for (Pending p : pending) {
+            bytes += p.bytes();
+        }
+        waitingBytes.addAndGet(-bytes);
     }
 
     /** One lane's sends: whether a call is out, and the sends that wait for it to come back. */
@@ -88,7 +114,16 @@ final class SendCoalescer {
         CompletableFuture<SendCall.Result> send(Pending pending) {
             synchronized (this) {
                 if (busy) {
-                    waiting.add(pending);
+                    int bytes = pending.bytes();
+                    long before = waitingBytes.getAndAdd(bytes);
+                    if (before + bytes > bufferBytes && !waiting.isEmpty()) {
+                        waitingBytes.addAndGet(-bytes);
+                        SendPlan.Item item = pending.item();
+                        pending.result().completeExceptionally(new SendBufferFullException(item.topic().name(),
+                                item.message().key(), before, bufferBytes));
+                    } else {
+                        waiting.add(pending);
+                    }
                     return pending.result();
                 }
                 busy = true;
@@ -182,6 +217,7 @@ final class SendCoalescer {
                 }
             }
             // what waited is left only when the call failed
+            left(unsent);
             if (outage && !unsent.isEmpty()) {
                 RmqUnavailableException notSent = new RmqUnavailableException("not sent: the call before it to "
                         + name + " failed (" + failure + "); send it again", failure);
@@ -215,10 +251,12 @@ final class SendCoalescer {
             if (size == waiting.size()) {
                 List<Pending> all = waiting;
                 waiting = new ArrayList<>();
+                left(all);
                 return all;
             }
             List<Pending> some = new ArrayList<>(waiting.subList(0, size));
             waiting.subList(0, size).clear();
+            left(some);
             return some;
         }
     }

@@ -77,6 +77,7 @@ public final class RmqAutoConfiguration {
                 .keyPrefix(properties.keyPrefix())
                 .codec(codec)
                 .maxPayloadBytes(Math.toIntExact(properties.maxPayloadSize().toBytes()))
+                .sendBufferBytes(properties.producer().sendBuffer().toBytes())
                 .metrics(metrics.getIfUnique(() -> RmqMetrics.NONE))
                 .outageThreshold(properties.redis().outageThreshold())
                 .scriptMode(properties.redis().scriptMode())

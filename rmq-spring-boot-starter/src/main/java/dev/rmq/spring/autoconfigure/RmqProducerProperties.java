@@ -1,6 +1,9 @@
 package dev.rmq.spring.autoconfigure;
 
+import dev.rmq.RmqClient;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+
+import org.springframework.util.unit.DataSize;
 
 import java.time.Duration;
 
@@ -12,9 +15,19 @@ import java.time.Duration;
  *                        rollback (with spring-tx on the class path); false sends at once everywhere.
  * @param afterCommitWait The longest a committing thread waits for Redis's answers to the sends its
  *                        transaction held; 0 waits not at all.
+ * @param sendBuffer      The most bytes of messages that single sends may hold waiting for the call in flight to
+ *                        Redis before them; a send past it fails at once with SendBufferFullException.
  */
 public record RmqProducerProperties(@DefaultValue Durability durability, @DefaultValue("true") boolean afterCommit,
-                                    @DefaultValue("5s") Duration afterCommitWait) {
+                                    @DefaultValue("5s") Duration afterCommitWait,
+                                    @DefaultValue("32MB") DataSize sendBuffer) {
+
+    public RmqProducerProperties {
+        if (sendBuffer.toBytes() < RmqClient.MIN_SEND_BUFFER_BYTES) {
+            throw new IllegalArgumentException("rmq.producer.send-buffer must be at least "
+                    + RmqClient.MIN_SEND_BUFFER_BYTES + "B, was " + sendBuffer);
+        }
+    }
 
     /**
      * Durable sends. Redis replicates asynchronously, so a master that fails right after acknowledging a send

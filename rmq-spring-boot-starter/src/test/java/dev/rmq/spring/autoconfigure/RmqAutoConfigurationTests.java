@@ -227,6 +227,14 @@ class RmqAutoConfigurationTests {
     }
 
     @Test
+    void aSendBufferBelowItsFloorStopsTheStartNamingTheProperty() {
+        contextRunner.withPropertyValues("rmq.producer.send-buffer=512B").run(context -> assertThat(context)
+                .getFailure().rootCause().hasMessage("rmq.producer.send-buffer must be at least 1024B, was 512B"));
+        contextRunner.withPropertyValues("rmq.producer.send-buffer=2MB").run(context ->
+                assertThat(context.getBean(RmqProperties.class).producer().sendBuffer().toBytes()).isEqualTo(2L << 20));
+    }
+
+    @Test
     void bindsNamespacePayloadLimitAndListenerDefaults() {
         contextRunner.withPropertyValues("rmq.namespace=shop", "rmq.max-payload-size=2KB", "rmq.listener.concurrency=3",
                 "rmq.listener.batch-size=10", "rmq.listener.idle-poll=250ms", "rmq.listener.shutdown-timeout=5s",
