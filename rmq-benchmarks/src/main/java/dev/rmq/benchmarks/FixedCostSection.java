@@ -10,6 +10,8 @@ import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.jspecify.annotations.Nullable;
+import org.redisson.api.FunctionMode;
+import org.redisson.api.FunctionResult;
 
 import java.util.List;
 import java.util.Locale;
@@ -35,6 +37,8 @@ final class FixedCostSection {
     /** The pauses between single sends, from none to what a lightly loaded producer leaves. */
     private static final List<Integer> GAPS_MS = List.of(0, 1, 10);
     private static final int PACED_SENDS = 300;
+    /** A Function that returns at once: the floor under any call, paced as the sends are. */
+    private static final String NOOP = "rmqbench_noop";
 
     private final Context context;
     private final RmqCases rmq;
@@ -50,6 +54,10 @@ final class FixedCostSection {
         if (limit == null) {
             Log.info("fixed cost: skipped, redis-benchmark was not found");
             return;
+        }
+        if (limit.functions()) {
+            context.probe().server().command("FUNCTION", "LOAD", "REPLACE", "#!lua name=rmqbench\n"
+                    + "redis.register_function('" + NOOP + "', function(keys, args) return 1 end)");
         }
         TopicDefinition priority = RmqCases.topic("fixed-p", TopicType.PRIORITY, 1);
         TopicDefinition range = RmqCases.topic("fixed-r", TopicType.RANGE_MERGE, 1);
@@ -69,7 +77,12 @@ final class FixedCostSection {
             }
             for (int gap : GAPS_MS) {
                 context.probe().flushAll();
-                context.samples().add("fixed_cost.send_one_paced_" + gap + "ms", paced(client, priority, gap));
+                paced("send_one_paced_" + gap + "ms", gap, () -> client.producer().send(
+                        OutgoingMessage.priority(priority.name(), Payloads.next(), 100)));
+                if (limit.functions()) {
+                    paced("noop_paced_" + gap + "ms", gap, () -> rmq.redisson().getFunction()
+                            .call(FunctionMode.WRITE, NOOP, FunctionResult.VALUE, List.of()));
+                }
             }
         }
         context.probe().flushAll();
@@ -82,32 +95,43 @@ final class FixedCostSection {
                 row(report, section, c.name() + suffix(evalsha), c.label() + how(evalsha), c.note());
             }
         }
-        String paced = String.format(Locale.ROOT, "A call's cost after Redis idled (Redis CPU per send call, INFO"
-                + " commandstats; %d single sends from rmq's producer, one at a time, with a pause between)", PACED_SENDS);
+        String paced = String.format(Locale.ROOT, "A call's cost after Redis idled (per call: its script time from INFO"
+                + " commandstats, and all of Redis's CPU; %d calls, one at a time, with a pause between)", PACED_SENDS);
         for (int gap : GAPS_MS) {
-            row(report, paced, "send_one_paced_" + gap + "ms", "send.lua, one message, " + gap + " ms apart",
-                    gap == 0 ? "one after another" : "");
+            String send = "send_one_paced_" + gap + "ms";
+            row(report, paced, send, "send.lua, one message, " + gap + " ms apart",
+                    gap == 0 ? "single sends from rmq's producer, one after another" : "");
+            row(report, paced, send + ".redis_cpu", "  all of Redis's CPU", "the request's way in and out too");
+            if (limit.functions()) {
+                String noop = "noop_paced_" + gap + "ms";
+                row(report, paced, noop, "a Function that returns 1, " + gap + " ms apart",
+                        "the floor of any call on this machine");
+                row(report, paced, noop + ".redis_cpu", "  all of Redis's CPU", "");
+            }
         }
     }
 
     /**
-     * The script time of single sends made one at a time with {@code gapMs} between them: what a call costs once
-     * Redis has idled, its caches cooled by whatever else ran meanwhile.
+     * Calls made one at a time with {@code gapMs} between them: what a call costs once Redis has idled, its caches
+     * cooled by whatever else ran meanwhile. Adds the script time per call under {@code fixed_cost.<name>}, and
+     * all of Redis's CPU per call, its way in and out included, under {@code fixed_cost.<name>.redis_cpu}.
      */
-    private double paced(RmqClient client, TopicDefinition topic, int gapMs) {
+    private void paced(String name, int gapMs, Runnable call) {
         for (int i = 0; i < 50; i++) {
-            client.producer().send(OutgoingMessage.priority(topic.name(), Payloads.next(), 100));
+            call.run();
         }
         RedisProbe.Snapshot before = context.probe().snapshot();
         for (int i = 0; i < PACED_SENDS; i++) {
-            client.producer().send(OutgoingMessage.priority(topic.name(), Payloads.next(), 100));
+            call.run();
             if (gapMs > 0) {
                 Waits.sleep(gapMs);
             }
         }
         RedisProbe.Cost cost = context.probe().snapshot().since(before);
-        // the snapshots' own INFO calls are not scripts, so the script time is the sends' alone
-        return cost.usecPer(RedisProbe.SCRIPTS, PACED_SENDS);
+        // the snapshots' own INFO calls are not scripts, so the script time is the calls' alone; Redis's CPU takes
+        // in the two INFO calls of the snapshots, a few µs over 300 calls
+        context.samples().add("fixed_cost." + name, cost.usecPer(RedisProbe.SCRIPTS, PACED_SENDS));
+        context.samples().add("fixed_cost." + name + ".redis_cpu", cost.cpuMicrosPer(PACED_SENDS));
     }
 
     /**
