@@ -6,6 +6,7 @@ import dev.rmq.exceptions.RmqUnavailableException;
 import dev.rmq.testsupport.TcpProxy;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.redisson.Redisson;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -35,6 +37,35 @@ class SendCoalescingTests extends StandaloneRedisTest {
     private RmqClient rmq;
     /** The send buffer of the client {@link #producer} builds. */
     private long bufferBytes = RmqClient.DEFAULT_SEND_BUFFER_BYTES;
+    /** Where the client {@link #producer} builds holds its sends; null for none. */
+    private @Nullable TransactionLike hold;
+
+    /** Holds sends while it is open, as a transaction would, and runs them in order when it commits. */
+    private static final class TransactionLike implements SendHold {
+
+        private final List<Supplier<? extends CompletionStage<?>>> held = new ArrayList<>();
+        private volatile boolean open;
+
+        @Override
+        public boolean active() {
+            return open;
+        }
+
+        @Override
+        public boolean hold(Supplier<? extends CompletionStage<?>> send, Runnable drop) {
+            if (!open) {
+                return false;
+            }
+            held.add(send);
+            return true;
+        }
+
+        void commit() {
+            open = false;
+            held.forEach(Supplier::get);
+            held.clear();
+        }
+    }
 
     private RmqProducer producer(TopicDefinition topic) {
         return producer(topic, 10_000);
@@ -46,7 +77,11 @@ class SendCoalescingTests extends StandaloneRedisTest {
         config.useSingleServer().setAddress(link.redisAddress()).setTimeout(timeoutMs).setRetryAttempts(1)
                 .setRetryInterval(100);
         viaLink = Redisson.create(config);
-        rmq = RmqClient.builder(viaLink).topic(topic).sendBufferBytes(bufferBytes).build();
+        RmqClient.Builder builder = RmqClient.builder(viaLink).topic(topic).sendBufferBytes(bufferBytes);
+        if (hold != null) {
+            builder.sendHold(hold);
+        }
+        rmq = builder.build();
         // the scripts are loaded and the connection is up before anything is counted
         rmq.producer().send(OutgoingMessage.rangeMerge(topic.name(), "warm", Duration.ofHours(1)).withKey("warm"));
         redis.command("CONFIG", "RESETSTAT");
@@ -256,5 +291,30 @@ class SendCoalescingTests extends StandaloneRedisTest {
                     .withKey("again" + i)).toCompletableFuture());
         }
         again.forEach(send -> assertThat(send.join().key()).as("the buffer is empty again").startsWith("again"));
+    }
+
+    @Test
+    void sendsACommitReleasesAreNeverRefusedByTheBufferSinceNoOneWouldSendThemAgain() {
+        bufferBytes = 4096;
+        hold = new TransactionLike();
+        TopicDefinition topic = TopicDefinition.builder("held", TopicType.RANGE_MERGE).slotAmount(1).build();
+        RmqProducer producer = producer(topic);
+        String payload = "x".repeat(500);
+        hold.open = true;
+        List<CompletableFuture<SendReceipt>> sends = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            sends.add(producer.sendAsync(OutgoingMessage.rangeMerge(topic.name(), payload, Duration.ofHours(1))
+                    .withKey("k" + i)).toCompletableFuture());
+        }
+        link.stall();
+        hold.commit();
+        // all 20 wait behind the first, past the buffer: they are committed, so none is refused
+        assertThat(sends).noneMatch(CompletableFuture::isDone);
+        CompletableFuture<SendReceipt> meanwhile = producer.sendAsync(OutgoingMessage.rangeMerge(topic.name(),
+                payload, Duration.ofHours(1)).withKey("meanwhile")).toCompletableFuture();
+        assertThat(meanwhile).as("a send of its own still meets the full buffer").isCompletedExceptionally();
+        link.heal();
+        sends.forEach(send -> assertThat(send.join().outcome()).isEqualTo(SendReceipt.Outcome.ADDED));
+        assertThat(rmq.inspector().totals(topic.name()).backlog()).isEqualTo(1 + 20);
     }
 }

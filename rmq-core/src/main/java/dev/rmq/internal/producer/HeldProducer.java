@@ -118,11 +118,12 @@ public final class HeldProducer implements RmqProducer {
 
     /**
      * Starts a send the commit released; one that cannot even start (the client closed meanwhile) fails
-     * {@code into} at once, so that no caller waits on it for ever, and is thrown for the hold to log.
+     * {@code into} at once, so that no caller waits on it for ever, and is thrown for the hold to log. The send
+     * buffer does not refuse it: the message is committed, and no one would send it again.
      */
     private static <R> CompletableFuture<R> started(Supplier<CompletableFuture<R>> send, CompletableFuture<R> into) {
         try {
-            return send.get();
+            return SendCoalescer.unrefused(send);
         } catch (RuntimeException e) {
             into.completeExceptionally(e);
             throw e;

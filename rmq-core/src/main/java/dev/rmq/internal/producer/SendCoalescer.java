@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Single sends, with at most one dispatch of them in flight per lane: a lane per topic where a topic's slots may
@@ -38,7 +39,9 @@ import java.util.function.Function;
  * <p>What waits is bounded by the send buffer, over all lanes: while Redis answers more slowly than the application
  * sends asynchronously, or not at all (a call waits out its timeout and retries before it fails), waiting sends would
  * otherwise pile up in memory. A send that would take the waiting bytes past the buffer is refused at once, unless
- * nothing waits in its lane yet, so that a message of any allowed size can go.
+ * nothing waits in its lane yet, so that a message of any allowed size can go. A send the application already held
+ * in memory (one a transaction's commit released, see {@link #unrefused}) is never refused: refusing it would lose a
+ * committed message, and waiting here takes no more memory than being held did.
  */
 final class SendCoalescer {
 
@@ -53,6 +56,9 @@ final class SendCoalescer {
     /** What became of one message: the script's result, or the failure of its call. */
     record Outcome(SendCall.@Nullable Result result, @Nullable Throwable error) {
     }
+
+    /** Set on a thread while it makes sends that the buffer must not refuse; see {@link #unrefused}. */
+    private static final ThreadLocal<Boolean> UNREFUSED = new ThreadLocal<>();
 
     private final Calls calls;
     private final boolean topicLanes;
@@ -73,6 +79,22 @@ final class SendCoalescer {
         this.calls = calls;
         this.topicLanes = topicLanes;
         this.bufferBytes = bufferBytes;
+    }
+
+    /**
+     * Runs {@code sends} so that the single sends it makes on this thread wait in their lanes whatever the buffer
+     * holds: for sends the application held in memory already, which a refusal would lose.
+     */
+    static <T> T unrefused(Supplier<T> sends) {
+        Boolean before = UNREFUSED.get();
+        UNREFUSED.set(Boolean.TRUE);
+        try {
+            return sends.get();
+        } finally {
+            if (before == null) {
+                UNREFUSED.remove();
+            }
+        }
     }
 
     /** Sends one message to its slot, now or with its lane's next call; completes with what the script did with it. */
@@ -116,7 +138,7 @@ final class SendCoalescer {
                 if (busy) {
                     int bytes = pending.bytes();
                     long before = waitingBytes.getAndAdd(bytes);
-                    if (before + bytes > bufferBytes && !waiting.isEmpty()) {
+                    if (before + bytes > bufferBytes && !waiting.isEmpty() && UNREFUSED.get() == null) {
                         waitingBytes.addAndGet(-bytes);
                         SendPlan.Item item = pending.item();
                         pending.result().completeExceptionally(new SendBufferFullException(item.topic().name(),
