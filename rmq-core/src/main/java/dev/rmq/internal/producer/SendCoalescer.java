@@ -101,23 +101,28 @@ final class SendCoalescer {
     CompletableFuture<SendCall.Result> send(SendPlan.Item item) {
         TopicDefinition topic = item.topic();
         Object lane = topicLanes && topic.maxBacklogPerSlot() == 0 && !topic.fifo() ? topic.name() : item.slot();
-        return lanes.computeIfAbsent(lane, newLane).send(new Pending(item, new CompletableFuture<>()));
+        return lanes.computeIfAbsent(lane, newLane).send(new Pending(item, new CompletableFuture<>(), false));
     }
 
-    private record Pending(SendPlan.Item item, CompletableFuture<SendCall.Result> result) {
+    /** A send; {@code counted} once it waited, so that its bytes are in the buffer until its call comes back. */
+    private record Pending(SendPlan.Item item, CompletableFuture<SendCall.Result> result, boolean counted) {
 
         int bytes() {
             return item.message().envelope().length;
         }
     }
 
-    /** The bytes of {@code pending}'s envelopes, which leave the buffer. */
+    /** The sends of {@code pending} that waited leave the buffer: their call came back, or they go unsent. */
     private void left(List<Pending> pending) {
         long bytes = 0;
         for (Pending p : pending) {
-            bytes += p.bytes();
+            if (p.counted()) {
+                bytes += p.bytes();
+            }
         }
-        waitingBytes.addAndGet(-bytes);
+        if (bytes > 0) {
+            waitingBytes.addAndGet(-bytes);
+        }
     }
 
     /** One lane's sends: whether a call is out, and the sends that wait for it to come back. */
@@ -144,7 +149,7 @@ final class SendCoalescer {
                         pending.result().completeExceptionally(new SendBufferFullException(item.topic().name(),
                                 item.message().key(), before, bufferBytes));
                     } else {
-                        waiting.add(pending);
+                        waiting.add(new Pending(pending.item(), pending.result(), true));
                     }
                     return pending.result();
                 }
@@ -165,6 +170,7 @@ final class SendCoalescer {
                 if (!call.isDone()) {
                     List<Pending> sent = batch;
                     call.whenComplete((outcomes, error) -> {
+                        left(sent);
                         Throwable failure = failure(sent, outcomes, error);
                         // the next call goes out before this one's senders run their continuations, which could
                         // otherwise hold it up
@@ -182,6 +188,7 @@ final class SendCoalescer {
                 List<Outcome> outcomes = call.exceptionally(error -> null).join();
                 Throwable error = call.handle((value, e) -> e).join();
                 Throwable failure = failure(batch, outcomes, error);
+                left(batch);
                 List<Pending> next = advance(failure);
                 complete(batch, outcomes, error, failure);
                 batch = next;
@@ -273,12 +280,10 @@ final class SendCoalescer {
             if (size == waiting.size()) {
                 List<Pending> all = waiting;
                 waiting = new ArrayList<>();
-                left(all);
                 return all;
             }
             List<Pending> some = new ArrayList<>(waiting.subList(0, size));
             waiting.subList(0, size).clear();
-            left(some);
             return some;
         }
     }
