@@ -102,6 +102,31 @@ class WorkerFaultsTests extends StandaloneRedisTest {
         assertThat(seen).as("each handled once, its pending result waited for").containsExactly("a#1", "b#1");
     }
 
+    @Test
+    void anInterruptAHandlerLeavesSetDoesNotReachTheNextHandlerOfItsBatch() {
+        RmqClient rmq = closedAfterTest(RmqClient.builder(redisson).topics(List.of(JOBS)).build());
+        List<String> seen = new CopyOnWriteArrayList<>();
+        RmqConsumerContainer<String> container = closedAfterTest(rmq.container(JOBS.name(), String.class, m -> {
+            seen.add(m.key() + "#" + m.attempt());
+            if (m.key().equals("a")) {
+                // as code that caught an InterruptedException and restored the flag would leave it
+                Thread.currentThread().interrupt();
+            } else {
+                // work that waits, as most does (a query, a call): it throws at once on an interrupt left set
+                Thread.sleep(5);
+            }
+            return ConsumeResult.success();
+        }).settings(ConsumerSettings.DEFAULTS.withBatchSize(2)).build());
+        rmq.producer().sendAll(List.of(OutgoingMessage.priority(JOBS.name(), "a", 100).withKey("a"),
+                OutgoingMessage.priority(JOBS.name(), "b", 50).withKey("b")));
+        container.start();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> rmq.inspector().totals(JOBS.name()).backlog() == 0
+                && rmq.inspector().totals(JOBS.name()).inFlight() == 0);
+        assertThat(seen).as("each handled once, in one batch").containsExactly("a#1", "b#1");
+        assertThat(rmq.deadQueue().count(JOBS.name())).isZero();
+    }
+
     /** JSON, except that it fails to read the payload "poison" with an exception its contract does not name. */
     private static final class PoisonAware implements PayloadCodec {
 

@@ -96,6 +96,7 @@ final class BatchRunner<T> {
             call.running = taken.get(0);
             List<Invoker.Handled> handled = invoker.invoke(taken, call);
             call.running = null;
+            call.control.clearStrayInterrupt();
             // the keeper renews the others of the batch; this one's lease may end before the next renewal
             ranUnrenewed = taken.get(0);
             if (!gather(session, taken, handled)) {

@@ -348,6 +348,14 @@ final class SlotWorker<T> implements SlotOwner, Runnable, WorkerControl {
     }
 
     @Override
+    public synchronized void clearStrayInterrupt() {
+        // under the monitor the stop's interrupts take, each after the stop cleared running: none is cleared here
+        if (running) {
+            Thread.interrupted();
+        }
+    }
+
+    @Override
     public void sendHeldEndings() {
         held.sendDue(System.nanoTime(), null);
     }

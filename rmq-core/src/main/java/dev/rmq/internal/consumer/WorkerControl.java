@@ -38,6 +38,13 @@ interface WorkerControl {
      */
     void clearInterruptForEndings();
 
+    /**
+     * Clears an interrupt a handler left set on the thread (code that caught {@code InterruptedException} and
+     * restored the flag), while the worker runs: it was no stop, and left set it would fail the calls to Redis that
+     * follow and every wait of the next handler. During a stop the interrupt stays: it may be the stop's.
+     */
+    void clearStrayInterrupt();
+
     /** The deliveries of the batch that have not been acknowledged yet; 0 once the batch is done. */
     void inHand(int deliveries);
 }
