@@ -30,8 +30,11 @@ final class LeaseRenewal {
             List<ExtendCall.Lease> leases = new ArrayList<>();
             List<Delivery<?>> live = new ArrayList<>();
             if (session.leased()) {
+                // a renewal sets a lease to one lease from now: one that ends later already (its handler extended
+                // it) is left alone, as shortening it would take back the time the handler asked for
+                long renewedEnd = System.nanoTime() + lease.toNanos();
                 for (Delivery<?> delivery : deliveries) {
-                    if (delivery.renewable()) {
+                    if (delivery.renewable() && delivery.leaseEndsBefore(renewedEnd)) {
                         leases.add(new ExtendCall.Lease(delivery.key(), delivery.token()));
                         live.add(delivery);
                     }
