@@ -241,10 +241,10 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
         }
         StopReport released = assignment.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         wakes.close();
-        if (workers.stream().noneMatch(SlotWorker::alive)) {
-            // a worker still in a handler may yet ask the timer for a watch: its thread is left to it
-            workerFactory.stopped();
-        }
+        // The leases' renewals end with the stop, also for a worker still in a handler that outlived it: what its
+        // batch did not start is left to its leases, as the report says, for another consumer to recover. Such a
+        // worker asks for no watch any more, as it polls no more and holds no endings.
+        workerFactory.stopped();
         List<String> unreachable = new ArrayList<>(released.unreachable());
         if (acksFailed) {
             unreachable.add("Redis");
