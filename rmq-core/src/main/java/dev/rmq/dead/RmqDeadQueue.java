@@ -23,7 +23,8 @@ public interface RmqDeadQueue {
     /**
      * Puts a dead message back to be consumed again, from attempt 0: due now, or at its priority.
      *
-     * @return true when it was dead and now waits again (or a newer message with its key already waited)
+     * @return true when it was dead and now waits again, or was dropped because a newer message of its key already
+     *         waited or was in flight
      */
     boolean requeue(String topic, int slot, String key);
 

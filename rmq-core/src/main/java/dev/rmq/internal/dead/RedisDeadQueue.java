@@ -84,7 +84,7 @@ public final class RedisDeadQueue implements RmqDeadQueue {
         if (result != DeadRequeueCall.Result.NOT_DEAD) {
             log.info("topic {}: dead message '{}' of slot {} {}", topic, key, slot,
                     result == DeadRequeueCall.Result.SUPERSEDED
-                            ? "dropped, as a newer send of its key was already waiting" : "requeued");
+                            ? "dropped, as a newer send of its key was already waiting or in flight" : "requeued");
         }
         return result != DeadRequeueCall.Result.NOT_DEAD;
     }

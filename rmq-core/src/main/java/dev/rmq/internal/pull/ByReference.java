@@ -47,10 +47,14 @@ final class ByReference<T> {
                 case RELEASE -> mine.release();
             };
         } catch (IllegalStateException e) {
-            // another thread ended it between the look-up and now
-            throw new LeaseExpiredException(ref.topic(), ref.slot(), ref.key(), 0, "the delivery was already ended",
-                    source.topic().leaseTimeout());
+            throw endedMeanwhile(ref, source);
         }
+    }
+
+    /** Another thread ended the delivery between the look-up and the call: as if the look-up had not found it. */
+    private static LeaseExpiredException endedMeanwhile(DeliveryRef ref, PullSource<?> source) {
+        return new LeaseExpiredException(ref.topic(), ref.slot(), ref.key(), 0, "the delivery was already ended",
+                source.topic().leaseTimeout());
     }
 
     DeliveryRef extend(DeliveryRef ref, Duration duration) {
@@ -63,7 +67,11 @@ final class ByReference<T> {
         if (mine == null) {
             return source.elsewhere().extend(ref, duration);
         }
-        mine.extendLease(duration);
+        try {
+            mine.extendLease(duration);
+        } catch (IllegalStateException e) {
+            throw endedMeanwhile(ref, source);
+        }
         return mine.ref();
     }
 
@@ -78,7 +86,11 @@ final class ByReference<T> {
         if (mine == null) {
             return source.elsewhere().reportProgress(ref, percent, note, extendLease);
         }
-        mine.reportProgress(percent, note, extendLease);
+        try {
+            mine.reportProgress(percent, note, extendLease);
+        } catch (IllegalStateException e) {
+            throw endedMeanwhile(ref, source);
+        }
         return mine.ref();
     }
 

@@ -7,7 +7,7 @@
 --   slot            the slot index, published on the wake channel
 -- RETURNS
 --   outcome         one of: requeued superseded not_dead
---                   superseded: dropped, a newer message with the key already waits
+--                   superseded: dropped, a newer message with the key already waits or is in flight
 local result = requeue_dead(ARG.type, ARG.key)
 if result == 1 then
     wake_if_earlier(NOW_MS, ARG.wake_channel, ARG.slot)

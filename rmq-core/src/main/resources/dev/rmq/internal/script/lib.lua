@@ -844,7 +844,9 @@ end
 
 -- Puts a dead message back to waiting from attempt 0, without its time to live: due now (time types) or at
 -- its priority, at its old place among equals.
--- Returns 1 requeued, 2 dropped because a newer message with the key already waits, 0 not dead.
+-- Returns 1 requeued, 2 dropped because a newer message with the key already waits or is in flight, 0 not dead.
+-- Requeued beside a delivery of its key in flight, the older content would take the place of the newer: the
+-- delivery's failure or release would merge into it, and its commit would unpark it after the newer.
 local function requeue_dead(typ, key)
     local env = redis.call('HGET', K_DEADBODY, key)
     redis.call('ZREM', K_DEAD, key)
@@ -852,7 +854,8 @@ local function requeue_dead(typ, key)
     if not env then
         return 0
     end
-    if redis.call('HEXISTS', K_BODY, key) == 1 or (any_parked() and redis.call('HEXISTS', K_PARKED, key) == 1) then
+    if redis.call('HEXISTS', K_BODY, key) == 1 or (any_parked() and redis.call('HEXISTS', K_PARKED, key) == 1)
+            or redis.call('ZSCORE', K_PREPARE, key) then
         return 2
     end
     local m = env_read(env)
