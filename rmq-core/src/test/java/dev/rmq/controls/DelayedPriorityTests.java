@@ -33,6 +33,19 @@ class DelayedPriorityTests extends ControlsTest {
     @Test
     void aDelayedMessageIsInvisibleUntilItsTimeThenCompetesByPriority() throws Exception {
         RmqClient rmq = jobs();
+        List<Seen> seen = new CopyOnWriteArrayList<>();
+        // one message at a time, each taking 200 ms: the delayed ones become visible part-way through. The consumer
+        // runs, and a send's encoding and a call have run once, before the clock is read: the 700 ms below hold the
+        // sends alone, where a cold start (the codec's first use, the first calls) took up to half of them
+        start(rmq, "jobs", String.class, m -> {
+            seen.add(new Seen(m.key(), redisTimeMs()));
+            Thread.sleep(200); // the handler's work: it paces the consumer, so delayed messages come due part-way
+            return ConsumeResult.success();
+        }, ConsumerSettings.DEFAULTS.withBatchSize(1).withIdlePoll(Duration.ofMillis(200)));
+        // the scripts are loaded, and the container polls
+        await().atMost(Duration.ofSeconds(10)).until(() -> scriptCalls() > 0);
+        rmq.prepare(OutgoingMessage.priority("jobs", "warm", 50).withKey("warm").notBefore(Instant.now()));
+        assertThat(rmq.producer().exists(MessageRef.of("jobs", "warm"))).isFalse();
         long sentAt = redisTimeMs();
         rmq.producer().send(OutgoingMessage.priority("jobs", "urgent", 1000).withKey("urgent")
                 .notBefore(Instant.ofEpochMilli(sentAt + 700)));
@@ -44,20 +57,13 @@ class DelayedPriorityTests extends ControlsTest {
         for (int i = 0; i < 5; i++) {
             rmq.producer().send(OutgoingMessage.priority("jobs", "now-" + i, 50).withKey("now-" + i));
         }
-        List<Seen> seen = new CopyOnWriteArrayList<>();
-        // one message at a time, each taking 200 ms: the delayed ones become visible part-way through
-        start(rmq, "jobs", String.class, m -> {
-            seen.add(new Seen(m.key(), redisTimeMs()));
-            Thread.sleep(200); // the handler's work: it paces the consumer, so delayed messages come due part-way
-            return ConsumeResult.success();
-        }, ConsumerSettings.DEFAULTS.withBatchSize(1).withIdlePoll(Duration.ofMillis(200)));
 
         await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() == 7);
         List<String> order = seen.stream().map(Seen::key).toList();
         Seen urgent = seen.get(order.indexOf("urgent"));
         assertThat(urgent.atMs()).isGreaterThanOrEqualTo(sentAt + 700);
         // once visible it goes before every waiting message of lower priority, the other delayed one last
-        assertThat(order.indexOf("urgent")).isLessThan(order.size() - 2);
+        assertThat(order.indexOf("urgent")).isBetween(1, order.size() - 3);
         assertThat(order.get(order.size() - 1)).isEqualTo("delayed-low");
         assertThat(seen.get(order.indexOf("urgent") - 1).atMs()).as("the message before it started before it was visible")
                 .isLessThan(sentAt + 700 + 200);
