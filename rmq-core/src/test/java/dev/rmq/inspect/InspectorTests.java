@@ -107,6 +107,26 @@ class InspectorTests extends StandaloneRedisTest {
     }
 
     @Test
+    void aRetryRescheduledToNowCountsAsDueNotAsRetrying() {
+        client(ORDERS);
+        rmq.producer().send(OutgoingMessage.fixedTime(ORDERS.name(), "x", Instant.ofEpochMilli(redisTimeMs()))
+                .withKey("r"));
+        RmqPuller<String> puller = rmq.puller(String.class).topics(ORDERS.name()).build();
+        puller.start();
+        List<PulledMessage<String>> got = puller.poll(1, Duration.ofSeconds(5));
+        assertThat(got).hasSize(1);
+        got.get(0).retry("in five minutes");
+        assertThat(rmq.inspector().counts(ORDERS.name()).total().retrying()).isEqualTo(1);
+
+        assertThat(rmq.producer().reschedule(MessageRef.of(ORDERS.name(), "r"), Instant.ofEpochMilli(redisTimeMs())))
+                .isTrue();
+        SlotCounts o = rmq.inspector().counts(ORDERS.name()).total();
+        assertThat(o.dueNow()).isEqualTo(1);
+        assertThat(o.later()).isZero();
+        assertThat(o.retrying()).as("of those waiting later: none").isZero();
+    }
+
+    @Test
     void theAgeOfTheOldestDueMessageSaysHowFarConsumersAreBehind() {
         TopicDefinition prices = TopicDefinition.builder("prices-age", TopicType.RANGE_MERGE).slotAmount(4).build();
         TopicDefinition jobs = TopicDefinition.builder("jobs-age", TopicType.PRIORITY).slotAmount(2).build();

@@ -63,6 +63,9 @@ if redis.call('ZSCORE', K_STORE, at) then
     redis.call('ZADD', K_STORE, value, at)
     if ARG.type == 'P' then
         note_priority(value)
+    elseif m.attempts > 0 then
+        -- a message that failed before is due again at its new time, which the retry index counts by
+        redis.call('ZADD', K_RETRY, ARG.value, key)
     end
     wake_if_earlier(ARG.type == 'P' and NOW_MS or value, ARG.wake_channel, ARG.slot)
 end
