@@ -519,15 +519,18 @@ local function merge_parked(typ, key, parked, waiting_env)
     end
     local was = member(w.order, key)
     local score = redis.call('ZSCORE', K_STORE, was)
-    if not score then
-        return nil
-    end
     if parked.order and parked.order ~= w.order then
-        -- the parked one's place among equals, which the store member spells
+        -- the parked one's place among equals, which the envelope keeps and the store member spells; a message
+        -- in delayed (a not-before time) is a plain key there, and takes its place from the envelope later
         w.order = parked.order
         redis.call('HSET', K_BODY, key, env_write(w))
-        redis.call('ZREM', K_STORE, was)
-        redis.call('ZADD', K_STORE, score, member(w.order, key))
+        if score then
+            redis.call('ZREM', K_STORE, was)
+            redis.call('ZADD', K_STORE, score, member(w.order, key))
+        end
+    end
+    if not score then
+        return nil
     end
     if typ == 'P' then
         return NOW_MS
