@@ -24,6 +24,7 @@ import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -40,6 +41,8 @@ public final class PullerBuilder<T> {
     private final ClientParts parts;
     private final Type payloadType;
     private final Consumer<RmqPuller<?>> built;
+    /** Told of a puller once it is closed: the client lets it go, as a closed puller never starts again. */
+    private final Consumer<RmqPuller<?>> closed;
     private final String defaultId;
     private final Set<String> topics = new LinkedHashSet<>();
     /** Null for the default id. */
@@ -48,7 +51,8 @@ public final class PullerBuilder<T> {
     /** The idle poll and the close timeout, checked as a container's are. */
     private ConsumerSettings settings = ConsumerSettings.DEFAULTS;
 
-    PullerBuilder(ClientParts parts, Type payloadType, String defaultId, Consumer<RmqPuller<?>> built) {
+    PullerBuilder(ClientParts parts, Type payloadType, String defaultId, Consumer<RmqPuller<?>> built,
+                  Consumer<RmqPuller<?>> closed) {
         if (payloadType == null) {
             throw new IllegalArgumentException("payload type of a puller must not be null");
         }
@@ -56,6 +60,7 @@ public final class PullerBuilder<T> {
         this.payloadType = payloadType;
         this.defaultId = defaultId;
         this.built = built;
+        this.closed = closed;
     }
 
     /** The topics to take from: at least one, each defined in the client. */
@@ -129,6 +134,7 @@ public final class PullerBuilder<T> {
         ConsumerEvents events = new ConsumerEvents(parts.events());
         List<String> names = new ArrayList<>(topics);
         List<OutageWatch> watches = new ArrayList<>();
+        AtomicReference<Puller<T>> made = new AtomicReference<>();
         Puller<T> puller = new Puller<>(pullerId, parts.topics(), names, settings.shutdownTimeout(), (name, changed) -> {
             TopicDefinition topic = parts.topics().require(name);
             OutageWatch watch = parts.consumerOutages("puller " + pullerId, name, "its polls fail until it does", log);
@@ -139,7 +145,11 @@ public final class PullerBuilder<T> {
                     new WakeSubscription(parts.redisson(), parts.keys().wakeChannel(name)), () -> assignment.apply(topic),
                     parts.payloads(),
                     payloadType, parts.metrics(), events, settings.idlePoll(), parts.zone(), changed);
-        }, () -> watches.forEach(parts.outages()::remove));
+        }, () -> {
+            watches.forEach(parts.outages()::remove);
+            closed.accept(made.get());
+        });
+        made.set(puller);
         built.accept(puller);
         return puller;
     }

@@ -50,9 +50,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static dev.rmq.internal.validation.Required.required;
 
 /**
- * The entry point of rmq: a Redisson client bound to a set of topics. It hands out the producer, the
- * dead queue, the inspector and consumer containers. It owns no connection: closing Redisson is the
- * caller's business.
+ * The entry point of rmq: a Redisson client bound to a set of topics. It hands out the producer, the dead queue,
+ * the inspector, consumer containers and pullers. It owns no connection: closing Redisson is the caller's business.
  *
  * <pre>{@code
  * RmqClient rmq = RmqClient.builder(redisson)
@@ -199,7 +198,8 @@ public final class RmqClient implements AutoCloseable {
 
     /** Like {@link #puller(Class)} for generic payload types. */
     public <T> PullerBuilder<T> puller(Type payloadType) {
-        return new PullerBuilder<>(parts, payloadType, "puller-" + containerCount.incrementAndGet(), pullers::add);
+        String id = "puller-" + containerCount.incrementAndGet();
+        return new PullerBuilder<>(parts, payloadType, id, pullers::add, pullers::remove);
     }
 
     /** Starts describing a container that consumes {@code topic} with {@code handler}, one message at a time. */

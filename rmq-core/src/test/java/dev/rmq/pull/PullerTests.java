@@ -14,6 +14,7 @@ import dev.rmq.topic.UnknownTopicException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -337,5 +338,23 @@ class PullerTests extends StandaloneRedisTest {
         List<PulledMessage<String>> got = puller.poll(1, Duration.ofSeconds(5));
         assertThat(got).hasSize(1);
         return got.get(0);
+    }
+
+    @Test
+    void aClosedPullerIsLetGoByItsClientSinceItNeverStartsAgain() {
+        rmq = RmqClient.builder(redisson).topics(List.of(MERGE, TASKS, ORDERS, GAUGES)).build();
+        List<WeakReference<RmqPuller<String>>> closed = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            RmqPuller<String> puller = rmq.puller(String.class).topics(TASKS.name()).build();
+            puller.start();
+            assertThat(puller.poll(1, Duration.ofMillis(50))).isEmpty();
+            puller.close();
+            closed.add(new WeakReference<>(puller));
+        }
+        // a puller per job, as an application may build them, must not pile up in the client for its whole life
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            System.gc();
+            return closed.stream().allMatch(ref -> ref.get() == null);
+        });
     }
 }
