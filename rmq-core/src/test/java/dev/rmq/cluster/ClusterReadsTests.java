@@ -4,6 +4,7 @@ import dev.rmq.RmqClient;
 import dev.rmq.internal.redis.KeyLayout;
 import dev.rmq.internal.redis.SlotKeys;
 import dev.rmq.internal.script.ScriptRunner;
+import dev.rmq.internal.script.SlotHeads;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.Test;
@@ -51,9 +52,10 @@ class ClusterReadsTests extends ClusterFixture {
         assertThat(rmq.admin().pauseState(topic.name()).pausedSlots()).isEqualTo(topic.slotAmount() / 4);
 
         ScriptRunner scripts = new ScriptRunner(redisson);
-        List<List<Long>> heads = scripts.tops(slots, true, 2).join();
+        List<SlotHeads.Heads> heads = scripts.tops(slots, true, 2).join();
         for (int slot = 0; slot < slots.size(); slot++) {
-            assertThat(heads.get(slot)).as("head of slot %d", slot).containsExactly(100L + slot);
+            assertThat(heads.get(slot).scores()).as("head of slot %d", slot).containsExactly(100L + slot);
+            assertThat(heads.get(slot).delayedDueMs()).as("nothing delayed in slot %d", slot).isNull();
             assertThat(scripts.cancelMark(slots.get(slot), "head-" + slot).join()).isEqualTo(12345.0);
         }
     }

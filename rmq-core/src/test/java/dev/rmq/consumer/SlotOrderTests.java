@@ -357,4 +357,46 @@ class SlotOrderTests extends StandaloneRedisTest {
             assertThat(outOfOrder(handled)).as("out of order with polls of %s", batchSize).isZero();
         }
     }
+
+    @Test
+    void aDelayedMessageThatComesDueInASlotWithWaitingMessagesGoesBeforeLessUrgentOnesOfOtherSlots() {
+        TopicDefinition topic = TopicDefinition.builder("due-later", TopicType.PRIORITY).slotAmount(2).build();
+        rmq = RmqClient.builder(redisson).topic(topic).build();
+        String lowSlot = basisOf(topic, 0);
+        String busySlot = basisOf(topic, 1);
+        List<OutgoingMessage> batch = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            batch.add(OutgoingMessage.priority(topic.name(), "low", 20).withKey("low" + i).withSlotBasis(lowSlot));
+        }
+        for (int i = 0; i < 40; i++) {
+            batch.add(OutgoingMessage.priority(topic.name(), "mid", 50).withKey("mid" + i).withSlotBasis(busySlot));
+        }
+        rmq.producer().sendAll(batch);
+        List<String> seen = new CopyOnWriteArrayList<>();
+        RmqConsumerContainer<String> container = rmq.container(topic.name(), String.class, m -> {
+            seen.add(m.key());
+            Thread.sleep(20); // the handler's work: the other slot's 40 messages take 800 ms
+            return ConsumeResult.success();
+        }).settings(ConsumerSettings.DEFAULTS.withConcurrency(1).withBatchSize(1)).build();
+        open.add(container::stop);
+        container.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() >= 2);
+        // no send wakes the consumer when it comes due, in the slot whose known head is the least urgent
+        rmq.producer().send(OutgoingMessage.priority(topic.name(), "urgent", 100).withKey("urgent")
+                .withSlotBasis(lowSlot).withDelay(Duration.ofMillis(200)));
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() == 44);
+        // due about ten handlers after it was sent; before the fix it came after the whole backlog of the other slot
+        assertThat(seen.subList(seen.indexOf("urgent"), seen.size()).stream().filter(key -> key.startsWith("mid")))
+                .as("taken once due, before the other slot's less urgent backlog is done").hasSizeGreaterThan(15);
+    }
+
+    /** A slot basis that routes to {@code slot}. */
+    private static String basisOf(TopicDefinition topic, int slot) {
+        for (int i = 0; ; i++) {
+            if (topic.slotOf("b" + i) == slot) {
+                return "b" + i;
+            }
+        }
+    }
 }

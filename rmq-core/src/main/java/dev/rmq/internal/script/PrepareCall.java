@@ -46,12 +46,14 @@ public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fe
      * @param later     on a time-based topic, the due time (epoch ms) of the earliest message left when the wait
      *                  runs to it; null when one is due, none waits, the topic is paused, or a lease or the idle
      *                  poll ends the wait sooner
+     * @param delayedMicros on a priority topic with a message due now ({@code next}): how long until its earliest
+     *                  delayed message comes due, in µs by the Redis clock as the call ran; null when none is delayed
      * @param ended     the outcome of each of the call's acks, in order
      * @param messages  the messages taken, in consume order
      */
     public record Polled(long token, long waitMicros, List<Recovered> recovered, long expired, boolean paused,
-                         @Nullable Long next, @Nullable Long later, List<AckOutcome> ended,
-                         List<Message> messages) {
+                         @Nullable Long next, @Nullable Long later, @Nullable Long delayedMicros,
+                         List<AckOutcome> ended, List<Message> messages) {
     }
 
     /**
@@ -78,12 +80,12 @@ public record PrepareCall(RetryPolicy policy, int batch, long leaseMs, String fe
 
     static final Reply<Polled> REPLY = Reply.of(
             Reply.fields().number("token").number("wait_us").number("expired").flag("paused")
-                    .text("next").text("later").text("ended"),
+                    .text("next").text("later").text("ended").text("delayed_us"),
             "messages", Reply.fields().text("key").bytes("envelope"),
             row -> new Message(row.text("key"), row.bytes("envelope")),
             head -> new Polled(head.number("token"), head.number("wait_us"), head.rows("recovered"),
                     head.number("expired"), head.flag("paused"), score(head.text("next")), score(head.text("later")),
-                    outcomes(head.text("ended")), head.rows()))
+                    score(head.text("delayed_us")), outcomes(head.text("ended")), head.rows()))
             .thenList("recovered", Reply.fields().text("key").word("outcome", RECOVERY_OUTCOMES),
                     row -> new Recovered(row.text("key"), row.word("outcome")));
 

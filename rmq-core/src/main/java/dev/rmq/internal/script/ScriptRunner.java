@@ -194,7 +194,7 @@ public final class ScriptRunner {
      * The scores of the {@code n} most urgent waiting messages of each slot, most urgent first, read in one round
      * trip per Redis node, with the wake keys a priority topic's order needs (see {@link SlotHeads}).
      */
-    public CompletableFuture<List<List<Long>>> tops(List<SlotKeys> slots, boolean highest, int n) {
+    public CompletableFuture<List<SlotHeads.Heads>> tops(List<SlotKeys> slots, boolean highest, int n) {
         return heads.tops(slots, highest, n);
     }
 

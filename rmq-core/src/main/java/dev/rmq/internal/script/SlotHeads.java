@@ -13,7 +13,15 @@ import java.util.concurrent.CompletableFuture;
  * The plain reads of the slots' heads that a consumer orders its slots by: a script call's fixed cost would be many
  * times that of the read. They go to the masters, as the scripts do, so they see what the scripts just wrote.
  */
-final class SlotHeads {
+public final class SlotHeads {
+
+    /**
+     * A slot's head as read: the scores of its most urgent waiting messages, most urgent first, and on a priority
+     * topic when its earliest delayed message comes due (epoch ms by the Redis clock; null when none is delayed, or
+     * on a time-based topic). No send tells the consumer when that one comes due, and it may be more urgent.
+     */
+    public record Heads(List<Long> scores, @Nullable Long delayedDueMs) {
+    }
 
     private final MasterCommands master;
 
@@ -31,13 +39,16 @@ final class SlotHeads {
      * after it tells the consumer. A wake-up leaves the key saying what woke it, so the read of a woken slot needs
      * one round trip. A wake-up that overtakes a read makes the consumer drop what it read (see PollTiming).
      */
-    CompletableFuture<List<List<Long>>> tops(List<SlotKeys> slots, boolean highest, int n) {
+    CompletableFuture<List<Heads>> tops(List<SlotKeys> slots, boolean highest, int n) {
         MasterCommands.Batch first = master.batch();
         List<CompletableFuture<List<Long>>> reads = new ArrayList<>(slots.size());
         List<CompletableFuture<@Nullable String>> marks = new ArrayList<>(slots.size());
+        // a priority topic's delayed heads: a message there does not move among the others until a poll of its slot
+        List<@Nullable CompletableFuture<List<Double>>> delayed = new ArrayList<>(slots.size());
         for (SlotKeys keys : slots) {
             reads.add(top(first, keys, highest, n));
             marks.add(first.get(keys.wake()));
+            delayed.add(highest ? first.scores(keys.delayed(), false, 1) : null);
         }
         return first.execute().thenCompose(done -> {
             List<List<Long>> tops = new ArrayList<>(slots.size());
@@ -55,7 +66,7 @@ final class SlotHeads {
                 }
             }
             if (again.stream().allMatch(Objects::isNull)) {
-                return CompletableFuture.completedFuture(tops);
+                return CompletableFuture.completedFuture(heads(tops, delayed));
             }
             return second.execute().thenApply(written -> {
                 for (int i = 0; i < tops.size(); i++) {
@@ -63,9 +74,19 @@ final class SlotHeads {
                         tops.set(i, again.get(i).join());
                     }
                 }
-                return tops;
+                return heads(tops, delayed);
             });
         });
+    }
+
+    private static List<Heads> heads(List<List<Long>> tops, List<@Nullable CompletableFuture<List<Double>>> delayed) {
+        List<Heads> heads = new ArrayList<>(tops.size());
+        for (int i = 0; i < tops.size(); i++) {
+            CompletableFuture<List<Double>> due = delayed.get(i);
+            List<Double> earliest = due == null ? List.of() : due.join();
+            heads.add(new Heads(tops.get(i), earliest.isEmpty() ? null : earliest.get(0).longValue()));
+        }
+        return heads;
     }
 
     private static CompletableFuture<List<Long>> top(MasterCommands.Batch batch, SlotKeys keys, boolean highest,

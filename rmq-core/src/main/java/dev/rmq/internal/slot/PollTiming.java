@@ -2,6 +2,7 @@ package dev.rmq.internal.slot;
 
 import dev.rmq.internal.script.PrepareCall;
 import dev.rmq.topic.TopicType;
+import org.jspecify.annotations.Nullable;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -37,6 +38,12 @@ final class PollTiming {
     /** Whether {@link #urgency} was known for the end of a wait, and holds only until {@link #urgencyUntilNanos}. */
     private volatile boolean urgencyBounded;
     private volatile long urgencyUntilNanos;
+    /**
+     * Whether a priority slot's delayed message comes due at {@link #delayedDueNanos} while the slot holds messages
+     * due: from then on the slot is polled first (see {@link #urgency()}).
+     */
+    private volatile boolean delayedDue;
+    private volatile long delayedDueNanos;
 
     PollTiming(long holdUntilNanos) {
         this.holdUntilNanos = holdUntilNanos;
@@ -106,6 +113,9 @@ final class PollTiming {
         urgency = waitMicros > 0 ? afterWait : next;
         urgencyUntilNanos = sentNanos + TimeUnit.MICROSECONDS.toNanos(waitMicros) + keptNanos;
         urgencyBounded = waitMicros > 0;
+        Long delayedMicros = waitMicros == 0 && !type.isTimed() ? polled.delayedMicros() : null;
+        delayedDue = delayedMicros != null;
+        delayedDueNanos = delayedMicros == null ? 0 : sentNanos + TimeUnit.MICROSECONDS.toNanos(delayedMicros);
         nextPollNanos = waitMicros == 0 ? System.nanoTime() : sentNanos + TimeUnit.MICROSECONDS.toNanos(waitMicros);
         // Read after the urgency and the next poll are written: a wake-up counted later writes its own over them. One
         // counted since the call went out may tell of a message the script did not see, or one sent after the script
@@ -139,8 +149,17 @@ final class PollTiming {
         return wakes.get() != wakesAtPoll;
     }
 
+    /**
+     * How urgent the slot's next due message is. Once a priority slot's delayed message has come due, positive
+     * infinity: it may be more urgent than any known, no send tells of it, and only a poll of this slot moves it
+     * among the others, so the slot goes first; the poll, with the next slot's head as its floor, reads it anew.
+     */
     double urgency() {
-        return urgencyBounded && System.nanoTime() - urgencyUntilNanos > 0 ? Double.NaN : urgency;
+        long now = System.nanoTime();
+        if (delayedDue && now - delayedDueNanos >= 0) {
+            return Double.POSITIVE_INFINITY;
+        }
+        return urgencyBounded && now - urgencyUntilNanos > 0 ? Double.NaN : urgency;
     }
 
     long wakes() {
@@ -152,9 +171,14 @@ final class PollTiming {
      * may tell of a message the read did not see, so the head is not known then. Written before the count is read
      * again: a wake-up counted after that forgets the head itself.
      */
-    void urgency(double value, long wakesBefore) {
+    void urgency(double value, @Nullable Long delayedDueMs, long wakesBefore) {
         urgency = value;
         urgencyBounded = false;
+        // the read gives the Redis clock's epoch ms, this JVM's clock says when that is: off by their skew, which a
+        // poll that comes early corrects (its reply says how long is left, by the Redis clock)
+        delayedDue = delayedDueMs != null && !Double.isInfinite(value);
+        delayedDueNanos = delayedDueMs == null ? 0
+                : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayedDueMs - System.currentTimeMillis());
         if (wakes.get() != wakesBefore) {
             urgency = Double.NaN;
         }

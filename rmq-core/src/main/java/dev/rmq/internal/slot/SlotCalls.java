@@ -13,6 +13,7 @@ import dev.rmq.internal.script.PrepareCall;
 import dev.rmq.internal.script.PutbackCall;
 import dev.rmq.internal.script.RetryPolicy;
 import dev.rmq.internal.script.ScriptRunner;
+import dev.rmq.internal.script.SlotHeads;
 import dev.rmq.topic.DeliveryGuarantee;
 import dev.rmq.topic.TopicDefinition;
 import org.jspecify.annotations.Nullable;
@@ -79,7 +80,7 @@ public final class SlotCalls {
      * The scores of each slot's {@code n} most urgent waiting messages, most urgent first; see {@link
      * ScriptRunner#tops}.
      */
-    public List<List<Long>> tops(List<SlotKeys> slots, int n) {
+    public List<SlotHeads.Heads> tops(List<SlotKeys> slots, int n) {
         return watched(() -> Futures.joinBounded(scripts.tops(slots, !topic.type().isTimed(), n)));
     }
 

@@ -1,6 +1,7 @@
 package dev.rmq.internal.slot;
 
 import dev.rmq.consumer.SlotOrder;
+import dev.rmq.internal.script.SlotHeads;
 import dev.rmq.topic.TopicType;
 import org.jspecify.annotations.Nullable;
 
@@ -53,8 +54,10 @@ public final class SlotChoice {
     }
 
     /** What a read of a slot's most urgent scores tells of its head, unless a wake-up came during the read. */
-    private static void read(SlotSession<?> session, List<Long> top, long wakesBefore) {
-        session.timing().urgency(urgency(session.topic().type(), top.isEmpty() ? null : top.get(0)), wakesBefore);
+    private static void read(SlotSession<?> session, SlotHeads.Heads heads, long wakesBefore) {
+        List<Long> top = heads.scores();
+        session.timing().urgency(urgency(session.topic().type(), top.isEmpty() ? null : top.get(0)),
+                heads.delayedDueMs(), wakesBefore);
     }
 
     /** Unknown heads, whose read failed, go after every known one. */
@@ -81,7 +84,7 @@ public final class SlotChoice {
         if (!unknown.isEmpty()) {
             long[] wakes = wakes(unknown);
             try {
-                List<List<Long>> heads = calls.tops(unknown.stream().map(session -> session.keys).toList(), 1);
+                List<SlotHeads.Heads> heads = calls.tops(unknown.stream().map(session -> session.keys).toList(), 1);
                 for (int i = 0; i < unknown.size(); i++) {
                     read(unknown.get(i), heads.get(i), wakes[i]);
                 }
@@ -125,7 +128,11 @@ public final class SlotChoice {
         TopicType type = due.get(0).topic().type();
         // a time-based backlog is late as a whole: its polls are not cut short, which would cost many more of them
         boolean floors = !type.isTimed();
-        Long best = floors ? score(type, ranked.get(0).urgency()) : null;
+        // the most urgent head known; a slot whose delayed message came due (positive infinity) has none to give
+        Long best = null;
+        for (int i = 0; floors && best == null && i < ranked.size(); i++) {
+            best = score(type, ranked.get(i).urgency());
+        }
         for (Ranked<T> slot : ranked) {
             if (!(slot.urgency() > Double.NEGATIVE_INFINITY)) {
                 picks.add(new Pick<>(slot.session(), best));
@@ -148,7 +155,7 @@ public final class SlotChoice {
             return null;
         }
         long[] wakes = wakes(due);
-        List<List<Long>> tops;
+        List<SlotHeads.Heads> tops;
         try {
             tops = calls.tops(due.stream().map(session -> session.keys).toList(), want);
         } catch (RuntimeException e) {
@@ -158,7 +165,7 @@ public final class SlotChoice {
         // {score, slot, rank in its slot}: equals go a rank of each slot at a time, so a busy slot starves none
         List<long[]> merged = new ArrayList<>();
         for (int i = 0; i < due.size(); i++) {
-            List<Long> scores = tops.get(i);
+            List<Long> scores = tops.get(i).scores();
             for (int rank = 0; rank < scores.size(); rank++) {
                 merged.add(new long[] {scores.get(rank), i, rank});
             }
@@ -176,7 +183,7 @@ public final class SlotChoice {
             SlotSession<T> session = due.get(i);
             read(session, tops.get(i), wakes[i]);
             // a slot with nothing waiting is still polled: its poll recovers expired leases
-            if (parts[i] > 0 || tops.get(i).isEmpty()) {
+            if (parts[i] > 0 || tops.get(i).scores().isEmpty()) {
                 picks.add(new Pick<>(session, floor, Math.max(1, parts[i])));
             }
         }

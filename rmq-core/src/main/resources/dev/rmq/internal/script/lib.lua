@@ -457,7 +457,9 @@ end
 -- urgent than that tells it to look again. A wake-up leaves the message that woke it in the key: the consumer reads
 -- the slot's head before it chooses among its slots, and finds that message or a more urgent one, so the key already
 -- says what the read needs, and a message more urgent still wakes it again. On a priority topic a wake-up by a
--- delayed message leaves its due time ('d'), and any message then placed among the waiting is more urgent.
+-- delayed message leaves its due time ('d'), and any message then placed among the waiting is more urgent. A
+-- message that waits in delayed wakes a consumer that knows the slot's head ('p'): nothing tells it when the message
+-- comes due, which may be more urgent than that head, so it reads the slot's delayed head with its head (SlotHeads).
 local function wake_if_earlier(due_ms, channel, slot)
     local planned = redis.call('GET', K_WAKE)
     if not planned then
@@ -466,7 +468,7 @@ local function wake_if_earlier(due_ms, channel, slot)
     local mark = string.sub(planned, 1, 1)
     local wakes
     if mark == 'p' then
-        wakes = PLACED_TOP and PLACED_TOP > tonumber(string.sub(planned, 2))
+        wakes = (PLACED_TOP and PLACED_TOP > tonumber(string.sub(planned, 2))) or due_ms > NOW_MS
     elseif mark == 'd' then
         wakes = PLACED_TOP or due_ms < tonumber(string.sub(planned, 2))
     else

@@ -38,6 +38,10 @@
 --                   when the wait is over, until the wake key expires
 --   ended           the outcome of each of acks[], in order, separated by spaces ('' with none): the words of
 --                   ack.lua's outcome
+--   delayed_us      on a priority topic with a message due now (next): how long until its earliest delayed
+--                   message comes due, in microseconds by the Redis clock ('' when none is delayed). No send wakes
+--                   the consumer then, and only a poll of this slot moves the message among the others, which
+--                   may be more urgent than next: the consumer polls the slot first from then on
 --   messages[]      the messages taken, in consume order, each:
 --     key           its key
 --     envelope      its envelope, the attempt already counted: attempts 0 is a first delivery (see env_bump)
@@ -118,8 +122,8 @@ if rare > 0 then
     redis.call('ZREMRANGEBYSCORE', K_CANCELLED, '-inf', us_text())
 end
 local deadline = NOW_US + lease_ms * 1000
-local out = { deadline, 0, expired, 0, '', '', ended, 0 }
-local NEXT, LATER, HEAD = 5, 6, 8
+local out = { deadline, 0, expired, 0, '', '', ended, '', 0 }
+local NEXT, LATER, DELAYED, HEAD = 5, 6, 8, 9
 
 if rare > 0 and redis.call('EXISTS', K_PAUSED) == 1 then
     -- no planned poll, so that sends do not wake a consumer that would take nothing; a resume wakes every slot
@@ -259,6 +263,13 @@ if first[2] and (priority or tonumber(first[2]) <= NOW_MS) then
     out[NEXT] = first[2]
     -- a send of a message more urgent than this one tells the consumer (see wake_if_earlier)
     redis.call('SET', K_WAKE, (priority and 'p' or 'd') .. first[2])
+    if priority then
+        -- read before the take where it may hold anything (nil when this call moved some, {} when none can wait)
+        delayed_head = delayed_head or redis.call('ZRANGE', K_DELAYED, '0', '0', 'WITHSCORES')
+        if delayed_head[2] then
+            out[DELAYED] = string.format('%d', math.max(0, tonumber(delayed_head[2]) * 1000 - NOW_US))
+        end
+    end
 else
     -- planned in microseconds: a message due at ms T is due from T * 1000 on
     local idle_ms = tonumber(ARG.idle_ms)

@@ -308,18 +308,18 @@ class ScriptProtocolTests {
     @Test
     void aReplyOfAnotherShapeIsRefusedNamingTheScriptAndItsFields() {
         assertThatIllegalStateException().isThrownBy(() -> PrepareCall.REPLY.decode(Script.PREPARE,
-                        List.of(1L, 0L, 0L, 0L, "".getBytes(), "".getBytes(), "".getBytes(), 2L, "a".getBytes(),
-                                "b".getBytes(), "c".getBytes(), 0L)))
-                .withMessageContaining("prepare.lua replied 12 part(s), where 2 row(s) of list 'messages', of 2"
-                        + " field(s) each, after 8 part(s) make at least 13")
+                        List.of(1L, 0L, 0L, 0L, "".getBytes(), "".getBytes(), "".getBytes(), "".getBytes(), 2L,
+                                "a".getBytes(), "b".getBytes(), "c".getBytes(), 0L)))
+                .withMessageContaining("prepare.lua replied 13 part(s), where 2 row(s) of list 'messages', of 2"
+                        + " field(s) each, after 9 part(s) make at least 14")
                 .withMessageContaining("messages[].envelope");
         // the last list's rows end the reply
         assertThatIllegalStateException().isThrownBy(() -> PrepareCall.REPLY.decode(Script.PREPARE,
-                        List.of(1L, 0L, 0L, 0L, "".getBytes(), "".getBytes(), "".getBytes(), 0L, 1L,
+                        List.of(1L, 0L, 0L, 0L, "".getBytes(), "".getBytes(), "".getBytes(), "".getBytes(), 0L, 1L,
                                 "k".getBytes(), "retry".getBytes(), "extra".getBytes())))
-                .withMessageContaining("1 row(s) of list 'recovered', of 2 field(s) each, after 9 part(s) make 11");
+                .withMessageContaining("1 row(s) of list 'recovered', of 2 field(s) each, after 10 part(s) make 12");
         assertThatIllegalStateException().isThrownBy(() -> PrepareCall.REPLY.decode(Script.PREPARE,
-                        List.of(1L, 0L, 0L, 0L, "".getBytes(), "".getBytes(), "".getBytes(), 0L, 1L,
+                        List.of(1L, 0L, 0L, 0L, "".getBytes(), "".getBytes(), "".getBytes(), "".getBytes(), 0L, 1L,
                                 "k".getBytes(), "committed".getBytes())))
                 .withMessageContaining("'committed' as its WORD field 'outcome', which holds one of");
         assertThatIllegalStateException().isThrownBy(() -> AckCall.REPLY.decode(Script.ACK, List.of(1L, "done".getBytes())))
@@ -335,12 +335,13 @@ class ScriptProtocolTests {
     @Test
     void aReplyOfTheRightShapeIsReadByName() {
         PrepareCall.Polled polled = PrepareCall.REPLY.decode(Script.PREPARE,
-                List.of(7L, 0L, 2L, 0L, "1732712345678".getBytes(), "".getBytes(), "committed stale".getBytes(), 1L,
-                        "k".getBytes(), new byte[] {9}, 2L, "r".getBytes(), "merged".getBytes(), "s".getBytes(),
-                        "dead".getBytes()));
+                List.of(7L, 0L, 2L, 0L, "1732712345678".getBytes(), "".getBytes(), "committed stale".getBytes(),
+                        "250000".getBytes(), 1L, "k".getBytes(), new byte[] {9}, 2L, "r".getBytes(), "merged".getBytes(),
+                        "s".getBytes(), "dead".getBytes()));
         assertThat(polled.token()).isEqualTo(7);
         assertThat(polled.next()).isEqualTo(1732712345678L);
         assertThat(polled.later()).isNull();
+        assertThat(polled.delayedMicros()).isEqualTo(250_000L);
         assertThat(polled.ended()).containsExactly(AckOutcome.COMMITTED, AckOutcome.STALE);
         assertThat(polled.recovered()).containsExactly(new PrepareCall.Recovered("r", AckOutcome.MERGED),
                 new PrepareCall.Recovered("s", AckOutcome.DEAD));

@@ -4,10 +4,12 @@ import dev.rmq.internal.script.PrepareCall;
 import dev.rmq.topic.TopicType;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * A slot's head read apart from a poll stands for the slot until a wake-up; a wake-up that arrives while the read is
@@ -19,7 +21,7 @@ class PollTimingTests {
     @Test
     void aHeadReadStandsUntilAWakeUp() {
         PollTiming timing = new PollTiming(System.nanoTime());
-        timing.urgency(-1_000.0, timing.wakes());
+        timing.urgency(-1_000.0, null, timing.wakes());
         assertThat(timing.urgency()).isEqualTo(-1_000.0);
 
         timing.wake(0);
@@ -32,10 +34,10 @@ class PollTimingTests {
         long before = timing.wakes();
         // the read is on its way when a send's wake-up arrives
         timing.wake(0);
-        timing.urgency(-1_000.0, before);
+        timing.urgency(-1_000.0, null, before);
         assertThat(timing.urgency()).as("the read's head, older than the wake-up").isNaN();
 
-        timing.urgency(-900.0, timing.wakes());
+        timing.urgency(-900.0, null, timing.wakes());
         assertThat(timing.urgency()).as("a read begun after it").isEqualTo(-900.0);
     }
 
@@ -68,7 +70,7 @@ class PollTimingTests {
 
     /** A reply that took nothing and planned a wait of {@code micros}, which runs to a head due at 5,000 ms. */
     private static PrepareCall.Polled waitingFor(long micros) {
-        return new PrepareCall.Polled(1_000L, micros, List.of(), 0, false, null, 5_000L, List.of(), List.of());
+        return new PrepareCall.Polled(1_000L, micros, List.of(), 0, false, null, 5_000L, null, List.of(), List.of());
     }
 
     @Test
@@ -95,5 +97,20 @@ class PollTimingTests {
         assertThat(timing.come(now)).as("not before the grace").isFalse();
         assertThat(timing.nextPollNanos() - now).as("the grace, not the planned wait of a minute")
                 .isLessThanOrEqualTo(grace);
+    }
+
+    @Test
+    void aPrioritySlotWhoseDelayedMessageComesDueGoesFirstSinceOnlyItsPollMovesThatMessage() {
+        PollTiming timing = new PollTiming(System.nanoTime());
+        timing.polling();
+        // messages due at priority 20, and a delayed one due 100 ms after the poll ran
+        timing.polled(new PrepareCall.Polled(1_000L, 0, List.of(), 0, false, 20L, null, 100_000L, List.of(),
+                List.of()), TopicType.PRIORITY, 0, System.nanoTime());
+        assertThat(timing.urgency()).isEqualTo(20.0);
+        await().atMost(Duration.ofSeconds(2)).until(() -> timing.urgency() == Double.POSITIVE_INFINITY);
+
+        timing.polling();
+        timing.polled(waitingFor(0), TopicType.PRIORITY, 0, System.nanoTime());
+        assertThat(timing.urgency()).as("the poll that moved it read the slot anew").isNotEqualTo(Double.POSITIVE_INFINITY);
     }
 }
