@@ -241,8 +241,9 @@ public class ConsumerContainer<T> implements RmqConsumerContainer<T> {
         }
         StopReport released = assignment.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         wakes.close();
-        // The leases' renewals end with the stop, also for a worker still in a handler that outlived it: what its
-        // batch did not start is left to its leases, as the report says, for another consumer to recover. Such a
+        // The leases' renewals end with the stop, also for a worker still in a handler that outlived it: its batch,
+        // the handler's own messages with the rest, is left to its leases, as the report says, for another consumer
+        // to recover (under ZooKeeper the slot is given back, and its renewals would be refused as fenced). Such a
         // worker asks for no watch any more, as it polls no more and holds no endings.
         workerFactory.stopped();
         List<String> unreachable = new ArrayList<>(released.unreachable());

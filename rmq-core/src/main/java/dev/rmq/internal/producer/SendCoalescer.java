@@ -142,15 +142,19 @@ final class SendCoalescer {
             synchronized (this) {
                 if (busy) {
                     int bytes = pending.bytes();
-                    long before = waitingBytes.getAndAdd(bytes);
-                    if (before + bytes > bufferBytes && !waiting.isEmpty() && UNREFUSED.get() == null) {
-                        waitingBytes.addAndGet(-bytes);
-                        SendPlan.Item item = pending.item();
-                        pending.result().completeExceptionally(new SendBufferFullException(item.topic().name(),
-                                item.message().key(), before, bufferBytes));
-                    } else {
-                        waiting.add(new Pending(pending.item(), pending.result(), true));
-                    }
+                    boolean refusable = !waiting.isEmpty() && UNREFUSED.get() == null;
+                    // added only when admitted: a refusal's bytes never show to another lane's check
+                    long before;
+                    do {
+                        before = waitingBytes.get();
+                        if (refusable && before + bytes > bufferBytes) {
+                            SendPlan.Item item = pending.item();
+                            pending.result().completeExceptionally(new SendBufferFullException(item.topic().name(),
+                                    item.message().key(), before, bufferBytes));
+                            return pending.result();
+                        }
+                    } while (!waitingBytes.compareAndSet(before, before + bytes));
+                    waiting.add(new Pending(pending.item(), pending.result(), true));
                     return pending.result();
                 }
                 busy = true;

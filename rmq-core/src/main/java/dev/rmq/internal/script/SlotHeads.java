@@ -61,6 +61,10 @@ public final class SlotHeads {
                 if (!top.isEmpty() && !counts(marks.get(i).join(), top.get(0), highest)) {
                     second.set(slots.get(i).wake(), (highest ? "p" : "d") + top.get(0));
                     again.add(top(second, slots.get(i), highest, n));
+                    if (highest) {
+                        // a send into delayed before the key was set woke no one: read after it, as the head is
+                        delayed.set(i, second.scores(slots.get(i).delayed(), false, 1));
+                    }
                 } else {
                     again.add(null);
                 }

@@ -127,6 +127,8 @@ local PARKED_SEEN = nil
 local PLACED_DUE = nil
 -- Whether any delivery of the slot is in flight, asked at most once per call (see added_as).
 local IN_FLIGHT_SEEN = nil
+-- Whether this call put a message in delayed, which wakes a consumer that knows the slot's head (see wake_if_earlier).
+local PLACED_DELAYED = false
 -- Whether this call seeded math.random from its clock, which only a backoff's jitter needs (see backoff_ms).
 local SEEDED = false
 
@@ -141,14 +143,14 @@ local function begin_call()
     NOW_US = tonumber(NOW_SECONDS .. NOW_MICROS)
     NOW_MS = math.floor(NOW_US / 1000)
     -- as begin_slot does, written out: a function call more would cost every call
-    PLACED_TOP, PARKED_SEEN, PLACED_DUE, IN_FLIGHT_SEEN, SEEDED = nil, nil, nil, nil, false
+    PLACED_TOP, PARKED_SEEN, PLACED_DUE, IN_FLIGHT_SEEN, SEEDED, PLACED_DELAYED = nil, nil, nil, nil, false, false
 end
 
 -- Moves a call of several slots on to the next: binds the keys of its block g of KEYS (0 the first; see bind_slot in
 -- the loader) and forgets what the call noted of the slot before.
 local function begin_slot(g)
     bind_slot(g)
-    PLACED_TOP, PARKED_SEEN, PLACED_DUE, IN_FLIGHT_SEEN = nil, nil, nil, nil
+    PLACED_TOP, PARKED_SEEN, PLACED_DUE, IN_FLIGHT_SEEN, PLACED_DELAYED = nil, nil, nil, nil, false
 end
 
 -- Numbers as the text that redis.call takes. Redis formats a number argument with "%.17g", and up to 7.0 that is
@@ -468,7 +470,7 @@ local function wake_if_earlier(due_ms, channel, slot)
     local mark = string.sub(planned, 1, 1)
     local wakes
     if mark == 'p' then
-        wakes = (PLACED_TOP and PLACED_TOP > tonumber(string.sub(planned, 2))) or due_ms > NOW_MS
+        wakes = (PLACED_TOP and PLACED_TOP > tonumber(string.sub(planned, 2))) or PLACED_DELAYED
     elseif mark == 'd' then
         wakes = PLACED_TOP or due_ms < tonumber(string.sub(planned, 2))
     else
@@ -485,6 +487,7 @@ end
 local function place(typ, key, env, m)
     if typ == 'P' and m.not_before > NOW_MS then
         redis.call('ZADD', K_DELAYED, m.not_before, key)
+        PLACED_DELAYED = true
     else
         redis.call('ZADD', K_STORE, m.score, member(m.order, key))
         if typ == 'P' then
@@ -665,6 +668,7 @@ local function fail(key, err, policy, mode)
             note_priority(m.score)
         else
             redis.call('ZADD', K_DELAYED, retry_at, key)
+            PLACED_DELAYED = true
         end
     else
         m.score = retry_at

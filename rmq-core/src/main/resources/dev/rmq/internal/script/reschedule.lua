@@ -41,6 +41,7 @@ if ARG.field == 'not_before' then
         redis.call('ZREM', K_STORE, at)
         if m.not_before > 0 then
             redis.call('ZADD', K_DELAYED, m.not_before, key)
+            PLACED_DELAYED = true
         else
             redis.call('ZADD', K_STORE, m.score, at)
             note_priority(m.score)

@@ -111,6 +111,7 @@ local function merge(key, old, m, debounce)
         if m.not_before > 0 then
             redis.call('ZREM', K_STORE, at)
             redis.call('ZADD', K_DELAYED, m.not_before, key)
+            PLACED_DELAYED = true
             return m.not_before
         end
         redis.call('ZADD', K_STORE, m.score, at)
