@@ -101,12 +101,12 @@ final class FixedCostSection {
             String send = "send_one_paced_" + gap + "ms";
             row(report, paced, send, "send.lua, one message, " + gap + " ms apart",
                     gap == 0 ? "single sends from rmq's producer, one after another" : "");
-            row(report, paced, send + ".redis_cpu", "  all of Redis's CPU", "the request's way in and out too");
+            row(report, paced, send + "_redis_cpu", "  all of Redis's CPU", "the request's way in and out too");
             if (limit.functions()) {
                 String noop = "noop_paced_" + gap + "ms";
                 row(report, paced, noop, "a Function that returns 1, " + gap + " ms apart",
                         "the floor of any call on this machine");
-                row(report, paced, noop + ".redis_cpu", "  all of Redis's CPU", "");
+                row(report, paced, noop + "_redis_cpu", "  all of Redis's CPU", "");
             }
         }
     }
@@ -114,7 +114,8 @@ final class FixedCostSection {
     /**
      * Calls made one at a time with {@code gapMs} between them: what a call costs once Redis has idled, its caches
      * cooled by whatever else ran meanwhile. Adds the script time per call under {@code fixed_cost.<name>}, and
-     * all of Redis's CPU per call, its way in and out included, under {@code fixed_cost.<name>.redis_cpu}.
+     * all of Redis's CPU per call, its way in and out included, under {@code fixed_cost.<name>_redis_cpu} (beside
+     * it, not below: the report's JSON nests a name at its dots, and a figure cannot hold another).
      */
     private void paced(String name, int gapMs, Runnable call) {
         for (int i = 0; i < 50; i++) {
@@ -131,7 +132,7 @@ final class FixedCostSection {
         // the snapshots' own INFO calls are not scripts, so the script time is the calls' alone; Redis's CPU takes
         // in the two INFO calls of the snapshots, a few µs over 300 calls
         context.samples().add("fixed_cost." + name, cost.usecPer(RedisProbe.SCRIPTS, PACED_SENDS));
-        context.samples().add("fixed_cost." + name + ".redis_cpu", cost.cpuMicrosPer(PACED_SENDS));
+        context.samples().add("fixed_cost." + name + "_redis_cpu", cost.cpuMicrosPer(PACED_SENDS));
     }
 
     /**
