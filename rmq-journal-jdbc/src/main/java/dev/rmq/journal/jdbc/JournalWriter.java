@@ -218,6 +218,7 @@ final class JournalWriter implements Runnable {
                 }
                 writingSince = batch.get(0).time();
                 if (writeUntilDone(batch)) {
+                    placeWaitingBeforeFlush(batch);
                     written.addAndGet(batch.stream().skip(retried).filter(row -> !(row instanceof Row.Flush)).count());
                     batch.forEach(row -> complete(row, null));
                 } else {
@@ -238,6 +239,21 @@ final class JournalWriter implements Runnable {
             log.info("the journal closes with {} changes still waiting for their message's row; they are dropped",
                     deferred.size());
         }
+    }
+
+    /**
+     * A flush waits for the changes that waited for their message's row, which this batch may have brought: a
+     * consumer's delivery can be heard of before the send that made it, whose row is queued once Redis has answered.
+     * They are tried once more now, so that what the flush's caller then reads holds them; those that still find no
+     * row wait on (and are lost if the journal closes meanwhile, as waiting changes are).
+     */
+    private void placeWaitingBeforeFlush(List<Row> batch) throws InterruptedException {
+        if (deferred.isEmpty() || batch.stream().noneMatch(Row.Flush.class::isInstance)) {
+            return;
+        }
+        List<Row> waited = new ArrayList<>();
+        deferred.takeInto(waited);
+        writeUntilDone(waited);
     }
 
     private static void complete(Row row, @Nullable Throwable error) {
