@@ -305,10 +305,9 @@ public final class RmqClient implements AutoCloseable {
         }
 
         /**
-         * The most bytes of messages that single sends may hold waiting for the call in flight to Redis before them,
-         * over all topics; 32 MiB by default, at least 1024. A send past it fails at once, unsent, with
-         * {@link dev.rmq.producer.SendBufferFullException}, but the first to wait in its lane, and those a
-         * transaction's commit releases.
+         * The most bytes of messages that single sends may hold waiting for the call before them; 32 MiB by default,
+         * at least 1024. A send past it fails at once, unsent, with {@link dev.rmq.producer.SendBufferFullException},
+         * but the first to wait in its lane, and those a transaction's commit releases.
          */
         public Builder sendBufferBytes(long value) {
             if (value < MIN_SEND_BUFFER_BYTES) {
