@@ -357,4 +357,22 @@ class PullerTests extends StandaloneRedisTest {
             return closed.stream().allMatch(ref -> ref.get() == null);
         });
     }
+
+    @Test
+    void aMessageTheProgramDroppedIsLetGoOnceItsLeaseRanOutAndItsSlotIsPolledAgain() {
+        RmqPuller<String> puller = puller(TASKS.name());
+        rmq.producer().send(OutgoingMessage.priority(TASKS.name(), "work", 50).withKey("dropped"));
+        WeakReference<PulledMessage<String>> dropped = new WeakReference<>(pollOne(puller));
+        // the program never ends it (an HTTP client that went away): its lease of 1 s runs out, and it comes again
+        PulledMessage<String> again = await().atMost(Duration.ofSeconds(10)).until(() -> {
+            List<PulledMessage<String>> got = puller.poll(1, Duration.ofMillis(200));
+            return got.isEmpty() ? null : got.get(0);
+        }, java.util.Objects::nonNull);
+        assertThat(again.attempt()).isEqualTo(2);
+        assertThat(again.ack()).isEqualTo(AckOutcome.COMMITTED);
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            System.gc();
+            return dropped.get() == null;
+        });
+    }
 }

@@ -24,6 +24,15 @@ final class Outstanding<T> {
         out.remove(delivery);
     }
 
+    /**
+     * Forgets the deliveries whose lease ran out by {@code nowNanos}: a puller's program may drop a message and never
+     * end it (an HTTP client that went away), and one kept here for good would be walked on every poll. Redis
+     * recovers its lease and delivers it again; an ending of the dropped one is refused as stale.
+     */
+    void forgetLeaseOver(long nowNanos) {
+        out.removeIf(delivery -> delivery.leaseOver(nowNanos));
+    }
+
     /** Whether any of them was out. */
     boolean removeAll(Collection<? extends Delivery<?>> deliveries) {
         return out.removeAll(deliveries);

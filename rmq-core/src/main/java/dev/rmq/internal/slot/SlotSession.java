@@ -220,6 +220,8 @@ public final class SlotSession<T> {
         long leaseEnds = poll.sentNanos() + TimeUnit.MILLISECONDS.toNanos(polled.token() / 1000 - poll.redisNowMs());
         List<Delivery<T>> deliveries = owner.decodeAll(this, polled, leaseEnds);
         if (owner.guarantee().leased()) {
+            // what the program never ended and whose lease ran out is let go: Redis delivers it again
+            out.forgetLeaseOver(System.nanoTime());
             out.addAll(deliveries);
         }
         return new Batch<>(deliveries, poll.redisNowMs(), poll.receivedNanos(),
