@@ -391,6 +391,39 @@ class SlotOrderTests extends StandaloneRedisTest {
                 .as("taken once due, before the other slot's less urgent backlog is done").hasSizeGreaterThan(15);
     }
 
+    @Test
+    void aPullerTakesADelayedMessageThatCameDueBeforeLessUrgentOnesOfOtherSlots() throws Exception {
+        TopicDefinition topic = TopicDefinition.builder("due-later-pull", TopicType.PRIORITY).slotAmount(2).build();
+        rmq = RmqClient.builder(redisson).topic(topic).build();
+        String lowSlot = basisOf(topic, 0);
+        String busySlot = basisOf(topic, 1);
+        List<OutgoingMessage> batch = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            batch.add(OutgoingMessage.priority(topic.name(), "low", 20).withKey("low" + i).withSlotBasis(lowSlot));
+        }
+        for (int i = 0; i < 40; i++) {
+            batch.add(OutgoingMessage.priority(topic.name(), "mid", 50).withKey("mid" + i).withSlotBasis(busySlot));
+        }
+        rmq.producer().sendAll(batch);
+        RmqPuller<String> puller = puller(topic.name(), SlotOrder.MOST_URGENT);
+        List<String> seen = new ArrayList<>();
+        while (seen.size() < 44) {
+            if (seen.size() == 2) {
+                // in the slot whose head is the least urgent; nothing tells the puller when it comes due
+                rmq.producer().send(OutgoingMessage.priority(topic.name(), "urgent", 100).withKey("urgent")
+                        .withSlotBasis(lowSlot).withDelay(Duration.ofMillis(200)));
+            }
+            List<PulledMessage<String>> got = puller.poll(1, Duration.ofSeconds(5));
+            assertThat(got).as("a pull after %s message(s)", seen.size()).hasSize(1);
+            seen.add(got.get(0).key());
+            assertThat(got.get(0).ack()).isEqualTo(AckOutcome.COMMITTED);
+            Thread.sleep(20); // the program's work: the other slot's 40 messages take 800 ms
+        }
+        // due about ten pulls after it was sent; before the fix it came after the whole backlog of the other slot
+        assertThat(seen.subList(seen.indexOf("urgent"), seen.size()).stream().filter(key -> key.startsWith("mid")))
+                .as("taken once due, before the other slot's less urgent backlog is done").hasSizeGreaterThan(15);
+    }
+
     /** A slot basis that routes to {@code slot}. */
     private static String basisOf(TopicDefinition topic, int slot) {
         for (int i = 0; ; i++) {
