@@ -70,7 +70,12 @@ abstract class HandWrittenRun {
     }
 
     void failedSend(long seq, String topic, String key, long at, long value) {
-        event("producer", new HarnessEvent.SendFailed(at + 500, seq, topic, key, false, at, value,
+        failedSend(seq, topic, key, at, at + 500, value);
+    }
+
+    /** A send whose call began at {@code at} and failed at {@code end}. */
+    void failedSend(long seq, String topic, String key, long at, long end, long value) {
+        event("producer", new HarnessEvent.SendFailed(end, seq, topic, key, false, at, value,
                 "RmqUnavailableException: down"));
     }
 

@@ -153,6 +153,24 @@ class InvariantCheckerTests extends HandWrittenRun {
         assertThat(result.figure("early")).isEqualTo(1);
     }
 
+    @Test
+    void aFailedSendWhoseCallWasStillUnderWayWhenADeliveryBeganMayHaveMadeTheNextMessageItself() {
+        long ms = T0 / 1000;
+        sent(0, MERGE, "n.m.1", false, T0, 1000);
+        // stuck on a stalled master from 0.1 s to 5 s: applied at 4 s, after the first message was consumed, it made a
+        // new message due at 5 s
+        failedSend(1, MERGE, "n.m.1", T0 + 100 * MS, T0 + 5 * S, 1000);
+        ran("c1-1", "m-0", MERGE, 0, "n.m.1", 0, 1, T0 + 1000 * MS, T0 + 1001 * MS, "ok", ms + 1000, ms + 1000, 0);
+        // merged into that message, which keeps its due time, before its own time range is over
+        failedSend(2, MERGE, "n.m.1", T0 + 4500 * MS, 1000);
+        ran("c1-1", "m-0", MERGE, 0, "n.m.1", 2, 1, T0 + 5000 * MS, T0 + 5001 * MS, "ok", ms + 5000, ms + 5000, 0);
+
+        Verdict result = check();
+
+        assertThat(result.details().get("failed_sends_behind_a_delivery")).isEqualTo(1L);
+        assertThat(result.figure("early")).isZero();
+    }
+
     /**
      * A range-merge message (a time range of 1 s) whose first delivery fails, ending at {@code end}; a send of its
      * key at 2 s that failed (its own time range ends at 3 s); and a delivery of that send's payload at 2.4 s.

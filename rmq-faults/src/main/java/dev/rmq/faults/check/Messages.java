@@ -37,6 +37,15 @@ final class Messages {
         // message
         final List<Send> sends = new ArrayList<>(1);
         final List<Run> runs = new ArrayList<>(1);
+        /**
+         * For an instance split off behind a delivery ({@link #splitBehindDelivery}): the earliest time (epoch µs)
+         * at which a failed send of the instance before it, whose call was still under way when that delivery
+         * began, may have been applied and made this message; {@code Long.MAX_VALUE} for none. Its time range
+         * counts from then.
+         */
+        long lateCreationMicros = Long.MAX_VALUE;
+        /** The time range of that send, in ms. */
+        long lateCreationRangeMs;
         /** Its entry in the dead queue at the end of the run, or null. */
         @Nullable Dead dead;
         /** Null until the messages are all read and their statuses decided. */
@@ -91,6 +100,9 @@ final class Messages {
                 if (send.seq() <= seq && send.mayCreate()) {
                     earliest = Math.min(earliest, send.startMicros() / 1000 + send.value());
                 }
+            }
+            if (lateCreationMicros != Long.MAX_VALUE) {
+                earliest = Math.min(earliest, lateCreationMicros / 1000 + lateCreationRangeMs);
             }
             return earliest == Long.MAX_VALUE ? Long.MIN_VALUE : earliest;
         }
@@ -193,11 +205,24 @@ final class Messages {
             return;
         }
         long firstSeq = instance.firstSeq();
-        if (earlierOfKey.stream().noneMatch(other -> other.seq() < run.seq() && other.seq() >= firstSeq
-                && other.start() < run.start() && (goneForGood(other) || inFlightUntil(other) > failed.endMicros()))) {
+        Run ahead = earlierOfKey.stream().filter(other -> other.seq() < run.seq() && other.seq() >= firstSeq
+                && other.start() < run.start() && (goneForGood(other) || inFlightUntil(other) > failed.endMicros()))
+                .findFirst().orElse(null);
+        if (ahead == null) {
             return;
         }
         Instance behind = new Instance(instance.topic, instance.key, instance.type);
+        // a failed send before it whose call was still under way when that delivery began may have been applied
+        // after it, and made this message itself (a call stuck on a stalled master is applied seconds late)
+        for (Send earlier : instance.sends.subList(0, at)) {
+            if (!earlier.ok() && earlier.endMicros() > ahead.start()) {
+                long applied = Math.max(earlier.startMicros(), ahead.start());
+                if (applied / 1000 + earlier.value() < behind.lateCreationMicros / 1000 + behind.lateCreationRangeMs) {
+                    behind.lateCreationMicros = applied;
+                    behind.lateCreationRangeMs = earlier.value();
+                }
+            }
+        }
         List<Send> moved = instance.sends.subList(at, instance.sends.size());
         behind.sends.addAll(moved);
         moved.clear();
