@@ -73,6 +73,11 @@ public interface RmqPuller<T> extends AutoCloseable {
      * whose lease had run out is not acknowledged ({@link AckOutcome#STALE}) and will be delivered again.
      *
      * @throws IllegalArgumentException for a message not delivered by this puller, or one already ended
+     * @throws dev.rmq.exceptions.RmqUnavailableException when the call of some slot failed (an {@link
+     *         dev.rmq.exceptions.RmqException} when Redis refused it): every other slot's call is still made, and the
+     *         message says what their messages came to. Whether those of a failed call were acknowledged is not
+     *         known; all of them count as ended here, and those Redis did not acknowledge are delivered again once
+     *         their leases run out
      */
     List<AckOutcome> ackAll(Collection<? extends PulledMessage<T>> messages);
 

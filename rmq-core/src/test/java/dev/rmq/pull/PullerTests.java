@@ -5,6 +5,7 @@ import dev.rmq.Fixtures;
 import dev.rmq.RmqClient;
 import dev.rmq.StandaloneRedisTest;
 import dev.rmq.consumer.AckOutcome;
+import dev.rmq.exceptions.RmqException;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.topic.BackoffPolicy;
 import dev.rmq.topic.DeliveryGuarantee;
@@ -129,6 +130,31 @@ class PullerTests extends StandaloneRedisTest {
         assertThatThrownBy(first::ack).isInstanceOf(LeaseExpiredException.class)
                 .hasMessageContaining("'job'").hasMessageContaining("lease").hasMessageContaining("delivered again");
         assertThat(again.get(0).ack()).isEqualTo(AckOutcome.COMMITTED);
+    }
+
+    @Test
+    void anAckOfManyWhoseCallForOneSlotFailsStillAcknowledgesTheOtherSlotsAndSaysSo() {
+        RmqPuller<String> puller = puller(TASKS.name());
+        rmq.producer().sendAll(List.of(OutgoingMessage.priority(TASKS.name(), "a", 100).withKey("a").withSlotBasis(basisOf(0)),
+                OutgoingMessage.priority(TASKS.name(), "b", 100).withKey("b").withSlotBasis(basisOf(1)),
+                OutgoingMessage.priority(TASKS.name(), "c", 100).withKey("c").withSlotBasis(basisOf(2))));
+        Map<String, PulledMessage<String>> byKey = new HashMap<>();
+        await().atMost(Duration.ofSeconds(5)).until(() -> {
+            puller.poll(10, Duration.ofMillis(200)).forEach(m -> byKey.put(m.key(), m));
+            return byKey.size() == 3;
+        });
+        // the call for b's slot fails: its leases' key holds what no script can read
+        redis.command("DEL", "rmq:prepare{pull-tasks_1}");
+        redis.command("SET", "rmq:prepare{pull-tasks_1}", "not a sorted set");
+
+        assertThatThrownBy(() -> puller.ackAll(List.of(byKey.get("a"), byKey.get("b"), byKey.get("c"))))
+                .isInstanceOf(RmqException.class)
+                .hasMessageContaining("acknowledged 2 of 3 message(s) {COMMITTED=2}")
+                .hasMessageContaining("1 slot call(s) failed");
+        assertThat(redis.command("ZCARD", "rmq:prepare{pull-tasks_0}")).as("a's slot").isEqualTo(0L);
+        assertThat(redis.command("ZCARD", "rmq:prepare{pull-tasks_2}")).as("c's slot, after the failed one")
+                .isEqualTo(0L);
+        redis.command("DEL", "rmq:prepare{pull-tasks_1}");
     }
 
     @Test

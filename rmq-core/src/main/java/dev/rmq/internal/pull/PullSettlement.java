@@ -66,6 +66,23 @@ final class PullSettlement<T> {
         }
     }
 
+    /**
+     * Hands back, unstarted, those of a slot's deliveries that no other thread ends first, in one call; how many it
+     * handed back.
+     */
+    int releaseUnended(List<PulledDelivery<T>> deliveries) {
+        List<PulledDelivery<T>> claimed = deliveries.stream().filter(PulledDelivery::claim).toList();
+        if (claimed.isEmpty()) {
+            return 0;
+        }
+        try {
+            endAll(claimed.get(0).session(), claimed, AckCall.Op.RELEASE, "");
+        } finally {
+            claimed.get(0).session().forget(claimed);
+        }
+        return claimed.size();
+    }
+
     private List<AckOutcome> endAll(SlotSession<T> session, List<PulledDelivery<T>> deliveries, AckCall.Op op,
                                     String reason) {
         long now = System.nanoTime();

@@ -5,7 +5,6 @@ import dev.rmq.consumer.SlotAssignment;
 import dev.rmq.consumer.SlotOwner;
 import dev.rmq.consumer.StopReport;
 import dev.rmq.internal.redis.KeyLayout;
-import dev.rmq.internal.script.AckCall;
 import dev.rmq.internal.slot.Batch;
 import dev.rmq.internal.slot.ConsumerEvents;
 import dev.rmq.internal.slot.Delivery;
@@ -357,7 +356,8 @@ public final class PullSource<T> implements SlotOwner {
             }
             if (!unended.isEmpty()) {
                 try {
-                    settlement.settleAll(unended, AckCall.Op.RELEASE, "");
+                    // one that the program ends meanwhile is its to end
+                    settlement.releaseUnended(unended);
                 } catch (RuntimeException e) {
                     leftToLeases += unended.size();
                     log.debug("puller {} could not hand back {} message(s) of {}: {}", id, unended.size(),

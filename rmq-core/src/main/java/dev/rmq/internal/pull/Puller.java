@@ -3,7 +3,6 @@ package dev.rmq.internal.pull;
 import dev.rmq.consumer.AckOutcome;
 import dev.rmq.consumer.StopReport;
 import dev.rmq.exceptions.RmqUnavailableException;
-import dev.rmq.internal.script.AckCall;
 import dev.rmq.internal.slot.SlotSession;
 import dev.rmq.pull.DeliveryRef;
 import dev.rmq.pull.PulledMessage;
@@ -285,44 +284,8 @@ public final class Puller<T> implements RmqPuller<T> {
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public List<AckOutcome> ackAll(Collection<? extends PulledMessage<T>> messages) {
-        if (messages == null) {
-            throw new IllegalArgumentException("messages must not be null");
-        }
-        Map<SlotSession<T>, List<Integer>> bySlot = new LinkedHashMap<>();
-        List<PulledDelivery<T>> deliveries = new ArrayList<>();
-        Set<PulledDelivery<?>> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        for (PulledMessage<T> message : messages) {
-            if (!(message instanceof PulledDelivery<?> delivery) || !deliveredHere(delivery)) {
-                throw new IllegalArgumentException("message " + message + " was not delivered by puller " + id);
-            }
-            if (delivery.isSettled()) {
-                throw new IllegalArgumentException("message '" + delivery.key() + "' of " + delivery.topic() + "_"
-                        + delivery.slot() + " was already ended");
-            }
-            if (!seen.add(delivery)) {
-                throw new IllegalArgumentException("message '" + delivery.key() + "' of " + delivery.topic() + "_"
-                        + delivery.slot() + " is given more than once; each delivery is ended once");
-            }
-            PulledDelivery<T> mine = (PulledDelivery<T>) delivery;
-            bySlot.computeIfAbsent(mine.session(), s -> new ArrayList<>()).add(deliveries.size());
-            deliveries.add(mine);
-        }
-        AckOutcome[] outcomes = new AckOutcome[deliveries.size()];
-        for (Map.Entry<SlotSession<T>, List<Integer>> group : bySlot.entrySet()) {
-            List<PulledDelivery<T>> ofSlot = group.getValue().stream().map(deliveries::get).toList();
-            List<AckOutcome> ended;
-            try {
-                ended = ofSlot.get(0).settlement().settleAll(ofSlot, AckCall.Op.COMMIT, "");
-            } catch (dev.rmq.pull.LeaseExpiredException e) {
-                ended = Collections.nCopies(ofSlot.size(), AckOutcome.STALE);
-            }
-            for (int i = 0; i < ofSlot.size(); i++) {
-                outcomes[group.getValue().get(i)] = ended.get(i);
-            }
-        }
-        return List.of(outcomes);
+        return BatchAck.ackAll(id, messages, this::deliveredHere);
     }
 
     /** Whether this puller handed the delivery out: another puller's, even of the same topic, is not its to end. */
