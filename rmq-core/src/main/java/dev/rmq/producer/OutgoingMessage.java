@@ -85,6 +85,17 @@ public final class OutgoingMessage {
         return new OutgoingMessage(topic, type, payload, value, null, null, Map.of(), null, 0, null);
     }
 
+    /**
+     * The same message with another payload. A key derived from the payload is derived from the new one: give the
+     * old key ({@link #withKey}) to keep it.
+     */
+    public OutgoingMessage withPayload(Object payload) {
+        if (payload == null) {
+            throw new IllegalArgumentException("payload of a message to topic '" + topic + "' must not be null");
+        }
+        return new OutgoingMessage(topic, type, payload, value, key, slotBasis, headers, ttl, notBefore, repeatedKey);
+    }
+
     /** The same message with an explicit merge key instead of one derived from the payload. */
     public OutgoingMessage withKey(String key) {
         return new OutgoingMessage(topic, type, payload, value, MessageArguments.checkKey("key", key), slotBasis, headers,

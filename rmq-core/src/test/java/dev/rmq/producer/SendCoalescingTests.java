@@ -19,7 +19,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -39,33 +38,6 @@ class SendCoalescingTests extends StandaloneRedisTest {
     private long bufferBytes = RmqClient.DEFAULT_SEND_BUFFER_BYTES;
     /** Where the client {@link #producer} builds holds its sends; null for none. */
     private @Nullable TransactionLike hold;
-
-    /** Holds sends while it is open, as a transaction would, and runs them in order when it commits. */
-    private static final class TransactionLike implements SendHold {
-
-        private final List<Supplier<? extends CompletionStage<?>>> held = new ArrayList<>();
-        private volatile boolean open;
-
-        @Override
-        public boolean active() {
-            return open;
-        }
-
-        @Override
-        public boolean hold(Supplier<? extends CompletionStage<?>> send, Runnable drop) {
-            if (!open) {
-                return false;
-            }
-            held.add(send);
-            return true;
-        }
-
-        void commit() {
-            open = false;
-            held.forEach(Supplier::get);
-            held.clear();
-        }
-    }
 
     private RmqProducer producer(TopicDefinition topic) {
         return producer(topic, 10_000);
@@ -300,7 +272,7 @@ class SendCoalescingTests extends StandaloneRedisTest {
         TopicDefinition topic = TopicDefinition.builder("held", TopicType.RANGE_MERGE).slotAmount(1).build();
         RmqProducer producer = producer(topic);
         String payload = "x".repeat(500);
-        hold.open = true;
+        hold.begin();
         List<CompletableFuture<SendReceipt>> sends = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             sends.add(producer.sendAsync(OutgoingMessage.rangeMerge(topic.name(), payload, Duration.ofHours(1))

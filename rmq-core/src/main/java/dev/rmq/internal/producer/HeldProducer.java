@@ -1,5 +1,6 @@
 package dev.rmq.internal.producer;
 
+import dev.rmq.codec.EncodedPayload;
 import dev.rmq.internal.redis.Futures;
 import dev.rmq.producer.BatchSendException;
 import dev.rmq.producer.Durability;
@@ -71,9 +72,10 @@ public final class HeldProducer implements RmqProducer {
         if (!hold.active()) {
             return sends.sendAsync(message);
         }
-        SendReceipt deferred = deferred(message);
+        Held checked = held(message);
+        SendReceipt deferred = checked.receipt();
         CompletableFuture<SendReceipt> sent = new CompletableFuture<>();
-        boolean held = hold.hold(() -> started(() -> relay(sends.sendAsync(message), sent, deferred), sent),
+        boolean held = hold.hold(() -> started(() -> relay(sends.sendAsync(checked.message()), sent, deferred), sent),
                 () -> sent.completeExceptionally(new SendDroppedException(deferred.topic(), deferred.key())));
         return held ? sent : sends.sendAsync(message);
     }
@@ -83,9 +85,10 @@ public final class HeldProducer implements RmqProducer {
         if (!hold.active()) {
             return sends.send(message);
         }
-        SendReceipt deferred = deferred(message);
+        Held checked = held(message);
+        SendReceipt deferred = checked.receipt();
         CompletableFuture<SendReceipt> sent = new CompletableFuture<>();
-        boolean held = hold.hold(() -> started(() -> relay(sends.sendAsync(message), sent, deferred), sent),
+        boolean held = hold.hold(() -> started(() -> relay(sends.sendAsync(checked.message()), sent, deferred), sent),
                 () -> log.debug("the send of '{}' to {} was dropped: its transaction rolled back", deferred.key(),
                         deferred.topic()));
         return held ? deferred : sends.send(message);
@@ -96,9 +99,10 @@ public final class HeldProducer implements RmqProducer {
         if (!hold.active() || messages == null || messages.isEmpty()) {
             return sends.sendAllAsync(messages);
         }
-        List<SendReceipt> deferred = deferredAll(messages);
+        List<Held> checked = heldAll(messages);
+        List<SendReceipt> deferred = receipts(checked);
         CompletableFuture<List<SendReceipt>> sent = new CompletableFuture<>();
-        boolean held = hold.hold(() -> started(() -> relayAll(messages, sent, deferred), sent),
+        boolean held = hold.hold(() -> started(() -> relayAll(messagesOf(checked), sent, deferred), sent),
                 () -> sent.completeExceptionally(new SendDroppedException(deferred.get(0).topic(), deferred.size()
                         + " message(s) from '" + deferred.get(0).key() + "'")));
         return held ? sent : sends.sendAllAsync(messages);
@@ -109,9 +113,10 @@ public final class HeldProducer implements RmqProducer {
         if (!hold.active() || messages == null || messages.isEmpty()) {
             return sends.sendAll(messages);
         }
-        List<SendReceipt> deferred = deferredAll(messages);
+        List<Held> checked = heldAll(messages);
+        List<SendReceipt> deferred = receipts(checked);
         CompletableFuture<List<SendReceipt>> sent = new CompletableFuture<>();
-        boolean held = hold.hold(() -> started(() -> relayAll(messages, sent, deferred), sent),
+        boolean held = hold.hold(() -> started(() -> relayAll(messagesOf(checked), sent, deferred), sent),
                 () -> log.debug("a batch of {} message(s) was dropped: its transaction rolled back", deferred.size()));
         return held ? deferred : sends.sendAll(messages);
     }
@@ -131,19 +136,37 @@ public final class HeldProducer implements RmqProducer {
     }
 
     /**
-     * The receipt of a send held until the work commits: {@code message} checked and encoded as a send is, so that
-     * bad input fails inside the work, with the slot and key it will have; nothing is sent.
+     * A send held until the work commits: the message to send then, and the receipt that the send answers now.
+     * Its payload is encoded now and its key settled, so that the message sent is the one sent now, whatever
+     * becomes of the payload object meanwhile, and has the key the receipt names.
      */
-    private SendReceipt deferred(OutgoingMessage message) {
-        PreparedMessage checked = checks.checked(message);
-        return new SendReceipt(checked.topic(), checked.slot(), checked.key(), SendReceipt.Outcome.DEFERRED,
-                Duration.ZERO);
+    private record Held(OutgoingMessage message, SendReceipt receipt) {
     }
 
-    private List<SendReceipt> deferredAll(List<OutgoingMessage> messages) {
-        List<SendReceipt> deferred = new ArrayList<>(messages.size());
-        messages.forEach(message -> deferred.add(deferred(message)));
-        return deferred;
+    /**
+     * {@code message} checked and encoded as a send is, so that bad input fails inside the work, with the slot and
+     * key it will have; nothing is sent.
+     */
+    private Held held(OutgoingMessage message) {
+        PreparedMessage checked = checks.checked(message);
+        return new Held(message.withPayload(new EncodedPayload(checked.payload())).withKey(checked.key()),
+                new SendReceipt(checked.topic(), checked.slot(), checked.key(), SendReceipt.Outcome.DEFERRED,
+                        Duration.ZERO));
+    }
+
+    /** Each message held, in order: a copy, so that a list the caller reuses meanwhile changes nothing. */
+    private List<Held> heldAll(List<OutgoingMessage> messages) {
+        List<Held> held = new ArrayList<>(messages.size());
+        messages.forEach(message -> held.add(held(message)));
+        return held;
+    }
+
+    private static List<SendReceipt> receipts(List<Held> held) {
+        return held.stream().map(Held::receipt).toList();
+    }
+
+    private static List<OutgoingMessage> messagesOf(List<Held> held) {
+        return held.stream().map(Held::message).toList();
     }
 
     /**
