@@ -193,6 +193,25 @@ class ScheduleTests extends StandaloneRedisTest {
     }
 
     @Test
+    void aPayloadSupplierThatThrowsAnErrorFailsItsOwnTicksOnlyAndTheScheduleGoesOn() {
+        TopicDefinition topic = timers("erring");
+        AtomicInteger calls = new AtomicInteger();
+        RecurringSchedule failing = RecurringSchedule.builder("erring-once", "erring", TickRule.every(SECOND))
+                .payloadSupplier(() -> {
+                    if (calls.getAndIncrement() == 0) {
+                        throw new AssertionError("a supplier's own check");
+                    }
+                    return "tick";
+                }).build();
+        RecurringSchedule other = RecurringSchedule.builder("erring-other", "erring", TickRule.every(SECOND)).build();
+        RmqClient client = application(topic, failing, other);
+        consume(client, "erring", Duration.ZERO);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> calls.get() > 1 && ticksOf("erring-once").size() >= 2
+                && ticksOf("erring-other").size() >= 2);
+    }
+
+    @Test
     void aPauseStopsTicksInEveryApplicationAndAResumeStartsFromTheNext() {
         TopicDefinition topic = timers("paused");
         RecurringSchedule beat = RecurringSchedule.builder("paused-beat", "paused", TickRule.every(SECOND))

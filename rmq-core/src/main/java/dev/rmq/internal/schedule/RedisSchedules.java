@@ -211,7 +211,8 @@ public final class RedisSchedules implements RmqSchedules, AutoCloseable {
                         entry.failing = false;
                         log.info("schedule {}: its ticks are sent again", entry.schedule.name());
                     }
-                } catch (RuntimeException e) {
+                } catch (RuntimeException | LinkageError | AssertionError e) {
+                    // an application's payload supplier or rule may throw an Error too: it fails its own schedule
                     entry.wakeAt = now.plus(Duration.ofSeconds(1));
                     if (!entry.failing) {
                         entry.failing = true;

@@ -54,7 +54,8 @@ final class ScheduleRunner implements AutoCloseable {
             Instant next;
             try {
                 next = pass.get();
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | LinkageError | AssertionError e) {
+                // the thread goes on: ended, it would end every schedule of the client until a restart
                 log.warn("a pass over the schedules failed ({}); the next comes in a second", e.toString());
                 next = clock.instant().plusSeconds(1);
             }
