@@ -10,10 +10,11 @@ import java.time.ZonedDateTime;
 
 /**
  * The ticks of a cron expression in Spring's dialect ({@code @Scheduled(cron = ...)}: six fields, seconds first),
- * read in a time zone. On the day the clocks go back, an expression with a fixed hour (as {@code 0 30 2 * * *})
- * ticks once at a wall time that comes twice, at its first occurrence, while one whose hour is a wildcard
- * ({@code 0 0 * * * *}, {@code 0 0/15 *&#47;2 * * *}) ticks every real hour, as cron has always done; on the day
- * they go forward, a wall time that does not exist is skipped, as {@code @Scheduled} skips it.
+ * or one of Spring's macros ({@code @daily}), read in a time zone. On the day the clocks go back, an expression
+ * with a fixed hour (as {@code 0 0,30 2 * * *}) ticks once at each wall time that comes twice, at its first
+ * occurrence, while one whose hour is a wildcard ({@code 0 0 * * * *}, {@code 0 0/15 *&#47;2 * * *}, {@code @hourly})
+ * ticks every real hour, as cron has always done; on the day they go forward, a wall time that does not exist is
+ * skipped, as {@code @Scheduled} skips it.
  * Usable without a Spring context: {@code CronTicks.of("0 30 2 * * *", ZoneId.of("Europe/Berlin"))}.
  */
 public final class CronTicks implements TickRule {
@@ -28,7 +29,9 @@ public final class CronTicks implements TickRule {
         this.expression = expression;
         this.zone = zone;
         this.cron = cron;
-        this.everyHour = expression.split("\\s+")[2].startsWith("*");
+        // a macro (@daily) has one field: only @hourly runs every hour
+        this.everyHour = expression.startsWith("@") ? expression.equalsIgnoreCase("@hourly")
+                : expression.split("\\s+")[2].startsWith("*");
     }
 
     /**
@@ -67,8 +70,9 @@ public final class CronTicks implements TickRule {
     public Instant next(Instant after) {
         ZonedDateTime from = after.atZone(zone);
         ZonedDateTime next = cron.next(from);
-        // the second occurrence of a fixed wall time, after the clocks went back: one tick only
-        while (next != null && !everyHour && next.toLocalDateTime().equals(from.toLocalDateTime())) {
+        // a fixed wall time in the hour that comes twice, after the clocks went back, ticks at its first occurrence
+        // only, whichever occurrence the search starts from
+        while (next != null && !everyHour && !next.equals(next.withEarlierOffsetAtOverlap())) {
             next = cron.next(next);
         }
         if (next == null) {

@@ -35,6 +35,31 @@ class CronTicksTests {
     }
 
     @Test
+    void everyWallTimeOfAnHourThatComesTwiceTicksOnceAtItsFirstOccurrence() {
+        // 02:00 and 02:30 come at 00:00 and 00:30 UTC (CEST), and again at 01:00 and 01:30 UTC (CET)
+        List<Instant> ticks = ticks(CronTicks.of("0 0,30 2 * * *", BERLIN), Instant.parse("2026-10-24T12:00:00Z"), 3);
+
+        assertThat(ticks).containsExactly(Instant.parse("2026-10-25T00:00:00Z"), Instant.parse("2026-10-25T00:30:00Z"),
+                Instant.parse("2026-10-26T01:00:00Z"));
+    }
+
+    @Test
+    void aTickAskedForFromInsideTheRepeatedHourSkipsItsSecondOccurrence() {
+        // a schedule resumed at 01:00 UTC, 02:00 CET, when 02:30 came already as CEST
+        assertThat(CronTicks.of("0 30 2 * * *", BERLIN).next(Instant.parse("2026-10-25T01:00:00Z")))
+                .isEqualTo(Instant.parse("2026-10-26T01:30:00Z"));
+    }
+
+    @Test
+    void springsMacrosAreRead() {
+        assertThat(CronTicks.of("@daily", BERLIN).next(Instant.parse("2026-10-24T12:00:00Z")))
+                .isEqualTo(Instant.parse("2026-10-24T22:00:00Z"));
+        assertThat(ticks(CronTicks.of("@hourly", BERLIN), Instant.parse("2026-10-25T00:30:00Z"), 2))
+                .as("every real hour, the repeated one too")
+                .containsExactly(Instant.parse("2026-10-25T01:00:00Z"), Instant.parse("2026-10-25T02:00:00Z"));
+    }
+
+    @Test
     void aWallTimeThatDoesNotExistWhenTheClocksGoForwardIsSkippedThatDay() {
         // 2026-03-29: 02:00 CET becomes 03:00 CEST, so there is no 02:30 that day; @Scheduled skips it too
         List<Instant> ticks = ticks(CronTicks.of("0 30 2 * * *", BERLIN), Instant.parse("2026-03-27T12:00:00Z"), 3);
