@@ -96,8 +96,12 @@ final class OutboxRelay implements Runnable {
                 countIfDue();
             } catch (RuntimeException | SQLException e) {
                 trouble(e instanceof SQLException ? "the database" : "Redis", e);
-                pause(backoff, stopped);
-                backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+                backOff(stopped);
+                continue;
+            } catch (LinkageError | AssertionError e) {
+                // the thread goes on: ended, it would relay nothing more until a restart
+                log.error("the outbox relay failed: {}; it tries again in {}", e, backoff, e);
+                backOff(stopped);
                 continue;
             }
             recovered();
@@ -105,6 +109,12 @@ final class OutboxRelay implements Runnable {
                 pause(idle, stopped);
             }
         }
+    }
+
+    /** Waits out the backoff after a failure, and doubles it for the next, up to {@link #MAX_BACKOFF}. */
+    private void backOff(AtomicBoolean stopped) {
+        pause(backoff, stopped);
+        backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
     }
 
     /**
@@ -116,14 +126,11 @@ final class OutboxRelay implements Runnable {
         List<OutboxRow> rows;
         try (RelayTransaction transaction = RelayTransaction.begin(dataSource)) {
             try {
-                rows = OutboxRows.claim(transaction.connection(), batchSize, now, now.plus(claim));
-            } catch (SQLException e) {
+                rows = OutboxRows.claim(transaction.connection(), batchSize, now, now.plus(claim),
+                        now.plus(MAX_RETRY), this::reportUnreadable);
+            } catch (SQLException | RuntimeException e) {
                 transaction.rollbackQuietly();
                 throw e;
-            } catch (RuntimeException e) {
-                // a row this version cannot read (written by a newer one): the database's trouble, not Redis's
-                transaction.rollbackQuietly();
-                throw new SQLException("an outbox row could not be read: " + e, e);
             }
         }
         if (rows.isEmpty()) {
@@ -241,6 +248,12 @@ final class OutboxRelay implements Runnable {
             log.warn("Redis refused the outbox's send of '{}' to {} ({}); it stays in the outbox and is tried again"
                     + " in {}, then less and less often", row.key(), row.topic(), cause.getMessage(), retryWait(row));
         }
+    }
+
+    private void reportUnreadable(OutboxRows.Unreadable row) {
+        refusals.incrementAndGet();
+        log.warn("the outbox's row {} cannot be relayed: {}; it stays in the outbox, is tried again in {}, and the"
+                + " rows after it go on", row.id(), row.error(), MAX_RETRY);
     }
 
     private void countIfDue() throws SQLException {

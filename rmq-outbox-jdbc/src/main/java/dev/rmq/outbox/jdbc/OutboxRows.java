@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Calendar;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.Map;
 import java.util.TimeZone;
 
@@ -65,13 +66,21 @@ final class OutboxRows {
         }
     }
 
+    /** A row this version cannot read (written by a newer one, or by hand): its id and why. */
+    record Unreadable(long id, String error) {
+    }
+
     /**
      * Claims up to {@code limit} rows due for relaying, oldest first, until {@code claimUntil}: rows another relay
-     * has locked or claimed are skipped. Commits.
+     * has locked or claimed are skipped. A row that cannot be read is kept as Redis's refusals are, with why, for
+     * another try at {@code unreadableRetryAt} (a newer version's relay may read it), and given to
+     * {@code unreadable}: failing the batch instead would stop the outbox, as the row comes first in every batch.
+     * Commits.
      */
-    static List<OutboxRow> claim(Connection connection, int limit, Instant now, Instant claimUntil)
-            throws SQLException {
+    static List<OutboxRow> claim(Connection connection, int limit, Instant now, Instant claimUntil,
+                                 Instant unreadableRetryAt, Consumer<Unreadable> unreadable) throws SQLException {
         List<OutboxRow> rows = new ArrayList<>();
+        List<Unreadable> unread = new ArrayList<>();
         try (PreparedStatement select = connection.prepareStatement("SELECT " + COLUMNS + " FROM rmq_outbox"
                 + " WHERE (retry_at IS NULL OR retry_at <= ?) AND (claimed_until IS NULL OR claimed_until < ?)"
                 + " ORDER BY id LIMIT " + limit + " FOR UPDATE SKIP LOCKED")) {
@@ -79,17 +88,16 @@ final class OutboxRows {
             select.setTimestamp(2, Timestamp.from(now), utc());
             try (ResultSet result = select.executeQuery()) {
                 while (result.next()) {
-                    String repeated = result.getString("repeated_key");
-                    rows.add(new OutboxRow(result.getLong("id"), result.getString("topic"),
-                            OutboxRow.type(result.getString("type")), result.getString("msg_key"),
-                            result.getString("slot_basis"), result.getLong("type_value"),
-                            JSON.readValue(result.getString("headers"), HEADERS), result.getBytes("payload"),
-                            nullableLong(result, "ttl_ms"), nullableLong(result, "not_before"),
-                            repeated == null ? null : RepeatedKey.of(RepeatedKey.Kind.valueOf(repeated),
-                                    Duration.ofMillis(result.getLong("repeated_ms"))),
-                            result.getTimestamp("created_at", utc()).toInstant(), result.getInt("attempts")));
+                    try {
+                        rows.add(row(result));
+                    } catch (RuntimeException e) {
+                        unread.add(new Unreadable(result.getLong("id"), "this version cannot read the row: " + e));
+                    }
                 }
             }
+        }
+        for (Unreadable row : unread) {
+            refused(connection, row.id(), row.error(), unreadableRetryAt);
         }
         if (!rows.isEmpty()) {
             try (PreparedStatement update = connection.prepareStatement("UPDATE rmq_outbox SET claimed_until = ?"
@@ -102,7 +110,20 @@ final class OutboxRows {
             }
         }
         connection.commit();
+        unread.forEach(unreadable);
         return rows;
+    }
+
+    private static OutboxRow row(ResultSet result) throws SQLException {
+        String repeated = result.getString("repeated_key");
+        return new OutboxRow(result.getLong("id"), result.getString("topic"),
+                OutboxRow.type(result.getString("type")), result.getString("msg_key"),
+                result.getString("slot_basis"), result.getLong("type_value"),
+                JSON.readValue(result.getString("headers"), HEADERS), result.getBytes("payload"),
+                nullableLong(result, "ttl_ms"), nullableLong(result, "not_before"),
+                repeated == null ? null : RepeatedKey.of(RepeatedKey.Kind.valueOf(repeated),
+                        Duration.ofMillis(result.getLong("repeated_ms"))),
+                result.getTimestamp("created_at", utc()).toInstant(), result.getInt("attempts"));
     }
 
     /** Gives up the claim on rows whose send had no answer, for the next batch, of this relay or another. */

@@ -21,6 +21,7 @@ import org.redisson.config.Config;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -251,6 +252,30 @@ abstract class OutboxBehaviour {
         await().atMost(PATIENCE).until(() -> rows() == 0);
         assertThat(client.producer().get(MessageRef.of("capped", "c-2")).orElseThrow().payloadText())
                 .isEqualTo("second");
+    }
+
+    @Test
+    void aRowThisVersionCannotReadStaysAsideAndTheRowsAfterItGoOn() throws SQLException {
+        RmqClient client = client();
+        JdbcOutbox outbox = outbox(client);
+        // a type a newer version might write, ahead of every other row
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement insert = connection.prepareStatement("INSERT INTO rmq_outbox (topic, type, msg_key,"
+                     + " type_value, headers, payload, created_at) VALUES ('orders', 'X', 'x-1', 0, '{}', ?,"
+                     + " CURRENT_TIMESTAMP)")) {
+            insert.setBytes(1, new byte[0]);
+            insert.executeUpdate();
+        }
+        inTransaction(outbox, true, List.of(order("u-1", "after"), order("u-2", "the unreadable row")));
+        outbox.start();
+
+        await().atMost(PATIENCE).until(() -> rows() == 1);
+        assertThat(client.producer().get(MessageRef.of("orders", "u-1"))).isPresent();
+        assertThat(client.producer().get(MessageRef.of("orders", "u-2"))).isPresent();
+        assertThat(outbox.refused(10)).singleElement().satisfies(row -> {
+            assertThat(row.key()).isEqualTo("x-1");
+            assertThat(row.lastError()).contains("cannot read the row").contains("'X'");
+        });
     }
 
     @Test
