@@ -24,6 +24,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import javax.sql.DataSource;
@@ -106,6 +107,21 @@ class RmqOutboxAutoConfigurationTests {
                     .until(() -> meters.get("rmq.outbox.relayed").functionCounter().count() == 2);
             assertThat(meters.get("rmq.outbox.lag").tag("topic", "orders").timer().count()).isEqualTo(2);
             assertThat(meters.get("rmq.outbox.size").gauge().value()).isNotNegative();
+        });
+    }
+
+    @Test
+    void aSendInATransactionOfAnotherDataSourceIsRefusedRatherThanCommittedOnItsOwn() {
+        contextRunner.run(context -> {
+            // another transaction manager's transaction: the outbox's DataSource takes no part in it
+            TransactionTemplate other = new TransactionTemplate(
+                    new DataSourceTransactionManager(ApplicationDatabase.dataSource()));
+            RmqOutbox outbox = context.getBean(RmqOutbox.class);
+            assertThatThrownBy(() -> other.executeWithoutResult(status -> {
+                outbox.send(OutgoingMessage.priority("orders", "elsewhere", 50).withKey("elsewhere"));
+                status.setRollbackOnly();
+            })).isInstanceOf(IllegalStateException.class).hasMessageContaining("not on the outbox's DataSource");
+            assertThat(rows(context)).isZero();
         });
     }
 
