@@ -38,7 +38,6 @@ final class OutboxRelay implements Runnable {
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
     private static final Duration MAX_RETRY = Duration.ofMinutes(5);
     private static final Duration COUNT_EVERY = Duration.ofSeconds(5);
-    private static final int FINISH_ATTEMPTS = 5;
 
     private final DataSource dataSource;
     private final RmqProducer producer;
@@ -181,39 +180,52 @@ final class OutboxRelay implements Runnable {
     }
 
     /**
-     * Records what became of a claimed batch, trying again when the database refuses the transaction (a deadlock
-     * between two relays, a lost connection): the claim keeps the rows this relay's until then, so a retry finishes
-     * them and no other relay sends them again.
+     * Records what became of a claimed batch, trying again whatever the database refuses (a deadlock between two
+     * relays, a lost connection, no connection to be had) until the claim is about to run out: until then the claim
+     * keeps the rows this relay's, so a retry finishes them and no other relay sends them again.
      */
     private void finish(List<Long> taken, List<Map.Entry<OutboxRow, Throwable>> refused, List<Long> unanswered,
                         Instant now) throws SQLException {
+        Instant giveUp = now.plus(claim.minus(claim.dividedBy(10)));
         for (int attempt = 1; ; attempt++) {
-            try (RelayTransaction transaction = RelayTransaction.begin(dataSource)) {
-                Connection connection = transaction.connection();
-                try {
-                    OutboxRows.delete(connection, taken);
-                    for (Map.Entry<OutboxRow, Throwable> entry : refused) {
-                        refuse(connection, entry.getKey(), entry.getValue(), now);
-                    }
-                    OutboxRows.release(connection, unanswered);
-                    connection.commit();
-                    break;
-                } catch (SQLException e) {
-                    transaction.rollbackQuietly();
-                    if (attempt == FINISH_ATTEMPTS) {
-                        throw e;
-                    }
-                }
-            }
             try {
-                Thread.sleep(20L * attempt);
-            } catch (InterruptedException e) {
-                // the claim keeps the rows this relay's for a while: the next run finishes them, or another relay
-                Thread.currentThread().interrupt();
-                throw new SQLException("interrupted while finishing a batch of the outbox", e);
+                finishOnce(taken, refused, unanswered, now);
+                break;
+            } catch (SQLException e) {
+                long pauseMs = Math.min(1_000, 20L * attempt);
+                if (clock.instant().plusMillis(pauseMs).isAfter(giveUp)) {
+                    throw e;
+                }
+                try {
+                    Thread.sleep(pauseMs);
+                } catch (InterruptedException stop) {
+                    // the claim keeps the rows this relay's for a while: the next run finishes them, or another relay
+                    Thread.currentThread().interrupt();
+                    throw new SQLException("interrupted while finishing a batch of the outbox", stop);
+                }
             }
         }
         refused.forEach(entry -> reportRefusal(entry.getKey(), entry.getValue()));
+    }
+
+    private void finishOnce(List<Long> taken, List<Map.Entry<OutboxRow, Throwable>> refused, List<Long> unanswered,
+                            Instant now) throws SQLException {
+        RelayTransaction transaction = RelayTransaction.begin(dataSource);
+        try {
+            Connection connection = transaction.connection();
+            OutboxRows.delete(connection, taken);
+            for (Map.Entry<OutboxRow, Throwable> entry : refused) {
+                refuse(connection, entry.getKey(), entry.getValue(), now);
+            }
+            OutboxRows.release(connection, unanswered);
+            connection.commit();
+        } catch (SQLException | RuntimeException e) {
+            transaction.rollbackQuietly();
+            transaction.closeQuietly();
+            throw e;
+        }
+        // committed: a connection that cannot be given back as it came (a pool replaced it) changes nothing of it
+        transaction.closeQuietly();
     }
 
     private CompletableFuture<SendReceipt> send(OutboxRow row) {

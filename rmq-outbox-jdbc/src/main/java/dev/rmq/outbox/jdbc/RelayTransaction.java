@@ -47,6 +47,15 @@ final class RelayTransaction implements AutoCloseable {
         }
     }
 
+    /** Closes it; a connection already gone is given back as it is. */
+    void closeQuietly() {
+        try {
+            close();
+        } catch (SQLException ignored) {
+            // the pool has the connection back, or never will: nothing of this transaction is left to do
+        }
+    }
+
     @Override
     public void close() throws SQLException {
         try {

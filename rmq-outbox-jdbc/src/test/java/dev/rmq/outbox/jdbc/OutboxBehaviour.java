@@ -20,6 +20,8 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 import javax.sql.DataSource;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -30,6 +32,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -199,6 +202,33 @@ abstract class OutboxBehaviour {
         await().atMost(PATIENCE).until(() -> outbox.stats().relayed() == 1);
         assertThat(waiting(client, "orders")).as("merged into the direct send of the same payload").isEqualTo(1);
         assertThat(client.producer().get(MessageRef.of("orders", key))).isPresent();
+    }
+
+    @Test
+    void aBatchWhoseFinishFindsNoConnectionAtFirstIsFinishedWithinItsClaim() throws SQLException {
+        RmqClient client = client();
+        inTransaction(outbox(client), true, List.of(order("f-1", "finished")));
+        // the relay's second connection, the one that records what Redis took, cannot be had at first
+        AtomicInteger connections = new AtomicInteger();
+        DataSource failingOnce = (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(),
+                new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("getConnection") && connections.incrementAndGet() == 2) {
+                        throw new SQLException("connection refused", "08001");
+                    }
+                    try {
+                        return method.invoke(dataSource, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        JdbcOutbox relay = closedAfterTest(JdbcOutbox.builder(failingOnce, client).migrate(false)
+                .pollInterval(Duration.ofMillis(20)).claimTimeout(Duration.ofMinutes(1)).build());
+        relay.start();
+
+        // well within the claim, after which another relay would send the row again
+        await().atMost(Duration.ofSeconds(10)).until(() -> rows() == 0);
+        assertThat(connections.get()).isGreaterThan(2);
+        assertThat(relay.stats().relayed()).isEqualTo(1);
     }
 
     @Test
