@@ -212,6 +212,32 @@ class ScheduleTests extends StandaloneRedisTest {
     }
 
     @Test
+    void aSlowPayloadSupplierDelaysTheOtherSchedulesTicksButLosesNone() {
+        TopicDefinition topic = timers("held-up");
+        RecurringSchedule slow = RecurringSchedule.builder("held-up-slow", "held-up", TickRule.every(Duration.ofSeconds(3)))
+                .payloadSupplier(() -> {
+                    try {
+                        Thread.sleep(2_500); // a supplier's query that takes seconds, on the thread of every schedule
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    return "report";
+                }).build();
+        RecurringSchedule steady = RecurringSchedule.builder("held-up-steady", "held-up", TickRule.every(SECOND))
+                .misfire(Misfire.SKIP).build();
+        RmqClient client = application(topic, slow, steady);
+        consume(client, "held-up", Duration.ZERO);
+        await().atMost(Duration.ofSeconds(10)).until(() -> ticksOf("held-up-steady").size() >= 1);
+        Instant from = ticksOf("held-up-steady").keySet().stream().min(Instant::compareTo).orElseThrow();
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> ticksOf("held-up-steady").keySet().stream()
+                .anyMatch(tick -> !tick.isBefore(from.plusSeconds(8))));
+        assertThat(ticksOf("held-up-steady").keySet().stream().filter(tick -> !tick.isAfter(from.plusSeconds(8))))
+                .as("every tick of the steady schedule, some late").hasSize(9);
+        assertThat(count("rmq.schedule.misfires", "schedule", "held-up-steady", "policy", "SKIP")).isZero();
+    }
+
+    @Test
     void aPauseStopsTicksInEveryApplicationAndAResumeStartsFromTheNext() {
         TopicDefinition topic = timers("paused");
         RecurringSchedule beat = RecurringSchedule.builder("paused-beat", "paused", TickRule.every(SECOND))

@@ -53,6 +53,24 @@ class TickPlanTests {
     }
 
     @Test
+    void aTickThatFellDueWhileThePassWasHeldUpIsSentLateNotMissed() {
+        Instant last = Instant.parse("2026-11-28T09:59:57Z");
+        // planned for 09:59:57.5 and held up 2.8 s by another schedule's slow payload supplier
+        TickPlan plan = TickPlan.of(everySecond(Misfire.SKIP), last, NOW, LEAD, Instant.parse("2026-11-28T09:59:57.500Z"));
+
+        assertThat(plan.missed()).isZero();
+        assertThat(plan.ticks()).extracting(TickPlan.Tick::tick).containsExactly(
+                Instant.parse("2026-11-28T09:59:58Z"), Instant.parse("2026-11-28T09:59:59Z"),
+                Instant.parse("2026-11-28T10:00:00Z"), Instant.parse("2026-11-28T10:00:01Z"));
+        assertThat(plan.ticks().get(0).due()).as("due at its instant, late").isEqualTo("2026-11-28T09:59:58Z");
+
+        TickPlan stalled = TickPlan.of(everySecond(Misfire.SKIP), last, NOW, LEAD,
+                NOW.minus(TickPlan.MAX_PASS_DELAY).minusSeconds(1));
+        assertThat(stalled.missed()).as("held up past the bound: not running, as far as the schedule goes")
+                .isEqualTo(2);
+    }
+
+    @Test
     void fireOnceSendsOneMessageForAllTheMissedTicksDueNow() {
         Instant last = NOW.minus(Duration.ofSeconds(6)).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
         TickPlan plan = TickPlan.of(everySecond(Misfire.FIRE_ONCE), last, NOW, LEAD);

@@ -31,6 +31,8 @@ public record TickPlan(List<Tick> ticks, @Nullable Instant advanceTo, long misse
      * the tick counts as missed.
      */
     public static final Duration GRACE = Duration.ofSeconds(1);
+    /** The longest a pass may come after the time it was planned for and still send the ticks since as late. */
+    public static final Duration MAX_PASS_DELAY = Duration.ofSeconds(30);
     /** The most missed ticks one pass counts; past them it jumps to now. */
     static final int MAX_COUNTED = 100_000;
     /** The most ticks one pass sends ahead. */
@@ -47,7 +49,20 @@ public record TickPlan(List<Tick> ticks, @Nullable Instant advanceTo, long misse
      *             still runs)
      */
     public static TickPlan of(RecurringSchedule schedule, @Nullable Instant last, Instant now, Duration lead) {
-        Instant cutoff = now.minus(GRACE);
+        return of(schedule, last, now, lead, null);
+    }
+
+    /**
+     * As {@link #of(RecurringSchedule, Instant, Instant, Duration)}, for a pass this application planned for
+     * {@code plannedAt} while it ran the schedule, which came late: the ticks that fell due since, up to
+     * {@link #MAX_PASS_DELAY} back, are sent late rather than missed. The application was running; its pass was held
+     * up (another schedule's payload supplier took seconds, a pause of the JVM), which is not what misfires are for.
+     */
+    public static TickPlan of(RecurringSchedule schedule, @Nullable Instant last, Instant now, Duration lead,
+                              @Nullable Instant plannedAt) {
+        Instant from = plannedAt != null && plannedAt.isBefore(now) && !plannedAt.isBefore(now.minus(MAX_PASS_DELAY))
+                ? plannedAt : now;
+        Instant cutoff = from.minus(GRACE);
         Instant next = schedule.rule().next(last != null ? last : cutoff);
         long missed = 0;
         Deque<Instant> kept = new ArrayDeque<>();
