@@ -238,6 +238,25 @@ class ScheduleTests extends StandaloneRedisTest {
     }
 
     @Test
+    void aPauseWithdrawsTheTicksSentAheadAndKeepsOnesWhoseInstantCame() {
+        TopicDefinition topic = timers("kept");
+        RecurringSchedule beat = RecurringSchedule.builder("kept-beat", "kept", TickRule.every(SECOND)).build();
+        RmqClient client = application(topic, beat);
+        // no consumer: a tick's message waits; the next one is sent a second ahead of its instant
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.inspector().peek("kept", 0, 10).stream()
+                .anyMatch(message -> !message.dueTime(TopicType.FIXED_TIME).orElseThrow()
+                        .isAfter(Instant.ofEpochMilli(redisTimeMs()))));
+
+        client.admin().schedules().pause("kept-beat");
+        long pausedAt = redisTimeMs();
+
+        List<Instant> left = client.inspector().peek("kept", 0, 10).stream()
+                .map(message -> message.dueTime(TopicType.FIXED_TIME).orElseThrow()).toList();
+        assertThat(left).as("the tick that came, waiting for a consumer").isNotEmpty()
+                .allMatch(due -> !due.isAfter(Instant.ofEpochMilli(pausedAt)));
+    }
+
+    @Test
     void aPauseStopsTicksInEveryApplicationAndAResumeStartsFromTheNext() {
         TopicDefinition topic = timers("paused");
         RecurringSchedule beat = RecurringSchedule.builder("paused-beat", "paused", TickRule.every(SECOND))

@@ -140,7 +140,7 @@ public final class RedisSchedules implements RmqSchedules, AutoCloseable {
     @Override
     public void pause(String name) {
         Declared entry = require(name);
-        ScheduleStateCall.State state = state(entry, ScheduleStateCall.Op.PAUSE, waitingKeys(entry));
+        ScheduleStateCall.State state = state(entry, ScheduleStateCall.Op.PAUSE, waitingTicks(entry));
         log.info("schedule {} paused in every application; {} tick message(s) sent ahead withdrawn", name,
                 state.withdrawn());
     }
@@ -169,7 +169,7 @@ public final class RedisSchedules implements RmqSchedules, AutoCloseable {
     @Override
     public void remove(String name) {
         Declared entry = require(name);
-        ScheduleStateCall.State state = state(entry, ScheduleStateCall.Op.CLEAR, waitingKeys(entry));
+        ScheduleStateCall.State state = state(entry, ScheduleStateCall.Op.CLEAR, waitingTicks(entry));
         declared.remove(name, entry);
         log.info("schedule {} removed here and its state cleared; {} tick message(s) sent ahead withdrawn", name,
                 state.withdrawn());
@@ -183,20 +183,24 @@ public final class RedisSchedules implements RmqSchedules, AutoCloseable {
         return entry;
     }
 
-    private ScheduleStateCall.State state(Declared entry, ScheduleStateCall.Op op, List<String> withdraw) {
+    private ScheduleStateCall.State state(Declared entry, ScheduleStateCall.Op op,
+                                          List<ScheduleStateCall.Tick> withdraw) {
         return Futures.join(scripts.run(entry.slot, new ScheduleStateCall(entry.schedule.name(), op, withdraw)));
     }
 
-    /** The keys of the ticks that may have been sent ahead and still wait: from a little before now to the last. */
-    private List<String> waitingKeys(Declared entry) {
-        List<String> keysOf = new ArrayList<>();
+    /**
+     * The ticks that may have been sent ahead and still wait: from a little before now, for the clocks' skew, to the
+     * last; the script withdraws only those still to come by the Redis clock.
+     */
+    private List<ScheduleStateCall.Tick> waitingTicks(Declared entry) {
+        List<ScheduleStateCall.Tick> ticks = new ArrayList<>();
         Instant tick = entry.schedule.rule().next(clock.instant().minus(LEAD).minus(TickPlan.GRACE));
         Instant until = clock.instant().plus(LEAD).plus(TickPlan.GRACE);
-        while (!tick.isAfter(until) && keysOf.size() < TickPlan.MAX_AHEAD) {
-            keysOf.add(entry.schedule.keyOf(tick));
+        while (!tick.isAfter(until) && ticks.size() < TickPlan.MAX_AHEAD) {
+            ticks.add(new ScheduleStateCall.Tick(entry.schedule.keyOf(tick), tick.toEpochMilli()));
             tick = entry.schedule.rule().next(tick);
         }
-        return keysOf;
+        return ticks;
     }
 
     /** One pass over the schedules due for one; returns when the next should come. */

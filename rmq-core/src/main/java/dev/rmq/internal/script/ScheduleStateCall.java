@@ -3,14 +3,18 @@ package dev.rmq.internal.script;
 import java.util.List;
 
 /**
- * schedule_state.lua: reads, pauses, resumes or clears a recurring schedule's state, withdrawing the named tick
- * messages that still wait on a pause or a clear.
+ * schedule_state.lua: reads, pauses, resumes or clears a recurring schedule's state, withdrawing on a pause or a clear
+ * the named tick messages that were sent ahead of their tick and still wait.
  *
- * @param name the schedule
- * @param op   what to do
- * @param keys the keys of its tick messages that may wait
+ * @param name  the schedule
+ * @param op    what to do
+ * @param ticks its ticks whose messages may wait
  */
-public record ScheduleStateCall(String name, Op op, List<String> keys) implements ScriptCall<ScheduleStateCall.State> {
+public record ScheduleStateCall(String name, Op op, List<Tick> ticks) implements ScriptCall<ScheduleStateCall.State> {
+
+    /** A tick, and the key of its message. */
+    public record Tick(String key, long tickMs) {
+    }
 
     /** What the call does. */
     public enum Op {
@@ -35,7 +39,8 @@ public record ScheduleStateCall(String name, Op op, List<String> keys) implement
     static final Argv<ScheduleStateCall> ARGV = Argv.<ScheduleStateCall>builder()
             .arg("name", ScheduleStateCall::name)
             .arg("op", call -> call.op().code)
-            .rows("keys", ScheduleStateCall::keys, Argv.<String>builder().arg("key", key -> key).build())
+            .rows("ticks", ScheduleStateCall::ticks, Argv.<Tick>builder().arg("key", Tick::key)
+                    .arg("tick_ms", tick -> Long.toString(tick.tickMs())).build())
             .build();
 
     static final Reply<State> REPLY = Reply.of(Reply.fields().number("last_ms").flag("paused").number("withdrawn")

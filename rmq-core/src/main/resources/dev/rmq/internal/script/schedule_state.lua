@@ -1,11 +1,13 @@
 -- schedule_state: reads, pauses, resumes or clears a recurring schedule's state in its slot (see schedule_tick),
--- and withdraws the messages of its ticks that still wait, which the caller names (ticks are sent ahead of their
--- instant). A resume accounts for every tick up to now, so that the ticks of the pause are not misfires.
+-- and withdraws the messages of its ticks that were sent ahead of their instant and still wait, which the caller
+-- names. A tick whose instant came by the Redis clock stays: it was sent, and is accounted for. A resume accounts
+-- for every tick up to now, so that the ticks of the pause are not misfires.
 -- ARGV
 --   name            the schedule
 --   op              'R' read, 'P' pause, 'U' resume, 'X' clear
---   keys[]          the keys of its ticks' messages to withdraw if they still wait, each:
---     key           a key
+--   ticks[]         its ticks whose messages to withdraw if they still wait and their instant is still to come, each:
+--     key           its message's key
+--     tick_ms       the tick
 -- RETURNS
 --   last_ms         the latest tick accounted for (0 for none)
 --   paused          1 while paused, else 0
@@ -24,9 +26,9 @@ elseif op == 'X' then
 end
 local withdrawn = 0
 if op == 'P' or op == 'X' then
-    for i = 1, ARG.keys do
-        local key = ARG_keys(i)
-        if redis.call('HDEL', K_BODY, key) == 1 then
+    for i = 1, ARG.ticks do
+        local key, tick_ms = ARG_ticks(i)
+        if tonumber(tick_ms) > NOW_MS and redis.call('HDEL', K_BODY, key) == 1 then
             redis.call('ZREM', K_STORE, key)
             withdrawn = withdrawn + 1
         end
