@@ -360,18 +360,8 @@ class SlotOrderTests extends StandaloneRedisTest {
 
     @Test
     void aDelayedMessageThatComesDueInASlotWithWaitingMessagesGoesBeforeLessUrgentOnesOfOtherSlots() {
-        TopicDefinition topic = TopicDefinition.builder("due-later", TopicType.PRIORITY).slotAmount(2).build();
-        rmq = RmqClient.builder(redisson).topic(topic).build();
+        TopicDefinition topic = lowAndBusySlots("due-later");
         String lowSlot = basisOf(topic, 0);
-        String busySlot = basisOf(topic, 1);
-        List<OutgoingMessage> batch = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            batch.add(OutgoingMessage.priority(topic.name(), "low", 20).withKey("low" + i).withSlotBasis(lowSlot));
-        }
-        for (int i = 0; i < 40; i++) {
-            batch.add(OutgoingMessage.priority(topic.name(), "mid", 50).withKey("mid" + i).withSlotBasis(busySlot));
-        }
-        rmq.producer().sendAll(batch);
         List<String> seen = new CopyOnWriteArrayList<>();
         RmqConsumerContainer<String> container = rmq.container(topic.name(), String.class, m -> {
             seen.add(m.key());
@@ -393,18 +383,8 @@ class SlotOrderTests extends StandaloneRedisTest {
 
     @Test
     void aPullerTakesADelayedMessageThatCameDueBeforeLessUrgentOnesOfOtherSlots() throws Exception {
-        TopicDefinition topic = TopicDefinition.builder("due-later-pull", TopicType.PRIORITY).slotAmount(2).build();
-        rmq = RmqClient.builder(redisson).topic(topic).build();
+        TopicDefinition topic = lowAndBusySlots("due-later-pull");
         String lowSlot = basisOf(topic, 0);
-        String busySlot = basisOf(topic, 1);
-        List<OutgoingMessage> batch = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            batch.add(OutgoingMessage.priority(topic.name(), "low", 20).withKey("low" + i).withSlotBasis(lowSlot));
-        }
-        for (int i = 0; i < 40; i++) {
-            batch.add(OutgoingMessage.priority(topic.name(), "mid", 50).withKey("mid" + i).withSlotBasis(busySlot));
-        }
-        rmq.producer().sendAll(batch);
         RmqPuller<String> puller = puller(topic.name(), SlotOrder.MOST_URGENT);
         List<String> seen = new ArrayList<>();
         while (seen.size() < 44) {
@@ -422,6 +402,24 @@ class SlotOrderTests extends StandaloneRedisTest {
         // due about ten pulls after it was sent; before the fix it came after the whole backlog of the other slot
         assertThat(seen.subList(seen.indexOf("urgent"), seen.size()).stream().filter(key -> key.startsWith("mid")))
                 .as("taken once due, before the other slot's less urgent backlog is done").hasSizeGreaterThan(15);
+    }
+
+    /**
+     * A priority topic of two slots, and a client of it: slot 0 holds three messages of priority 20, slot 1 forty of
+     * priority 50, keyed low0.. and mid0...
+     */
+    private TopicDefinition lowAndBusySlots(String name) {
+        TopicDefinition topic = TopicDefinition.builder(name, TopicType.PRIORITY).slotAmount(2).build();
+        rmq = RmqClient.builder(redisson).topic(topic).build();
+        List<OutgoingMessage> batch = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            batch.add(OutgoingMessage.priority(name, "low", 20).withKey("low" + i).withSlotBasis(basisOf(topic, 0)));
+        }
+        for (int i = 0; i < 40; i++) {
+            batch.add(OutgoingMessage.priority(name, "mid", 50).withKey("mid" + i).withSlotBasis(basisOf(topic, 1)));
+        }
+        rmq.producer().sendAll(batch);
+        return topic;
     }
 
     /** A slot basis that routes to {@code slot}. */

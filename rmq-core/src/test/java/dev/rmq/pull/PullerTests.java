@@ -135,14 +135,7 @@ class PullerTests extends StandaloneRedisTest {
     @Test
     void anAckOfManyWhoseCallForOneSlotFailsStillAcknowledgesTheOtherSlotsAndSaysSo() {
         RmqPuller<String> puller = puller(TASKS.name());
-        rmq.producer().sendAll(List.of(OutgoingMessage.priority(TASKS.name(), "a", 100).withKey("a").withSlotBasis(basisOf(0)),
-                OutgoingMessage.priority(TASKS.name(), "b", 100).withKey("b").withSlotBasis(basisOf(1)),
-                OutgoingMessage.priority(TASKS.name(), "c", 100).withKey("c").withSlotBasis(basisOf(2))));
-        Map<String, PulledMessage<String>> byKey = new HashMap<>();
-        await().atMost(Duration.ofSeconds(5)).until(() -> {
-            puller.poll(10, Duration.ofMillis(200)).forEach(m -> byKey.put(m.key(), m));
-            return byKey.size() == 3;
-        });
+        Map<String, PulledMessage<String>> byKey = threeInThreeSlots(puller);
         // the call for b's slot fails: its leases' key holds what no script can read
         redis.command("DEL", "rmq:prepare{pull-tasks_1}");
         redis.command("SET", "rmq:prepare{pull-tasks_1}", "not a sorted set");
@@ -161,14 +154,7 @@ class PullerTests extends StandaloneRedisTest {
     void endingAMessageRetriesItBuriesItOrExtendsItsLease() {
         RmqPuller<String> puller = puller(TASKS.name());
         // 'c' keeps its slot busy while its lease is extended: 'a' is sent to another slot, so its retry can come
-        rmq.producer().sendAll(List.of(OutgoingMessage.priority(TASKS.name(), "a", 100).withKey("a").withSlotBasis(basisOf(0)),
-                OutgoingMessage.priority(TASKS.name(), "b", 100).withKey("b").withSlotBasis(basisOf(1)),
-                OutgoingMessage.priority(TASKS.name(), "c", 100).withKey("c").withSlotBasis(basisOf(2))));
-        Map<String, PulledMessage<String>> byKey = new HashMap<>();
-        await().atMost(Duration.ofSeconds(5)).until(() -> {
-            puller.poll(10, Duration.ofMillis(200)).forEach(m -> byKey.put(m.key(), m));
-            return byKey.size() == 3;
-        });
+        Map<String, PulledMessage<String>> byKey = threeInThreeSlots(puller);
 
         assertThat(byKey.get("a").retryNow("try again")).isEqualTo(AckOutcome.RETRY);
         assertThat(byKey.get("b").dead("not for us")).isEqualTo(AckOutcome.DEAD);
@@ -214,6 +200,19 @@ class PullerTests extends StandaloneRedisTest {
     }
 
     /** A slot basis that routes to {@code slot} of the tasks topic. */
+    /** Messages 'a', 'b' and 'c' of TASKS, in slots 0, 1 and 2, sent and pulled: by their keys. */
+    private Map<String, PulledMessage<String>> threeInThreeSlots(RmqPuller<String> puller) {
+        rmq.producer().sendAll(List.of(OutgoingMessage.priority(TASKS.name(), "a", 100).withKey("a").withSlotBasis(basisOf(0)),
+                OutgoingMessage.priority(TASKS.name(), "b", 100).withKey("b").withSlotBasis(basisOf(1)),
+                OutgoingMessage.priority(TASKS.name(), "c", 100).withKey("c").withSlotBasis(basisOf(2))));
+        Map<String, PulledMessage<String>> byKey = new HashMap<>();
+        await().atMost(Duration.ofSeconds(5)).until(() -> {
+            puller.poll(10, Duration.ofMillis(200)).forEach(m -> byKey.put(m.key(), m));
+            return byKey.size() == 3;
+        });
+        return byKey;
+    }
+
     private static String basisOf(int slot) {
         for (int i = 0; ; i++) {
             if (TASKS.slotOf("basis-" + i) == slot) {
