@@ -247,7 +247,7 @@ class PullApiTests {
     }
 
     @Test
-    void manyDeliveriesAreAcknowledgedInOneCallAndAnUnknownTokenIsStale() {
+    void manyDeliveriesAreAcknowledgedInOneCallAndAnUnknownOrRepeatedTokenIsStale() {
         Set<String> keys = Set.of("many-1", "many-2", "many-3");
         keys.forEach(key -> api.send("t-pull", Map.of("payload", key, "key", key, "priority", 20)));
         List<JsonNode> mine = new ArrayList<>();
@@ -264,16 +264,19 @@ class PullApiTests {
         });
         List<String> tokens = new ArrayList<>(mine.stream().map(d -> d.path("token").asString()).toList());
         tokens.add("no-such-token");
+        // given twice: the first acknowledges it, and the others still go
+        tokens.add(1, tokens.get(0));
 
         JsonNode results = api.post("/api/v1/deliveries:ack", HttpApi.json(Map.of("tokens", tokens))).expect(200)
                 .path("results");
 
-        assertThat(results.size()).isEqualTo(4);
-        for (int i = 0; i < 3; i++) {
+        assertThat(results.size()).isEqualTo(5);
+        for (int i : new int[] {0, 2, 3}) {
             assertThat(results.get(i).path("token").asString()).isEqualTo(tokens.get(i));
             assertThat(results.get(i).path("outcome").asString()).isEqualTo("COMMITTED");
         }
-        assertThat(results.get(3).path("outcome").asString()).isEqualTo("STALE");
+        assertThat(results.get(1).path("outcome").asString()).isEqualTo("STALE");
+        assertThat(results.get(4).path("outcome").asString()).isEqualTo("STALE");
         keys.forEach(key -> api.get("/api/v1/topics/t-pull/messages/" + key).problem("not-found", 404));
     }
 

@@ -89,11 +89,6 @@ final class Deliveries implements AutoCloseable {
         return token == null ? null : byToken.get(token);
     }
 
-    /** Puts back a delivery taken for a settlement that Redis did not answer, so that the client may try again. */
-    void putBack(Delivery delivery) {
-        byToken.putIfAbsent(delivery.token(), delivery);
-    }
-
     /** Removes a delivery whose lease turned out to be over. */
     void forget(Delivery delivery) {
         byToken.remove(delivery.token(), delivery);

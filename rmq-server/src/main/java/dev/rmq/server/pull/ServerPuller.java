@@ -23,6 +23,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -141,6 +144,8 @@ public final class ServerPuller implements SmartLifecycle, AutoCloseable {
             return startedPuller().settle(elsewhere(token), how, reason);
         }
         PulledMessage<JsonNode> message = delivery.message();
+        // when Redis does not answer, the message counts as ended here: the client's retry settles it by its token in
+        // Redis, as another server would, and Redis's lease decides
         try {
             return switch (how) {
                 case ACK -> message.ack();
@@ -149,10 +154,6 @@ public final class ServerPuller implements SmartLifecycle, AutoCloseable {
                 case DEAD -> message.dead(given(reason));
                 case RELEASE -> message.release();
             };
-        } catch (RmqUnavailableException e) {
-            // Redis did not answer: the message may or may not be ended; the token stays, for the client to retry
-            deliveries.putBack(delivery);
-            throw e;
         } catch (IllegalStateException e) {
             // ended already: handed back by a stop of the puller
             throw new UnknownDeliveryException("the message of this token was already ended (" + e.getMessage()
@@ -247,24 +248,27 @@ public final class ServerPuller implements SmartLifecycle, AutoCloseable {
         List<@Nullable Delivery> taken = new ArrayList<>(tokens.size());
         List<PulledMessage<JsonNode>> live = new ArrayList<>();
         List<@Nullable AckOutcome> settledElsewhere = new ArrayList<>(tokens.size());
+        // a token given twice, or two tokens of one delivery (before and after an extension): the first acks it
+        Set<String> seen = new HashSet<>();
+        Set<PulledMessage<JsonNode>> held = Collections.newSetFromMap(new IdentityHashMap<>());
         for (String token : tokens) {
+            if (!seen.add(token)) {
+                taken.add(null);
+                settledElsewhere.add(null);
+                continue;
+            }
             Delivery delivery = deliveries.take(token);
             settledElsewhere.add(delivery == null ? ackElsewhere(token) : null);
-            if (delivery != null && !delivery.message().isSettled()) {
+            if (delivery != null && !delivery.message().isSettled() && held.add(delivery.message())) {
                 taken.add(delivery);
                 live.add(delivery.message());
             } else {
                 taken.add(null);
             }
         }
-        List<AckOutcome> acked;
-        try {
-            acked = live.isEmpty() ? List.of() : startedPuller().ackAll(live);
-        } catch (RmqUnavailableException e) {
-            // Redis did not answer: the tokens stay, for the client to retry
-            taken.stream().filter(java.util.Objects::nonNull).forEach(deliveries::putBack);
-            throw e;
-        }
+        // when some slot's call has no answer, after every slot's call was made, each message counts as ended here,
+        // and a retry settles its token in Redis, as another server would
+        List<AckOutcome> acked = live.isEmpty() ? List.of() : startedPuller().ackAll(live);
         List<AckOutcome> outcomes = new ArrayList<>(tokens.size());
         int next = 0;
         for (int i = 0; i < taken.size(); i++) {
