@@ -2,11 +2,13 @@ package dev.rmq.journal.jdbc;
 
 import dev.rmq.journal.RestoredMessage;
 import dev.rmq.journal.RmqRestorer;
+import dev.rmq.topic.BackoffPolicy;
 import dev.rmq.topic.ExpiryAction;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicRegistry;
 import dev.rmq.topic.TopicType;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,9 +53,10 @@ final class JournalRestore {
     }
 
     /** An open message as the journal holds it. */
+    /** An open message as the journal holds it; {@code retriedAt}, when its last failure was (epoch ms), or 0. */
     private record Open(long id, String topic, String key, int slot, TopicType type, long score, long notBefore,
                         long expireAt, Map<String, String> headers, byte[] payload, JournalState state, int attempts,
-                        String lastError) {
+                        String lastError, long retriedAt) {
     }
 
     RestoreReport restore(RestoreRequest request, RmqRestorer restorer, TopicRegistry topics) throws SQLException {
@@ -83,8 +86,9 @@ final class JournalRestore {
             List<Open> putBack = new ArrayList<>();
             for (Map.Entry<String, List<Open>> entry : byTopic.entrySet()) {
                 List<RestoredMessage> messages = new ArrayList<>(entry.getValue().size());
+                TopicDefinition topic = topics.require(entry.getKey());
                 for (Open open : entry.getValue()) {
-                    messages.add(restored(open, now, request.expired()));
+                    messages.add(restored(open, now, request.expired(), topic));
                 }
                 List<RmqRestorer.Outcome> outcomes = request.dryRun() ? restorer.check(entry.getKey(), messages)
                         : restorer.restore(entry.getKey(), messages);
@@ -129,14 +133,40 @@ final class JournalRestore {
         }
     }
 
-    /** The message as Redis is to hold it: due now if its time passed; its time to live dropped if it ran out. */
-    private static RestoredMessage restored(Open open, long now, boolean expiredToo) {
-        long score = open.type() == TopicType.PRIORITY ? open.score() : Math.max(open.score(), now);
+    /**
+     * The message as Redis is to hold it: due now if its time passed; its time to live dropped if it ran out; a
+     * retry due once the backoff after its last failure is over.
+     */
+    private static RestoredMessage restored(Open open, long now, boolean expiredToo, TopicDefinition topic) {
+        long retryDue = retryDue(open, topic);
+        long score = open.type() == TopicType.PRIORITY ? open.score() : Math.max(Math.max(open.score(), retryDue), now);
+        // a priority message waits out its backoff as Redis kept it, behind a not-before time
+        long notBefore = open.type() == TopicType.PRIORITY && retryDue > Math.max(now, open.notBefore()) ? retryDue
+                : open.notBefore();
         long expireAt = expiredToo && open.expireAt() > 0 && open.expireAt() <= now ? 0 : open.expireAt();
         // a released delivery was handed back unstarted: its attempt is not counted
         int attempts = open.state() == JournalState.RELEASED ? Math.max(0, open.attempts() - 1) : open.attempts();
-        return new RestoredMessage(open.key(), open.slot(), score, open.notBefore(), expireAt, attempts, open.headers(),
+        return new RestoredMessage(open.key(), open.slot(), score, notBefore, expireAt, attempts, open.headers(),
                 open.payload(), open.lastError());
+    }
+
+    /**
+     * When a message whose last state is a failure is due again, by its topic's backoff counted from the failure:
+     * at the shortest the jitter allows, so never later than Redis had it. 0 for any other message. The journal
+     * does not tell a retry from a retry at once ({@code retryNow}), which Redis takes again within milliseconds;
+     * one lost in that moment waits the backoff.
+     */
+    private static long retryDue(Open open, TopicDefinition topic) {
+        if (open.state() != JournalState.RETRIED || open.retriedAt() <= 0) {
+            return 0;
+        }
+        BackoffPolicy backoff = topic.backoff();
+        long delayMs = (long) (backoff.delayAfter(Math.max(1, open.attempts())).toMillis() * (1 - backoff.jitter()));
+        return open.retriedAt() + delayMs;
+    }
+
+    private static long millisOf(@Nullable Timestamp time) {
+        return time == null ? 0 : time.toInstant().toEpochMilli();
     }
 
     private List<Open> page(RestoreRequest request, long afterId) throws SQLException {
@@ -144,7 +174,11 @@ final class JournalRestore {
                 + " m.expire_at, m.headers, m.payload, m.state, m.attempts,"
                 // the reason of its last failure, which its next delivery shows as it would have had Redis kept it
                 + " (SELECT t.detail FROM rmq_transitions t WHERE t.message_id = m.id AND t.state = '"
-                + JournalState.RETRIED.column() + "' ORDER BY t.id DESC LIMIT 1) FROM rmq_messages m"
+                + JournalState.RETRIED.column() + "' ORDER BY t.id DESC LIMIT 1),"
+                // when it failed last, for a message waiting out its backoff
+                + " CASE WHEN m.state = '" + JournalState.RETRIED.column() + "' THEN (SELECT t.at FROM rmq_transitions t"
+                + " WHERE t.message_id = m.id AND t.state = '" + JournalState.RETRIED.column()
+                + "' ORDER BY t.id DESC LIMIT 1) END FROM rmq_messages m"
                 + " WHERE m.finished = FALSE AND m.id > ?");
         if (request.topic() != null) {
             sql.append(" AND m.topic = ?");
@@ -172,7 +206,8 @@ final class JournalRestore {
                     page.add(new Open(rows.getLong(1), rows.getString(2), rows.getString(3), rows.getInt(4),
                             Columns.typeOf(rows.getString(5)), rows.getLong(6), rows.getLong(7), rows.getLong(8),
                             Columns.headers(rows.getString(9)), rows.getBytes(10),
-                            JournalState.fromColumn(rows.getString(11)), rows.getInt(12), rows.getString(13)));
+                            JournalState.fromColumn(rows.getString(11)), rows.getInt(12), rows.getString(13),
+                            millisOf(rows.getTimestamp(14, Transactions.utc()))));
                 }
             }
             return page;

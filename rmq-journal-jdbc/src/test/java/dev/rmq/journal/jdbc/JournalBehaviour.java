@@ -122,6 +122,30 @@ abstract class JournalBehaviour extends JournalTestBase {
     }
 
     @Test
+    void aMessageWaitingOutItsBackoffIsRestoredStillWaitingItOut() throws SQLException {
+        open(journal -> { });
+        client.producer().send(OutgoingMessage.priority(SLOW_PRIORITY, "p", 70).withKey("backoff-p"));
+        client.producer().send(OutgoingMessage.fixedTime(SLOW_FIXED, "f", Instant.now()).withKey("backoff-f"));
+        RmqPuller<String> puller = closeAfter(client.puller(String.class).topics(SLOW_PRIORITY, SLOW_FIXED).build());
+        puller.start();
+        Instant failed = Instant.now();
+        for (int i = 0; i < 2; i++) {
+            assertThat(pollOne(puller).retry("not yet")).isEqualTo(AckOutcome.RETRY);
+        }
+        journal.flush(Duration.ofSeconds(10));
+
+        redis.command("FLUSHALL");
+        assertThat(journal.restore(client, RestoreRequest.all()).restored()).isEqualTo(2);
+
+        Instant backoffOver = failed.plus(Duration.ofMinutes(59));
+        assertThat(client.producer().get(MessageRef.of(SLOW_PRIORITY, "backoff-p")).orElseThrow().visibleAt())
+                .hasValueSatisfying(at -> assertThat(at).isAfter(backoffOver));
+        assertThat(client.producer().get(MessageRef.of(SLOW_FIXED, "backoff-f")).orElseThrow()
+                .dueTime(TopicType.FIXED_TIME)).hasValueSatisfying(at -> assertThat(at).isAfter(backoffOver));
+        assertThat(puller.poll(10, Duration.ofMillis(500))).as("neither is due before its backoff is over").isEmpty();
+    }
+
+    @Test
     void aClearIsJournaledSoThatARestoreDoesNotBringTheMessagesBack() throws SQLException {
         open(journal -> { });
         List<OutgoingMessage> batch = new ArrayList<>();

@@ -50,6 +50,9 @@ abstract class JournalTestBase {
     static final String ONCE = "journal-once";
     /** Sends what its time to live ran out on to the dead queue. */
     static final String EXPIRING = "journal-expiring";
+    /** Priority and fixed-time topics whose retries wait an hour. */
+    static final String SLOW_PRIORITY = "journal-slow-priority";
+    static final String SLOW_FIXED = "journal-slow-fixed";
 
     RedisServer redis;
     RedissonClient redisson;
@@ -132,7 +135,11 @@ abstract class JournalTestBase {
         return List.of(topic(RANGE, TopicType.RANGE_MERGE), topic(PRIORITY, TopicType.PRIORITY),
                 topic(FIXED, TopicType.FIXED_TIME), TopicDefinition.builder(ONCE, TopicType.PRIORITY).slotAmount(2)
                         .delivery(DeliveryGuarantee.AT_MOST_ONCE).build(),
-                TopicDefinition.builder(EXPIRING, TopicType.PRIORITY).slotAmount(2).expiry(ExpiryAction.DEAD).build());
+                TopicDefinition.builder(EXPIRING, TopicType.PRIORITY).slotAmount(2).expiry(ExpiryAction.DEAD).build(),
+                TopicDefinition.builder(SLOW_PRIORITY, TopicType.PRIORITY).slotAmount(2)
+                        .backoff(BackoffPolicy.fixed(Duration.ofHours(1))).build(),
+                TopicDefinition.builder(SLOW_FIXED, TopicType.FIXED_TIME).slotAmount(2)
+                        .backoff(BackoffPolicy.fixed(Duration.ofHours(1))).build());
     }
 
     private static TopicDefinition topic(String name, TopicType type) {
