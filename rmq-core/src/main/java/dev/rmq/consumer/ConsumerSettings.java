@@ -28,7 +28,7 @@ public record ConsumerSettings(int concurrency, int batchSize, Duration idlePoll
         if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
             throw new IllegalArgumentException("batchSize must be in 1.." + MAX_BATCH_SIZE + ", was " + batchSize);
         }
-        if (idlePoll == null || idlePoll.toMillis() < 1 || idlePoll.compareTo(Duration.ofMinutes(1)) > 0) {
+        if (idlePoll == null || idlePoll.compareTo(Duration.ofMinutes(1)) > 0 || idlePoll.toMillis() < 1) {
             throw new IllegalArgumentException("idlePoll must be between 1 ms and 1 min, was " + idlePoll);
         }
         if (shutdownTimeout == null || shutdownTimeout.isNegative()) {

@@ -20,7 +20,7 @@ public record Durability(int replicas, Duration timeout) {
         if (replicas < 0 || replicas > 16) {
             throw new IllegalArgumentException("replicas must be in 0..16, was " + replicas);
         }
-        if (timeout == null || timeout.toMillis() < 1 || timeout.compareTo(Duration.ofMinutes(1)) > 0) {
+        if (timeout == null || timeout.compareTo(Duration.ofMinutes(1)) > 0 || timeout.toMillis() < 1) {
             throw new IllegalArgumentException("replication timeout must be between 1 ms and 1 min, was " + timeout);
         }
     }

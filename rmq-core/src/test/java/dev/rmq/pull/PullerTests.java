@@ -330,7 +330,9 @@ class PullerTests extends StandaloneRedisTest {
         PulledMessage<String> got = puller.poll(1, Duration.ofSeconds(5)).get(0);
         assertThatIllegalArgumentException().isThrownBy(() -> got.retry(" ")).withMessageContaining("reason");
         assertThatIllegalArgumentException().isThrownBy(() -> got.extend(Duration.ofMillis(-1)))
-                .withMessageContaining("at least 1 ms, or Duration.ZERO to hand the message back");
+                .withMessageContaining("at least 1 ms").withMessageContaining("Duration.ZERO hands the message back");
+        assertThatIllegalArgumentException().isThrownBy(() -> got.extend(Duration.ofSeconds(Long.MAX_VALUE)))
+                .withMessageContaining("at most");
         assertThatIllegalArgumentException().isThrownBy(() -> puller.ackAll(List.of(got, got)))
                 .withMessageContaining("given more than once");
         assertThat(got.isSettled()).as("a refused call ends nothing").isFalse();

@@ -202,6 +202,21 @@ class MessageApiTests {
     }
 
     @Test
+    void durationsAndInstantsTooFarForAMillisecondAreRefusedAsInvalid() {
+        String tooLong = "PT9223372036854776S";
+        api.post("/api/v1/topics/t-range/messages", HttpApi.json(Map.of("payload", "x", "timeRange", tooLong)))
+                .problem("invalid-argument", 400);
+        api.post("/api/v1/topics/t-range/messages", HttpApi.json(Map.of("payload", "x", "timeRange", "PT1H",
+                "ttl", tooLong))).problem("invalid-argument", 400);
+        api.post("/api/v1/topics/t-fixed/messages", HttpApi.json(Map.of("payload", "x",
+                "dueTime", "+300000000-01-01T00:00:00Z"))).problem("invalid-argument", 400);
+        api.send("t-fixed", Map.of("payload", "x", "key", "o-far", "dueTime",
+                Instant.now().plus(Duration.ofHours(1)).toString()));
+        api.post("/api/v1/topics/t-fixed/messages/o-far/reschedule",
+                HttpApi.json(Map.of("dueTime", "+300000000-01-01T00:00:00Z"))).problem("invalid-argument", 400);
+    }
+
+    @Test
     void aCancelledMessageIsGoneAndASecondCancelFindsNothing() {
         api.send("t-fixed", Map.of("payload", "x", "key", "o-cancel",
                 "dueTime", Instant.now().plus(Duration.ofHours(1)).toString()));

@@ -172,6 +172,11 @@ class PullApiTests {
         api.send("t-pull", Map.of("payload", "x", "key", "extend-1", "priority", 20));
         JsonNode delivery = api.pullKey("t-pull", "extend-1");
         Instant before = Instant.parse(delivery.path("leaseDeadline").asString());
+        // past the longest extension (100 years), and past what a millisecond count holds: refused, the lease kept
+        for (String tooLong : List.of("P110000D", "PT9223372036854776S")) {
+            api.post("/api/v1/deliveries/" + delivery.path("token").asString() + "/extend",
+                    HttpApi.json(Map.of("duration", tooLong))).problem("invalid-argument", 400);
+        }
 
         JsonNode extended = api.post("/api/v1/deliveries/" + delivery.path("token").asString() + "/extend",
                 HttpApi.json(Map.of("duration", "PT5M"))).expect(200);

@@ -7,6 +7,7 @@ import dev.rmq.pull.DeliveryRef;
 import dev.rmq.pull.LeaseExpiredException;
 import dev.rmq.pull.Settlement;
 import dev.rmq.topic.DeliveryGuarantee;
+import dev.rmq.internal.validation.Durations;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
@@ -58,10 +59,7 @@ final class ByReference<T> {
     }
 
     DeliveryRef extend(DeliveryRef ref, Duration duration) {
-        if (duration == null || duration.toMillis() < 1) {
-            throw new IllegalArgumentException("lease extension must be at least 1 ms, was " + duration
-                    + "; to hand the message back, settle it with RELEASE");
-        }
+        Durations.leaseExtension(duration, "; to hand the message back, settle it with RELEASE");
         PullSource<T> source = sourceOf(ref);
         PulledDelivery<T> mine = source.handedOut().held(ref);
         if (mine == null) {
@@ -77,9 +75,8 @@ final class ByReference<T> {
 
     DeliveryRef reportProgress(DeliveryRef ref, int percent, String note, @Nullable Duration extendLease) {
         Progress.check(percent, note);
-        if (extendLease != null && extendLease.toMillis() < 1) {
-            throw new IllegalArgumentException("lease extension must be at least 1 ms, or null to keep the lease,"
-                    + " was " + extendLease);
+        if (extendLease != null) {
+            Durations.leaseExtension(extendLease, "; give null to keep the lease");
         }
         PullSource<T> source = sourceOf(ref);
         PulledDelivery<T> mine = source.handedOut().held(ref);

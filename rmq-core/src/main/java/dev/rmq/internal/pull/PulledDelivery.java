@@ -8,6 +8,7 @@ import dev.rmq.internal.slot.Delivery;
 import dev.rmq.internal.slot.SlotSession;
 import dev.rmq.pull.DeliveryRef;
 import dev.rmq.pull.PulledMessage;
+import dev.rmq.internal.validation.Durations;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
@@ -75,10 +76,7 @@ final class PulledDelivery<T> extends Delivery<T> implements PulledMessage<T> {
             release();
             return;
         }
-        if (duration == null || duration.toMillis() < 1) {
-            throw new IllegalArgumentException("lease extension must be at least 1 ms, or Duration.ZERO to hand the"
-                    + " message back, was " + duration);
-        }
+        Durations.leaseExtension(duration, "; Duration.ZERO hands the message back");
         extendLease(duration);
     }
 

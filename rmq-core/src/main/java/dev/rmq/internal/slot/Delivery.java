@@ -8,6 +8,7 @@ import dev.rmq.internal.redis.Envelope;
 import dev.rmq.internal.schedule.TickLateness;
 import dev.rmq.internal.script.ExtendCall;
 import dev.rmq.topic.TopicType;
+import dev.rmq.internal.validation.Durations;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
@@ -234,9 +235,7 @@ public class Delivery<T> implements RmqMessage<T> {
 
     /** Refuses an extension shorter than a millisecond. */
     protected static void checkExtension(Duration duration) {
-        if (duration == null || duration.toMillis() < 1) {
-            throw new IllegalArgumentException("lease extension must be at least 1 ms, was " + duration);
-        }
+        Durations.leaseExtension(duration, "");
     }
 
     @Override

@@ -10,7 +10,23 @@ public final class Durations {
     /** About 285 years: keeps every derived millisecond score exact in a Redis double. */
     private static final Duration LONGEST = Duration.ofDays(365L * 285);
 
+    /** The most a lease is extended by at once: its deadline, in microseconds, stays exact in a Redis score. */
+    private static final Duration LONGEST_EXTENSION = Duration.ofDays(365L * 100);
+
     private Durations() {
+    }
+
+    /**
+     * Refuses a lease extension shorter than 1 ms or longer than {@link #LONGEST_EXTENSION}; {@code hint} ends the
+     * message, saying what to do instead.
+     */
+    public static Duration leaseExtension(@Nullable Duration value, String hint) {
+        // the longest first: toMillis overflows past 292 million years
+        if (value == null || value.compareTo(LONGEST_EXTENSION) > 0 || value.toMillis() < 1) {
+            throw new IllegalArgumentException("lease extension must be at least 1 ms and at most " + LONGEST_EXTENSION
+                    + ", was " + value + hint);
+        }
+        return value;
     }
 
     /** Refuses a time to live that is neither zero (none) nor at least 1 ms. */
@@ -25,11 +41,12 @@ public final class Durations {
         if (value == null) {
             throw new IllegalArgumentException(what + " must not be null");
         }
-        if (value.isNegative() || value.isZero() || value.toMillis() < 1) {
-            throw new IllegalArgumentException(what + " must be at least 1 ms, was " + value);
-        }
+        // the longest first: toMillis overflows past 292 million years
         if (value.compareTo(LONGEST) > 0) {
             throw new IllegalArgumentException(what + " must be at most " + LONGEST + ", was " + value);
+        }
+        if (value.isNegative() || value.isZero() || value.toMillis() < 1) {
+            throw new IllegalArgumentException(what + " must be at least 1 ms, was " + value);
         }
         return value;
     }

@@ -29,7 +29,8 @@ public final class MessageArguments {
         if (time == null) {
             throw new IllegalArgumentException(what + " must not be null");
         }
-        long ms = time.toEpochMilli();
+        // an instant past the range of epoch milliseconds would make toEpochMilli throw ArithmeticException
+        long ms = time.isAfter(Instant.ofEpochMilli(MAX_PRIORITY)) ? Long.MAX_VALUE : time.toEpochMilli();
         if (ms <= 0 || ms > MAX_PRIORITY) {
             throw new IllegalArgumentException(what + " must be after 1970-01-01T00:00:00Z and within a Redis score's"
                     + " exact range, was " + time);

@@ -34,6 +34,9 @@ public class DeliveryController {
     /** The longest failure reason kept: it travels with the message into Redis and the dead queue. */
     static final int MAX_REASON_LENGTH = 1000;
 
+    /** The shortest lease extension; compared, not converted, as toMillis overflows on the longest durations. */
+    private static final Duration ONE_MS = Duration.ofMillis(1);
+
     private final ServerPuller puller;
     private final RmqClient client;
 
@@ -117,7 +120,7 @@ public class DeliveryController {
             throw new ApiException(Problem.MALFORMED_BODY, "field 'duration' is required: how long from now the"
                     + " lease should last, an ISO-8601 duration such as PT1M");
         }
-        if (duration.isNegative() || duration.toMillis() < 1) {
+        if (duration.compareTo(ONE_MS) < 0) {
             throw new ApiException(Problem.INVALID_ARGUMENT, "field 'duration' must be at least 1 ms, was " + duration
                     + "; to hand the message back at once, POST .../release");
         }
@@ -144,7 +147,7 @@ public class DeliveryController {
         }
         String note = request.string("note");
         Duration extendLease = request.duration("extendLease");
-        if (extendLease != null && (extendLease.isNegative() || extendLease.toMillis() < 1)) {
+        if (extendLease != null && extendLease.compareTo(ONE_MS) < 0) {
             throw new ApiException(Problem.INVALID_ARGUMENT, "field 'extendLease' must be at least 1 ms, was "
                     + extendLease + "; leave it out to keep the lease");
         }

@@ -212,7 +212,8 @@ public class MessageController {
             throw new ApiException(Problem.MALFORMED_BODY, "field '" + field + "' is required: " + what + ", such as"
                     + " 2030-01-01T12:00:00Z");
         }
-        if (value.toEpochMilli() <= 0) {
+        // compared, not converted: toEpochMilli overflows on the farthest instants, which the send then refuses
+        if (!value.isAfter(Instant.EPOCH)) {
             throw new ApiException(Problem.INVALID_ARGUMENT, "field '" + field + "' must be after 1970-01-01T00:00:00Z,"
                     + " was " + value);
         }

@@ -149,7 +149,7 @@ final class MessageRequests {
     }
 
     private static Duration positive(String field, Duration value) {
-        if (value.isNegative() || value.toMillis() < 1) {
+        if (value.compareTo(Duration.ofMillis(1)) < 0) {
             throw new ApiException(Problem.INVALID_ARGUMENT, "field '" + field + "' must be at least 1 ms (PT0.001S),"
                     + " was " + value);
         }
