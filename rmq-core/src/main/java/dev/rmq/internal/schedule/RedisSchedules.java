@@ -237,8 +237,10 @@ public final class RedisSchedules implements RmqSchedules, AutoCloseable {
     private void advance(Declared entry, Instant now) {
         RecurringSchedule schedule = entry.schedule;
         Duration lead = schedule.overlap() == Overlap.SKIP ? Duration.ZERO : LEAD;
-        // when this application already ran the schedule, the pass it planned: a later pass was held up here
-        Instant planned = entry.last >= 0 && !entry.failing ? entry.wakeAt : null;
+        // when this application already ran the schedule, the pass it planned: a later pass was held up here. Not for
+        // overlap SKIP: the ticks held up would go together, and run back to back, which that overlap is to prevent
+        Instant planned = schedule.overlap() != Overlap.SKIP && entry.last >= 0 && !entry.failing ? entry.wakeAt
+                : null;
         for (int attempt = 0; attempt < 2; attempt++) {
             long known = entry.last;
             TickPlan plan = TickPlan.of(schedule, known > 0 ? Instant.ofEpochMilli(known) : null, now, lead, planned);
