@@ -148,8 +148,7 @@ public final class SlotChoice {
      * The polls of one pull of up to {@code want} messages from the due slots of a priority topic, most urgent
      * first: the most urgent {@code want} messages over those slots, read beforehand, each slot polled once for its
      * part of them, none below the least urgent of them (the floor). The driver puts what they give in order. Null
-     * when the consumer takes its slots in turn, on a time-based topic, whose polls are whole, and when a slot's
-     * delayed message came due, which the read does not rank: the driver then plans a pass.
+     * when the consumer takes its slots in turn, or on a time-based topic, whose polls are whole.
      */
     public static <T> @Nullable List<Pick<T>> top(List<SlotSession<T>> due, int want, SlotCalls calls) {
         if (calls.slotOrder() != SlotOrder.MOST_URGENT || due.size() < 2 || due.get(0).topic().type().isTimed()) {
@@ -161,14 +160,6 @@ public final class SlotChoice {
             tops = calls.tops(due.stream().map(session -> session.keys).toList(), want);
         } catch (RuntimeException e) {
             // the polls report the failure
-            return null;
-        }
-        for (int i = 0; i < due.size(); i++) {
-            read(due.get(i), tops.get(i), wakes[i]);
-        }
-        if (due.stream().anyMatch(session -> session.urgency() == Double.POSITIVE_INFINITY)) {
-            // a delayed message came due: only a poll of its slot places it among the others, so that slot goes
-            // first, alone, as a pass plans it; the heads just read stand
             return null;
         }
         // {score, slot, rank in its slot}: equals go a rank of each slot at a time, so a busy slot starves none
@@ -190,6 +181,7 @@ public final class SlotChoice {
         List<Pick<T>> picks = new ArrayList<>();
         for (int i = 0; i < due.size(); i++) {
             SlotSession<T> session = due.get(i);
+            read(session, tops.get(i), wakes[i]);
             // a slot with nothing waiting is still polled: its poll recovers expired leases
             if (parts[i] > 0 || tops.get(i).scores().isEmpty()) {
                 picks.add(new Pick<>(session, floor, Math.max(1, parts[i])));
