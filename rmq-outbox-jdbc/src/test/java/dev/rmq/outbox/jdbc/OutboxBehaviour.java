@@ -205,6 +205,28 @@ abstract class OutboxBehaviour {
     }
 
     @Test
+    void anErrorFromTheRelaysListenerDoesNotEndTheRelay() throws SQLException {
+        RmqClient client = client();
+        inTransaction(outbox(client), true, List.of(order("e-1", "first"), order("e-2", "second")));
+        AtomicInteger heard = new AtomicInteger();
+        OutboxListener failingOnce = new OutboxListener() {
+            @Override
+            public void relayed(String topic, Duration lag) {
+                if (heard.incrementAndGet() == 1) {
+                    throw new AssertionError("a listener's own check");
+                }
+            }
+        };
+        JdbcOutbox relay = closedAfterTest(JdbcOutbox.builder(dataSource, client).migrate(false).batchSize(1)
+                .pollInterval(Duration.ofMillis(20)).listener(failingOnce).build());
+        relay.start();
+
+        // one row a batch: the second is relayed only if the relay went on after the first batch's error
+        await().atMost(Duration.ofSeconds(10)).until(() -> rows() == 0);
+        assertThat(client.producer().get(MessageRef.of("orders", "e-2"))).isPresent();
+    }
+
+    @Test
     void aBatchWhoseFinishFindsNoConnectionAtFirstIsFinishedWithinItsClaim() throws SQLException {
         RmqClient client = client();
         inTransaction(outbox(client), true, List.of(order("f-1", "finished")));
