@@ -2,6 +2,8 @@ package dev.rmq;
 
 import dev.rmq.testsupport.RedisCluster;
 import dev.rmq.embedded.RedisServer;
+import dev.rmq.pull.PulledMessage;
+import dev.rmq.pull.RmqPuller;
 import dev.rmq.topic.BackoffPolicy;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
@@ -11,6 +13,8 @@ import org.redisson.config.Config;
 
 import java.time.Duration;
 import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** Redisson clients and topics for tests against real redis-server processes. */
 public final class Fixtures {
@@ -70,5 +74,12 @@ public final class Fixtures {
     public static TopicDefinition topic(String name, TopicType type, int slots) {
         return TopicDefinition.builder(name, type).slotAmount(slots).leaseTimeout(Duration.ofSeconds(2))
                 .maxRetries(2).backoff(BackoffPolicy.fixed(Duration.ofMillis(100))).build();
+    }
+
+    /** The next message {@code puller} hands out, which must come within 5 s. */
+    public static <T> PulledMessage<T> pollOne(RmqPuller<T> puller) {
+        List<PulledMessage<T>> got = puller.poll(1, Duration.ofSeconds(5));
+        assertThat(got).as("a message within 5 s").hasSize(1);
+        return got.get(0);
     }
 }

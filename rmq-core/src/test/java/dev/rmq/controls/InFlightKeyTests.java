@@ -1,5 +1,6 @@
 package dev.rmq.controls;
 
+import dev.rmq.Fixtures;
 import dev.rmq.RmqClient;
 import dev.rmq.consumer.ConsumeResult;
 import dev.rmq.consumer.ConsumerSettings;
@@ -141,7 +142,7 @@ class InFlightKeyTests extends ControlsTest {
         RmqPuller<String> other = startPuller(rmq, "jobs");
         assertThat(rmq.producer().send(OutgoingMessage.priority("jobs", "v1", 50).withKey("k")).behindDelivery())
                 .isFalse();
-        PulledMessage<String> first = pollOne(holder);
+        PulledMessage<String> first = Fixtures.pollOne(holder);
         SendReceipt second = rmq.producer().send(OutgoingMessage.priority("jobs", "v2", 50).withKey("k"));
         assertThat(second.outcome()).isEqualTo(SendReceipt.Outcome.ADDED);
         assertThat(second.behindDelivery()).as("added while v1 was in flight").isTrue();
@@ -152,7 +153,7 @@ class InFlightKeyTests extends ControlsTest {
         assertThat(third.behindDelivery()).isTrue();
 
         first.ack();
-        PulledMessage<String> next = pollOne(holder);
+        PulledMessage<String> next = Fixtures.pollOne(holder);
         assertThat(next.payload()).as("the latest send's content").isEqualTo("v3");
         assertThat(next.attempt()).isEqualTo(1);
         next.ack();
@@ -172,7 +173,7 @@ class InFlightKeyTests extends ControlsTest {
         RmqPuller<String> holder = startPuller(rmq, "ranges");
         RmqPuller<String> other = startPuller(rmq, "ranges");
         rmq.producer().send(OutgoingMessage.rangeMerge("ranges", "v1", Duration.ofMillis(1)).withKey("k"));
-        PulledMessage<String> first = pollOne(holder);
+        PulledMessage<String> first = Fixtures.pollOne(holder);
         rmq.producer().send(OutgoingMessage.rangeMerge("ranges", "v2", Duration.ofMillis(1)).withKey("k"));
         assertThat(other.poll(1, Duration.ofMillis(300))).as("v2 is parked").isEmpty();
         assertThat(rmq.producer().send(OutgoingMessage.rangeMerge("ranges", "v3", Duration.ofSeconds(2)).withKey("k"))
@@ -180,15 +181,10 @@ class InFlightKeyTests extends ControlsTest {
 
         first.ack();
         assertThat(holder.poll(1, Duration.ofMillis(500))).as("v3's range has not passed").isEmpty();
-        PulledMessage<String> next = pollOne(holder);
+        PulledMessage<String> next = Fixtures.pollOne(holder);
         assertThat(next.payload()).as("one message, with v3's content").isEqualTo("v3");
         next.ack();
         assertThat(holder.poll(1, Duration.ofMillis(300))).isEmpty();
     }
 
-    private static PulledMessage<String> pollOne(RmqPuller<String> puller) {
-        List<PulledMessage<String>> got = puller.poll(1, Duration.ofSeconds(5));
-        assertThat(got).as("a message within 5 s").hasSize(1);
-        return got.get(0);
-    }
 }

@@ -345,27 +345,22 @@ class PullerTests extends StandaloneRedisTest {
     void aDeadMessageRequeuedWhileANewerSendOfItsKeyIsInFlightIsSupersededByIt() {
         RmqPuller<String> puller = puller(TASKS.name());
         rmq.producer().send(OutgoingMessage.priority(TASKS.name(), "v1", 50).withKey("k").withSlotBasis("s"));
-        PulledMessage<String> first = pollOne(puller);
+        PulledMessage<String> first = Fixtures.pollOne(puller);
         assertThat(first.dead("broken")).isEqualTo(AckOutcome.DEAD);
         rmq.producer().send(OutgoingMessage.priority(TASKS.name(), "v2", 50).withKey("k").withSlotBasis("s"));
-        PulledMessage<String> second = pollOne(puller);
+        PulledMessage<String> second = Fixtures.pollOne(puller);
         assertThat(second.payload()).isEqualTo("v2");
 
         assertThat(rmq.deadQueue().requeue(TASKS.name(), second.slot(), "k")).as("dropped, not dead").isTrue();
         assertThat(rmq.deadQueue().count(TASKS.name())).isZero();
         // the newer send's delivery goes back to waiting: it is the one that waits, not the dead one
         assertThat(second.release()).isEqualTo(AckOutcome.RELEASED);
-        PulledMessage<String> again = pollOne(puller);
+        PulledMessage<String> again = Fixtures.pollOne(puller);
         assertThat(again.payload()).isEqualTo("v2");
         assertThat(again.ack()).isEqualTo(AckOutcome.COMMITTED);
         assertThat(puller.poll(10, Duration.ofMillis(300))).as("nothing of the dead one is left").isEmpty();
     }
 
-    private static PulledMessage<String> pollOne(RmqPuller<String> puller) {
-        List<PulledMessage<String>> got = puller.poll(1, Duration.ofSeconds(5));
-        assertThat(got).hasSize(1);
-        return got.get(0);
-    }
 
     @Test
     void aClosedPullerIsLetGoByItsClientSinceItNeverStartsAgain() {
@@ -389,7 +384,7 @@ class PullerTests extends StandaloneRedisTest {
     void aMessageTheProgramDroppedIsLetGoOnceItsLeaseRanOutAndItsSlotIsPolledAgain() {
         RmqPuller<String> puller = puller(TASKS.name());
         rmq.producer().send(OutgoingMessage.priority(TASKS.name(), "work", 50).withKey("dropped"));
-        WeakReference<PulledMessage<String>> dropped = new WeakReference<>(pollOne(puller));
+        WeakReference<PulledMessage<String>> dropped = new WeakReference<>(Fixtures.pollOne(puller));
         // the program never ends it (an HTTP client that went away): its lease of 1 s runs out, and it comes again
         PulledMessage<String> again = await().atMost(Duration.ofSeconds(10)).until(() -> {
             List<PulledMessage<String>> got = puller.poll(1, Duration.ofMillis(200));

@@ -1,5 +1,6 @@
 package dev.rmq.pull;
 
+import dev.rmq.Fixtures;
 import dev.rmq.RmqClient;
 import dev.rmq.StandaloneRedisTest;
 import dev.rmq.consumer.AckOutcome;
@@ -68,11 +69,6 @@ class SettleByReferenceTests extends StandaloneRedisTest {
         return client;
     }
 
-    private static PulledMessage<String> pollOne(RmqPuller<String> puller) {
-        List<PulledMessage<String>> got = puller.poll(1, Duration.ofSeconds(5));
-        assertThat(got).hasSize(1);
-        return got.get(0);
-    }
 
     @Test
     void anotherPullerAcksADeliveryByItsReferenceAndTheHolderFreesItsSlotAtOnce() {
@@ -82,13 +78,13 @@ class SettleByReferenceTests extends StandaloneRedisTest {
         producer.producer().send(OutgoingMessage.priority(JOBS.name(), "first", 50).withKey("k1"));
         producer.producer().send(OutgoingMessage.priority(JOBS.name(), "second", 40).withKey("k2"));
 
-        PulledMessage<String> held = pollOne(a);
+        PulledMessage<String> held = Fixtures.pollOne(a);
         assertThat(held.key()).isEqualTo("k1");
         assertThat(b.settle(held.ref(), Settlement.ACK, null)).isEqualTo(AckOutcome.COMMITTED);
 
         // the slot's next message comes long before the first lease would have run out
         long start = System.nanoTime();
-        PulledMessage<String> next = pollOne(a);
+        PulledMessage<String> next = Fixtures.pollOne(a);
         assertThat(next.key()).isEqualTo("k2");
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(LEASE.dividedBy(2));
         assertThat(held.isSettled()).as("the holder learned of the ending").isTrue();
@@ -106,7 +102,7 @@ class SettleByReferenceTests extends StandaloneRedisTest {
         RmqPuller<String> a = server(JOBS.name());
         RmqPuller<String> b = server(JOBS.name());
         producer().producer().send(OutgoingMessage.priority(JOBS.name(), "x", 50).withKey("k"));
-        PulledMessage<String> held = pollOne(a);
+        PulledMessage<String> held = Fixtures.pollOne(a);
         DeliveryRef first = held.ref();
 
         DeliveryRef extended = b.extend(first, Duration.ofMinutes(2));
@@ -125,9 +121,9 @@ class SettleByReferenceTests extends StandaloneRedisTest {
         RmqClient producer = producer();
         producer.producer().send(OutgoingMessage.priority(JOBS.name(), "x", 50).withKey("k"));
 
-        PulledMessage<String> first = pollOne(a);
+        PulledMessage<String> first = Fixtures.pollOne(a);
         assertThat(b.settle(first.ref(), Settlement.RELEASE, null)).isEqualTo(AckOutcome.RELEASED);
-        PulledMessage<String> again = pollOne(a);
+        PulledMessage<String> again = Fixtures.pollOne(a);
         assertThat(again.attempt()).as("a release is not an attempt").isEqualTo(1);
 
         assertThat(b.settle(again.ref(), Settlement.RETRY, "downstream refused")).isEqualTo(AckOutcome.RETRY);
@@ -148,10 +144,10 @@ class SettleByReferenceTests extends StandaloneRedisTest {
         RmqPuller<String> a = server(SHORT.name());
         RmqPuller<String> b = server(SHORT.name());
         producer().producer().send(OutgoingMessage.priority(SHORT.name(), "x", 50).withKey("k"));
-        PulledMessage<String> held = pollOne(a);
+        PulledMessage<String> held = Fixtures.pollOne(a);
         DeliveryRef ref = held.ref();
 
-        PulledMessage<String> redelivered = pollOne(b);
+        PulledMessage<String> redelivered = Fixtures.pollOne(b);
         assertThat(redelivered.attempt()).as("recovered after its lease").isEqualTo(2);
         assertThatThrownBy(() -> b.settle(ref, Settlement.ACK, null)).isInstanceOf(LeaseExpiredException.class);
         assertThat(redelivered.ack()).isEqualTo(AckOutcome.COMMITTED);
@@ -224,7 +220,7 @@ class SettleByReferenceTests extends StandaloneRedisTest {
         RmqPuller<String> b = server(JOBS.name());
         RmqClient producer = producer();
         producer.producer().send(OutgoingMessage.priority(JOBS.name(), "x", 50).withKey("k"));
-        PulledMessage<String> held = pollOne(a);
+        PulledMessage<String> held = Fixtures.pollOne(a);
         assertThat(producer.producer().cancel(MessageRef.of(JOBS.name(), "k"))).isTrue();
 
         assertThatThrownBy(() -> b.extend(held.ref(), Duration.ofMinutes(1))).isInstanceOf(MessageCancelledException.class);
@@ -235,7 +231,7 @@ class SettleByReferenceTests extends StandaloneRedisTest {
     void anAtMostOnceDeliveryHasNoReference() {
         RmqPuller<String> a = server(GAUGES.name());
         producer().producer().send(OutgoingMessage.priority(GAUGES.name(), "x", 50).withKey("k"));
-        PulledMessage<String> taken = pollOne(a);
+        PulledMessage<String> taken = Fixtures.pollOne(a);
         assertThatIllegalStateException().isThrownBy(taken::ref).withMessageContaining("holds no lease");
         assertThatIllegalArgumentException().isThrownBy(() -> a.settle(new DeliveryRef(GAUGES.name(), 0, "k", 1),
                 Settlement.ACK, null)).withMessageContaining("at most once");

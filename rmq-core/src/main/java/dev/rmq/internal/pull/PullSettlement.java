@@ -59,28 +59,25 @@ final class PullSettlement<T> {
                         + " was already ended");
             }
         }
-        try {
-            return endAll(session, deliveries, op, reason);
-        } finally {
-            session.forget(deliveries);
+        return endClaimed(deliveries, op, reason);
+    }
+
+    /** Hands back, unstarted, those of a slot's deliveries that no other thread ends first, in one call. */
+    void releaseUnended(List<PulledDelivery<T>> deliveries) {
+        List<PulledDelivery<T>> claimed = deliveries.stream().filter(PulledDelivery::claim).toList();
+        if (!claimed.isEmpty()) {
+            endClaimed(claimed, AckCall.Op.RELEASE, "");
         }
     }
 
-    /**
-     * Hands back, unstarted, those of a slot's deliveries that no other thread ends first, in one call; how many it
-     * handed back.
-     */
-    int releaseUnended(List<PulledDelivery<T>> deliveries) {
-        List<PulledDelivery<T>> claimed = deliveries.stream().filter(PulledDelivery::claim).toList();
-        if (claimed.isEmpty()) {
-            return 0;
-        }
+    /** Ends deliveries of one slot that this thread claimed, and forgets them whatever the call came to. */
+    private List<AckOutcome> endClaimed(List<PulledDelivery<T>> claimed, AckCall.Op op, String reason) {
+        SlotSession<T> session = claimed.get(0).session();
         try {
-            endAll(claimed.get(0).session(), claimed, AckCall.Op.RELEASE, "");
+            return endAll(session, claimed, op, reason);
         } finally {
-            claimed.get(0).session().forget(claimed);
+            session.forget(claimed);
         }
-        return claimed.size();
     }
 
     private List<AckOutcome> endAll(SlotSession<T> session, List<PulledDelivery<T>> deliveries, AckCall.Op op,
