@@ -56,8 +56,39 @@ class LoopbackDefaultTests {
         assertThatThrownBy(() -> postProcess(configured)).isInstanceOf(UnprotectedAddressException.class)
                 .hasMessageContaining("0.0.0.0").hasMessageContaining("rmq.server.api-keys");
         FailureAnalysis analysis = new UnprotectedAddressFailureAnalyzer()
-                .analyze(new UnprotectedAddressException("0.0.0.0"));
+                .analyze(new UnprotectedAddressException("server.address", "0.0.0.0"));
         assertThat(analysis.getAction()).contains("RMQ_SERVER_APIKEYS_0_KEY", "127.0.0.1");
+    }
+
+    @Test
+    void withoutAKeyTheActuatorOnAPortOfItsOwnBindsToLoopbackToo() {
+        StandardEnvironment unset = environment(Map.of("management.server.port", "9090"));
+        StandardEnvironment loopbackApi = environment(Map.of("management.server.port", "9090",
+                "server.address", "localhost"));
+
+        postProcess(unset);
+        postProcess(loopbackApi);
+
+        assertThat(unset.getProperty("server.address")).isEqualTo("127.0.0.1");
+        assertThat(unset.getProperty("management.server.address")).isEqualTo("127.0.0.1");
+        assertThat(loopbackApi.getProperty("server.address")).isEqualTo("localhost");
+        assertThat(loopbackApi.getProperty("management.server.address")).isEqualTo("127.0.0.1");
+        StandardEnvironment shared = environment(Map.of("management.server.port", "8080"));
+        postProcess(shared);
+        assertThat(shared.getProperty("management.server.address")).as("the actuator shares the server's port")
+                .isNull();
+    }
+
+    @Test
+    void aReachableActuatorAddressWithoutAKeyRefusesToStart() {
+        StandardEnvironment configured = environment(Map.of("management.server.port", "9090",
+                "management.server.address", "0.0.0.0"));
+
+        assertThatThrownBy(() -> postProcess(configured)).isInstanceOf(UnprotectedAddressException.class)
+                .hasMessageContaining("management.server.address is 0.0.0.0").hasMessageContaining("actuator");
+        FailureAnalysis analysis = new UnprotectedAddressFailureAnalyzer()
+                .analyze(new UnprotectedAddressException("management.server.address", "0.0.0.0"));
+        assertThat(analysis.getAction()).contains("leave management.server.address unset");
     }
 
     @Test

@@ -9,6 +9,7 @@ import org.springframework.core.Ordered;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 
@@ -43,17 +44,37 @@ public class LoopbackDefault implements EnvironmentPostProcessor, Ordered {
                     + exposure.address()));
             case DEFAULT_LOOPBACK -> {
                 // last: nothing the user configured is overridden, there being no server.address anywhere
-                environment.getPropertySources().addLast(new MapPropertySource(SOURCE,
-                        Map.of("server.address", Exposure.LOOPBACK)));
+                environment.getPropertySources().addLast(new MapPropertySource(SOURCE, loopback(environment,
+                        Exposure.SERVER_ADDRESS, Exposure.MANAGEMENT_ADDRESS)));
                 log.info("No API key is configured (rmq.server.api-keys), so the server listens on loopback only ("
                         + Exposure.LOOPBACK + "): it can be reached from this machine alone. Configure an API key to"
                         + " serve other machines.");
             }
-            case CONFIGURED_LOOPBACK -> log.info("No API key is configured (rmq.server.api-keys), so the server"
-                    + " listens on loopback only (" + exposure.address() + "): it can be reached from this machine"
-                    + " alone. Configure an API key to serve other machines.");
-            case UNPROTECTED -> throw new UnprotectedAddressException(
+            case CONFIGURED_LOOPBACK -> {
+                environment.getPropertySources().addLast(new MapPropertySource(SOURCE, loopback(environment,
+                        Exposure.MANAGEMENT_ADDRESS)));
+                log.info("No API key is configured (rmq.server.api-keys), so the server"
+                        + " listens on loopback only (" + exposure.address() + "): it can be reached from this"
+                        + " machine alone. Configure an API key to serve other machines.");
+            }
+            case UNPROTECTED -> throw new UnprotectedAddressException(exposure.property(),
                     Objects.requireNonNull(exposure.address(), "an unprotected server has its address"));
         }
+    }
+
+    /**
+     * Loopback for each of these properties that is unset. The actuator on a port of its own binds to every
+     * interface unless management.server.address says otherwise, whatever server.address is; Spring Boot refuses
+     * that address when the actuator shares the server's port.
+     */
+    private static Map<String, Object> loopback(ConfigurableEnvironment environment, String... properties) {
+        Map<String, Object> defaults = new LinkedHashMap<>();
+        for (String property : properties) {
+            boolean applies = !property.equals(Exposure.MANAGEMENT_ADDRESS) || Exposure.actuatorApart(environment);
+            if (applies && Exposure.configured(environment, property) == null) {
+                defaults.put(property, Exposure.LOOPBACK);
+            }
+        }
+        return defaults;
     }
 }

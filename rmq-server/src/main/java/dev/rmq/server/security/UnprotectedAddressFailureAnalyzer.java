@@ -10,7 +10,8 @@ public final class UnprotectedAddressFailureAnalyzer extends AbstractFailureAnal
     protected FailureAnalysis analyze(Throwable rootFailure, UnprotectedAddressException cause) {
         return new FailureAnalysis(cause.getMessage(), "Configure at least one API key, for example"
                 + " RMQ_SERVER_APIKEYS_0_KEY=<a secret of 16 or more characters> and RMQ_SERVER_APIKEYS_0_SCOPE="
-                + "read-write (or rmq.server.api-keys[0].key and .scope in application.yml); or leave server.address"
-                + " unset, or set it to " + Exposure.LOOPBACK + ", to listen on this machine only.", cause);
+                + "read-write (or rmq.server.api-keys[0].key and .scope in application.yml); or leave "
+                + cause.property() + " unset, or set it to " + Exposure.LOOPBACK + ", to listen on this machine only.",
+                cause);
     }
 }
