@@ -38,7 +38,7 @@ import java.util.stream.Stream;
 public final class Instructions {
 
     private static final Duration VALGRIND_START = Duration.ofMinutes(2);
-    private static final List<Integer> CONSUME_BATCHES = List.of(1, 10, 100, 1000);
+    private static final List<Integer> CONSUME_BATCHES = List.of(1, 10, 64, 100, 1000);
     private static final ConsumerSettings CONSUMER = ConsumerSettings.DEFAULTS.withConcurrency(1);
 
     private Instructions() {

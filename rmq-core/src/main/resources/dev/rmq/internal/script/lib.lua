@@ -177,6 +177,15 @@ local function us_later(a, b)
     return tonumber(a) > tonumber(b)
 end
 
+-- How many leases one call adds or removes, from and up to, for it to order them by the keys' bytes. Up to 128
+-- members (zset-max-listpack-entries) the lease set is a listpack, where each member added or removed is found by a
+-- scan from the head: one poll's leases share their deadline, and among equal scores Redis keeps members in the
+-- order of their bytes, so a poll's leases added from the greatest key down each land before the ones added just
+-- before, and removed from the least up each are the first of those left; otherwise each scans past half the rest.
+-- A sort costs more than it spares for a few leases (callgrind: a poll of 10 ran 5 % more instructions with it, a
+-- poll of 100 12 % fewer), and for more than a listpack holds.
+local SORTED_LEASES_MIN, SORTED_LEASES_MAX = 32, 128
+
 -- The decimal text of small integers, kept between calls (a Function library keeps its locals); made by the first
 -- int_text, as POLICY_META is.
 local INT_TEXT = nil
@@ -795,7 +804,16 @@ local function end_deliveries(typ, policy, n, row)
         results[i] = result
     end
     if #committed > 0 then
-        redis.call('ZREM', K_PREPARE, unpack(committed))
+        local removed = committed
+        if #committed >= SORTED_LEASES_MIN and #committed <= SORTED_LEASES_MAX then
+            -- a copy: the parked messages below are placed in the acks' order
+            removed = {}
+            for i = 1, #committed do
+                removed[i] = committed[i]
+            end
+            table.sort(removed)
+        end
+        redis.call('ZREM', K_PREPARE, unpack(removed))
         -- each delivery's progress with it, if it reported any; in chunks, since unpack takes a few thousand
         -- values at most, and the fields are twice the keys
         local fields = {}
