@@ -102,7 +102,7 @@ public final class RmqClient implements AutoCloseable {
                 mine.forgetLost(topic, slot, lost);
             }
         }));
-        this.deadQueue = new RedisDeadQueue(topics, keys, scripts);
+        this.deadQueue = new RedisDeadQueue(topics, keys, scripts, b.journal);
         this.inspector = new RedisTopicInspector(topics, keys, scripts, producers.producer()::getAsync, b.journal);
         this.slotFencing = new RedisSlotFencing(keys, scripts);
         // a tick is sent by the schedule's own thread, in no transaction of the application's

@@ -21,14 +21,20 @@ public interface RmqDeadQueue {
     long count(String topic);
 
     /**
-     * Puts a dead message back to be consumed again, from attempt 0: due now, or at its priority.
+     * Puts a dead message back to be consumed again, from attempt 0: due now, or at its priority. On a journaled
+     * topic the journal records it as sent again, so that a restore brings it back while it waits, and the call
+     * returns once the journal lets it, as a send does: a journal's failure is thrown, the message requeued in Redis
+     * all the same.
      *
      * @return true when it was dead and now waits again, or was dropped because a newer message of its key already
      *         waited or was in flight
      */
     boolean requeue(String topic, int slot, String key);
 
-    /** Requeues every dead message of a topic; returns how many were moved. */
+    /**
+     * Requeues every dead message of a topic, and on a journaled topic records each as {@link #requeue} does;
+     * returns how many were moved.
+     */
     long requeueAll(String topic);
 
     /** Removes one dead message for good. */

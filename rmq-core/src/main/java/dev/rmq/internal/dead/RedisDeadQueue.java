@@ -16,8 +16,12 @@ import dev.rmq.internal.script.DeadPurgeCall;
 import dev.rmq.internal.script.DeadRequeueAllCall;
 import dev.rmq.internal.script.DeadRequeueCall;
 import dev.rmq.internal.script.ScriptRunner;
+import dev.rmq.journal.JournaledSend;
+import dev.rmq.journal.MessageJournal;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicRegistry;
+import dev.rmq.topic.TopicType;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,11 +42,15 @@ public final class RedisDeadQueue implements RmqDeadQueue {
     private final TopicRegistry topics;
     private final KeyLayout keys;
     private final ScriptRunner scripts;
+    private final @Nullable MessageJournal journal;
 
-    public RedisDeadQueue(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts) {
+    /** @param journal the client's journal, told of every message requeued on a topic it journals; null for none */
+    public RedisDeadQueue(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts,
+                          @Nullable MessageJournal journal) {
         this.topics = topics;
         this.keys = keys;
         this.scripts = scripts;
+        this.journal = journal;
     }
 
     @Override
@@ -80,11 +88,15 @@ public final class RedisDeadQueue implements RmqDeadQueue {
         SlotKeys slotKeys = slotKeys(definition, slot);
         DeadRequeueCall call = new DeadRequeueCall(definition.type(), checkKey(key), keys.wakeChannel(definition.name()),
                 slot);
-        DeadRequeueCall.Result result = Futures.join(scripts.run(slotKeys, call));
+        DeadRequeueCall.Outcome outcome = Futures.join(scripts.run(slotKeys, call));
+        DeadRequeueCall.Result result = outcome.result();
         if (result != DeadRequeueCall.Result.NOT_DEAD) {
             log.info("topic {}: dead message '{}' of slot {} {}", topic, key, slot,
                     result == DeadRequeueCall.Result.SUPERSEDED
                             ? "dropped, as a newer send of its key was already waiting or in flight" : "requeued");
+        }
+        if (result == DeadRequeueCall.Result.REQUEUED) {
+            journal(definition, slot, List.of(new DeadRequeueAllCall.Requeued(key, outcome.envelope())));
         }
         return result != DeadRequeueCall.Result.NOT_DEAD;
     }
@@ -92,16 +104,18 @@ public final class RedisDeadQueue implements RmqDeadQueue {
     @Override
     public long requeueAll(String topic) {
         TopicDefinition definition = topics.require(topic);
+        boolean journaled = journal != null && journal.journals(definition.name());
         long moved = 0;
         for (int slot = 0; slot < definition.slotAmount(); slot++) {
             SlotKeys slotKeys = slotKeys(definition, slot);
             DeadRequeueAllCall call = new DeadRequeueAllCall(definition.type(), REQUEUE_CHUNK,
-                    keys.wakeChannel(definition.name()), slot);
-            long chunk;
+                    keys.wakeChannel(definition.name()), slot, journaled);
+            DeadRequeueAllCall.Chunk chunk;
             do {
                 chunk = Futures.join(scripts.run(slotKeys, call));
-                moved += chunk;
-            } while (chunk == REQUEUE_CHUNK);
+                moved += chunk.taken();
+                journal(definition, slot, chunk.requeued());
+            } while (chunk.taken() == REQUEUE_CHUNK);
         }
         if (moved > 0) {
             log.info("topic {}: {} dead message(s) requeued", topic, moved);
@@ -154,6 +168,34 @@ public final class RedisDeadQueue implements RmqDeadQueue {
             total += Futures.join(size);
         }
         return total;
+    }
+
+    /**
+     * Tells the journal of messages that wait again, as sends: a journal holds a dead message as finished, and a
+     * restore would leave out one requeued since. Each keeps its send id, so that its deliveries name the row made
+     * here. A requeued message is due now by the Redis clock, which the journal has by its own, or at its priority.
+     */
+    private void journal(TopicDefinition definition, int slot, List<DeadRequeueAllCall.Requeued> requeued) {
+        if (journal == null || requeued.isEmpty() || !journal.journals(definition.name())) {
+            return;
+        }
+        Instant now = Instant.now();
+        List<JournaledSend> sends = new ArrayList<>(requeued.size());
+        for (DeadRequeueAllCall.Requeued message : requeued) {
+            Envelope envelope;
+            try {
+                envelope = Envelope.decode(message.envelope());
+            } catch (MalformedEnvelopeException e) {
+                // a consumer cannot read it either, and sends it dead again as undecodable
+                log.warn("topic {}: requeued message '{}' of slot {} cannot be read, so the journal does not hold it: {}",
+                        definition.name(), message.key(), slot, e.getMessage());
+                continue;
+            }
+            long score = definition.type() == TopicType.PRIORITY ? (long) envelope.score() : now.toEpochMilli();
+            sends.add(new JournaledSend(definition.name(), definition.type(), slot, message.key(), false, false, false,
+                    score, null, null, envelope.headers(), envelope.payload(), now));
+        }
+        Futures.join(journal.sent(sends).toCompletableFuture());
     }
 
     private SlotKeys slotKeys(TopicDefinition definition, int slot) {

@@ -11,7 +11,16 @@ import dev.rmq.topic.TopicType;
  * @param slot        the slot
  */
 public record DeadRequeueCall(TopicType type, String key, String wakeChannel, int slot)
-        implements ScriptCall<DeadRequeueCall.Result> {
+        implements ScriptCall<DeadRequeueCall.Outcome> {
+
+    /**
+     * What became of the dead message, and the envelope it waits with when it was requeued.
+     *
+     * @param result   what became of it
+     * @param envelope the envelope now waiting, from attempt 0, for a journal; empty unless requeued
+     */
+    public record Outcome(Result result, byte[] envelope) {
+    }
 
     /** What became of the dead message. */
     public enum Result {
@@ -30,9 +39,10 @@ public record DeadRequeueCall(TopicType type, String key, String wakeChannel, in
             .arg("slot", DeadRequeueCall::slot)
             .build();
 
-    static final Reply<Result> REPLY = Reply.of(Reply.fields().word("outcome",
-            Reply.words(Result.values(), result -> result.name().toLowerCase(java.util.Locale.ROOT))),
-            head -> head.word("outcome"));
+    static final Reply<Outcome> REPLY = Reply.of(Reply.fields().word("outcome",
+            Reply.words(Result.values(), result -> result.name().toLowerCase(java.util.Locale.ROOT)))
+                    .bytes("envelope"),
+            head -> new Outcome(head.word("outcome"), head.bytes("envelope")));
 
     @Override
     public Script script() {
@@ -45,7 +55,7 @@ public record DeadRequeueCall(TopicType type, String key, String wakeChannel, in
     }
 
     @Override
-    public Result decode(Object reply) {
+    public Outcome decode(Object reply) {
         return REPLY.decode(script(), reply);
     }
 }

@@ -8,8 +8,9 @@
 -- RETURNS
 --   outcome         one of: requeued superseded not_dead
 --                   superseded: dropped, a newer message with the key already waits or is in flight
-local result = requeue_dead(ARG.type, ARG.key)
+--   envelope        the envelope it waits with when requeued, for a journal to record it; '' otherwise
+local result, placed = requeue_dead(ARG.type, ARG.key)
 if result == 1 then
     wake_if_earlier(NOW_MS, ARG.wake_channel, ARG.slot)
 end
-return { result == 1 and 'requeued' or result == 2 and 'superseded' or 'not_dead' }
+return { result == 1 and 'requeued' or result == 2 and 'superseded' or 'not_dead', placed or '' }

@@ -146,6 +146,47 @@ abstract class JournalBehaviour extends JournalTestBase {
     }
 
     @Test
+    void aMessageRequeuedFromTheDeadQueueIsJournaledAsWaitingAgainAndItsDeliveryFinishesIt() throws SQLException {
+        open(journal -> { });
+        for (String key : List.of("one", "all-1", "all-2")) {
+            client.producer().send(OutgoingMessage.priority(PRIORITY, "payload of " + key, 40).withKey(key)
+                    .withHeader("tenant", "acme"));
+        }
+        RmqPuller<String> puller = closeAfter(client.puller(String.class).topics(PRIORITY).build());
+        puller.start();
+        for (int i = 0; i < 3; i++) {
+            pollOne(puller).dead("bad data, fixed since");
+        }
+        int slot = client.topics().require(PRIORITY).slotOf("one");
+        assertThat(client.deadQueue().requeue(PRIORITY, slot, "one")).isTrue();
+        assertThat(client.deadQueue().requeueAll(PRIORITY)).isEqualTo(2);
+        journal.flush(Duration.ofSeconds(10));
+        assertThat(messages(PRIORITY)).as("each key's dead message, and the same message waiting again")
+                .hasSize(6).filteredOn(row -> !row.finished()).hasSize(3)
+                .allSatisfy(row -> assertThat(row.state()).isEqualTo("sent"));
+
+        redis.command("FLUSHALL");
+        assertThat(journal.restore(client, RestoreRequest.all()).restored()).isEqualTo(3);
+        StoredMessage restored = client.producer().get(MessageRef.of(PRIORITY, "one")).orElseThrow();
+        assertThat(restored.priority(TopicType.PRIORITY)).hasValue(40L);
+        assertThat(restored.headers()).containsEntry("tenant", "acme");
+
+        List<String> payloads = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            PulledMessage<String> again = pollOne(puller);
+            assertThat(again.attempt()).as("from attempt 1 again").isEqualTo(1);
+            payloads.add(again.payload());
+            assertThat(again.ack()).isEqualTo(AckOutcome.COMMITTED);
+        }
+        assertThat(payloads).containsExactlyInAnyOrder("payload of one", "payload of all-1", "payload of all-2");
+        journal.flush(Duration.ofSeconds(10));
+        assertThat(messages(PRIORITY)).as("the requeued messages' deliveries finish them").allSatisfy(row ->
+                assertThat(row.finished()).isTrue());
+        redis.command("FLUSHALL");
+        assertThat(journal.restore(client, RestoreRequest.all()).restored()).isZero();
+    }
+
+    @Test
     void aClearIsJournaledSoThatARestoreDoesNotBringTheMessagesBack() throws SQLException {
         open(journal -> { });
         List<OutgoingMessage> batch = new ArrayList<>();
