@@ -1,6 +1,8 @@
 package dev.rmq.server;
 
+import dev.rmq.server.pull.ServerPuller;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 import tools.jackson.databind.JsonNode;
@@ -13,6 +15,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,6 +35,9 @@ class UnavailableTests {
 
     @Value("${rmq.redis.address}")
     String redisAddress;
+
+    @Autowired
+    ServerPuller puller;
 
     @Test
     void aSendRedisDoesNotAnswerIsUnavailable() throws IOException {
@@ -72,6 +78,31 @@ class UnavailableTests {
         assertThat(api.post(ack).expect(200).path("outcome").asString()).as("the retry the 503 asked for")
                 .isEqualTo("COMMITTED");
         api.get("/api/v1/topics/merchant-tasks/messages/retried-ack").problem("not-found", 404);
+    }
+
+    @Test
+    void acksWhileThePullerIsStoppedAreUnavailableAndTheirRetryGetsRedissAnswer() {
+        HttpApi api = new HttpApi(port);
+        api.send("merchant-tasks", Map.of("payload", "job", "key", "acked-across-a-stop", "priority", 50));
+        String token = api.pullKey("merchant-tasks", "acked-across-a-stop").path("token").asString();
+        String batch = HttpApi.json(Map.of("tokens", List.of(token)));
+
+        puller.stop();
+        try {
+            // the stop handed the message back, so its token is another server's now: settled by reference in Redis,
+            // which the stopped puller cannot do
+            api.post("/api/v1/deliveries:ack", batch).problem("unavailable", 503);
+            api.post("/api/v1/deliveries/" + token + "/ack").problem("unavailable", 503);
+        } finally {
+            puller.start();
+        }
+
+        JsonNode retried = api.post("/api/v1/deliveries:ack", batch).expect(200);
+        assertThat(retried.path("results").get(0).path("outcome").asString())
+                .as("Redis's answer: the stop handed the message back unstarted").isEqualTo("STALE");
+        String again = api.pullKey("merchant-tasks", "acked-across-a-stop").path("token").asString();
+        assertThat(api.post("/api/v1/deliveries/" + again + "/ack").expect(200).path("outcome").asString())
+                .isEqualTo("COMMITTED");
     }
 
     /**

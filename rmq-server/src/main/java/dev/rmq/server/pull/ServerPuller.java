@@ -165,7 +165,8 @@ public final class ServerPuller implements SmartLifecycle, AutoCloseable {
      * Extends the lease of a token's message to {@code duration} from now, by the Redis clock.
      *
      * @return the new token, which names the new lease deadline, and that deadline. Any server settles the
-     *         delivery by the new token; the old one still works here, where the delivery is held, and nowhere else
+     *         delivery by the new token; the one it replaces still works here, where the delivery is held, and
+     *         nowhere else, until the next extension
      */
     public Extended extend(String token, Duration duration) {
         return onLease(token, "extend", true, ref -> startedPuller().extend(ref, duration),
@@ -243,8 +244,13 @@ public final class ServerPuller implements SmartLifecycle, AutoCloseable {
     /**
      * Acknowledges the messages of many tokens, one Redis call per slot; each outcome in the order given. A token
      * not held is {@link AckOutcome#STALE}: nothing was done for it.
+     *
+     * @throws PullerUnavailableException while the server starts or stops, with no token touched: another server's
+     *                                    tokens are settled through this server's puller, so the whole request is
+     *                                    to be sent again, as a single settle's would be
      */
     public List<AckOutcome> ackAll(List<String> tokens) {
+        requireRunning();
         List<@Nullable Delivery> taken = new ArrayList<>(tokens.size());
         List<PulledMessage<JsonNode>> live = new ArrayList<>();
         List<@Nullable AckOutcome> settledElsewhere = new ArrayList<>(tokens.size());
@@ -281,9 +287,11 @@ public final class ServerPuller implements SmartLifecycle, AutoCloseable {
     /** Acknowledges the delivery of another server's token, one call of its own; null when it names none. */
     private @Nullable AckOutcome ackElsewhere(String token) {
         DeliveryRef ref = tokens.read(token);
-        if (ref == null || !topicNames.contains(ref.topic()) || !running) {
+        if (ref == null || !topicNames.contains(ref.topic())) {
             return null;
         }
+        // stopped since the request began: the tokens taken so far are settled by reference on its retry
+        requireRunning();
         try {
             return startedPuller().settle(ref, Settlement.ACK, null);
         } catch (LeaseExpiredException | IllegalArgumentException e) {
