@@ -193,6 +193,24 @@ class PullApiTests {
     }
 
     @Test
+    void aTokenTwoExtensionsOldIsWithdrawnAndTheOneBeforeTheLatestStillSettles() {
+        api.send("t-pull", Map.of("payload", "x", "key", "extend-often", "priority", 20));
+        List<String> tokens = new ArrayList<>(List.of(api.pullKey("t-pull", "extend-often").path("token").asString()));
+        for (int i = 0; i < 3; i++) {
+            tokens.add(api.post("/api/v1/deliveries/" + tokens.get(i) + "/extend",
+                    HttpApi.json(Map.of("duration", "PT5M"))).expect(200).path("token").asString());
+        }
+
+        for (String withdrawn : tokens.subList(0, 2)) {
+            api.post("/api/v1/deliveries/" + withdrawn + "/ack").problem("lease-expired", 410);
+        }
+        assertThat(api.post("/api/v1/deliveries/" + tokens.get(2) + "/ack").expect(200).path("outcome").asString())
+                .as("the token the latest extension replaced, for a client that did not get its answer")
+                .isEqualTo("COMMITTED");
+        api.post("/api/v1/deliveries/" + tokens.get(3) + "/ack").problem("lease-expired", 410);
+    }
+
+    @Test
     void progressIsShownByTheMessageLookUpAndAReportCanExtendTheLease() {
         api.send("t-pull", Map.of("payload", "x", "key", "progress-1", "priority", 20));
         JsonNode delivery = api.pullKey("t-pull", "progress-1");
