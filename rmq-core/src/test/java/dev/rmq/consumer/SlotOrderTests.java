@@ -381,6 +381,47 @@ class SlotOrderTests extends StandaloneRedisTest {
                 .as("taken once due, before the other slot's less urgent backlog is done").hasSizeGreaterThan(15);
     }
 
+    @Test
+    void aPullerTakesADelayedMessageThatCameDueBeforeLessUrgentOnesOfOtherSlots() throws InterruptedException {
+        TopicDefinition topic = lowAndBusySlots("due-later-pull");
+        RmqPuller<String> puller = puller(topic.name(), SlotOrder.MOST_URGENT);
+        List<String> seen = new ArrayList<>();
+        while (seen.size() < 44) {
+            if (seen.size() == 2) {
+                // in the slot whose head is the least urgent; nothing tells the puller when it comes due
+                rmq.producer().send(OutgoingMessage.priority(topic.name(), "urgent", 100).withKey("urgent")
+                        .withSlotBasis(basisOf(topic, 0)).withDelay(Duration.ofMillis(200)));
+            }
+            List<PulledMessage<String>> got = puller.poll(1, Duration.ofSeconds(5));
+            assertThat(got).as("a pull after %s message(s)", seen.size()).hasSize(1);
+            seen.add(got.get(0).key());
+            assertThat(got.get(0).ack()).isEqualTo(AckOutcome.COMMITTED);
+            Thread.sleep(20); // the program's work: the other slot's 40 messages take 800 ms
+        }
+        // due about ten pulls after it was sent; before the fix it came after the whole backlog of the other slot
+        assertThat(seen.subList(seen.indexOf("urgent"), seen.size()).stream().filter(key -> key.startsWith("mid")))
+                .as("taken once due, before the other slot's less urgent backlog is done").hasSizeGreaterThan(15);
+    }
+
+    @Test
+    void aPullOfManyRanksTheDelayedMessagesThatCameDueAmongTheOthersAndFillsItsCount() throws InterruptedException {
+        TopicDefinition topic = lowAndBusySlots("due-later-many");
+        RmqPuller<String> puller = puller(topic.name(), SlotOrder.MOST_URGENT);
+        // in the slot whose waiting head is the least urgent: one above the other slot's messages, one below
+        rmq.producer().sendAll(List.of(
+                OutgoingMessage.priority(topic.name(), "x", 100).withKey("urgent").withSlotBasis(basisOf(topic, 0))
+                        .withDelay(Duration.ofMillis(50)),
+                OutgoingMessage.priority(topic.name(), "x", 30).withKey("later").withSlotBasis(basisOf(topic, 0))
+                        .withDelay(Duration.ofMillis(50))));
+        Thread.sleep(300); // the delays run out: nothing marks when, which is the case under test
+
+        List<PulledMessage<String>> got = puller.poll(10, Duration.ofSeconds(5));
+
+        assertThat(got).extracting(PulledMessage::key).as("the most urgent ten over both slots, in order")
+                .hasSize(10).startsWith("urgent").doesNotContain("later")
+                .filteredOn(key -> key.startsWith("mid")).hasSize(9);
+    }
+
     /**
      * A priority topic of two slots, and a client of it: slot 0 holds three messages of priority 20, slot 1 forty of
      * priority 50, keyed low0.. and mid0...

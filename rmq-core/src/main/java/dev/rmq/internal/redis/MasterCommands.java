@@ -6,6 +6,9 @@ import org.redisson.api.BatchOptions;
 import org.redisson.api.RBatch;
 import org.redisson.api.RFuture;
 import org.redisson.api.RedissonClient;
+import org.redisson.codec.CompositeCodec;
+import org.redisson.client.codec.ByteArrayCodec;
+import org.redisson.client.codec.Codec;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.client.protocol.RedisCommand;
 import org.redisson.client.protocol.RedisCommands;
@@ -34,6 +37,9 @@ import java.util.concurrent.CompletableFuture;
 public final class MasterCommands {
 
     private static final Logger log = LoggerFactory.getLogger(MasterCommands.class);
+    /** Hash fields as text, their values as bytes (an envelope). */
+    private static final Codec BYTES = new CompositeCodec(StringCodec.INSTANCE, ByteArrayCodec.INSTANCE,
+            ByteArrayCodec.INSTANCE);
 
     private final RedissonClient redisson;
     private final @Nullable CommandAsyncExecutor executor;
@@ -97,6 +103,33 @@ public final class MasterCommands {
                         .toCompletableFuture();
             }
             return entries.thenApply(list -> list.stream().map(ScoredEntry::getScore).toList());
+        }
+
+        /** Up to {@code n} members of a sorted set whose scores are at most {@code max}, the lowest first. */
+        public CompletableFuture<List<String>> membersUpTo(String key, long max, int n) {
+            if (master != null) {
+                return this.<List<Object>>send(key, RedisCommands.ZRANGEBYSCORE_LIST, key, "-inf", max, "LIMIT", 0, n)
+                        .thenApply(members -> members.stream().map(String::valueOf).toList());
+            }
+            return configured().<String>getScoredSortedSet(key, StringCodec.INSTANCE)
+                    .valueRangeAsync(Double.NEGATIVE_INFINITY, true, max, true, 0, n).toCompletableFuture()
+                    .thenApply(List::copyOf);
+        }
+
+        /** The values of {@code fields} of a hash, as bytes, each null where the field is not there. */
+        public CompletableFuture<List<byte @Nullable []>> hashBytes(String key, List<String> fields) {
+            if (master != null) {
+                Object[] params = new Object[fields.size() + 1];
+                params[0] = key;
+                for (int i = 0; i < fields.size(); i++) {
+                    params[i + 1] = fields.get(i);
+                }
+                RFuture<List<Object>> values = master().writeAsync(key, BYTES, RedisCommands.HMGET, params);
+                return values.toCompletableFuture().thenApply(list -> list.stream().map(value -> (byte[]) value)
+                        .toList());
+            }
+            return configured().<String, byte[]>getMap(key, BYTES).getAllAsync(new java.util.HashSet<>(fields))
+                    .toCompletableFuture().thenApply(found -> fields.stream().map(found::get).toList());
         }
 
         /** The size of a sorted set. */

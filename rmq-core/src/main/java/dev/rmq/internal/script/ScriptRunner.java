@@ -198,6 +198,11 @@ public final class ScriptRunner {
         return heads.tops(slots, highest, n);
     }
 
+    /** The priorities of each slot's delayed messages due by {@code nowMs}; see {@link SlotHeads#duePriorities}. */
+    public CompletableFuture<List<List<Long>>> duePriorities(List<SlotKeys> slots, long nowMs, int n) {
+        return heads.duePriorities(slots, nowMs, n);
+    }
+
     /**
      * The lease deadline a cancel marked for the delivery of {@code key} (see cancel.lua), or null: a plain read,
      * for a handler that asks whether it was cancelled.

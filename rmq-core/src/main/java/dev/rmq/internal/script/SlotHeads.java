@@ -1,5 +1,7 @@
 package dev.rmq.internal.script;
 
+import dev.rmq.internal.redis.Envelope;
+import dev.rmq.internal.redis.MalformedEnvelopeException;
 import dev.rmq.internal.redis.MasterCommands;
 import dev.rmq.internal.redis.SlotKeys;
 import org.jspecify.annotations.Nullable;
@@ -79,6 +81,47 @@ public final class SlotHeads {
                     }
                 }
                 return heads(tops, delayed);
+            });
+        });
+    }
+
+    /**
+     * The priorities of each slot's delayed messages due by {@code nowMs} (epoch ms), up to {@code n} a slot, the
+     * earliest due first; empty for a slot with none. Only a poll moves them among the waiting messages, where they
+     * may be more urgent than any a read of those ranks. Two round trips: the keys, then their envelopes; a message
+     * gone meanwhile, or one this version cannot read, is left out.
+     */
+    CompletableFuture<List<List<Long>>> duePriorities(List<SlotKeys> slots, long nowMs, int n) {
+        MasterCommands.Batch first = master.batch();
+        List<CompletableFuture<List<String>>> keys = new ArrayList<>(slots.size());
+        for (SlotKeys slot : slots) {
+            keys.add(first.membersUpTo(slot.delayed(), nowMs, n));
+        }
+        return first.execute().thenCompose(done -> {
+            MasterCommands.Batch second = master.batch();
+            List<@Nullable CompletableFuture<List<byte @Nullable []>>> bodies = new ArrayList<>(slots.size());
+            for (int i = 0; i < slots.size(); i++) {
+                List<String> due = keys.get(i).join();
+                bodies.add(due.isEmpty() ? null : second.hashBytes(slots.get(i).body(), due));
+            }
+            CompletableFuture<Void> read = bodies.stream().allMatch(Objects::isNull)
+                    ? CompletableFuture.completedFuture(null) : second.execute();
+            return read.thenApply(ready -> {
+                List<List<Long>> priorities = new ArrayList<>(slots.size());
+                for (CompletableFuture<List<byte @Nullable []>> slotBodies : bodies) {
+                    List<Long> found = new ArrayList<>();
+                    for (byte[] raw : slotBodies == null ? List.<byte[]>of() : slotBodies.join()) {
+                        if (raw != null) {
+                            try {
+                                found.add((long) Envelope.decode(raw).score());
+                            } catch (MalformedEnvelopeException e) {
+                                // its consumer sends it dead; it ranks nowhere
+                            }
+                        }
+                    }
+                    priorities.add(found);
+                }
+                return priorities;
             });
         });
     }

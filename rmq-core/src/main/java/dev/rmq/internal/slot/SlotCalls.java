@@ -84,6 +84,14 @@ public final class SlotCalls {
         return watched(() -> Futures.joinBounded(scripts.tops(slots, !topic.type().isTimed(), n)));
     }
 
+    /**
+     * The priorities of each slot's delayed messages due by {@code nowMs}, up to {@code n} a slot; see {@link
+     * ScriptRunner#duePriorities}.
+     */
+    public List<List<Long>> duePriorities(List<SlotKeys> slots, long nowMs, int n) {
+        return watched(() -> Futures.joinBounded(scripts.duePriorities(slots, nowMs, n)));
+    }
+
     /** How the consumer chooses among its slots. */
     public SlotOrder slotOrder() {
         return settings.slotOrder();

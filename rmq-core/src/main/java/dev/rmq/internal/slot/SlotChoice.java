@@ -147,8 +147,10 @@ public final class SlotChoice {
     /**
      * The polls of one pull of up to {@code want} messages from the due slots of a priority topic, most urgent
      * first: the most urgent {@code want} messages over those slots, read beforehand, each slot polled once for its
-     * part of them, none below the least urgent of them (the floor). The driver puts what they give in order. Null
-     * when the consumer takes its slots in turn, or on a time-based topic, whose polls are whole.
+     * part of them, none below the least urgent of them (the floor). The driver puts what they give in order. A
+     * slot's delayed messages that came due count among its messages by their priorities, read for the purpose: its
+     * poll moves them among the waiting ones before it takes its part. Null when the consumer takes its slots in
+     * turn, or on a time-based topic, whose polls are whole.
      */
     public static <T> @Nullable List<Pick<T>> top(List<SlotSession<T>> due, int want, SlotCalls calls) {
         if (calls.slotOrder() != SlotOrder.MOST_URGENT || due.size() < 2 || due.get(0).topic().type().isTimed()) {
@@ -162,10 +164,11 @@ public final class SlotChoice {
             // the polls report the failure
             return null;
         }
+        List<List<Long>> ranked = withDueDelayed(due, tops, want, calls);
         // {score, slot, rank in its slot}: equals go a rank of each slot at a time, so a busy slot starves none
         List<long[]> merged = new ArrayList<>();
         for (int i = 0; i < due.size(); i++) {
-            List<Long> scores = tops.get(i).scores();
+            List<Long> scores = ranked.get(i);
             for (int rank = 0; rank < scores.size(); rank++) {
                 merged.add(new long[] {scores.get(rank), i, rank});
             }
@@ -183,10 +186,46 @@ public final class SlotChoice {
             SlotSession<T> session = due.get(i);
             read(session, tops.get(i), wakes[i]);
             // a slot with nothing waiting is still polled: its poll recovers expired leases
-            if (parts[i] > 0 || tops.get(i).scores().isEmpty()) {
+            if (parts[i] > 0 || ranked.get(i).isEmpty()) {
                 picks.add(new Pick<>(session, floor, Math.max(1, parts[i])));
             }
         }
         return picks;
+    }
+
+    /**
+     * Each slot's most urgent scores, up to {@code want}: its waiting messages' as read, and where its earliest delayed
+     * message has come due by this host's clock, the priorities of its delayed messages due, among them. Without
+     * them a delayed message of priority 100 that came due would wait behind another slot's backlog of 50. Where
+     * that read fails, the waiting messages' scores alone: the polls report the failure.
+     */
+    private static <T> List<List<Long>> withDueDelayed(List<SlotSession<T>> due, List<SlotHeads.Heads> tops, int want,
+                                                        SlotCalls calls) {
+        List<List<Long>> scores = new ArrayList<>(tops.size());
+        List<Integer> late = new ArrayList<>();
+        long now = System.currentTimeMillis();
+        for (int i = 0; i < tops.size(); i++) {
+            scores.add(tops.get(i).scores());
+            Long delayedDue = tops.get(i).delayedDueMs();
+            if (delayedDue != null && delayedDue <= now) {
+                late.add(i);
+            }
+        }
+        if (late.isEmpty()) {
+            return scores;
+        }
+        List<List<Long>> priorities;
+        try {
+            priorities = calls.duePriorities(late.stream().map(i -> due.get(i).keys).toList(), now, want);
+        } catch (RuntimeException e) {
+            return scores;
+        }
+        for (int j = 0; j < late.size(); j++) {
+            List<Long> combined = new ArrayList<>(scores.get(late.get(j)));
+            combined.addAll(priorities.get(j));
+            combined.sort(Comparator.reverseOrder());
+            scores.set(late.get(j), combined.subList(0, Math.min(want, combined.size())));
+        }
+        return scores;
     }
 }
