@@ -300,10 +300,10 @@ final class JournalWriter implements Runnable {
 
     /**
      * Writes the rows of a batch the database refused in halves, down to single rows, and drops each row it still
-     * refuses, with a warning that names it and a count in the gap. A failure of another kind (the database went
-     * away meanwhile) leaves the rest to the next batch's retries: the rows of this one are given up as a gap.
+     * refuses, with a warning that names it and a count in the gap. A row that fails otherwise (the database went
+     * away meanwhile) is written as a batch is, again until it is taken or refused.
      */
-    private List<Row.Change> writeApart(List<Row> batch) {
+    private List<Row.Change> writeApart(List<Row> batch) throws InterruptedException {
         if (batch.size() > 1) {
             int half = batch.size() / 2;
             List<Row.Change> unplaced = new ArrayList<>(writeApart(batch.subList(0, half)));
@@ -313,6 +313,11 @@ final class JournalWriter implements Runnable {
         try (Connection connection = dataSource.getConnection()) {
             return Transactions.run(connection, c -> rows.write(c, batch));
         } catch (SQLException | RuntimeException e) {
+            if (!Transactions.isRefused(e)) {
+                // it adds what it could not place to the deferred rows itself
+                writeUntilDone(batch);
+                return List.of();
+            }
             Row refused = batch.get(0);
             if (!(refused instanceof Row.Flush)) {
                 trouble.refused();

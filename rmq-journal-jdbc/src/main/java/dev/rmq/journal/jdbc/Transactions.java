@@ -45,14 +45,16 @@ final class Transactions {
 
     /**
      * Whether the database refuses a value for good: a data exception (SQLSTATE class 22, such as a string it
-     * cannot store), an integrity violation (23), or a statement it cannot run (42): the same row fails again.
+     * cannot store) or an integrity violation (23): the same row fails again, and the others do not. A statement
+     * it cannot run (class 42: a column or table missing after an upgrade without its migration, a privilege
+     * revoked) fails for every row alike, so it is an outage, which the rows wait out, and not a refusal of each.
      */
     static boolean isRefused(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof SQLException sql) {
                 for (SQLException next = sql; next != null; next = next.getNextException()) {
                     String state = next.getSQLState();
-                    if (state != null && (state.startsWith("22") || state.startsWith("23") || state.startsWith("42"))) {
+                    if (state != null && (state.startsWith("22") || state.startsWith("23"))) {
                         return true;
                     }
                 }

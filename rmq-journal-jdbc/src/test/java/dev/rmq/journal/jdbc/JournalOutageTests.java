@@ -1,5 +1,6 @@
 package dev.rmq.journal.jdbc;
 
+import dev.rmq.RmqClient;
 import dev.rmq.producer.MessageRef;
 import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.testsupport.TcpProxy;
@@ -9,8 +10,11 @@ import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
 
 import javax.sql.DataSource;
+import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -113,6 +117,53 @@ class JournalOutageTests extends JournalTestBase {
         client.producer().send(OutgoingMessage.priority(PRIORITY, "y", 100).withKey("good"));
         assertThat(messages(PRIORITY)).extracting(MessageRow::key).containsExactly("good");
         assertThat(journal.stats().gap()).isEqualTo(1);
+    }
+
+    @Test
+    void aStatementTheDatabaseCannotRunIsAnOutageThatTheRowsWaitOut() throws SQLException {
+        open(journal -> { });
+        // an upgrade whose migration did not run: the writer's statements name a column the table lacks (42703)
+        execute("ALTER TABLE rmq_messages RENAME COLUMN send_id TO send_id_not_migrated");
+        try {
+            for (int i = 0; i < 3; i++) {
+                client.producer().send(OutgoingMessage.priority(PRIORITY, "m" + i, 100).withKey("m" + i));
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> journal.stats().failures() > 0);
+        } finally {
+            execute("ALTER TABLE rmq_messages RENAME COLUMN send_id_not_migrated TO send_id");
+        }
+        journal.flush(Duration.ofSeconds(20));
+
+        assertThat(messages(PRIORITY)).extracting(MessageRow::key).containsExactlyInAnyOrder("m0", "m1", "m2");
+        assertThat(journal.stats().gap()).as("each row refused and dropped, before").isZero();
+    }
+
+    @Test
+    void rowsWrittenApartFromARefusedOneWaitOutAnOutageThatBeginsMeanwhile() throws SQLException {
+        GatedDataSource gate = new GatedDataSource(dataSource);
+        journal = closeAfter(JdbcJournal.builder(gate).host("test-host").build());
+        client = closeAfter(RmqClient.builder(redisson).topics(topics()).journal(journal).build());
+        gate.close();
+        // the writer holds this row and tries it again and again; the next ones wait in its buffer meanwhile
+        client.producer().send(OutgoingMessage.priority(PRIORITY, "x", 100).withKey("first"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> journal.stats().failures() > 0);
+        client.producer().sendAll(List.of(OutgoingMessage.priority(PRIORITY, "x", 100).withKey("before"),
+                OutgoingMessage.priority(PRIORITY, "x", 100).withKey("bad\u0000key"),
+                OutgoingMessage.priority(PRIORITY, "x", 100).withKey("after")));
+
+        // the held row, then the batch of three, which PostgreSQL refuses for the NUL; then the database goes away
+        // as the rows are written apart, for three connections
+        gate.then(2, 3);
+        journal.flush(Duration.ofSeconds(30));
+
+        assertThat(messages(PRIORITY)).extracting(MessageRow::key).containsExactlyInAnyOrder("first", "before", "after");
+        assertThat(journal.stats().gap()).as("the refused row alone").isEqualTo(1);
+    }
+
+    private void execute(String sql) throws SQLException {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        }
     }
 
     @Test
