@@ -16,11 +16,9 @@ import dev.rmq.internal.script.DeadPurgeCall;
 import dev.rmq.internal.script.DeadRequeueAllCall;
 import dev.rmq.internal.script.DeadRequeueCall;
 import dev.rmq.internal.script.ScriptRunner;
-import dev.rmq.journal.JournaledSend;
 import dev.rmq.journal.MessageJournal;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicRegistry;
-import dev.rmq.topic.TopicType;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,6 +40,8 @@ public final class RedisDeadQueue implements RmqDeadQueue {
     private final TopicRegistry topics;
     private final KeyLayout keys;
     private final ScriptRunner scripts;
+    /** Requeues of the topics the client's journal records; null without a journal. */
+    private final @Nullable JournaledRequeue journaled;
     private final @Nullable MessageJournal journal;
 
     /** @param journal the client's journal, told of every message requeued on a topic it journals; null for none */
@@ -51,6 +51,11 @@ public final class RedisDeadQueue implements RmqDeadQueue {
         this.keys = keys;
         this.scripts = scripts;
         this.journal = journal;
+        this.journaled = journal == null ? null : new JournaledRequeue(keys, scripts, journal);
+    }
+
+    private @Nullable JournaledRequeue journaled(TopicDefinition definition) {
+        return journal != null && journal.journals(definition.name()) ? journaled : null;
     }
 
     @Override
@@ -86,17 +91,15 @@ public final class RedisDeadQueue implements RmqDeadQueue {
     public boolean requeue(String topic, int slot, String key) {
         TopicDefinition definition = topics.require(topic);
         SlotKeys slotKeys = slotKeys(definition, slot);
-        DeadRequeueCall call = new DeadRequeueCall(definition.type(), checkKey(key), keys.wakeChannel(definition.name()),
-                slot);
-        DeadRequeueCall.Outcome outcome = Futures.join(scripts.run(slotKeys, call));
-        DeadRequeueCall.Result result = outcome.result();
+        JournaledRequeue journaledRequeue = journaled(definition);
+        DeadRequeueCall.Result result = journaledRequeue != null
+                ? journaledRequeue.requeue(definition, slotKeys, slot, checkKey(key))
+                : Futures.join(scripts.run(slotKeys, new DeadRequeueCall(definition.type(), checkKey(key),
+                        keys.wakeChannel(definition.name()), slot)));
         if (result != DeadRequeueCall.Result.NOT_DEAD) {
             log.info("topic {}: dead message '{}' of slot {} {}", topic, key, slot,
                     result == DeadRequeueCall.Result.SUPERSEDED
                             ? "dropped, as a newer send of its key was already waiting or in flight" : "requeued");
-        }
-        if (result == DeadRequeueCall.Result.REQUEUED) {
-            journal(definition, slot, List.of(new DeadRequeueAllCall.Requeued(key, outcome.envelope())));
         }
         return result != DeadRequeueCall.Result.NOT_DEAD;
     }
@@ -104,18 +107,21 @@ public final class RedisDeadQueue implements RmqDeadQueue {
     @Override
     public long requeueAll(String topic) {
         TopicDefinition definition = topics.require(topic);
-        boolean journaled = journal != null && journal.journals(definition.name());
+        JournaledRequeue journaledRequeue = journaled(definition);
         long moved = 0;
         for (int slot = 0; slot < definition.slotAmount(); slot++) {
             SlotKeys slotKeys = slotKeys(definition, slot);
+            if (journaledRequeue != null) {
+                moved += journaledRequeue.requeueAll(definition, slotKeys, slot);
+                continue;
+            }
             DeadRequeueAllCall call = new DeadRequeueAllCall(definition.type(), REQUEUE_CHUNK,
-                    keys.wakeChannel(definition.name()), slot, journaled);
-            DeadRequeueAllCall.Chunk chunk;
+                    keys.wakeChannel(definition.name()), slot);
+            long chunk;
             do {
                 chunk = Futures.join(scripts.run(slotKeys, call));
-                moved += chunk.taken();
-                journal(definition, slot, chunk.requeued());
-            } while (chunk.taken() == REQUEUE_CHUNK);
+                moved += chunk;
+            } while (chunk == REQUEUE_CHUNK);
         }
         if (moved > 0) {
             log.info("topic {}: {} dead message(s) requeued", topic, moved);
@@ -168,34 +174,6 @@ public final class RedisDeadQueue implements RmqDeadQueue {
             total += Futures.join(size);
         }
         return total;
-    }
-
-    /**
-     * Tells the journal of messages that wait again, as sends: a journal holds a dead message as finished, and a
-     * restore would leave out one requeued since. Each keeps its send id, so that its deliveries name the row made
-     * here. A requeued message is due now by the Redis clock, which the journal has by its own, or at its priority.
-     */
-    private void journal(TopicDefinition definition, int slot, List<DeadRequeueAllCall.Requeued> requeued) {
-        if (journal == null || requeued.isEmpty() || !journal.journals(definition.name())) {
-            return;
-        }
-        Instant now = Instant.now();
-        List<JournaledSend> sends = new ArrayList<>(requeued.size());
-        for (DeadRequeueAllCall.Requeued message : requeued) {
-            Envelope envelope;
-            try {
-                envelope = Envelope.decode(message.envelope());
-            } catch (MalformedEnvelopeException e) {
-                // a consumer cannot read it either, and sends it dead again as undecodable
-                log.warn("topic {}: requeued message '{}' of slot {} cannot be read, so the journal does not hold it: {}",
-                        definition.name(), message.key(), slot, e.getMessage());
-                continue;
-            }
-            long score = definition.type() == TopicType.PRIORITY ? (long) envelope.score() : now.toEpochMilli();
-            sends.add(new JournaledSend(definition.name(), definition.type(), slot, message.key(), false, false, false,
-                    score, null, null, envelope.headers(), envelope.payload(), now));
-        }
-        Futures.join(journal.sent(sends).toCompletableFuture());
     }
 
     private SlotKeys slotKeys(TopicDefinition definition, int slot) {

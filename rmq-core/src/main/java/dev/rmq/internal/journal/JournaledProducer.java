@@ -27,7 +27,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * A producer that tells a {@link MessageJournal} what Redis stored, after Redis stored it: a send completes once
@@ -105,15 +104,14 @@ public final class JournaledProducer implements RmqProducer {
 
     /**
      * The message with a send id of its own, on a journaled topic: the journal matches a consumer's delivery to the
-     * send it carries by it (see {@link MessageJournal#SEND_ID_HEADER}). 64 random bits, so that two sends of one key
-     * never share one; a message with no topic is left for the producer to refuse.
+     * send it carries by it (see {@link MessageJournal#SEND_ID_HEADER}); a message with no topic is left for the
+     * producer to refuse.
      */
     private OutgoingMessage identified(OutgoingMessage message) {
         if (message == null || !journal.journals(message.topic())) {
             return message;
         }
-        return message.withHeader(MessageJournal.SEND_ID_HEADER,
-                Long.toUnsignedString(ThreadLocalRandom.current().nextLong(), Character.MAX_RADIX));
+        return message.withHeader(MessageJournal.SEND_ID_HEADER, SendIds.next());
     }
 
     private JournaledSend entry(OutgoingMessage message, SendReceipt receipt, Instant sentAt) {

@@ -1,6 +1,7 @@
 package dev.rmq.internal.script;
 
 import dev.rmq.topic.TopicType;
+import org.jspecify.annotations.Nullable;
 
 /**
  * dead_requeue.lua: puts one dead message back to waiting, from attempt 0.
@@ -9,17 +10,16 @@ import dev.rmq.topic.TopicType;
  * @param key         the message key
  * @param wakeChannel where idle consumers of the topic are woken
  * @param slot        the slot
+ * @param replacement an envelope whose headers and payload the message waits with instead of its own, or null
+ * @param diedAtMs    with a replacement, when the dead message it was read from died; the requeue takes it only
+ *                    while that message is the one in the dead queue
  */
-public record DeadRequeueCall(TopicType type, String key, String wakeChannel, int slot)
-        implements ScriptCall<DeadRequeueCall.Outcome> {
+public record DeadRequeueCall(TopicType type, String key, String wakeChannel, int slot, byte @Nullable [] replacement,
+                              long diedAtMs) implements ScriptCall<DeadRequeueCall.Result> {
 
-    /**
-     * What became of the dead message, and the envelope it waits with when it was requeued.
-     *
-     * @param result   what became of it
-     * @param envelope the envelope now waiting, from attempt 0, for a journal; empty unless requeued
-     */
-    public record Outcome(Result result, byte[] envelope) {
+    /** Requeues the dead message as it died. */
+    public DeadRequeueCall(TopicType type, String key, String wakeChannel, int slot) {
+        this(type, key, wakeChannel, slot, null, 0);
     }
 
     /** What became of the dead message. */
@@ -37,12 +37,13 @@ public record DeadRequeueCall(TopicType type, String key, String wakeChannel, in
             .arg("key", DeadRequeueCall::key)
             .arg("wake_channel", DeadRequeueCall::wakeChannel)
             .arg("slot", DeadRequeueCall::slot)
+            .arg("replacement", call -> call.replacement() == null ? new byte[0] : call.replacement())
+            .arg("died_ms", call -> call.replacement() == null ? "" : Long.toString(call.diedAtMs()))
             .build();
 
-    static final Reply<Outcome> REPLY = Reply.of(Reply.fields().word("outcome",
-            Reply.words(Result.values(), result -> result.name().toLowerCase(java.util.Locale.ROOT)))
-                    .bytes("envelope"),
-            head -> new Outcome(head.word("outcome"), head.bytes("envelope")));
+    static final Reply<Result> REPLY = Reply.of(Reply.fields().word("outcome",
+            Reply.words(Result.values(), result -> result.name().toLowerCase(java.util.Locale.ROOT))),
+            head -> head.word("outcome"));
 
     @Override
     public Script script() {
@@ -55,7 +56,7 @@ public record DeadRequeueCall(TopicType type, String key, String wakeChannel, in
     }
 
     @Override
-    public Outcome decode(Object reply) {
+    public Result decode(Object reply) {
         return REPLY.decode(script(), reply);
     }
 }

@@ -874,9 +874,8 @@ end
 -- Returns 1 requeued, 2 dropped because a newer message with the key already waits or is in flight, 0 not dead.
 -- Requeued beside a delivery of its key in flight, the older content would take the place of the newer: the
 -- delivery's failure or release would merge into it, and its commit would unpark it after the newer.
--- Returns 1 and the envelope placed when the message waits again, 2 when a newer message of its key took its place,
--- 0 when it was not dead.
-local function requeue_dead(typ, key)
+-- replacement: nil, or an envelope whose content (headers and payload) the message waits with instead of its own.
+local function requeue_dead(typ, key, replacement)
     local env = redis.call('HGET', K_DEADBODY, key)
     redis.call('ZREM', K_DEAD, key)
     redis.call('HDEL', K_DEADBODY, key)
@@ -895,7 +894,10 @@ local function requeue_dead(typ, key)
     if typ ~= 'P' then
         m.score = NOW_MS
     end
-    local placed = env_write(m)
-    place(typ, key, placed, m)
-    return 1, placed
+    local other = replacement and env_read(replacement)
+    if other then
+        m.content = other.content
+    end
+    place(typ, key, env_write(m), m)
+    return 1
 end

@@ -164,6 +164,10 @@ abstract class JournalBehaviour extends JournalTestBase {
         assertThat(messages(PRIORITY)).as("each key's dead message, and the same message waiting again")
                 .hasSize(6).filteredOn(row -> !row.finished()).hasSize(3)
                 .allSatisfy(row -> assertThat(row.state()).isEqualTo("sent"));
+        assertThat(count("SELECT COUNT(DISTINCT send_id) FROM rmq_messages WHERE msg_key = 'one'"))
+                .as("the requeued message waits under a send id of its own, which its deliveries name").isEqualTo(2);
+        assertThat(client.producer().get(MessageRef.of(PRIORITY, "one")).orElseThrow().headers())
+                .containsEntry(MessageJournal.SEND_ID_HEADER, sendIdOf("one"));
 
         redis.command("FLUSHALL");
         assertThat(journal.restore(client, RestoreRequest.all()).restored()).isEqualTo(3);
