@@ -315,7 +315,11 @@ final class JournalWriter implements Runnable {
         } catch (SQLException | RuntimeException e) {
             if (!Transactions.isRefused(e)) {
                 // it adds what it could not place to the deferred rows itself
-                writeUntilDone(batch);
+                if (!writeUntilDone(batch)) {
+                    // the journal closed first: the row is lost, and its sender hears so before the batch completes
+                    complete(batch.get(0), new JournalUnavailableException("the journal closed before its database"
+                            + " took this row"));
+                }
                 return List.of();
             }
             Row refused = batch.get(0);
