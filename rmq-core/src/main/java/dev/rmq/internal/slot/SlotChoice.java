@@ -186,7 +186,7 @@ public final class SlotChoice {
             SlotSession<T> session = due.get(i);
             read(session, tops.get(i), wakes[i]);
             // a slot with nothing waiting is still polled: its poll recovers expired leases
-            if (parts[i] > 0 || ranked.get(i).isEmpty()) {
+            if (parts[i] > 0 || tops.get(i).scores().isEmpty()) {
                 picks.add(new Pick<>(session, floor, Math.max(1, parts[i])));
             }
         }
