@@ -71,16 +71,19 @@ final class Deliveries implements AutoCloseable {
     /**
      * Registers a delivery under its new token as well, after an extension gave it a new lease deadline: the new
      * token settles it on any server, the one it replaces still on this one (a client whose extension's answer was
-     * lost has that one). Whichever comes first settles it; the other then finds it ended. The token before those
-     * two is withdrawn: kept until the lease ends, a job that extends every few seconds for hours would leave an
-     * entry per extension.
+     * lost has that one). Whichever comes first settles it; the other then finds it ended. Every other token of the
+     * message is withdrawn: kept until the lease ends, a job that extends every few seconds for hours would leave
+     * an entry per extension.
      */
     Delivery alias(Delivery delivery, String token) {
-        Delivery renamed = new Delivery(token, delivery.message(), delivery.fixedDeadline(), delivery.token());
+        Delivery renamed = new Delivery(token, delivery.message(), delivery.fixedDeadline());
         byToken.put(token, renamed);
-        String older = delivery.previous();
-        if (older != null) {
-            byToken.computeIfPresent(older, (withdrawn, entry) -> entry.message() == delivery.message() ? null : entry);
+        // the one before, and one whose extension's answer was lost (the client extended again with an older one)
+        for (Delivery other : byToken.values()) {
+            if (other.message() == delivery.message() && !other.token().equals(token)
+                    && !other.token().equals(delivery.token())) {
+                byToken.remove(other.token(), other);
+            }
         }
         return renamed;
     }

@@ -13,16 +13,8 @@ import java.time.Instant;
  * @param message       the puller's message
  * @param fixedDeadline for an at-most-once message, which has no lease in Redis, until when the server keeps the
  *                      token; null for a message under lease, whose deadline is its lease's
- * @param previous      the token this one replaced when an extension issued it, which still settles the message
- *                      here; null for the token of the pull
  */
-public record Delivery(String token, PulledMessage<JsonNode> message, @Nullable Instant fixedDeadline,
-                       @Nullable String previous) {
-
-    /** The delivery of a pull, under its first token. */
-    public Delivery(String token, PulledMessage<JsonNode> message, @Nullable Instant fixedDeadline) {
-        this(token, message, fixedDeadline, null);
-    }
+public record Delivery(String token, PulledMessage<JsonNode> message, @Nullable Instant fixedDeadline) {
 
     /** Until when the client may settle the message; an extension moves it. */
     public Instant leaseDeadline() {
