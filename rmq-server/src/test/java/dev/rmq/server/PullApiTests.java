@@ -211,6 +211,20 @@ class PullApiTests {
     }
 
     @Test
+    void anExtensionWithAnOlderTokenAfterALostAnswerWithdrawsTheTokenThatAnswerCarried() {
+        api.send("t-pull", Map.of("payload", "x", "key", "extend-lost", "priority", 20));
+        String first = api.pullKey("t-pull", "extend-lost").path("token").asString();
+        String extend = "/api/v1/deliveries/" + first + "/extend";
+        String lost = api.post(extend, HttpApi.json(Map.of("duration", "PT5M"))).expect(200).path("token").asString();
+        // the client never saw that answer, and extends again with the token it has
+        String latest = api.post(extend, HttpApi.json(Map.of("duration", "PT5M"))).expect(200).path("token").asString();
+
+        api.post("/api/v1/deliveries/" + lost + "/ack").problem("lease-expired", 410);
+        assertThat(api.post("/api/v1/deliveries/" + latest + "/ack").expect(200).path("outcome").asString())
+                .isEqualTo("COMMITTED");
+    }
+
+    @Test
     void progressIsShownByTheMessageLookUpAndAReportCanExtendTheLease() {
         api.send("t-pull", Map.of("payload", "x", "key", "progress-1", "priority", 20));
         JsonNode delivery = api.pullKey("t-pull", "progress-1");
