@@ -46,6 +46,8 @@ public final class SlotCalls {
     private final RetryPolicy policy;
     private final String wakeChannel;
     private final OutageWatch outage;
+    /** How far the Redis clock was ahead of this host's at the last poll's reply, in ms (negative: behind). */
+    private volatile long redisAheadMs;
 
     public SlotCalls(ScriptRunner scripts, TopicDefinition topic, ConsumerSettings settings, String wakeChannel,
               OutageWatch outage) {
@@ -73,7 +75,18 @@ public final class SlotCalls {
         long sent = System.nanoTime();
         PrepareCall.Polled polled = watched(() -> Futures.joinBounded(scripts.run(keys, call)));
         // the token is the lease deadline the script gave: its clock plus the lease
-        return new Poll(polled, polled.token() / 1000 - leaseMs, sent, System.nanoTime());
+        long redisNowMs = polled.token() / 1000 - leaseMs;
+        // read when the reply came, after the script ran: the estimate trails Redis's clock by up to a round trip
+        redisAheadMs = redisNowMs - System.currentTimeMillis();
+        return new Poll(polled, redisNowMs, sent, System.nanoTime());
+    }
+
+    /**
+     * The Redis clock now, in epoch ms, as this host's clock and the last poll's reply tell it: behind Redis's by up
+     * to a round trip, never ahead by this host's skew. This host's clock before the first poll.
+     */
+    public long redisNowMs() {
+        return System.currentTimeMillis() + redisAheadMs;
     }
 
     /**

@@ -195,7 +195,8 @@ public final class SlotChoice {
 
     /**
      * Each slot's most urgent scores, up to {@code want}: its waiting messages' as read, and where its earliest delayed
-     * message has come due by this host's clock, the priorities of its delayed messages due, among them. Without
+     * message has come due by the Redis clock (as the last poll's reply set this host's), the priorities of its
+     * delayed messages due, among them; a delayed message ranked before Redis moves it would set the floor. Without
      * them a delayed message of priority 100 that came due would wait behind another slot's backlog of 50. Where
      * that read fails, the waiting messages' scores alone: the polls report the failure.
      */
@@ -203,7 +204,7 @@ public final class SlotChoice {
                                                         SlotCalls calls) {
         List<List<Long>> scores = new ArrayList<>(tops.size());
         List<Integer> late = new ArrayList<>();
-        long now = System.currentTimeMillis();
+        long now = calls.redisNowMs();
         for (int i = 0; i < tops.size(); i++) {
             scores.add(tops.get(i).scores());
             Long delayedDue = tops.get(i).delayedDueMs();
