@@ -81,7 +81,7 @@ class UnavailableTests {
     }
 
     @Test
-    void acksWhileThePullerIsStoppedAreUnavailableAndTheirRetryGetsRedissAnswer() {
+    void acksWhileThePullerIsStoppedAreUnavailableAndTheirRetryGetsTheAnswerOfRedis() {
         HttpApi api = new HttpApi(port);
         api.send("merchant-tasks", Map.of("payload", "job", "key", "acked-across-a-stop", "priority", 50));
         String token = api.pullKey("merchant-tasks", "acked-across-a-stop").path("token").asString();
