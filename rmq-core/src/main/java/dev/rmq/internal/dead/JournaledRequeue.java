@@ -48,6 +48,11 @@ final class JournaledRequeue {
         this.journal = journal;
     }
 
+    /** Whether the journal records the topic's messages: the others requeue as they died. */
+    boolean records(TopicDefinition topic) {
+        return journal.journals(topic.name());
+    }
+
     /** Requeues the dead message of {@code key}, if there is one. */
     DeadRequeueCall.Result requeue(TopicDefinition topic, SlotKeys slotKeys, int slot, String key) {
         for (int attempt = 0; attempt < TRIES; attempt++) {

@@ -42,7 +42,6 @@ public final class RedisDeadQueue implements RmqDeadQueue {
     private final ScriptRunner scripts;
     /** Requeues of the topics the client's journal records; null without a journal. */
     private final @Nullable JournaledRequeue journaled;
-    private final @Nullable MessageJournal journal;
 
     /** @param journal the client's journal, told of every message requeued on a topic it journals; null for none */
     public RedisDeadQueue(TopicRegistry topics, KeyLayout keys, ScriptRunner scripts,
@@ -50,12 +49,12 @@ public final class RedisDeadQueue implements RmqDeadQueue {
         this.topics = topics;
         this.keys = keys;
         this.scripts = scripts;
-        this.journal = journal;
         this.journaled = journal == null ? null : new JournaledRequeue(keys, scripts, journal);
     }
 
+    /** The requeues of {@code definition}, when the journal records it; null otherwise. */
     private @Nullable JournaledRequeue journaled(TopicDefinition definition) {
-        return journal != null && journal.journals(definition.name()) ? journaled : null;
+        return journaled != null && journaled.records(definition) ? journaled : null;
     }
 
     @Override

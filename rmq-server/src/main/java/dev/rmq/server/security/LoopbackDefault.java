@@ -44,15 +44,13 @@ public class LoopbackDefault implements EnvironmentPostProcessor, Ordered {
                     + exposure.address()));
             case DEFAULT_LOOPBACK -> {
                 // last: nothing the user configured is overridden, there being no server.address anywhere
-                environment.getPropertySources().addLast(new MapPropertySource(SOURCE, loopback(environment,
-                        Exposure.SERVER_ADDRESS, Exposure.MANAGEMENT_ADDRESS)));
+                environment.getPropertySources().addLast(new MapPropertySource(SOURCE, loopback(environment, true)));
                 log.info("No API key is configured (rmq.server.api-keys), so the server listens on loopback only ("
                         + Exposure.LOOPBACK + "): it can be reached from this machine alone. Configure an API key to"
                         + " serve other machines.");
             }
             case CONFIGURED_LOOPBACK -> {
-                environment.getPropertySources().addLast(new MapPropertySource(SOURCE, loopback(environment,
-                        Exposure.MANAGEMENT_ADDRESS)));
+                environment.getPropertySources().addLast(new MapPropertySource(SOURCE, loopback(environment, false)));
                 log.info("No API key is configured (rmq.server.api-keys), so the server"
                         + " listens on loopback only (" + exposure.address() + "): it can be reached from this"
                         + " machine alone. Configure an API key to serve other machines.");
@@ -63,17 +61,19 @@ public class LoopbackDefault implements EnvironmentPostProcessor, Ordered {
     }
 
     /**
-     * Loopback for each of these properties that is unset. The actuator on a port of its own binds to every
-     * interface unless management.server.address says otherwise, whatever server.address is; Spring Boot refuses
-     * that address when the actuator shares the server's port.
+     * Loopback for server.address (when {@code server}, which the caller knows unset) and for an unset
+     * management.server.address: the actuator on a port of its own binds to every interface unless that says
+     * otherwise, whatever server.address is. Spring Boot refuses that address when the actuator shares the server's
+     * port, so then it is left alone.
      */
-    private static Map<String, Object> loopback(ConfigurableEnvironment environment, String... properties) {
+    private static Map<String, Object> loopback(ConfigurableEnvironment environment, boolean server) {
         Map<String, Object> defaults = new LinkedHashMap<>();
-        for (String property : properties) {
-            boolean applies = !property.equals(Exposure.MANAGEMENT_ADDRESS) || Exposure.actuatorApart(environment);
-            if (applies && Exposure.configured(environment, property) == null) {
-                defaults.put(property, Exposure.LOOPBACK);
-            }
+        if (server) {
+            defaults.put(Exposure.SERVER_ADDRESS, Exposure.LOOPBACK);
+        }
+        boolean actuatorUnset = Exposure.configured(environment, Exposure.MANAGEMENT_ADDRESS) == null;
+        if (actuatorUnset && Exposure.actuatorApart(environment)) {
+            defaults.put(Exposure.MANAGEMENT_ADDRESS, Exposure.LOOPBACK);
         }
         return defaults;
     }
