@@ -45,7 +45,8 @@ class ClusterKeyLayoutTests extends ClusterFixture {
                         "rmq:dead{" + tag + "}", "rmq:deadbody{" + tag + "}", "rmq:wake{" + tag + "}",
                         "rmq:owner{" + tag + "}", "rmq:parked{" + tag + "}", "rmq:expiry{" + tag + "}",
                         "rmq:paused{" + tag + "}", "rmq:hold{" + tag + "}", "rmq:retry{" + tag + "}",
-                        "rmq:cancelled{" + tag + "}", "rmq:throttled{" + tag + "}", "rmq:schedules{" + tag + "}");
+                        "rmq:cancelled{" + tag + "}", "rmq:throttled{" + tag + "}", "rmq:schedules{" + tag + "}",
+                        "rmq:progress{" + tag + "}");
                 // the names without the prefix hash to the same Cluster slot, so a migration renames in place
                 assertThat(cluster.keySlot(tag)).isEqualTo(cluster.keySlot(keys.store()));
                 int clusterSlot = cluster.keySlot(keys.store());

@@ -3,6 +3,7 @@ package dev.rmq.controls;
 import dev.rmq.RmqClient;
 import dev.rmq.consumer.AckOutcome;
 import dev.rmq.consumer.ConsumeResult;
+import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.consumer.Progress;
 import dev.rmq.consumer.RmqMessage;
 import dev.rmq.exceptions.MessageCancelledException;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -56,9 +58,13 @@ class ProgressTests extends ControlsTest {
         return rmq.producer().get(MessageRef.of("jobs", key)).orElseThrow();
     }
 
-    /** The fields of the slot's inflight hash: envelopes, and the progress of deliveries that reported any. */
+    /** What the slot holds of its deliveries: envelopes, and the progress of those that reported any. */
     private long inflightFields() {
-        return (Long) redis.command("HLEN", "rmq:inflight{jobs_0}");
+        return (Long) redis.command("HLEN", "rmq:inflight{jobs_0}") + progressFields();
+    }
+
+    private long progressFields() {
+        return (Long) redis.command("HLEN", "rmq:progress{jobs_0}");
     }
 
     @Test
@@ -181,6 +187,61 @@ class ProgressTests extends ControlsTest {
         assertThat(inflightFields()).isEqualTo(1_010);
 
         assertThat(puller.ackAll(held)).containsOnly(AckOutcome.COMMITTED);
+
+        assertThat(inflightFields()).isZero();
+    }
+
+    /**
+     * A container's endings go with its next poll of the slot when that poll comes at once: polls of two through six
+     * messages carry the endings of the first four (k5 and k4, then k3, which reported, and k2), the last two go in an
+     * ack of their own. Either way the progress of those that reported goes with them, and the next deliveries of the
+     * same keys start with none.
+     */
+    @Test
+    void endingsCarriedByAPollTakeTheProgressOfThoseThatReportedWithThem() throws Exception {
+        rmq = closedAfterTest(client(JOBS, ONCE));
+        for (int i = 0; i < 6; i++) {
+            rmq.producer().send(OutgoingMessage.priority("jobs", "first", 50).withKey("k" + i));
+        }
+        CountDownLatch firstRound = new CountDownLatch(6);
+        CountDownLatch secondRound = new CountDownLatch(6);
+        List<Progress> seenAgain = new CopyOnWriteArrayList<>();
+        start(rmq, "jobs", String.class, (RmqMessage<String> message) -> {
+            if (message.payload().equals("first")) {
+                if (message.key().endsWith("0") || message.key().endsWith("3")) {
+                    message.reportProgress(60, "part way");
+                }
+                firstRound.countDown();
+            } else {
+                stored(message.key()).progress().ifPresent(seenAgain::add);
+                secondRound.countDown();
+            }
+            return ConsumeResult.success();
+        }, ConsumerSettings.DEFAULTS.withIdlePoll(Duration.ofMillis(200)).withBatchSize(2));
+        assertThat(firstRound.await(10, TimeUnit.SECONDS)).isTrue();
+        await().atMost(Duration.ofSeconds(10)).until(() -> inflightFields() == 0);
+        assertThat(redis.command("EXISTS", "rmq:progress{jobs_0}")).as("gone with its last field").isEqualTo(0L);
+
+        for (int i = 0; i < 6; i++) {
+            rmq.producer().send(OutgoingMessage.priority("jobs", "second", 50).withKey("k" + i));
+        }
+        assertThat(secondRound.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(seenAgain).as("no delivery of the second round reported anything").isEmpty();
+    }
+
+    /**
+     * Versions before the slot's progress hash kept a report in the inflight hash, under byte 255 then the key. A
+     * delivery that fails or whose lease runs out takes such a report with it.
+     */
+    @Test
+    void aReportKeptWhereEarlierVersionsKeptItGoesWhenTheDeliveryFails() {
+        PulledMessage<String> message = held("k");
+        // byte 255 is no character of a Java string that Redis would be sent as one byte: Lua writes it
+        redis.command("EVAL", "return redis.call('HSET', KEYS[1], '\\255' .. ARGV[1], ARGV[2])", "1",
+                "rmq:inflight{jobs_0}", "k", "40:" + redisTimeMs() + ":earlier");
+        assertThat(inflightFields()).isEqualTo(2);
+
+        assertThat(message.retryNow("again")).isEqualTo(AckOutcome.RETRY);
 
         assertThat(inflightFields()).isZero();
     }

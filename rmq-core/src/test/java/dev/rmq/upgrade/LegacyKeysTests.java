@@ -151,6 +151,8 @@ class LegacyKeysTests extends StandaloneRedisTest {
             Map<String, PulledMessage<Order>> held = holder.until(2);
             assertThat(held.keySet()).containsExactlyInAnyOrder("held", "stale");
             held.get("held").extend(Duration.ofSeconds(30));
+            held.get("held").reportProgress(30, "a third");
+            held.get("stale").reportProgress(20, "a fifth");
             // a send of a key in flight waits in the store; the poll that takes it parks it behind the delivery (a
             // poll of another puller: one holds back its own polls of a FIFO slot while it has a delivery there)
             earlier.producer().send(OutgoingMessage.priority("mixed", new Order("held", 1), 900).withKey("held"));
@@ -177,7 +179,11 @@ class LegacyKeysTests extends StandaloneRedisTest {
             // the delivery whose lease runs stays, with what is parked behind it, for its holder to end
             assertThat(redis.command("ZRANGE", "prepare{mixed_0}", "0", "-1")).isEqualTo(List.of("held"));
             assertThat(redis.command("HKEYS", "parked{mixed_0}")).isEqualTo(List.of("held"));
+            // and each delivery's progress goes where the delivery went
+            assertThat(redis.command("HKEYS", "progress{mixed_0}")).isEqualTo(List.of("held"));
+            assertThat(redis.command("HKEYS", "rmq:progress{mixed_0}")).isEqualTo(List.of("stale"));
             assertThat(held.get("held").ack()).isEqualTo(AckOutcome.COMMITTED);
+            assertThat(redis.command("EXISTS", "progress{mixed_0}")).isEqualTo(0L);
             assertThatThrownBy(() -> held.get("stale").ack()).isInstanceOf(LeaseExpiredException.class);
             assertThat(liveHolder.received().get("live").ack()).isEqualTo(AckOutcome.COMMITTED);
         }

@@ -93,7 +93,7 @@ public final class KeyLayout {
                 tagged("inflight", tag), tagged("delayed", tag), tagged("dead", tag), tagged("deadbody", tag),
                 tagged("wake", tag), tagged("owner", tag), tagged("parked", tag), tagged("expiry", tag),
                 tagged("paused", tag), tagged("hold", tag), tagged("retry", tag), tagged("cancelled", tag),
-                tagged("throttled", tag), tagged("schedules", tag));
+                tagged("throttled", tag), tagged("schedules", tag), tagged("progress", tag));
     }
 
     /**

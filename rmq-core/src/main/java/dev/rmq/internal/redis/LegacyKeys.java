@@ -144,7 +144,7 @@ public final class LegacyKeys {
     }
 
     /**
-     * The slots whose old names hold a key: one {@code EXISTS} of its 17 old names each, pipelined, read on the
+     * The slots whose old names hold a key: one {@code EXISTS} of its 18 old names each, pipelined, read on the
      * masters. Most clients find none, and so run no script at all.
      */
     private CompletableFuture<List<SlotMove>> withOldKeys(List<SlotMove> slots) {

@@ -16,17 +16,17 @@ import java.util.List;
 public record SlotKeys(String topic, int slot, String tag, String prefix, String store, String body, String prepare, String inflight,
                        String delayed, String dead, String deadBody, String wake, String owner, String parked,
                        String expiry, String paused, String hold, String retry, String cancelled,
-                       String throttled, String schedules) {
+                       String throttled, String schedules, String progress) {
 
     /** The keys' names in the order every script receives them as KEYS, as lib.lua's KEYS block lists them. */
     public static final List<String> NAMES = List.of("store", "body", "prepare", "inflight", "delayed", "dead",
             "deadbody", "wake", "owner", "parked", "expiry", "paused", "hold", "retry", "cancelled", "throttled",
-            "schedules");
+            "schedules", "progress");
 
     /** Every key, in the order of {@link #NAMES}. */
     public List<Object> asScriptKeys() {
         return List.of(store, body, prepare, inflight, delayed, dead, deadBody, wake, owner, parked, expiry, paused,
-                hold, retry, cancelled, throttled, schedules);
+                hold, retry, cancelled, throttled, schedules, progress);
     }
 
     /** The keys a script uses: {@code indexes} into {@link #NAMES}, in that order. */
@@ -95,6 +95,7 @@ public record SlotKeys(String topic, int slot, String tag, String prefix, String
             case 14 -> cancelled;
             case 15 -> throttled;
             case 16 -> schedules;
+            case 17 -> progress;
             default -> throw new IllegalArgumentException("no slot key at index " + index + " of " + NAMES);
         };
     }

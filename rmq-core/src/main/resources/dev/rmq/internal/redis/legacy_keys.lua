@@ -1,6 +1,6 @@
 -- legacy_keys: moves one slot's data from the key names of rmq before its key prefix to the current names.
--- KEYS[1..17]   the slot's keys under the old names, in the order of SlotKeys.NAMES (store, body, ...)
--- KEYS[18..34]  the same keys under the current names; all 34 share one hash tag, so RENAME keeps them on their node
+-- KEYS[1..18]   the slot's keys under the old names, in the order of SlotKeys.NAMES (store, body, ...)
+-- KEYS[19..36]  the same keys under the current names; all 36 share one hash tag, so RENAME keeps them on their node
 -- ARGV          the most messages to move one by one; then, for the store, delayed, dead and prepare sets, how
 --               many at their head earlier calls of this migration left in place (where this call starts reading)
 -- RETURNS       { keys renamed, messages moved, left in the store, in delayed, in dead, in flight, parked, 1 when
@@ -11,9 +11,9 @@
 -- client of an earlier version went on sending after the first migration), messages move one by one, and one whose
 -- key the current names hold already stays where it is. A delivery in flight moves only once its lease ran out: its
 -- holder, a consumer of the earlier version, may still run and end it under the old names.
-local N = 17
+local N = 18
 local STORE, BODY, PREPARE, INFLIGHT, DELAYED, DEAD, DEADBODY, WAKE, OWNER, PARKED, EXPIRY, PAUSED, HOLD, RETRY,
-      CANCELLED, THROTTLED, SCHEDULES = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17
+      CANCELLED, THROTTLED, SCHEDULES, PROGRESS = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18
 local limit = tonumber(ARGV[1])
 
 local function old(i) return KEYS[i] end
@@ -75,9 +75,9 @@ local function move_member(i, member, score)
 end
 
 -- moves messages of an old sorted set from rank `skip` on (of those scored up to `max`, when given), with their
--- hash entries under each of `fields` (a function of the key), and their marks in the sorted sets `indexes`;
--- returns how many stay at its head, including the `skip` earlier calls left
-local function move(set, hash, fields, indexes, skip, can_move, max)
+-- hash entries under each of `fields` (a function of the key), their entries in the hashes `beside`, and their
+-- marks in the sorted sets `indexes`; returns how many stay at its head, including the `skip` earlier calls left
+local function move(set, hash, fields, beside, indexes, skip, can_move, max)
     if moved >= limit then
         -- read in a later call, from where this one would have
         more = 1
@@ -101,6 +101,9 @@ local function move(set, hash, fields, indexes, skip, can_move, max)
             for _, field in ipairs(fields(key)) do
                 move_field(hash, field)
             end
+            for _, i in ipairs(beside) do
+                move_field(i, key)
+            end
             for _, index in ipairs(indexes) do
                 move_member(index, key)
             end
@@ -113,7 +116,8 @@ local function move(set, hash, fields, indexes, skip, can_move, max)
 end
 
 local function the_key(key) return { key } end
--- an in-flight envelope, and the progress its handler reported (byte 255 then the key)
+-- an in-flight envelope, and the progress its handler reported where versions before the progress hash kept it
+-- (byte 255 then the key)
 local function delivery(key) return { key, '\255' .. key } end
 local function no_delivery(key)
     return redis.call('HEXISTS', new(INFLIGHT), key) == 0 and redis.call('HEXISTS', new(PARKED), key) == 0
@@ -121,19 +125,20 @@ end
 
 local left_store, left_delayed, left_dead, left_inflight, left_parked, leased = 0, 0, 0, 0, 0, 0
 if not rename_group({ STORE, BODY, DELAYED, EXPIRY, RETRY }) then
-    left_store = move(STORE, BODY, the_key, { EXPIRY, RETRY }, tonumber(ARGV[2]), free)
-    left_delayed = move(DELAYED, BODY, the_key, { EXPIRY, RETRY }, tonumber(ARGV[3]), free)
+    left_store = move(STORE, BODY, the_key, {}, { EXPIRY, RETRY }, tonumber(ARGV[2]), free)
+    left_delayed = move(DELAYED, BODY, the_key, {}, { EXPIRY, RETRY }, tonumber(ARGV[3]), free)
 end
 if not rename_group({ DEAD, DEADBODY }) then
-    left_dead = move(DEAD, DEADBODY, the_key, {}, tonumber(ARGV[4]),
+    left_dead = move(DEAD, DEADBODY, the_key, {}, {}, tonumber(ARGV[4]),
         function(key) return redis.call('HEXISTS', new(DEADBODY), key) == 0 end)
 end
 -- a lease deadline is in microseconds of the Redis clock
 local time = redis.call('TIME')
 local now_us = time[1] .. string.format('%06d', tonumber(time[2]))
 leased = redis.call('ZCOUNT', old(PREPARE), '(' .. now_us, '+inf')
-if leased > 0 or not rename_group({ PREPARE, INFLIGHT, PARKED, CANCELLED }) then
-    left_inflight = move(PREPARE, INFLIGHT, delivery, { CANCELLED }, tonumber(ARGV[5]), no_delivery, now_us)
+if leased > 0 or not rename_group({ PREPARE, INFLIGHT, PARKED, CANCELLED, PROGRESS }) then
+    left_inflight = move(PREPARE, INFLIGHT, delivery, { PROGRESS }, { CANCELLED }, tonumber(ARGV[5]), no_delivery,
+        now_us)
     -- a message parked behind a delivery goes where the delivery went, whose ending unparks it
     for _, key in ipairs(redis.call('HKEYS', old(PARKED))) do
         if redis.call('HEXISTS', old(INFLIGHT), key) == 1 then

@@ -35,8 +35,8 @@ if env then
 end
 local score = redis.call('ZSCORE', K_PREPARE, key)
 if score then
-    local held = redis.call('HMGET', K_INFLIGHT, key, PROGRESS_MARK .. key)
-    return { 1, 'in-flight', score, held[1] or '', held[2] or '' }
+    return { 1, 'in-flight', score, redis.call('HGET', K_INFLIGHT, key) or '',
+        redis.call('HGET', K_PROGRESS, key) or '' }
 end
 score = redis.call('ZSCORE', K_DEAD, key)
 if score then

@@ -8,9 +8,7 @@
 --                       equals then the key (see ORDER below); score = due ms (time types) or priority
 --   body        HASH    key -> envelope of a waiting message (in store or in delayed)
 --   prepare     ZSET    in-flight messages: member = key, score = lease deadline in microseconds
---   inflight    HASH    key -> envelope of an in-flight message; and, for a delivery whose handler reported its
---                       progress, byte 255 then the key -> 'percent:reported ms:note' (see progress.lua). Kept here
---                       so that the HDEL that ends a delivery removes its progress too: nothing to pay when unused
+--   inflight    HASH    key -> envelope of an in-flight message
 --   delayed     ZSET    priority messages not visible yet (a retry's backoff, or a not-before time):
 --                       member = key, score = when it becomes visible, ms
 --   dead        ZSET    dead messages: score = ms when they died
@@ -36,6 +34,10 @@
 --                       expires with its latest mark (see send_controlled)
 --   schedules   HASH    the recurring schedules whose slot this is: the latest tick each accounted for, the key of
 --                       its latest tick's message, its definition's fingerprint, and a pause (see schedule_tick)
+--   progress    HASH    key -> 'percent:reported ms:note', for an in-flight delivery whose handler reported how far
+--                       it came (see progress.lua); its ending removes it. A hash of its own, which Redis removes
+--                       with its last field, so that the endings of a slot where no handler reports ask once
+--                       whether it exists (see any_progress) instead of removing a field per delivery
 -- A pipelined call adds a call key after them, CALL_KEY (see replay.lua).
 -- A script whose own code calls begin_slot takes calls of several slots, on a Redis that is not a Cluster (where keys
 -- of different hash tags may meet in one call): the keys it uses of each slot, one block per slot in the order of its
@@ -108,8 +110,9 @@ local FLAG_ORDERED = 4
 local FLAG_RELEASED = 8
 local MAX_ERROR_LEN = 1024
 local FIFO_MARK = '\255'
--- The inflight field that holds a delivery's progress: byte 255, which no UTF-8 key starts with, then the key.
-local PROGRESS_MARK = '\255'
+-- Where earlier versions kept a delivery's progress: the inflight field of byte 255, which no UTF-8 key starts
+-- with, then the key. A failure removes it with the envelope, at no cost of its own.
+local EARLIER_PROGRESS_MARK = '\255'
 
 -- What one call knows of itself. A script's source is loaded once and its functions kept between calls (a
 -- Redis Function is defined once, not per call), so each call starts with begin_call, which reads the clock and
@@ -122,6 +125,8 @@ local NOW_SECONDS, NOW_MICROS = '0', '000000'
 local PLACED_TOP = nil
 -- Whether any message is parked in the slot, asked at most once per call (see any_parked).
 local PARKED_SEEN = nil
+-- Whether any delivery of the slot reported progress, asked at most once per call (see any_progress).
+local PROGRESS_SEEN = nil
 -- The earliest due time of the messages this call made wait again (unparked, released, or retried after a failure),
 -- for the caller to wake consumers by (see note_due).
 local PLACED_DUE = nil
@@ -144,6 +149,7 @@ local function begin_call()
     NOW_MS = math.floor(NOW_US / 1000)
     -- as begin_slot does, written out: a function call more would cost every call
     PLACED_TOP, PARKED_SEEN, PLACED_DUE, IN_FLIGHT_SEEN, SEEDED, PLACED_DELAYED = nil, nil, nil, nil, false, false
+    PROGRESS_SEEN = nil
 end
 
 -- Moves a call of several slots on to the next: binds the keys of its block g of KEYS (0 the first; see bind_slot in
@@ -151,6 +157,7 @@ end
 local function begin_slot(g)
     bind_slot(g)
     PLACED_TOP, PARKED_SEEN, PLACED_DUE, IN_FLIGHT_SEEN, PLACED_DELAYED = nil, nil, nil, nil, false
+    PROGRESS_SEEN = nil
 end
 
 -- Numbers as the text that redis.call takes. Redis formats a number argument with "%.17g", and up to 7.0 that is
@@ -523,6 +530,14 @@ local function any_parked()
     return PARKED_SEEN
 end
 
+-- Whether any delivery of the slot reported progress, asked once per call.
+local function any_progress()
+    if PROGRESS_SEEN == nil then
+        PROGRESS_SEEN = redis.call('EXISTS', K_PROGRESS) == 1
+    end
+    return PROGRESS_SEEN
+end
+
 -- A parked message whose key has a newer message waiting, one sent behind the same delivery after a poll had
 -- parked this one, merges into it: the newer content, time to live and due time or priority, and the parked one's
 -- place among equals. The newer send's own due time stays, as when a poll parks a due send into a parked message:
@@ -623,7 +638,10 @@ end
 local function take_inflight(key)
     local env = redis.call('HGET', K_INFLIGHT, key)
     redis.call('ZREM', K_PREPARE, key)
-    redis.call('HDEL', K_INFLIGHT, key, PROGRESS_MARK .. key)
+    redis.call('HDEL', K_INFLIGHT, key, EARLIER_PROGRESS_MARK .. key)
+    if any_progress() then
+        redis.call('HDEL', K_PROGRESS, key)
+    end
     return env
 end
 
@@ -816,16 +834,10 @@ local function end_deliveries(typ, policy, n, row)
             table.sort(removed)
         end
         redis.call('ZREM', K_PREPARE, unpack(removed))
-        -- each delivery's progress with it, if it reported any; in chunks, since unpack takes a few thousand
-        -- values at most, and the fields are twice the keys
-        local fields = {}
-        for i, key in ipairs(committed) do
-            fields[#fields + 1] = key
-            fields[#fields + 1] = PROGRESS_MARK .. key
-            if #fields >= 1000 or i == #committed then
-                redis.call('HDEL', K_INFLIGHT, unpack(fields))
-                fields = {}
-            end
+        redis.call('HDEL', K_INFLIGHT, unpack(committed))
+        if any_progress() then
+            -- each delivery's progress with it, where any handler of the slot reported some
+            redis.call('HDEL', K_PROGRESS, unpack(committed))
         end
         if any_parked() then
             for _, key in ipairs(committed) do

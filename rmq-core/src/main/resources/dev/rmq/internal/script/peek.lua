@@ -55,19 +55,11 @@ local function page(set, hash, from, n, reverse, state)
     for i = 1, #entries, 2 do
         keys[#keys + 1] = key_of(entries[i])
     end
-    local fields = keys
-    if hash == K_INFLIGHT then
-        -- each delivery's progress beside its envelope
-        fields = {}
-        for i, key in ipairs(keys) do
-            fields[2 * i - 1] = key
-            fields[2 * i] = PROGRESS_MARK .. key
-        end
-    end
-    local values = redis.call('HMGET', hash, unpack(fields))
-    local per = #fields / #keys
+    local values = redis.call('HMGET', hash, unpack(keys))
+    -- each delivery's progress beside its envelope
+    local progress = hash == K_INFLIGHT and redis.call('HMGET', K_PROGRESS, unpack(keys)) or {}
     for i = 1, #keys do
-        add(state, keys[i], entries[2 * i], values[per * (i - 1) + 1], per == 2 and values[2 * i] or nil)
+        add(state, keys[i], entries[2 * i], values[i], progress[i])
     end
 end
 

@@ -71,18 +71,18 @@ local leased = ARG.at_most_once ~= '1'
 if fenced(ARG.fence) then
     return fenced_error()
 end
--- Most slots hold nothing parked, no message with a time to live, no retry, no cancel mark and no pause, and on a
--- priority topic nothing delayed. One command asks for them all; where it finds none, the poll spares asking for
--- each (two to four commands). Where it finds any, the poll asks as it would without it: one command more, which a
+-- Most slots hold nothing parked, no message with a time to live, no retry, no cancel mark, no progress reported and
+-- no pause, and on a priority topic nothing delayed. One command asks for them all; where it finds none, the poll
+-- spares asking for each (two to five commands). Where it finds any, the poll asks as it would without it: one command more, which a
 -- slot that always holds one of them (a topic whose every message has a time to live) pays on every poll.
 local none_rare
 if priority then
-    none_rare = redis.call('EXISTS', K_PARKED, K_EXPIRY, K_PAUSED, K_CANCELLED, K_RETRY, K_DELAYED) == 0
+    none_rare = redis.call('EXISTS', K_PARKED, K_EXPIRY, K_PAUSED, K_CANCELLED, K_RETRY, K_PROGRESS, K_DELAYED) == 0
 else
-    none_rare = redis.call('EXISTS', K_PARKED, K_EXPIRY, K_PAUSED, K_CANCELLED, K_RETRY) == 0
+    none_rare = redis.call('EXISTS', K_PARKED, K_EXPIRY, K_PAUSED, K_CANCELLED, K_RETRY, K_PROGRESS) == 0
 end
 if none_rare then
-    PARKED_SEEN = false
+    PARKED_SEEN, PROGRESS_SEEN = false, false
 end
 -- before the take: a committed key's parked message, and a released delivery, wait again, and may be taken now
 local outcomes = end_deliveries(policy.type, policy, ARG.acks, ARG_acks)

@@ -1,5 +1,5 @@
--- progress: records how far the handler of an in-flight delivery has come, beside its envelope in inflight (see
--- lib.lua's KEYS), and may lengthen its lease at the same time. The ending of the delivery removes it.
+-- progress: records how far the handler of an in-flight delivery has come, in the slot's progress hash (see lib.lua's
+-- KEYS), and may lengthen its lease at the same time. The ending of the delivery removes it.
 -- ARGV
 --   fence           the worker's fencing token ('' when unfenced, or settled by reference)
 --   key             the message key
@@ -31,5 +31,5 @@ if lease_ms > 0 then
     token = NOW_US + lease_ms * 1000
     redis.call('ZADD', K_PREPARE, token, key)
 end
-redis.call('HSET', K_INFLIGHT, PROGRESS_MARK .. key, ARG.percent .. ':' .. NOW_MS .. ':' .. ARG.note)
+redis.call('HSET', K_PROGRESS, key, ARG.percent .. ':' .. NOW_MS .. ':' .. ARG.note)
 return { token }
