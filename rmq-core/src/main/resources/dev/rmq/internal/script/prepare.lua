@@ -238,19 +238,13 @@ if count > 0 then
         redis.call('ZREM', K_EXPIRY, unpack(leaving_expiry))
     end
     if #leases > 0 then
-        local n = #leases / 2
-        if n >= SORTED_LEASES_MIN and n <= SORTED_LEASES_MAX then
-            -- from the greatest key down, where the lease set is a listpack (see SORTED_LEASES_MIN)
-            local sorted = {}
-            for i = 1, n do
-                sorted[i] = leases[2 * i]
-            end
-            table.sort(sorted)
-            for i = 1, n do
-                leases[2 * i] = sorted[n + 1 - i]
-            end
+        if #leases / 2 >= WIDE_LEASES_MIN then
+            -- a skiplist first, so that no lease is looked for in a listpack (see WIDE_LEASES_MIN)
+            redis.call('ZADD', K_PREPARE, '0', WIDE_LEASE, unpack(leases))
+            redis.call('ZREM', K_PREPARE, WIDE_LEASE)
+        else
+            redis.call('ZADD', K_PREPARE, unpack(leases))
         end
-        redis.call('ZADD', K_PREPARE, unpack(leases))
         redis.call('HSET', K_INFLIGHT, unpack(bodies))
         -- these leases are the latest in flight, so they are the head only when nothing else is
         -- the head is these leases' deadline now, unless one already in flight ends sooner (one extended, or
