@@ -4,6 +4,7 @@ import dev.rmq.RmqClient;
 import dev.rmq.consumer.ConsumerSettings;
 import dev.rmq.embedded.RedisServer;
 import dev.rmq.embedded.RedisServerOptions;
+import dev.rmq.producer.OutgoingMessage;
 import dev.rmq.topic.TopicDefinition;
 import dev.rmq.topic.TopicType;
 import org.redisson.api.RedissonClient;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -39,6 +41,8 @@ public final class Instructions {
 
     private static final Duration VALGRIND_START = Duration.ofMinutes(2);
     private static final List<Integer> CONSUME_BATCHES = List.of(1, 10, 64, 100, 1000);
+    private static final int SMALL_BATCH = 64;
+    private static final int SMALL_PAYLOAD = 16;
     private static final ConsumerSettings CONSUMER = ConsumerSettings.DEFAULTS.withConcurrency(1);
 
     private Instructions() {
@@ -98,14 +102,24 @@ public final class Instructions {
                 + " one thread, a backlog of one priority slot)%n");
         System.out.printf(Locale.ROOT, "  %-52s %12s%n", "poll size", "instructions");
         for (int batch : CONSUME_BATCHES) {
-            long messages = Math.max(calls, 10L * batch);
-            probe.flushAll();
-            rmq.fill(client, messages, RmqCases.waiting(topic));
-            callgrind.zero();
-            long consumed = rmq.consume(client, topic.name(), messages, CONSUMER.withBatchSize(batch)).messages();
-            line("polls of " + batch + " (" + String.format(Locale.ROOT, "%,d", messages) + " messages)",
-                    callgrind.dump().instructions(), consumed);
+            consumeCase(probe, rmq, client, topic, callgrind, batch, Math.max(calls, 10L * batch),
+                    RmqCases.waiting(topic), "");
         }
+        // envelopes of up to 64 bytes, which Redis keeps in a listpack where a hash holds up to 128 of them
+        consumeCase(probe, rmq, client, topic, callgrind, SMALL_BATCH, Math.max(calls, 10L * SMALL_BATCH),
+                i -> OutgoingMessage.priority(topic.name(), Payloads.next(SMALL_PAYLOAD),
+                        17 + ThreadLocalRandom.current().nextInt(1_000_000)), ", " + SMALL_PAYLOAD + "-byte payloads");
+    }
+
+    private static void consumeCase(RedisProbe probe, RmqCases rmq, RmqClient client, TopicDefinition topic,
+                                    Callgrind callgrind, int batch, long messages, RmqCases.Messages sent,
+                                    String what) {
+        probe.flushAll();
+        rmq.fill(client, messages, sent);
+        callgrind.zero();
+        long consumed = rmq.consume(client, topic.name(), messages, CONSUMER.withBatchSize(batch)).messages();
+        line("polls of " + batch + what + " (" + String.format(Locale.ROOT, "%,d", messages) + " messages)",
+                callgrind.dump().instructions(), consumed);
     }
 
     private static void line(String label, long instructions, long calls) {

@@ -33,6 +33,14 @@ final class Payloads {
         return payload;
     }
 
+    /** A payload no other call of this JVM returns, of {@code size} bytes (16 to 64): the first ones of {@link #next}. */
+    static byte[] next(int size) {
+        if (size < 16 || size > SIZE) {
+            throw new IllegalArgumentException("a payload is 16 to " + SIZE + " bytes here, not " + size);
+        }
+        return Arrays.copyOf(next(), size);
+    }
+
     /** A unique payload whose first 8 bytes carry {@code value} (big-endian), e.g. a due time. */
     static byte[] carrying(long value) {
         byte[] payload = next();

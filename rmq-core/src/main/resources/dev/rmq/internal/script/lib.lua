@@ -184,17 +184,19 @@ local function us_later(a, b)
     return tonumber(a) > tonumber(b)
 end
 
--- The lease set of a poll of WIDE_LEASES_MIN messages or more is made a skiplist, the encoding Redis gives a sorted
--- set of more than 128 members (zset-max-listpack-entries). Below that it is a listpack, in which each member added is
--- looked for from the head and then placed, and each removed is looked for: a poll's n leases cost about n * n
--- entry visits (callgrind, polls of 100: 28 % of a message's instructions in the lease ZADD). A skiplist finds a
--- member by its hash. Redis 7.0 converts a listpack for good (until the key is emptied) when a member longer than
--- zset-max-listpack-value (64) arrives, so the poll's ZADD names WIDE_LEASE first, at score 0, and removes it at
--- once. A few leases cost less in a listpack (polls of 2 to 4: 1 to 3 % more instructions converted; of 6, 0.5 %
--- fewer), so they stay there. A Redis whose zset-max-listpack-value is raised above WIDE_LEASE's length keeps its
--- listpack, as it would have. No key starts with byte 255, which is no UTF-8 byte.
-local WIDE_LEASES_MIN = 6
-local WIDE_LEASE = '\255rmq: longer than zset-max-listpack-value, so that the lease set leaves its listpack'
+-- The lease set and the in-flight hash of a poll of WIDE_MIN messages or more leave their listpacks. Up to 128
+-- entries (zset-max-listpack-entries, hash-max-listpack-entries) Redis keeps a sorted set or a hash as a listpack, in
+-- which each member or field added is looked for from the head and then placed: a poll's n leases, and its n
+-- envelopes where they are short, cost about n * n entry visits (callgrind, polls of 100: 28 % of a message's
+-- instructions in the lease ZADD). A skiplist or a hash table finds an entry by its hash. Redis converts either
+-- for good (until the key is emptied) when a member, field or value longer than zset-max-listpack-value or
+-- hash-max-listpack-value (64) arrives, so the poll's ZADD names WIDE_MEMBER first, at score 0, and its HSET names
+-- it as a field where no envelope is that long already; the poll removes it at once. A few leases cost less in a
+-- listpack (polls of 2 to 4: 1 to 3 % more instructions converted; of 6, 0.5 % fewer), so they stay there. A Redis
+-- whose limits are raised above WIDE_MEMBER's length keeps its listpacks, as it would have. No key starts with byte
+-- 255, which is no UTF-8 byte.
+local WIDE_MIN, LISTPACK_VALUE_MAX = 6, 64
+local WIDE_MEMBER = '\255rmq: an entry longer than the 64 bytes a listpack takes, removed in the same call'
 
 -- The decimal text of small integers, kept between calls (a Function library keeps its locals); made by the first
 -- int_text, as POLICY_META is.

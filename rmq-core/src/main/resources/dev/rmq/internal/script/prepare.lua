@@ -205,6 +205,8 @@ if count > 0 then
         in_flight = redis.call('ZMSCORE', K_PREPARE, unpack(keys))
     end
     local leases, bodies, leaving_expiry = {}, {}, {}
+    -- the longest envelope taken: one longer than a listpack holds makes the in-flight hash a hash table
+    local longest = 0
     local deadline_text = string.format('%d', deadline)
     for i = 1, count do
         local key, env, score = keys[i], envs[i], tonumber(items[2 * i])
@@ -228,6 +230,9 @@ if count > 0 then
                     leases[#leases + 1] = key
                     bodies[#bodies + 1] = key
                     bodies[#bodies + 1] = fresh
+                    if #fresh > longest then
+                        longest = #fresh
+                    end
                 end
                 out[#out + 1] = key
                 out[#out + 1] = fresh
@@ -238,14 +243,20 @@ if count > 0 then
         redis.call('ZREM', K_EXPIRY, unpack(leaving_expiry))
     end
     if #leases > 0 then
-        if #leases / 2 >= WIDE_LEASES_MIN then
-            -- a skiplist first, so that no lease is looked for in a listpack (see WIDE_LEASES_MIN)
-            redis.call('ZADD', K_PREPARE, '0', WIDE_LEASE, unpack(leases))
-            redis.call('ZREM', K_PREPARE, WIDE_LEASE)
+        if #leases / 2 >= WIDE_MIN then
+            -- a skiplist and a hash table first, so that nothing is looked for in a listpack (see WIDE_MIN)
+            redis.call('ZADD', K_PREPARE, '0', WIDE_MEMBER, unpack(leases))
+            redis.call('ZREM', K_PREPARE, WIDE_MEMBER)
+            if longest <= LISTPACK_VALUE_MAX then
+                redis.call('HSET', K_INFLIGHT, WIDE_MEMBER, '', unpack(bodies))
+                redis.call('HDEL', K_INFLIGHT, WIDE_MEMBER)
+            else
+                redis.call('HSET', K_INFLIGHT, unpack(bodies))
+            end
         else
             redis.call('ZADD', K_PREPARE, unpack(leases))
+            redis.call('HSET', K_INFLIGHT, unpack(bodies))
         end
-        redis.call('HSET', K_INFLIGHT, unpack(bodies))
         -- these leases are the latest in flight, so they are the head only when nothing else is
         -- the head is these leases' deadline now, unless one already in flight ends sooner (one extended, or
         -- given a longer lease, may end later)
