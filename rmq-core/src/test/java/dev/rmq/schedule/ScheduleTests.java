@@ -20,7 +20,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
@@ -292,6 +296,43 @@ class ScheduleTests extends StandaloneRedisTest {
         one.admin().schedules().remove("paused-beat");
         other.admin().schedules().remove("paused-beat");
         assertThat(one.admin().schedules().list()).isEmpty();
+    }
+
+    /** Each trigger is a message of its own, however close the triggers come, from one application or two. */
+    @Test
+    void triggersOfTwoApplicationsInTheSameMillisecondsEachSendAMessage() throws Exception {
+        TopicDefinition topic = timers("manual");
+        RecurringSchedule report = RecurringSchedule.builder("report", "manual", TickRule.every(Duration.ofHours(6)))
+                .payload("run").build();
+        RmqClient one = application(topic, report);
+        RmqClient other = application(topic, report);
+        Set<String> keys = ConcurrentHashMap.newKeySet();
+        RmqConsumerContainer<String> container = one.container("manual", String.class, (RmqMessage<String> m) -> {
+            if (m.key().startsWith("report@manual-")) {
+                keys.add(m.key());
+            }
+            return ConsumeResult.success();
+        }).settings(ConsumerSettings.DEFAULTS.withIdlePoll(Duration.ofMillis(200))).build();
+        container.start();
+        closing.add(() -> container.stop(Duration.ofSeconds(5)));
+
+        // ten triggers from each application at once: many fall in a millisecond another one took
+        CountDownLatch go = new CountDownLatch(1);
+        List<CompletableFuture<Void>> bursts = Stream.of(one, other).map(app -> CompletableFuture.runAsync(() -> {
+            try {
+                go.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+            for (int i = 0; i < 10; i++) {
+                app.admin().schedules().trigger("report");
+            }
+        })).toList();
+        go.countDown();
+        CompletableFuture.allOf(bursts.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(keys).hasSize(20));
     }
 
     @Test

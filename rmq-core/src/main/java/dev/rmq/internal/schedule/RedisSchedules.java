@@ -32,6 +32,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The schedules of one client: their declarations here, their passes on a thread of their own
@@ -160,8 +161,11 @@ public final class RedisSchedules implements RmqSchedules, AutoCloseable {
         Declared entry = require(name);
         RecurringSchedule schedule = entry.schedule;
         Instant now = clock.instant();
+        // a key of its own: two triggers in one millisecond, here or in another application, would otherwise merge
+        String key = schedule.name() + "@manual-" + now.toEpochMilli() + "-"
+                + Long.toHexString(ThreadLocalRandom.current().nextLong());
         producer.send(OutgoingMessage.fixedTime(schedule.topic(), schedule.nextPayload(), now)
-                .withKey(schedule.name() + "@manual-" + now.toEpochMilli()).withSlotBasis(schedule.name())
+                .withKey(key).withSlotBasis(schedule.name())
                 .withHeaders(schedule.headersOf(now)));
         log.info("schedule {} triggered now, besides its ticks", name);
     }
