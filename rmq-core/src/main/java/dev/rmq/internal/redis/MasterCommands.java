@@ -20,6 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -128,7 +129,7 @@ public final class MasterCommands {
                 return values.toCompletableFuture().thenApply(list -> list.stream().map(value -> (byte[]) value)
                         .toList());
             }
-            return configured().<String, byte[]>getMap(key, BYTES).getAllAsync(new java.util.HashSet<>(fields))
+            return configured().<String, byte[]>getMap(key, BYTES).getAllAsync(new HashSet<>(fields))
                     .toCompletableFuture().thenApply(found -> fields.stream().map(found::get).toList());
         }
 
