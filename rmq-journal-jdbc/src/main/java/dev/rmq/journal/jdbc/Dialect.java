@@ -17,6 +17,12 @@ enum Dialect {
                     + " updated_at < ? LIMIT " + limit + ")";
         }
 
+        @Override
+        String pruneExpired(int limit) {
+            return "DELETE FROM rmq_messages WHERE id IN (SELECT id FROM rmq_messages WHERE NOT finished AND"
+                    + " expire_at IS NOT NULL AND expire_at < ? LIMIT " + limit + ")";
+        }
+
         /**
          * After five runs of a prepared statement PostgreSQL may switch to a plan made without its parameters;
          * for the writer's lookup of many keys that plan scans the table, and each batch gets slower as the table
@@ -41,6 +47,11 @@ enum Dialect {
         }
 
         @Override
+        String pruneExpired(int limit) {
+            return "DELETE FROM rmq_messages WHERE finished = FALSE AND expire_at < ? LIMIT " + limit;
+        }
+
+        @Override
         String analyzeMessages() {
             return "ANALYZE TABLE rmq_messages";
         }
@@ -54,6 +65,12 @@ enum Dialect {
 
     /** A DELETE of up to {@code limit} finished messages last changed before its one parameter. */
     abstract String pruneFinished(int limit);
+
+    /**
+     * A DELETE of up to {@code limit} open messages whose time to live ran out before its one parameter, in epoch
+     * milliseconds.
+     */
+    abstract String pruneExpired(int limit);
 
     /** Refreshes the planner's statistics of the messages table. */
     abstract String analyzeMessages();

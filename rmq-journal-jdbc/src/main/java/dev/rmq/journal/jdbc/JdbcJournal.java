@@ -303,7 +303,10 @@ public final class JdbcJournal implements MessageJournal, AutoCloseable {
         return writer.stats();
     }
 
-    /** Removes finished messages last changed before {@code before} now, whatever the retention; returns how many. */
+    /**
+     * Removes now, whatever the retention, finished messages last changed before {@code before} and open ones whose
+     * time to live ran out before it (Redis dropped them unseen); returns how many.
+     */
     public long prune(Instant before) {
         if (before == null) {
             throw new IllegalArgumentException("before must not be null: finished messages last changed before it go");

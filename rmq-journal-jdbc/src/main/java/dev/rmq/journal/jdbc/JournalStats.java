@@ -10,7 +10,7 @@ import java.time.Duration;
  * @param written  rows written since start
  * @param gap      rows dropped since start because the buffer was full ({@link WhenUnavailable#CONTINUE})
  * @param failures failed writes since start (each retried until it succeeds)
- * @param pruned   finished messages removed by retention since start
+ * @param pruned   messages removed by retention since start: finished ones, and open ones whose time to live ran out
  * @param unmatched changes dropped because the journal held no message of their key (sent before it was on, or
  *                  whose row was dropped), after waiting for one
  * @param waiting  changes waiting for their message's row, which another process may not have written yet

@@ -13,9 +13,11 @@ import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Removes finished messages (and their transitions) that have not changed for the retention period, so that the
- * tables stay bounded. Runs on the writer's thread between batches, at most once per interval, in chunks, so that no
- * transaction holds many locks.
+ * Removes finished messages (and their transitions) that have not changed for the retention period, and open ones
+ * whose time to live ran out that long ago, so that the tables stay bounded. Redis drops a message whose time to live
+ * runs out while it waits without a consumer seeing it, so no change finishes its row; a restore leaves it out, and
+ * nothing else would ever remove it. Runs on the writer's thread between batches, at most once per interval, in
+ * chunks, so that no transaction holds many locks.
  */
 final class Retention {
 
@@ -56,23 +58,39 @@ final class Retention {
         }
     }
 
-    /** Removes finished messages last changed before {@code before}; returns how many. */
+    /**
+     * Removes finished messages last changed before {@code before}, and open ones whose time to live ran out before
+     * it; returns how many.
+     */
     long pruneNow(DataSource dataSource, Dialect dialect, Instant before) throws SQLException {
-        long total = 0;
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement delete = connection.prepareStatement(dialect.pruneFinished(CHUNK))) {
+        long finished;
+        long expired;
+        try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(true);
-            delete.setTimestamp(1, Timestamp.from(before), Transactions.utc());
-            int removed;
-            do {
-                removed = delete.executeUpdate();
-                total += removed;
-            } while (removed == CHUNK);
+            try (PreparedStatement delete = connection.prepareStatement(dialect.pruneFinished(CHUNK))) {
+                delete.setTimestamp(1, Timestamp.from(before), Transactions.utc());
+                finished = inChunks(delete);
+            }
+            try (PreparedStatement delete = connection.prepareStatement(dialect.pruneExpired(CHUNK))) {
+                delete.setLong(1, before.toEpochMilli());
+                expired = inChunks(delete);
+            }
         }
-        pruned.addAndGet(total);
-        if (total > 0) {
-            log.debug("the journal pruned {} finished messages older than {}", total, before);
+        pruned.addAndGet(finished + expired);
+        if (finished + expired > 0) {
+            log.debug("the journal pruned {} finished messages older than {} and {} whose time to live ran out before",
+                    finished, before, expired);
         }
+        return finished + expired;
+    }
+
+    private static long inChunks(PreparedStatement delete) throws SQLException {
+        long total = 0;
+        int removed;
+        do {
+            removed = delete.executeUpdate();
+            total += removed;
+        } while (removed == CHUNK);
         return total;
     }
 

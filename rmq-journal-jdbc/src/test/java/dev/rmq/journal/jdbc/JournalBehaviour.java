@@ -348,6 +348,36 @@ abstract class JournalBehaviour extends JournalTestBase {
         assertThat(journal.stats().pruned()).isEqualTo(1);
     }
 
+    /**
+     * A message whose time to live runs out while it waits leaves Redis unseen, so no change finishes its row: retention
+     * removes it once it expired longer ago than the retention, and keeps the open messages that may still come.
+     */
+    @Test
+    void retentionPrunesOpenMessagesWhoseTimeToLiveRanOutAndKeepsTheOthers() throws SQLException {
+        open(journal -> { });
+        client.producer().send(OutgoingMessage.priority(PRIORITY, "gone", 300).withKey("gone")
+                .withTtl(Duration.ofMillis(50)));
+        client.producer().send(OutgoingMessage.priority(PRIORITY, "later", 100).withKey("later")
+                .withTtl(Duration.ofHours(2)));
+        client.producer().send(OutgoingMessage.priority(PRIORITY, "open", 200).withKey("open"));
+        journal.flush(Duration.ofSeconds(10));
+        long goneId = message(PRIORITY, "gone").id();
+        long sentAt = redisTimeMs();
+        await().atMost(Duration.ofSeconds(5)).until(() -> redisTimeMs() > sentAt + 100);
+        RmqPuller<String> puller = closeAfter(client.puller(String.class).topics(PRIORITY).build());
+        puller.start();
+        // the poll drops the expired message and takes the next: the expired one's row stays open
+        assertThat(pollOne(puller).key()).isEqualTo("open");
+        journal.flush(Duration.ofSeconds(10));
+        assertThat(message(PRIORITY, "gone").finished()).isFalse();
+
+        assertThat(journal.prune(Instant.now().plus(Duration.ofHours(1)))).isEqualTo(1);
+
+        assertThat(messages(PRIORITY)).extracting(MessageRow::key).containsExactlyInAnyOrder("later", "open");
+        assertThat(count("SELECT COUNT(*) FROM rmq_transitions WHERE message_id = " + goneId)).isZero();
+        assertThat(journal.stats().pruned()).isEqualTo(1);
+    }
+
     @Test
     void restorePutsBackEveryUnfinishedMessageOnceAfterFlushAll() throws SQLException {
         open(journal -> { });

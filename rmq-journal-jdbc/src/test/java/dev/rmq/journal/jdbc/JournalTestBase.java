@@ -167,6 +167,12 @@ abstract class JournalTestBase {
         }
     }
 
+    /** The Redis clock in ms, by which times to live run out. */
+    long redisTimeMs() {
+        List<?> time = (List<?>) redis.command("TIME");
+        return Long.parseLong(String.valueOf(time.get(0))) * 1000 + Long.parseLong(String.valueOf(time.get(1))) / 1000;
+    }
+
     MessageRow message(String topic, String key) throws SQLException {
         return messages(topic).stream().filter(row -> row.key().equals(key)).reduce((a, b) -> b)
                 .orElseThrow(() -> new AssertionError("no journaled message " + topic + "/" + key));
