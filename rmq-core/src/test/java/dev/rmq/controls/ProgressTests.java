@@ -39,6 +39,9 @@ class ProgressTests extends ControlsTest {
 
     private static final TopicDefinition JOBS = TopicDefinition.builder("jobs", TopicType.PRIORITY).slotAmount(1)
             .leaseTimeout(Duration.ofSeconds(1)).build();
+    /** A lease long enough that nothing runs out while a test holds a delivery. */
+    private static final TopicDefinition LONG = TopicDefinition.builder("long-jobs", TopicType.PRIORITY).slotAmount(1)
+            .leaseTimeout(Duration.ofSeconds(60)).build();
     private static final TopicDefinition ONCE = TopicDefinition.builder("once", TopicType.PRIORITY).slotAmount(1)
             .delivery(DeliveryGuarantee.AT_MOST_ONCE).build();
 
@@ -244,6 +247,39 @@ class ProgressTests extends ControlsTest {
         assertThat(message.retryNow("again")).isEqualTo(AckOutcome.RETRY);
 
         assertThat(inflightFields()).isZero();
+    }
+
+    /**
+     * During a rolling upgrade a version that kept reports in the inflight hash may end a delivery that a report of
+     * this version is about, and leave the report behind. The next delivery of its key starts without it, and a poll
+     * that finds nothing else in flight removes every report left.
+     */
+    @Test
+    void aReportLeftBehindByAnotherVersionsEndingIsNotTheNextDeliverysAndGoesOnceNothingIsInFlight() {
+        rmq = closedAfterTest(client(LONG));
+        puller = startPuller(rmq, "long-jobs");
+        rmq.producer().send(OutgoingMessage.priority("long-jobs", "p", 50).withKey("held"));
+        rmq.producer().send(OutgoingMessage.priority("long-jobs", "p", 40).withKey("again"));
+        PulledMessage<String> held = puller.poll(1, Duration.ofSeconds(2), "long-jobs").get(0);
+        assertThat(held.key()).isEqualTo("held");
+        // as such an ending leaves them: reports of deliveries no longer in flight
+        redis.command("HSET", "rmq:progress{long-jobs_0}", "again", "40:1:left", "never", "70:1:left");
+
+        // a puller polls a slot again only once what it took there ended: another one takes the next
+        RmqPuller<String> other = startPuller(closedAfterTest(client(LONG)), "long-jobs");
+        PulledMessage<String> again = other.poll(1, Duration.ofSeconds(2), "long-jobs").get(0);
+        assertThat(again.key()).isEqualTo("again");
+        assertThat(rmq.producer().get(MessageRef.of("long-jobs", "again")).orElseThrow().progress())
+                .as("the new delivery reported nothing").isEmpty();
+        assertThat(redis.command("HKEYS", "rmq:progress{long-jobs_0}")).as("the other delivery was in flight")
+                .isEqualTo(List.of("never"));
+
+        assertThat(held.ack()).isEqualTo(AckOutcome.COMMITTED);
+        assertThat(again.ack()).isEqualTo(AckOutcome.COMMITTED);
+        rmq.producer().send(OutgoingMessage.priority("long-jobs", "p", 50).withKey("next"));
+        assertThat(puller.poll(1, Duration.ofSeconds(2), "long-jobs")).singleElement()
+                .satisfies(next -> assertThat(next.ack()).isEqualTo(AckOutcome.COMMITTED));
+        assertThat(redis.command("EXISTS", "rmq:progress{long-jobs_0}")).isEqualTo(0L);
     }
 
     @Test

@@ -1,7 +1,7 @@
 package dev.rmq.internal.script;
 
 /**
- * progress.lua: records an in-flight delivery's progress beside its envelope, and may lengthen its lease.
+ * progress.lua: records an in-flight delivery's progress in the slot's progress hash, and may lengthen its lease.
  *
  * @param fence   the worker's fencing token, empty when unfenced or settled by reference
  * @param key     the message key

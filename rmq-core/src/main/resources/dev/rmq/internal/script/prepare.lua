@@ -242,6 +242,20 @@ if count > 0 then
     if #leaving_expiry > 0 then
         redis.call('ZREM', K_EXPIRY, unpack(leaving_expiry))
     end
+    if #leases > 0 and any_progress() then
+        -- A report outlives its delivery only where a version that kept reports in inflight ended the delivery
+        -- (during a rolling upgrade): a new delivery starts with none, and with nothing else in flight no report
+        -- is anyone's. Asked only where the slot holds reports, or one of the other rare keys (see none_rare).
+        if lease_head == false then
+            redis.call('DEL', K_PROGRESS)
+        else
+            local taken = {}
+            for i = 2, #leases, 2 do
+                taken[#taken + 1] = leases[i]
+            end
+            redis.call('HDEL', K_PROGRESS, unpack(taken))
+        end
+    end
     if #leases > 0 then
         if #leases / 2 >= WIDE_MIN then
             -- a skiplist and a hash table first, so that nothing is looked for in a listpack (see WIDE_MIN)

@@ -66,4 +66,39 @@ class PriorityTakeTests extends StandaloneRedisTest {
         assertThat(redis.command("ZCARD", "rmq:{take-tasks_0}")).isEqualTo((long) (keys.size() - taken));
         assertThat(redis.command("HLEN", "rmq:inflight{take-tasks_0}")).isEqualTo((long) taken);
     }
+
+    /**
+     * A poll of six or more makes its lease set a skiplist and, where its envelopes are short, its in-flight hash a
+     * hash table, by a member it adds and removes in the same call: only the leases and envelopes are left.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {5, 6, 8})
+    void aPollOfSixOrMoreLeavesItsLeasesOutOfAListpackAndNothingElseBesideThem(int batch) {
+        RmqClient rmq = RmqClient.builder(redisson).topic(TASKS).build();
+        List<OutgoingMessage> sends = new ArrayList<>();
+        for (int i = 0; i < batch; i++) {
+            sends.add(OutgoingMessage.priority(TASKS.name(), "m" + i, 60 + i).withKey("m" + i));
+        }
+        rmq.producer().sendAll(sends);
+
+        PrepareCall poll = new PrepareCall(RetryPolicy.of(TASKS), batch, 30_000, "", 1000, 100, false, null);
+        PrepareCall.Polled polled = Futures.join(new ScriptRunner(redisson).run(new KeyLayout("").slot(TASKS.name(), 0), poll));
+
+        assertThat(polled.messages()).hasSize(batch);
+        List<String> taken = polled.messages().stream().map(PrepareCall.Message::key).toList();
+        assertThat(redis.command("ZRANGE", "rmq:prepare{take-tasks_0}", "0", "-1")).asList()
+                .containsExactlyInAnyOrderElementsOf(taken);
+        assertThat(redis.command("HKEYS", "rmq:inflight{take-tasks_0}")).asList()
+                .containsExactlyInAnyOrderElementsOf(taken);
+        Object leases = redis.command("OBJECT", "ENCODING", "rmq:prepare{take-tasks_0}");
+        Object envelopes = redis.command("OBJECT", "ENCODING", "rmq:inflight{take-tasks_0}");
+        if (batch >= 6) {
+            assertThat(leases).isEqualTo("skiplist");
+            assertThat(envelopes).isEqualTo("hashtable");
+        } else {
+            // listpack, or ziplist on Redis 6.2
+            assertThat(leases).isNotEqualTo("skiplist");
+            assertThat(envelopes).isNotEqualTo("hashtable");
+        }
+    }
 }
