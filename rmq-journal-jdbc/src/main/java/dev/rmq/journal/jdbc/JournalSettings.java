@@ -101,7 +101,10 @@ record JournalSettings(DataSource dataSource, JournalMode defaultMode, Map<Strin
             return self();
         }
 
-        /** How often finished messages past the retention are removed; every minute by default. */
+        /**
+         * How often messages past the retention are removed (finished ones, and open ones whose time to live ran out);
+         * every minute by default.
+         */
         public B pruneInterval(Duration value) {
             this.pruneInterval = positive("pruneInterval", value);
             return self();

@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Removes finished messages (and their transitions) that have not changed for the retention period, and open ones
  * whose time to live ran out that long ago, so that the tables stay bounded. Redis drops a message whose time to live
- * runs out while it waits without a consumer seeing it, so no change finishes its row; a restore leaves it out, and
+ * runs out while it waits (or moves it to the dead queue) without a consumer seeing it, so no change finishes its row; a restore leaves it out, and
  * nothing else would ever remove it. Runs on the writer's thread between batches, at most once per interval, in
  * chunks, so that no transaction holds many locks.
  */

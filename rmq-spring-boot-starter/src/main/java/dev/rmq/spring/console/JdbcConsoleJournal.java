@@ -30,7 +30,7 @@ final class JdbcConsoleJournal implements ConsoleJournal {
                 new Figure("Failed writes", String.valueOf(stats.failures()), "each retried until it succeeded"),
                 new Figure("Unmatched", String.valueOf(stats.unmatched()), "changes of a message the journal never"
                         + " held"),
-                new Figure("Pruned", String.valueOf(stats.pruned()), "finished messages removed by retention"));
+                new Figure("Pruned", String.valueOf(stats.pruned()), "messages removed by retention: finished, or open past their time to live"));
     }
 
     @Override

@@ -91,7 +91,7 @@ public final class RmqJournalAutoConfiguration {
                 FunctionCounter.builder("rmq.journal.failures", journal, j -> j.stats().failures())
                         .description("failed journal writes, each retried").register(registry);
                 FunctionCounter.builder("rmq.journal.pruned", journal, j -> j.stats().pruned())
-                        .description("finished journaled messages removed by retention").register(registry);
+                        .description("journaled messages removed by retention: finished, or open past their time to live").register(registry);
             };
         }
     }

@@ -26,7 +26,7 @@ import java.util.Map;
  * @param syncTimeout      How long a synchronous send waits for its row to commit.
  * @param historyRetention How long finished messages stay in the journal, readable as a key's history
  *                         ({@code RmqInspector.history}); 0 keeps all.
- * @param pruneInterval    How often finished messages past the retention are removed.
+ * @param pruneInterval    How often messages past the retention are removed: finished ones, and open ones whose time to live ran out.
  * @param closeTimeout     How long the shutdown waits for buffered rows to be written.
  * @param host             The host name written with each transition; this machine's by default.
  * @param migrate          Whether the journal's tables are created and migrated at start-up (Flyway, with a history

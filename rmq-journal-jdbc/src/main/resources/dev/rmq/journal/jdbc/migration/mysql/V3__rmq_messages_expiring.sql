@@ -1,3 +1,3 @@
 -- What retention prunes besides finished messages: open ones whose time to live ran out. Redis drops such a message
--- without a consumer seeing it, so no change ever finishes its row, and a restore leaves it out.
+-- while it waits (or moves it to the dead queue) without a consumer seeing it, so no change ever finishes its row.
 CREATE INDEX rmq_messages_expiring ON rmq_messages (finished, expire_at);
