@@ -85,4 +85,37 @@ class AtMostOnceTests extends ControlsTest {
         assertThat(attempts).first().isEqualTo("t1#1");
         holdsFor(Duration.ofMillis(300), () -> assertThat(attempts).noneMatch(a -> a.startsWith("t0#")));
     }
+
+    @Test
+    void noHandlerOfABatchStartsOnceItsDeadlineHasPassedAndWhatItNeverStartedGoesBack() throws Exception {
+        // a new owner of the slot may poll it once the batch's deadline, kept in the hold key, is over: a handler
+        // started after it could run beside that owner's
+        RmqClient rmq = client(TopicDefinition.builder("ticks", TopicType.PRIORITY).slotAmount(1)
+                .delivery(DeliveryGuarantee.AT_MOST_ONCE).leaseTimeout(Duration.ofSeconds(1)).build());
+        for (int i = 0; i < 3; i++) {
+            rmq.producer().send(OutgoingMessage.priority("ticks", "t" + i, 100 - i).withKey("t" + i));
+        }
+        List<String> handled = new CopyOnWriteArrayList<>();
+        List<String> startedWithoutHold = new CopyOnWriteArrayList<>();
+        RmqConsumerContainer<String> container = rmq.container("ticks", String.class, m -> {
+            if (!Long.valueOf(1).equals(redis.command("EXISTS", "rmq:hold{ticks_0}"))) {
+                startedWithoutHold.add(m.key());
+            }
+            handled.add(m.key() + "#" + m.attempt());
+            if (m.key().equals("t0")) {
+                // outlives the batch's one-second deadline (the sleep is the point)
+                Thread.sleep(1_500);
+            }
+            return ConsumeResult.success();
+        }).batchSize(3).build();
+        container.start();
+        try {
+            await().atMost(Duration.ofSeconds(10)).until(() -> handled.size() == 3);
+            holdsFor(Duration.ofMillis(300), () -> assertThat(handled).containsExactly("t0#1", "t1#1", "t2#1"));
+            assertThat(startedWithoutHold).as("handlers started after their batch's deadline").isEmpty();
+            assertThat(rmq.inspector().totals("ticks").backlog()).isZero();
+        } finally {
+            container.stop(Duration.ofSeconds(5));
+        }
+    }
 }

@@ -18,8 +18,9 @@ import java.util.Objects;
  * another (or on all of them at once, for a batch handler), and gathers the endings in the session, which sends them
  * in one call at the end. The {@link LeaseKeeper} renews the leases of the batch meanwhile. Before each handler the
  * runner makes sure the worker may still start one: when the slot is being let go, the stop's deadline has passed,
- * the thread was interrupted, or the slot turns out to be lost, it hands the rest back unstarted. When half a lease
- * has passed since the last endings went out, it sends those gathered, so that a long batch commits as it goes.
+ * the thread was interrupted, the slot turns out to be lost, or (at most once) the batch's deadline has passed, it
+ * hands the rest back unstarted. When half a lease has passed since the last endings went out, it sends those
+ * gathered, so that a long batch commits as it goes.
  *
  * @param <T> the payload type
  */
@@ -79,6 +80,12 @@ final class BatchRunner<T> {
             }
             if (call.control.mustLetGo(session) || session.lost()
                     || (session.fenceUnconfirmed(now) && !session.confirmFence())) {
+                rest.forEach(session::gatherUnstarted);
+                return;
+            }
+            // at most once, a new owner may poll the slot once the batch's deadline is over: what is left goes back
+            if (rest.get(0).holdOver(System.nanoTime())) {
+                session.outlivedHold(rest.size());
                 rest.forEach(session::gatherUnstarted);
                 return;
             }

@@ -80,6 +80,15 @@ public class Delivery<T> implements RmqMessage<T> {
     }
 
     /**
+     * At most once: whether the deadline of its batch has passed by {@code nowNanos}, by this JVM's estimate. Redis
+     * keeps that deadline (the slot's hold) in place of leases: a consumer that takes the slot over polls it once the
+     * deadline is over, so no handler of the batch may start after it.
+     */
+    public final boolean holdOver(long nowNanos) {
+        return !session.leased() && leaseEndsNanos - nowNanos <= 0;
+    }
+
+    /**
      * A renewal, here or by another puller that extended the delivery by its reference: the new token, and how long
      * from {@code fromNanos} the lease now runs. A cancelled delivery keeps its token, which its ending quotes so
      * that Redis reports the cancel. A zero {@code lease} (a call that kept the lease) leaves the deadline as it is.

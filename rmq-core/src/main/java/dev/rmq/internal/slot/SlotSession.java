@@ -246,6 +246,15 @@ public final class SlotSession<T> {
         }
     }
 
+    /**
+     * At most once: the batch's deadline passed before {@code unstarted} of its messages started, so they go back (a
+     * consumer that takes the slot over may poll it from then on). Said once per batch, as the lease is too short
+     * for the handlers, or the process was paused.
+     */
+    public void outlivedHold(int unstarted) {
+        owner.outlivedHold(this, unstarted);
+    }
+
     /** Gathers the ending of a delivery whose handler the stop cut off. */
     public void gatherCutOff(Delivery<?> delivery) {
         gathered.add(owner.guarantee().cutOff(delivery));
