@@ -25,7 +25,10 @@ final class EndOfRun {
 
     /**
      * Waits until nothing waits and nothing is in flight in any topic (three checks in a row, a second apart),
-     * at most {@link #DRAIN_TIMEOUT}; the figures of the wait, with {@code drained} false when it ran out.
+     * at most {@link #DRAIN_TIMEOUT}; the figures of the wait, with {@code drained} false when it ran out. Per topic
+     * ({@code topics}): what waited or was in flight at the first check and at the last, and since when it has been
+     * empty (-1 when it was not at the end; a retry can fill it again), so that a slow drain shows which topic held it
+     * up.
      */
     static Map<String, Object> drain(HarnessClients clients) throws InterruptedException {
         long deadline = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
@@ -33,6 +36,7 @@ final class EndOfRun {
         int quiet = 0;
         long waiting = -1;
         long inFlight = -1;
+        Map<String, TopicDrain> topics = new LinkedHashMap<>();
         while (System.nanoTime() - deadline < 0) {
             try {
                 waiting = 0;
@@ -41,6 +45,8 @@ final class EndOfRun {
                     SlotStats totals = clients.forTopic(topic.name()).inspector().totals(topic.name());
                     waiting += totals.backlog();
                     inFlight += totals.inFlight();
+                    topics.computeIfAbsent(topic.name(), name -> new TopicDrain(totals.backlog() + totals.inFlight()))
+                            .checked(totals.backlog() + totals.inFlight(), System.nanoTime() - start);
                 }
                 quiet = waiting == 0 && inFlight == 0 ? quiet + 1 : 0;
             } catch (RuntimeException e) {
@@ -57,7 +63,39 @@ final class EndOfRun {
         drain.put("timeout_seconds", DRAIN_TIMEOUT.toSeconds());
         drain.put("waiting_left", waiting);
         drain.put("in_flight_left", inFlight);
+        Map<String, Object> perTopic = new LinkedHashMap<>();
+        topics.forEach((name, topic) -> perTopic.put(name, topic.figures()));
+        drain.put("topics", perTopic);
         return drain;
+    }
+
+    /** One topic's drain: what it held at the first check and at the last, and since when it has been empty. */
+    private static final class TopicDrain {
+
+        private final long atStart;
+        private long left;
+        private long emptyAfterNanos = -1;
+
+        TopicDrain(long atStart) {
+            this.atStart = atStart;
+        }
+
+        void checked(long held, long sinceStartNanos) {
+            left = held;
+            if (held > 0) {
+                emptyAfterNanos = -1;
+            } else if (emptyAfterNanos < 0) {
+                emptyAfterNanos = sinceStartNanos;
+            }
+        }
+
+        Map<String, Object> figures() {
+            Map<String, Object> figures = new LinkedHashMap<>();
+            figures.put("held_at_start", atStart);
+            figures.put("empty_after_s", emptyAfterNanos < 0 ? -1 : TimeUnit.NANOSECONDS.toSeconds(emptyAfterNanos));
+            figures.put("left", left);
+            return figures;
+        }
     }
 
     /** Writes every message in the dead queues to the event log, with the seq its payload carries. */
