@@ -200,7 +200,7 @@ final class FixedCostSection {
     }
 
     /** An extension of one lease that no longer runs: the extension's call up to its first change. */
-    private static final ExtendCall STALE_EXTEND = new ExtendCall(LEASE_MS, "",
+    private static final ExtendCall STALE_EXTEND = new ExtendCall(LEASE_MS, "", false,
             List.of(new ExtendCall.Lease("gone", 1)));
 
     /**

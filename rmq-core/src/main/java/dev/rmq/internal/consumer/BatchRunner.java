@@ -46,8 +46,9 @@ final class BatchRunner<T> {
     boolean run(SlotSession<T> session, Batch<T> polled, WorkerControl control) {
         List<Delivery<T>> deliveries = polled.deliveries();
         control.inHand(deliveries.size());
-        Call call = new Call(control);
-        try (LeaseKeeper.Watch ignored = leases.keep(session, polled.receivedNanos(), call::unwatched)) {
+        Call call = new Call(control, deliveries);
+        try (LeaseKeeper.Watch ignored = leases.keep(session, polled.receivedNanos(), call::unwatched,
+                call::unstarted)) {
             runAll(session, polled, call);
             // an interrupt was meant for the handler; the endings of what finished must still be sent
             call.control.clearInterruptForEndings();
@@ -101,6 +102,7 @@ final class BatchRunner<T> {
                 delivery.reportLateness(polled);
             }
             call.running = taken.get(0);
+            call.next = i + step;
             List<Invoker.Handled> handled = invoker.invoke(taken, call);
             call.running = null;
             call.control.clearStrayInterrupt();
@@ -164,12 +166,16 @@ final class BatchRunner<T> {
     private static final class Call implements Invoker.Call {
 
         private final WorkerControl control;
+        private final List<? extends Delivery<?>> deliveries;
         /** The first message of the call in progress; null between calls. */
         private volatile @Nullable Delivery<?> running;
+        /** The index of the first delivery of the batch no handler has started. */
+        private volatile int next;
         private volatile boolean kept;
 
-        Call(WorkerControl control) {
+        Call(WorkerControl control, List<? extends Delivery<?>> deliveries) {
             this.control = control;
+            this.deliveries = deliveries;
         }
 
         @Override
@@ -186,6 +192,11 @@ final class BatchRunner<T> {
         /** The delivery whose lease the keeper leaves to run out now: a running call's that did not ask to keep it. */
         @Nullable Delivery<?> unwatched() {
             return kept ? null : running;
+        }
+
+        /** The deliveries of the batch no handler has started, which at most once hold the slot by its deadline. */
+        List<? extends Delivery<?>> unstarted() {
+            return deliveries.subList(Math.min(next, deliveries.size()), deliveries.size());
         }
     }
 

@@ -7,9 +7,11 @@ import java.util.List;
  *
  * @param leaseMs the new lease, from now
  * @param fence   the worker's fencing token, empty when unfenced
+ * @param hold    whether an at-most-once batch with messages not started holds the slot until the new lease ends
  * @param leases  the deliveries
  */
-public record ExtendCall(long leaseMs, String fence, List<Lease> leases) implements ScriptCall<List<Long>> {
+public record ExtendCall(long leaseMs, String fence, boolean hold, List<Lease> leases)
+        implements ScriptCall<List<Long>> {
 
     /** The token extend.lua answers for a delivery that a cancel removed, where a lost lease answers 0. */
     public static final long CANCELLED = -1;
@@ -21,6 +23,7 @@ public record ExtendCall(long leaseMs, String fence, List<Lease> leases) impleme
     static final Argv<ExtendCall> ARGV = Argv.<ExtendCall>builder()
             .arg("lease_ms", ExtendCall::leaseMs)
             .arg("fence", ExtendCall::fence)
+            .arg("hold", call -> call.hold() ? "1" : "0")
             .rows("leases", ExtendCall::leases, Argv.<Lease>builder()
                     .arg("key", Lease::key)
                     .arg("token", Lease::token)

@@ -13,8 +13,10 @@ import java.util.function.Supplier;
 /**
  * Keeps the leases of a batch alive, between its handlers and during them: every half lease from the poll, until
  * the batch ends, it renews those of the batch's deliveries that are not ended yet, but the one a handler runs
- * without asking for it (a synchronous handler's message, whose lease is its time limit). One timer thread per
- * container does it for all its workers; it is made at the first batch and ends when the container stops.
+ * without asking for it (a synchronous handler's message, whose lease is its time limit). At most once, where a
+ * batch holds the slot by one deadline instead of leases, it moves that deadline on while messages of the batch
+ * wait to start. One timer thread per container does it for all its workers; it is made at the first batch and ends
+ * when the container stops.
  */
 public final class LeaseKeeper {
 
@@ -28,20 +30,31 @@ public final class LeaseKeeper {
 
     /**
      * Renews the leases of what {@code session} has out every half lease, the first time half a lease after
-     * {@code leaseStartNanos}, until the watch is closed. At most once, there are no leases, and nothing is done.
+     * {@code leaseStartNanos}, until the watch is closed; at most once, the batch's deadline while {@code unstarted}
+     * holds any message.
      *
      * @param unwatched the delivery whose lease is left to run out while its handler runs; null for none
+     * @param unstarted at most once, the messages of the batch not started yet
      */
-    public Watch keep(SlotSession<?> session, long leaseStartNanos, Supplier<@Nullable Delivery<?>> unwatched) {
-        if (!session.owner().guarantee().leased()) {
-            return Watch.NONE;
-        }
+    public Watch keep(SlotSession<?> session, long leaseStartNanos, Supplier<@Nullable Delivery<?>> unwatched,
+                      Supplier<List<? extends Delivery<?>>> unstarted) {
         long half = session.topic().leaseTimeout().toNanos() / 2;
-        Watch watch = new Watch(session, unwatched);
+        Watch watch = new Watch(session, session.leased() ? () -> renewable(session, unwatched.get()) : unstarted);
         // at a fixed rate, not with a fixed delay: a slow call must not put every later renewal off by its time
         watch.future = timer().scheduleAtFixedRate(watch::renew,
                 Math.max(0, leaseStartNanos + half - System.nanoTime()), half, TimeUnit.NANOSECONDS);
         return watch;
+    }
+
+    /** The deliveries {@code session} has out whose leases are worth renewing, but {@code left}. */
+    private static List<? extends Delivery<?>> renewable(SlotSession<?> session, @Nullable Delivery<?> left) {
+        List<Delivery<?>> renewed = new ArrayList<>();
+        for (Delivery<?> delivery : session.outstanding()) {
+            if (delivery != left && delivery.renewable()) {
+                renewed.add(delivery);
+            }
+        }
+        return renewed;
     }
 
     private synchronized ScheduledExecutorService timer() {
@@ -65,41 +78,27 @@ public final class LeaseKeeper {
     }
 
     /** The leases of one batch, kept alive until {@link #close()}. */
-    public static class Watch implements AutoCloseable {
+    public static final class Watch implements AutoCloseable {
 
-        /** A watch of a batch that holds no leases. */
-        static final Watch NONE = new Watch(null, () -> null) {
-            @Override
-            public void close() {
-            }
-        };
-
-        /** Null for {@link #NONE}, which is never scheduled. */
-        private final @Nullable SlotSession<?> session;
-        private final Supplier<@Nullable Delivery<?>> unwatched;
+        private final SlotSession<?> session;
+        /** What is renewed now: none, and no call is made. */
+        private final Supplier<List<? extends Delivery<?>>> due;
         private volatile boolean closed;
         /** Set once scheduled; the first renewal may run before, when it is due at once. */
         private volatile @Nullable ScheduledFuture<?> future;
 
-        private Watch(@Nullable SlotSession<?> session, Supplier<@Nullable Delivery<?>> unwatched) {
+        private Watch(SlotSession<?> session, Supplier<List<? extends Delivery<?>>> due) {
             this.session = session;
-            this.unwatched = unwatched;
+            this.due = due;
         }
 
         private void renew() {
-            SlotSession<?> watched = session;
-            if (closed || watched == null) {
+            if (closed) {
                 return;
             }
-            Delivery<?> left = unwatched.get();
-            List<Delivery<?>> renewed = new ArrayList<>();
-            for (Delivery<?> delivery : watched.outstanding()) {
-                if (delivery != left && delivery.renewable()) {
-                    renewed.add(delivery);
-                }
-            }
+            List<? extends Delivery<?>> renewed = due.get();
             // the slot is lost: its endings will be refused, and renewing cannot help
-            if (!renewed.isEmpty() && watched.renew(renewed) == Renewal.FENCED) {
+            if (!renewed.isEmpty() && session.renew(renewed) == Renewal.FENCED) {
                 close();
             }
         }

@@ -18,9 +18,9 @@ final class LeaseRenewal {
     }
 
     /**
-     * Renews the leases of {@code deliveries} of {@code session} by a whole lease; with none, or without leases,
-     * confirms the fence. Deliveries that are no longer renewable (ended, or their lease lost) are left out; when
-     * none is left, nothing is asked.
+     * Renews the leases of {@code deliveries} of {@code session} by a whole lease; with none, confirms the fence.
+     * Deliveries that are no longer renewable (ended, or their lease lost) are left out; when none is left, nothing
+     * is asked. At most once, the deliveries are a batch's messages not started, and the batch's deadline moves on.
      */
     static <T> Renewal renew(SlotSession<T> session, List<? extends Delivery<?>> deliveries) {
         Duration lease = session.topic().leaseTimeout();
@@ -42,16 +42,21 @@ final class LeaseRenewal {
                 if (live.isEmpty() && !deliveries.isEmpty()) {
                     return Renewal.RENEWED;
                 }
+            } else {
+                // at most once, messages of a batch not started hold the slot by the batch's deadline, moved on here
+                live.addAll(deliveries);
             }
             if (session.lost()) {
                 return Renewal.FENCED;
             }
             try {
                 long before = System.nanoTime();
-                List<Long> renewed = session.owner().calls().extend(session.keys, session.fence, lease, leases);
+                List<Long> renewed = session.owner().calls().extend(session.keys, session.fence, lease,
+                        !session.leased() && !live.isEmpty(), leases);
                 session.verified(before);
                 for (int i = 0; i < live.size(); i++) {
-                    live.get(i).renewed(renewed.get(i), before, lease);
+                    Delivery<?> delivery = live.get(i);
+                    delivery.renewed(session.leased() ? renewed.get(i) : delivery.token(), before, lease);
                 }
                 return Renewal.RENEWED;
             } catch (SlotFencedException e) {

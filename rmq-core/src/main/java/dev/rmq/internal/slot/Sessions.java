@@ -371,10 +371,9 @@ public final class Sessions<T> {
 
     /** At most once: a batch outlived its deadline with messages not started, which go back to waiting. */
     void outlivedHold(SlotSession<?> session, int unstarted) {
-        log.warn("{} {}: an at-most-once batch of {} outlived its lease ({} ms) with {} message(s) not started; they"
-                + " go back to waiting, as another consumer may take the slot over from now on. A lease longer than"
-                + " a batch's handlers take keeps them in one poll", kind(), id(), session.keys.hashTag(),
-                topic().leaseTimeout().toMillis(), unstarted);
+        log.warn("{} {}: the deadline of an at-most-once batch of {} passed unrenewed (the process was paused, or"
+                + " Redis did not answer) with {} message(s) not started; they go back to waiting, as another"
+                + " consumer may take the slot over from now on", kind(), id(), session.keys.hashTag(), unstarted);
     }
 
     /** An extension of leases that failed: they run as before. */

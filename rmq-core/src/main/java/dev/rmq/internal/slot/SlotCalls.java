@@ -121,8 +121,17 @@ public final class SlotCalls {
 
     /** Each delivery's new token, or 0 where its lease was already lost. */
     public List<Long> extend(SlotKeys keys, String fence, Duration lease, List<ExtendCall.Lease> leases) {
+        return extend(keys, fence, lease, false, leases);
+    }
+
+    /**
+     * Each delivery's new token, or 0 where its lease was already lost; with {@code hold}, the slot's at-most-once
+     * batch deadline moves to the new lease's end.
+     */
+    public List<Long> extend(SlotKeys keys, String fence, Duration lease, boolean hold,
+                             List<ExtendCall.Lease> leases) {
         return watched(() -> Futures.joinBounded(scripts.run(keys, new ExtendCall(Math.max(1, lease.toMillis()), fence,
-                leases))));
+                hold, leases))));
     }
 
     /**

@@ -247,9 +247,8 @@ public final class SlotSession<T> {
     }
 
     /**
-     * At most once: the batch's deadline passed before {@code unstarted} of its messages started, so they go back (a
-     * consumer that takes the slot over may poll it from then on). Said once per batch, as the lease is too short
-     * for the handlers, or the process was paused.
+     * At most once: the batch's deadline passed unrenewed before {@code unstarted} of its messages started, so they go
+     * back (a consumer that takes the slot over may poll it from then on). Said once per batch.
      */
     public void outlivedHold(int unstarted) {
         owner.outlivedHold(this, unstarted);

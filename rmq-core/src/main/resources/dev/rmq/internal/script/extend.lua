@@ -1,8 +1,10 @@
 -- extend: lengthens the leases of in-flight deliveries of one slot. With no deliveries it only checks the
--- fencing token: how an at-most-once worker, whose batch holds no leases, learns that it still owns the slot.
+-- fencing token: how an at-most-once worker, whose batch holds no leases, learns that it still owns the slot; and
+-- with hold, moves that batch's deadline (the hold a new owner waits for) to the new lease's end.
 -- ARGV
 --   lease_ms        the new lease, from now
 --   fence           the worker's fencing token ('' when unfenced)
+--   hold            '1': an at-most-once batch with messages not started holds the slot until the new lease ends
 --   leases[]        the deliveries, each:
 --     key           the message key
 --     token         the lease deadline the delivery holds now
@@ -16,6 +18,9 @@ if fenced(ARG.fence) then
     return fenced_error()
 end
 local deadline = NOW_US + tonumber(ARG.lease_ms) * 1000
+if ARG.hold == '1' then
+    redis.call('SET', K_HOLD, string.format('%d', deadline), 'PX', ARG.lease_ms)
+end
 -- as text, formatted once for the call's leases, and only if one is held (see us_text in lib.lua)
 local deadline_text = nil
 local results = { ARG.leases }
