@@ -53,7 +53,8 @@ final class HeldEndings<T> {
      * are renewed from half a lease on, which the caller makes sure none of them ends before.
      */
     void hold(SlotSession<T> session, long deadlineNanos) {
-        Held before = held.put(session, new Held(deadlineNanos, leases.keep(session, System.nanoTime(), () -> null, List::of)));
+        Held before = held.put(session, new Held(deadlineNanos,
+                leases.keep(session, System.nanoTime(), () -> null, List::of)));
         if (before != null) {
             before.leases().close();
         }
