@@ -128,4 +128,52 @@ class AtMostOnceTests extends ControlsTest {
                 .containsExactlyInAnyOrderEntriesOf(Map.of("t0", 1, "t1", 1, "t2", 1));
         assertThat(rmq.inspector().totals("ticks").backlog()).isZero();
     }
+
+    @Test
+    void aBatchWhoseDeadlinePassedUnrenewedHandsBackWhatItNeverStarted() throws Exception {
+        // the keeper cannot reach Redis while the first handler runs (script calls refused, as for a paused process
+        // or a lost link), so the batch's deadline passes: a new owner may poll the slot from then on, and the two
+        // messages not started must go back rather than start beside its handlers
+        Map<String, Integer> deliveries = new ConcurrentHashMap<>();
+        RmqClient rmq = RmqClient.builder(redisson)
+                .topic(TopicDefinition.builder("ticks", TopicType.PRIORITY).slotAmount(1)
+                        .delivery(DeliveryGuarantee.AT_MOST_ONCE).leaseTimeout(Duration.ofSeconds(1)).build())
+                .events(event -> {
+                    if (event instanceof RmqEvent.Delivered delivered) {
+                        deliveries.merge(delivered.key(), 1, Integer::sum);
+                    }
+                }).build();
+        for (int i = 0; i < 3; i++) {
+            rmq.producer().send(OutgoingMessage.priority("ticks", "t" + i, 100 - i).withKey("t" + i));
+        }
+        List<String> handled = new CopyOnWriteArrayList<>();
+        List<String> startedWithoutHold = new CopyOnWriteArrayList<>();
+        try {
+            start(rmq, "ticks", String.class, m -> {
+                if (!Long.valueOf(1).equals(redis.command("EXISTS", "rmq:hold{ticks_0}"))) {
+                    startedWithoutHold.add(m.key());
+                }
+                handled.add(m.key() + "#" + m.attempt());
+                if (m.key().equals("t0")) {
+                    redis.command("ACL", "SETUSER", "default", "-fcall", "-evalsha", "-eval");
+                    try {
+                        // the keeper's renewals at half a lease and at a whole one are refused (the sleep is the point)
+                        Thread.sleep(1_500);
+                    } finally {
+                        redis.command("ACL", "SETUSER", "default", "+@all");
+                    }
+                }
+                return ConsumeResult.success();
+            }, ConsumerSettings.DEFAULTS.withIdlePoll(Duration.ofMillis(200)).withBatchSize(3));
+
+            await().atMost(Duration.ofSeconds(10)).until(() -> handled.size() == 3);
+            holdsFor(Duration.ofMillis(300), () -> assertThat(handled).containsExactly("t0#1", "t1#1", "t2#1"));
+        } finally {
+            redis.command("ACL", "SETUSER", "default", "+@all");
+        }
+        assertThat(startedWithoutHold).as("handlers started after their batch's deadline").isEmpty();
+        assertThat(deliveries).as("the two not started went back and were taken again")
+                .containsExactlyInAnyOrderEntriesOf(Map.of("t0", 1, "t1", 2, "t2", 2));
+        assertThat(rmq.inspector().totals("ticks").backlog()).isZero();
+    }
 }
