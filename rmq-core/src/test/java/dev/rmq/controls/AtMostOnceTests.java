@@ -155,7 +155,7 @@ class AtMostOnceTests extends ControlsTest {
                 }
                 handled.add(m.key() + "#" + m.attempt());
                 if (m.key().equals("t0")) {
-                    redis.command("ACL", "SETUSER", "default", "-fcall", "-evalsha", "-eval");
+                    redis.command("ACL", "SETUSER", "default", "-@scripting");
                     try {
                         // the keeper's renewals at half a lease and at a whole one are refused (the sleep is the point)
                         Thread.sleep(1_500);
