@@ -219,6 +219,23 @@ class ScheduleTests extends StandaloneRedisTest {
     }
 
     @Test
+    void anApplicationAsksItsPayloadSupplierOnlyForTheTicksItSends() {
+        TopicDefinition topic = timers("asked");
+        AtomicInteger calls = new AtomicInteger();
+        RecurringSchedule beat = RecurringSchedule.builder("asked-beat", "asked", TickRule.every(SECOND))
+                .payloadSupplier(() -> {
+                    calls.incrementAndGet();
+                    return "tick";
+                }).build();
+        RmqClient client = application(topic, beat);
+        await().atMost(Duration.ofSeconds(10)).until(() -> count("rmq.schedule.ticks", "schedule", "asked-beat") >= 2);
+        // its schedules' thread ends with it, so no pass is under way past this line
+        client.close();
+        assertThat(calls.get()).as("payloads asked for, against the ticks sent")
+                .isEqualTo((int) count("rmq.schedule.ticks", "schedule", "asked-beat"));
+    }
+
+    @Test
     void aSlowPayloadSupplierDelaysTheOtherSchedulesTicksButLosesNone() {
         TopicDefinition topic = timers("held-up");
         RecurringSchedule slow = RecurringSchedule.builder("held-up-slow", "held-up", TickRule.every(Duration.ofSeconds(3)))

@@ -252,7 +252,9 @@ public final class RedisSchedules implements RmqSchedules, AutoCloseable {
                 entry.wakeAt = plan.wakeAt();
                 return;
             }
-            List<Outgoing> messages = outgoing(schedule, plan);
+            // not knowing the latest tick, the call only learns it (it is stale whatever it carries): no payload is
+            // asked of the application's supplier for ticks it would not send
+            List<Outgoing> messages = known < 0 ? List.of() : outgoing(schedule, plan);
             ScheduleTickCall.Result result = Futures.join(scripts.run(entry.slot, call(entry, messages, plan, known)));
             entry.last = result.lastMs();
             switch (result.outcome()) {
