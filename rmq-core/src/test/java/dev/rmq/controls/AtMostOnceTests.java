@@ -96,17 +96,7 @@ class AtMostOnceTests extends ControlsTest {
         // started after it could run beside that owner's. The lease keeper moves the deadline on while messages of
         // the batch wait, as it renews leases
         Map<String, Integer> deliveries = new ConcurrentHashMap<>();
-        RmqClient rmq = RmqClient.builder(redisson)
-                .topic(TopicDefinition.builder("ticks", TopicType.PRIORITY).slotAmount(1)
-                        .delivery(DeliveryGuarantee.AT_MOST_ONCE).leaseTimeout(Duration.ofSeconds(1)).build())
-                .events(event -> {
-                    if (event instanceof RmqEvent.Delivered delivered) {
-                        deliveries.merge(delivered.key(), 1, Integer::sum);
-                    }
-                }).build();
-        for (int i = 0; i < 3; i++) {
-            rmq.producer().send(OutgoingMessage.priority("ticks", "t" + i, 100 - i).withKey("t" + i));
-        }
+        RmqClient rmq = threeWaitingWithAOneSecondLease(deliveries);
         List<String> handled = new CopyOnWriteArrayList<>();
         List<String> startedWithoutHold = new CopyOnWriteArrayList<>();
         start(rmq, "ticks", String.class, m -> {
@@ -135,17 +125,7 @@ class AtMostOnceTests extends ControlsTest {
         // or a lost link), so the batch's deadline passes: a new owner may poll the slot from then on, and the two
         // messages not started must go back rather than start beside its handlers
         Map<String, Integer> deliveries = new ConcurrentHashMap<>();
-        RmqClient rmq = RmqClient.builder(redisson)
-                .topic(TopicDefinition.builder("ticks", TopicType.PRIORITY).slotAmount(1)
-                        .delivery(DeliveryGuarantee.AT_MOST_ONCE).leaseTimeout(Duration.ofSeconds(1)).build())
-                .events(event -> {
-                    if (event instanceof RmqEvent.Delivered delivered) {
-                        deliveries.merge(delivered.key(), 1, Integer::sum);
-                    }
-                }).build();
-        for (int i = 0; i < 3; i++) {
-            rmq.producer().send(OutgoingMessage.priority("ticks", "t" + i, 100 - i).withKey("t" + i));
-        }
+        RmqClient rmq = threeWaitingWithAOneSecondLease(deliveries);
         List<String> handled = new CopyOnWriteArrayList<>();
         List<String> startedWithoutHold = new CopyOnWriteArrayList<>();
         try {
@@ -175,5 +155,24 @@ class AtMostOnceTests extends ControlsTest {
         assertThat(deliveries).as("the two not started went back and were taken again")
                 .containsExactlyInAnyOrderEntriesOf(Map.of("t0", 1, "t1", 2, "t2", 2));
         assertThat(rmq.inspector().totals("ticks").backlog()).isZero();
+    }
+
+    /**
+     * A client of an at-most-once topic with a one-second lease, where t0, t1 and t2 wait in that order; each poll's
+     * taking of a key is counted in {@code deliveries}.
+     */
+    private RmqClient threeWaitingWithAOneSecondLease(Map<String, Integer> deliveries) {
+        RmqClient rmq = RmqClient.builder(redisson)
+                .topic(TopicDefinition.builder("ticks", TopicType.PRIORITY).slotAmount(1)
+                        .delivery(DeliveryGuarantee.AT_MOST_ONCE).leaseTimeout(Duration.ofSeconds(1)).build())
+                .events(event -> {
+                    if (event instanceof RmqEvent.Delivered delivered) {
+                        deliveries.merge(delivered.key(), 1, Integer::sum);
+                    }
+                }).build();
+        for (int i = 0; i < 3; i++) {
+            rmq.producer().send(OutgoingMessage.priority("ticks", "t" + i, 100 - i).withKey("t" + i));
+        }
+        return rmq;
     }
 }
