@@ -45,8 +45,9 @@ final class EndOfRun {
                     SlotStats totals = clients.forTopic(topic.name()).inspector().totals(topic.name());
                     waiting += totals.backlog();
                     inFlight += totals.inFlight();
-                    topics.computeIfAbsent(topic.name(), name -> new TopicDrain(totals.backlog() + totals.inFlight()))
-                            .checked(totals.backlog() + totals.inFlight(), System.nanoTime() - start);
+                    long held = totals.backlog() + totals.inFlight();
+                    topics.computeIfAbsent(topic.name(), name -> new TopicDrain(held))
+                            .checked(held, System.nanoTime() - start);
                 }
                 quiet = waiting == 0 && inFlight == 0 ? quiet + 1 : 0;
             } catch (RuntimeException e) {

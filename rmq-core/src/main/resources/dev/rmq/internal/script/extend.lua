@@ -18,11 +18,12 @@ if fenced(ARG.fence) then
     return fenced_error()
 end
 local deadline = NOW_US + tonumber(ARG.lease_ms) * 1000
-if ARG.hold == '1' then
-    redis.call('SET', K_HOLD, string.format('%d', deadline), 'PX', ARG.lease_ms)
-end
--- as text, formatted once for the call's leases, and only if one is held (see us_text in lib.lua)
+-- as text, formatted once for the call's leases and hold, and only if one is held (see us_text in lib.lua)
 local deadline_text = nil
+if ARG.hold == '1' then
+    deadline_text = string.format('%d', deadline)
+    redis.call('SET', K_HOLD, deadline_text, 'PX', ARG.lease_ms)
+end
 local results = { ARG.leases }
 for i = 1, ARG.leases do
     local key, token = ARG_leases(i)
